@@ -1,0 +1,127 @@
+/**
+ * Assembles and runs one broker node: storage (LogManager), the metadata
+ * layer (controller + metadata log, a quorum of one by default), the replica
+ * manager, request handlers and the socket server, plus the background tick
+ * that runs time-based flushes and retention.
+ *
+ * Start-up order: recover the logs, replay the metadata log into the image,
+ * open the partitions the image assigns to this node, then listen. Shutdown
+ * (SIGTERM) reverses it: stop accepting, answer in-flight requests, flush
+ * and checkpoint every log, close the metadata log.
+ */
+import type { Logger } from 'pino';
+import { NodeFileSystem } from '../storage/fs.js';
+import { LogManager } from '../storage/log-manager.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { HandlerRegistry } from './handler-registry.js';
+import { allHandlers } from './handlers/index.js';
+import { ReplicaManager } from './replica-manager.js';
+import { RequestMetrics } from './request-metrics.js';
+import { SocketServer } from './server.js';
+import type { BrokerServices } from './services.js';
+import type { BrokerSettings, ListenerSettings } from './settings.js';
+import { startMetadata } from './metadata-bridge.js';
+
+export interface RunningBroker {
+  readonly nodeId: number;
+  readonly clusterId: string;
+  readonly boundAddresses: { name: string; host: string; port: number }[];
+  readonly services: BrokerServices;
+  stop(reason?: string): Promise<void>;
+}
+
+export async function runBroker(settings: BrokerSettings, logger: Logger, clock: Clock = systemClock): Promise<RunningBroker> {
+  const fs = new NodeFileSystem();
+  const started = performance.now();
+  const topicOverrides = new Map<string, ReadonlyMap<string, string>>();
+  const overridesOf = (topic: string): ReadonlyMap<string, string> => topicOverrides.get(topic) ?? new Map();
+
+  const { manager: logManager, reports, hadCleanShutdown, checkpointProblems, deletionsCompleted } = LogManager.open({
+    fs,
+    clock,
+    dataDir: settings.dataDir,
+    defaultConfig: settings.logConfigFor(new Map()),
+    retentionCheckIntervalMs: settings.retentionCheckIntervalMs,
+  });
+  for (const r of reports) {
+    if (r.truncations.length > 0 || r.segmentsDropped.length > 0) logger.warn({ recovery: r }, 'recovered a log with a damaged tail');
+  }
+  for (const p of checkpointProblems) logger.warn({ problem: p }, 'ignored an unreadable checkpoint file');
+  for (const d of deletionsCompleted) logger.info({ dir: d }, 'finished an interrupted topic deletion');
+  logger.info({ logs: reports.length, cleanShutdown: hadCleanShutdown }, 'logs loaded');
+
+  const replicaManager = new ReplicaManager(logManager, settings.nodeId, (topic) => settings.logConfigFor(overridesOf(topic)), logger);
+  const metrics = new RequestMetrics();
+  let registry: HandlerRegistry | undefined;
+
+  // Ports are known only after binding (port 0 in tests), and the node
+  // registers its advertised endpoints with the controller: bind first, serve
+  // once metadata is ready (connections wait in the accept queue meanwhile).
+  const metadata = await startMetadata({ settings, fs, clock, logger, replicaManager, topicOverrides });
+  const services: BrokerServices = {
+    nodeId: settings.nodeId,
+    clock,
+    replicaManager,
+    metadata: metadata.service,
+    metrics,
+    apiVersions: () => (registry as HandlerRegistry).ranges(),
+    topicRules: (topic) => settings.topicRulesFor(overridesOf(topic)),
+  };
+  registry = new HandlerRegistry(allHandlers);
+  const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);
+  const bound: ListenerSettings[] = [];
+  try {
+    for (const l of settings.listeners) bound.push(await server.listen(l));
+    await metadata.registerBroker(advertised(settings, bound));
+  } catch (err) {
+    await server.shutdown(0);
+    await metadata.close();
+    logManager.close();
+    throw err;
+  }
+
+  const tick = setInterval(() => {
+    try {
+      const result = logManager.tick(clock.nowMs());
+      if (result.segmentsDeleted > 0) {
+        for (const p of replicaManager.all()) p.onLogStartOffsetChanged();
+        logger.info({ segmentsDeleted: result.segmentsDeleted }, 'retention deleted segments');
+      }
+    } catch (err) {
+      // A storage failure in the background is fatal, as in Kafka: better to
+      // stop than to keep serving from a log in an unknown state.
+      logger.fatal({ err }, 'background log maintenance failed; stopping');
+      process.exitCode = 1;
+      void stop('storage failure');
+    }
+  }, settings.logTickIntervalMs);
+  tick.unref();
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason = 'stop requested'): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ reason }, 'shutting down');
+      clearInterval(tick);
+      replicaManager.delayedFetches.wakeAll();
+      await server.shutdown(settings.shutdownGraceMs);
+      await metadata.close();
+      logManager.close();
+      logger.info('shut down cleanly');
+    })();
+    return stopping;
+  };
+
+  logger.info(
+    { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, listeners: bound, dataDir: settings.dataDir, startupMs: Math.round(performance.now() - started) },
+    'broker started',
+  );
+  return { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, boundAddresses: bound, services, stop };
+}
+
+/** Advertised endpoints, with port 0 replaced by the port actually bound. */
+function advertised(settings: BrokerSettings, bound: readonly ListenerSettings[]): ListenerSettings[] {
+  return settings.advertisedListeners.map((a) => {
+    const b = bound.find((x) => x.name === a.name);
+    return { name: a.name, host: a.host === '' || a.host === '0.0.0.0' ? '127.0.0.1' : a.host, port: a.port === 0 && b ? b.port : a.port };
+  });
+}

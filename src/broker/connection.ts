@@ -1,0 +1,298 @@
+/**
+ * One client connection: length-prefixed framing in, responses out strictly in
+ * request order.
+ *
+ * Requests are dispatched as soon as they are read, so a long-polling Fetch
+ * never stops a later Produce on the same connection from being processed;
+ * their responses still leave in the order the requests arrived (the protocol
+ * requires it). Handlers make any order-sensitive change (a log append) before
+ * their first await, so dispatch order is processing order.
+ *
+ * Limits: a frame larger than `socket.request.max.bytes` closes the
+ * connection (as Kafka does: the size prefix cannot be trusted after that);
+ * at most `maxInFlightRequests` requests wait for their turn, after which the
+ * socket stops being read until responses drain; while the kernel send
+ * buffer is full (write returned false) reading pauses too.
+ */
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { Reader } from '../protocol/primitives/reader.js';
+import { Writer } from '../protocol/primitives/writer.js';
+import { DecodeError } from '../protocol/primitives/decode-error.js';
+import { readRequestHeaderPrefix, readRequestHeaderRest, requestHeaderVersion, responseHeaderVersion, writeResponseHeader } from '../protocol/headers.js';
+import { compile, isFlexible } from '../protocol/codec.js';
+import { apiKeyName } from '../protocol/api-keys.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { NO_RESPONSE, type AnyHandler } from './handler.js';
+import type { HandlerRegistry } from './handler-registry.js';
+import type { RequestContext } from './request-context.js';
+import type { BrokerServices } from './services.js';
+
+export interface ConnectionLimits {
+  readonly requestBytesMax: number;
+  readonly inFlightRequestsMax: number;
+}
+
+interface ResponseSlot {
+  done: boolean;
+  /** Encoded response frame (length prefix included), or null for "no response". */
+  chunks: Buffer[] | null;
+}
+
+const MIN_REQUEST_BYTES = 8;
+
+export class Connection {
+  private readonly pending: ResponseSlot[] = [];
+  private buffered: Buffer[] = [];
+  private bufferedBytes = 0;
+  private closed = false;
+  private pausedForInFlight = false;
+  private pausedForDrain = false;
+  private readonly logger: Logger;
+  /** Resolves when every dispatched request has been answered (graceful shutdown). */
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly id: string,
+    private readonly socket: Socket,
+    readonly listenerName: string,
+    private readonly registry: HandlerRegistry,
+    private readonly services: BrokerServices,
+    private readonly limits: ConnectionLimits,
+    logger: Logger,
+    private readonly onClose: (c: Connection) => void,
+  ) {
+    this.logger = logger.child({ connection: id, client: this.clientAddress });
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => {
+      this.pausedForDrain = false;
+      this.updateReading();
+    });
+    socket.on('error', (err) => this.logger.debug({ err }, 'socket error'));
+    socket.on('close', () => this.handleClose());
+  }
+
+  get clientAddress(): string {
+    return `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`;
+  }
+
+  get inFlight(): number {
+    return this.pending.length;
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.logger.debug({ reason }, 'closing connection');
+    this.closed = true;
+    this.socket.destroy();
+  }
+
+  /** Stops reading new requests (shutdown) and resolves once all answered. */
+  async drain(): Promise<void> {
+    this.socket.pause();
+    if (this.pending.length === 0) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private handleClose(): void {
+    this.closed = true;
+    this.pending.length = 0;
+    this.buffered = [];
+    for (const w of this.idleWaiters.splice(0)) w();
+    this.onClose(this);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    this.buffered.push(chunk);
+    this.bufferedBytes += chunk.length;
+    this.readFrames();
+  }
+
+  private readFrames(): void {
+    while (!this.closed && this.bufferedBytes >= 4) {
+      if (this.pending.length >= this.limits.inFlightRequestsMax) {
+        this.pausedForInFlight = true;
+        this.updateReading();
+        return;
+      }
+      const head = this.peekHead(4);
+      const size = head.readInt32BE(0);
+      if (size < MIN_REQUEST_BYTES || size > this.limits.requestBytesMax) {
+        this.logger.warn(
+          { size, requestBytesMax: this.limits.requestBytesMax },
+          size > this.limits.requestBytesMax ? 'request larger than socket.request.max.bytes; closing connection' : 'request frame too small; closing connection',
+        );
+        this.close('bad frame size');
+        return;
+      }
+      if (this.bufferedBytes < 4 + size) return;
+      const frame = this.take(4 + size).subarray(4);
+      this.dispatch(frame);
+    }
+  }
+
+  /** The first `n` buffered bytes (merging chunks only when needed). */
+  private peekHead(n: number): Buffer {
+    const first = this.buffered[0] as Buffer;
+    if (first.length >= n) return first;
+    const merged = Buffer.concat(this.buffered, this.bufferedBytes);
+    this.buffered = [merged];
+    return merged;
+  }
+
+  private take(n: number): Buffer {
+    const first = this.buffered[0] as Buffer;
+    let out: Buffer;
+    if (first.length >= n) {
+      out = first.subarray(0, n);
+      if (first.length === n) this.buffered.shift();
+      else this.buffered[0] = first.subarray(n);
+    } else {
+      const merged = Buffer.concat(this.buffered, this.bufferedBytes);
+      out = merged.subarray(0, n);
+      this.buffered = merged.length > n ? [merged.subarray(n)] : [];
+    }
+    this.bufferedBytes -= n;
+    return out;
+  }
+
+  private dispatch(frame: Buffer): void {
+    const reader = new Reader(frame);
+    let header;
+    try {
+      header = readRequestHeaderPrefix(reader);
+    } catch (err) {
+      this.logger.warn({ err }, 'unreadable request header; closing connection');
+      this.close('bad header');
+      return;
+    }
+    const handler = this.registry.get(header.apiKey);
+    if (!handler) {
+      this.logger.warn({ apiKey: header.apiKey, correlationId: header.correlationId }, 'unknown API key; closing connection');
+      this.close('unknown api key');
+      return;
+    }
+    if (header.apiVersion < handler.minVersion || header.apiVersion > handler.maxVersion) {
+      const unsupported = this.registry.unsupportedVersionResponse(header.apiKey, header.apiVersion, header.correlationId);
+      if (unsupported) {
+        // KIP-511: ApiVersions answers any version with a v0 body and error 35.
+        this.enqueueEncoded(unsupported);
+        return;
+      }
+      this.logger.warn(
+        { api: apiKeyName(header.apiKey), apiVersion: header.apiVersion, supported: `${handler.minVersion}-${handler.maxVersion}` },
+        'unsupported API version; closing connection',
+      );
+      this.close('unsupported version');
+      return;
+    }
+    const flexible = isFlexible(handler.request, header.apiVersion);
+    let body: unknown;
+    try {
+      readRequestHeaderRest(reader, header, requestHeaderVersion(header.apiKey, flexible));
+      body = compile(handler.request, header.apiVersion).read(reader);
+      if (reader.remaining !== 0) throw new DecodeError(`${reader.remaining} trailing bytes`);
+    } catch (err) {
+      this.logger.warn({ err, api: apiKeyName(header.apiKey), apiVersion: header.apiVersion, correlationId: header.correlationId }, 'malformed request; closing connection');
+      this.close('malformed request');
+      return;
+    }
+    const ctx: RequestContext = {
+      apiKey: header.apiKey,
+      apiVersion: header.apiVersion,
+      correlationId: header.correlationId,
+      clientId: header.clientId,
+      principal: 'User:ANONYMOUS',
+      listenerName: this.listenerName,
+      connectionId: this.id,
+      clientAddress: this.clientAddress,
+      receivedAtMs: performance.now(),
+      services: this.services,
+      logger: this.logger,
+    };
+    const slot: ResponseSlot = { done: false, chunks: null };
+    this.pending.push(slot);
+    this.services.metrics.requestStarted(header.apiKey);
+    let result;
+    try {
+      result = handler.handle(ctx, body as never);
+    } catch (err) {
+      result = this.failedResponse(handler, body, ctx, err);
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (r) => this.complete(slot, handler, ctx, r),
+        (err: unknown) => this.complete(slot, handler, ctx, this.failedResponse(handler, body, ctx, err)),
+      );
+    } else {
+      this.complete(slot, handler, ctx, result);
+    }
+  }
+
+  private failedResponse(handler: AnyHandler, body: unknown, ctx: RequestContext, err: unknown): unknown {
+    ctx.logger.error({ err, api: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId }, 'request failed');
+    return handler.errorResponse(body as never, ErrorCode.UNKNOWN_SERVER_ERROR, ctx);
+  }
+
+  private complete(slot: ResponseSlot, handler: AnyHandler, ctx: RequestContext, result: unknown): void {
+    this.services.metrics.requestCompleted(ctx.apiKey, performance.now() - ctx.receivedAtMs);
+    if (this.closed) return;
+    if (result !== NO_RESPONSE) {
+      try {
+        slot.chunks = encodeResponse(handler, ctx.apiVersion, ctx.correlationId, result);
+      } catch (err) {
+        ctx.logger.error({ err, api: handler.name, apiVersion: ctx.apiVersion }, 'could not encode response; closing connection');
+        this.close('encode failure');
+        return;
+      }
+    }
+    slot.done = true;
+    this.flushResponses();
+  }
+
+  private enqueueEncoded(chunks: Buffer[]): void {
+    this.pending.push({ done: true, chunks });
+    this.flushResponses();
+  }
+
+  private flushResponses(): void {
+    let wrote = false;
+    while (this.pending.length > 0 && (this.pending[0] as ResponseSlot).done) {
+      const slot = this.pending.shift() as ResponseSlot;
+      if (slot.chunks === null) continue;
+      if (!wrote) this.socket.cork();
+      wrote = true;
+      for (const c of slot.chunks) {
+        if (!this.socket.write(c)) this.pausedForDrain = true;
+      }
+    }
+    if (wrote) this.socket.uncork();
+    if (this.pending.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+    if (this.pausedForInFlight && this.pending.length < this.limits.inFlightRequestsMax) {
+      this.pausedForInFlight = false;
+      this.updateReading();
+      // Frames may already be buffered beyond the limit we stopped at.
+      this.readFrames();
+    } else {
+      this.updateReading();
+    }
+  }
+
+  private updateReading(): void {
+    if (this.closed) return;
+    if (this.pausedForDrain || this.pausedForInFlight) this.socket.pause();
+    else if (this.idleWaiters.length === 0) this.socket.resume();
+  }
+}
+
+export function encodeResponse(handler: AnyHandler, version: number, correlationId: number, body: unknown): Buffer[] {
+  const w = new Writer();
+  const size = w.reserveInt32();
+  writeResponseHeader(w, correlationId, responseHeaderVersion(handler.apiKey, isFlexible(handler.response, version)));
+  compile(handler.response, version).write(w, body as never);
+  const total = w.length - 4;
+  size.chunkOwner.writeInt32BE(total, size.position);
+  return w.finish();
+}

@@ -1,0 +1,69 @@
+// 2 ListOffsets, v1-5 (v0's multi-offset form is not advertised; kafka-python
+// pins v1, kafkajs uses up to 3, librdkafka up to 2, platformatic 5).
+// timestamp -2 = earliest (log start offset), -1 = latest (high watermark, or
+// the last stable offset for read_committed, v2+), -3 = the offset of the
+// record with the largest timestamp (KIP-734), otherwise the first offset whose
+// timestamp is >= the given one (-1/-1 when there is none). v4+ checks the
+// client's leader epoch and answers with ours.
+import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/02-list-offsets.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from '../handler.js';
+
+export const EARLIEST_TIMESTAMP = -2n;
+export const LATEST_TIMESTAMP = -1n;
+export const MAX_TIMESTAMP = -3n;
+
+export const listOffsetsHandler = defineHandler({
+  apiKey: 2,
+  name: 'ListOffsets',
+  minVersion: 1,
+  maxVersion: 5,
+  request: ListOffsetsRequest,
+  response: ListOffsetsResponse,
+  handle(ctx, req) {
+    const rm = ctx.services.replicaManager;
+    const readCommitted = req.isolationLevel === 1;
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((lp) => {
+          const none = { partitionIndex: lp.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+          const p = rm.get(t.name, lp.partitionIndex);
+          if (!p) {
+            const errorCode = ctx.services.metadata.topicExists(t.name) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+            return { ...none, errorCode };
+          }
+          if (!p.isLeader) return { ...none, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+          if (lp.currentLeaderEpoch >= 0 && lp.currentLeaderEpoch !== p.leaderEpoch) {
+            const errorCode = lp.currentLeaderEpoch < p.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
+            return { ...none, errorCode };
+          }
+          const answer = (offset: bigint, timestamp = -1n) => ({
+            partitionIndex: lp.partitionIndex,
+            errorCode: ErrorCode.NONE,
+            timestamp,
+            offset,
+            leaderEpoch: p.leaderEpoch,
+          });
+          if (lp.timestamp === EARLIEST_TIMESTAMP) return answer(p.logStartOffset);
+          if (lp.timestamp === LATEST_TIMESTAMP) return answer(readCommitted ? p.lastStableOffset : p.highWatermark);
+          if (lp.timestamp === MAX_TIMESTAMP) {
+            const max = p.log.maxTimestamp();
+            return max && max.offset < p.highWatermark ? answer(max.offset, max.timestampMs) : answer(-1n);
+          }
+          if (lp.timestamp < 0n) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
+          const found = p.log.offsetForTimestamp(lp.timestamp);
+          if (!found || found.offset >= p.highWatermark) return answer(-1n);
+          return answer(found.offset, found.timestampMs);
+        }),
+      })),
+    };
+  },
+  errorResponse: (req, errorCode) => ({
+    topics: req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+    })),
+  }),
+});

@@ -1,0 +1,57 @@
+// 19 CreateTopics, v0-7 (v5 flexible; v5 answers the resulting partition
+// count, replication factor and configs; v7 the topic id). sarama sends v2,
+// kafkajs 3, kafka-python and librdkafka up to 4, platformatic 7.
+// Validation lives in the controller (names, counts, assignments, configs);
+// this handler maps requests and results. timeoutMs is not needed: the
+// controller answers once the records are committed.
+import { CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/messages/19-create-topics.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from '../handler.js';
+
+export const createTopicsHandler = defineHandler({
+  apiKey: 19,
+  name: 'CreateTopics',
+  minVersion: 0,
+  maxVersion: 7,
+  request: CreateTopicsRequest,
+  response: CreateTopicsResponse,
+  async handle(ctx, req) {
+    const seen = new Set<string>();
+    const duplicates = new Set<string>();
+    for (const t of req.topics) (seen.has(t.name) ? duplicates : seen).add(t.name);
+    const unique = req.topics.filter((t) => !duplicates.has(t.name));
+    const results = await ctx.services.metadata.createTopics(
+      unique.map((t) => ({
+        name: t.name,
+        numPartitions: t.numPartitions,
+        replicationFactor: t.replicationFactor,
+        assignments: t.assignments,
+        configs: t.configs,
+      })),
+      req.validateOnly,
+    );
+    const byName = new Map(results.map((r) => [r.name, r]));
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => {
+        const r = byName.get(t.name);
+        if (!r || duplicates.has(t.name)) {
+          return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `topic '${t.name}' appears more than once in the request` };
+        }
+        return {
+          name: r.name,
+          topicId: r.topicId,
+          errorCode: r.errorCode,
+          errorMessage: r.errorMessage,
+          numPartitions: r.errorCode === ErrorCode.NONE ? r.numPartitions : -1,
+          replicationFactor: r.errorCode === ErrorCode.NONE ? r.replicationFactor : -1,
+          configs: r.errorCode === ErrorCode.NONE ? r.configs.map((c) => ({ ...c })) : [],
+        };
+      }),
+    };
+  },
+  errorResponse: (req, errorCode) => ({
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({ name: t.name, errorCode, errorMessage: null })),
+  }),
+});

@@ -1,0 +1,38 @@
+// 20 DeleteTopics, v0-6 (v4 flexible; v5 error messages; v6 deletes by name
+// or by topic id). The controller removes the topic from the metadata; every
+// broker then deletes the partitions' logs when it applies the change.
+import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/messages/20-delete-topics.js';
+import { defineHandler } from '../handler.js';
+import { ZERO_UUID } from '../../protocol/codec.js';
+
+export const deleteTopicsHandler = defineHandler({
+  apiKey: 20,
+  name: 'DeleteTopics',
+  minVersion: 0,
+  maxVersion: 6,
+  request: DeleteTopicsRequest,
+  response: DeleteTopicsResponse,
+  async handle(ctx, req) {
+    const refs =
+      ctx.apiVersion >= 6
+        ? req.topics.map((t) => ({ name: t.name, topicId: t.topicId === ZERO_UUID ? null : t.topicId }))
+        : req.topicNames.map((name) => ({ name, topicId: null }));
+    const results = await ctx.services.metadata.deleteTopics(refs);
+    return {
+      throttleTimeMs: 0,
+      responses: results.map((r) => ({
+        name: ctx.apiVersion >= 6 ? r.name : (r.name ?? ''),
+        topicId: r.topicId,
+        errorCode: r.errorCode,
+        errorMessage: r.errorMessage,
+      })),
+    };
+  },
+  errorResponse: (req, errorCode, ctx) => ({
+    throttleTimeMs: 0,
+    responses:
+      ctx.apiVersion >= 6
+        ? req.topics.map((t) => ({ name: t.name, topicId: t.topicId, errorCode }))
+        : req.topicNames.map((name) => ({ name, errorCode })),
+  }),
+});

@@ -1,0 +1,24 @@
+/**
+ * Everything a handler knows about the request besides its body. Present from
+ * the first handler on (DESIGN.md principle 7) so that authentication,
+ * authorization and quotas can plug in without touching handlers.
+ */
+import type { Logger } from 'pino';
+import type { BrokerServices } from './services.js';
+
+export interface RequestContext {
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly correlationId: number;
+  readonly clientId: string | null;
+  /** Who is asking; `User:ANONYMOUS` until SASL lands. */
+  readonly principal: string;
+  /** The listener name the connection came in on (e.g. PLAINTEXT). */
+  readonly listenerName: string;
+  readonly connectionId: string;
+  readonly clientAddress: string;
+  /** Monotonic ms when the request was read. */
+  readonly receivedAtMs: number;
+  readonly services: BrokerServices;
+  readonly logger: Logger;
+}

@@ -1,0 +1,71 @@
+/**
+ * TCP listeners. Each accepted socket becomes a Connection; the server keeps
+ * track of them for graceful shutdown (stop accepting, answer what is in
+ * flight, then close).
+ */
+import { createServer, type Server } from 'node:net';
+import type { Logger } from 'pino';
+import { Connection, type ConnectionLimits } from './connection.js';
+import type { HandlerRegistry } from './handler-registry.js';
+import type { BrokerServices } from './services.js';
+
+export interface ListenerSpec {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface BoundListener extends ListenerSpec {}
+
+export class SocketServer {
+  private readonly servers: Server[] = [];
+  private readonly connections = new Set<Connection>();
+  private nextConnectionId = 0;
+
+  constructor(
+    private readonly registry: HandlerRegistry,
+    private readonly services: BrokerServices,
+    private readonly limits: ConnectionLimits,
+    private readonly logger: Logger,
+  ) {}
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  async listen(spec: ListenerSpec): Promise<BoundListener> {
+    const server = createServer({ noDelay: true }, (socket) => {
+      const id = `${spec.name}-${this.nextConnectionId++}`;
+      const connection = new Connection(id, socket, spec.name, this.registry, this.services, this.limits, this.logger, (c) =>
+        this.connections.delete(c),
+      );
+      this.connections.add(connection);
+    });
+    server.maxConnections = 10_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: spec.host === '' ? undefined : spec.host, port: spec.port }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (err) => this.logger.error({ err, listener: spec.name }, 'listener error'));
+    this.servers.push(server);
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : spec.port;
+    return { name: spec.name, host: spec.host, port };
+  }
+
+  /** Stops accepting, waits (bounded) for in-flight requests, then closes everything. */
+  async shutdown(graceMs: number): Promise<void> {
+    for (const s of this.servers) s.close();
+    const drained = Promise.all([...this.connections].map((c) => c.drain()));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([drained, timeout]);
+    if (timer) clearTimeout(timer);
+    for (const c of this.connections) c.close('shutdown');
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * What handlers can reach: the broker's subsystems behind one object, so a
+ * handler file imports types only and tests can assemble a broker in-process.
+ */
+import type { Clock } from '../util/clock.js';
+import type { ApiVersionRange } from './handler-registry.js';
+import type { RequestMetrics } from './request-metrics.js';
+import type { ReplicaManager } from './replica-manager.js';
+import type { MetadataService } from './metadata-service.js';
+
+/** Per-topic rules the request path enforces (resolved topic config). */
+export interface TopicRules {
+  readonly maxMessageBytes: number;
+  readonly segmentBytes: number;
+  readonly messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  readonly timestampBeforeMaxMs: number;
+  readonly timestampAfterMaxMs: number;
+  readonly minInsyncReplicas: number;
+}
+
+export interface BrokerServices {
+  readonly nodeId: number;
+  readonly clock: Clock;
+  readonly replicaManager: ReplicaManager;
+  readonly metadata: MetadataService;
+  readonly metrics: RequestMetrics;
+  apiVersions(): ApiVersionRange[];
+  topicRules(topic: string): TopicRules;
+}

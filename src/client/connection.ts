@@ -1,0 +1,485 @@
+/**
+ * One TCP connection to one broker, speaking the Kafka protocol through the
+ * schema-driven codec.
+ *
+ * - Framing: every request and response is an int32 size followed by that
+ *   many bytes. Responses larger than `maxResponseBytes` close the connection.
+ * - Pipelining: up to `maxInFlightRequests` requests are on the wire at once;
+ *   more wait in a bounded queue (`maxQueuedRequests`). Kafka answers the
+ *   requests of one connection in order, so responses are matched to the
+ *   oldest in-flight request and its correlation id is checked; a mismatch is
+ *   a protocol error that closes the connection.
+ * - One-way requests (Produce with acks=0) get no response: they are written
+ *   in order with the others but never enter the in-flight queue.
+ * - Timeouts: a request not answered within its timeout fails with
+ *   ERR_TRIB_REQUEST_TIMEOUT. Once it has been written, every later response
+ *   on the connection is stuck behind it, so the connection is closed and the
+ *   other pending requests fail with ERR_TRIB_CONNECTION_CLOSED (the Java
+ *   client does the same). A request still queued is simply dropped.
+ * - Versions: `Connection.connect` sends ApiVersions v3 first. A broker that
+ *   does not know v3 answers UNSUPPORTED_VERSION with a v0 body listing its
+ *   own ApiVersions range (KIP-511); the client retries with that version.
+ *   `pickVersion` then intersects the broker's ranges with the caller's.
+ */
+import { connect as netConnect, type Socket } from 'node:net';
+import { compile, decode } from '../protocol/codec.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { readResponseHeader, requestHeaderVersion, responseHeaderVersion, writeRequestHeader } from '../protocol/headers.js';
+import { apiKeyName } from '../protocol/api-keys.js';
+import { ApiVersionsRequest, ApiVersionsResponse } from '../protocol/messages/18-api-versions.js';
+import { DecodeError } from '../protocol/primitives/decode-error.js';
+import { Reader } from '../protocol/primitives/reader.js';
+import { Writer } from '../protocol/primitives/writer.js';
+import type { Infer, Input, MessageSchema } from '../protocol/schema.js';
+import {
+  ClientErrorCode,
+  ConnectionClosedError,
+  ConnectionError,
+  KafkaProtocolError,
+  ProtocolError,
+  RequestTimeoutError,
+  TributaryClientError,
+  UnsupportedVersionError,
+} from './errors.js';
+import { FrameDecoder } from './frame-decoder.js';
+
+/** A request schema and its response schema, e.g. `{ request: MetadataRequest, response: MetadataResponse }`. */
+export interface ApiPair<Req extends MessageSchema = MessageSchema, Res extends MessageSchema = MessageSchema> {
+  readonly request: Req;
+  readonly response: Res;
+}
+
+export const CLIENT_SOFTWARE_NAME = 'tributary';
+export const CLIENT_SOFTWARE_VERSION = '0.1.0';
+
+export const CONNECT_TIMEOUT_MS_DEFAULT = 10_000;
+export const REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
+/** As the broker's socket.request.max.bytes default. */
+export const RESPONSE_BYTES_MAX_DEFAULT = 100 * 1024 * 1024;
+export const REQUEST_BYTES_MAX_DEFAULT = 100 * 1024 * 1024;
+export const IN_FLIGHT_REQUESTS_MAX_DEFAULT = 64;
+export const QUEUED_REQUESTS_MAX_DEFAULT = 10_000;
+/** ApiVersions attempts: v3, then the broker's advertised version, then v0. */
+const API_VERSIONS_ATTEMPTS_MAX = 3;
+const API_VERSIONS_VERSION_MAX = 3;
+const CORRELATION_ID_MAX = 0x7fffffff;
+
+export interface ConnectionOptions {
+  host: string;
+  port: number;
+  /** Sent in every request header; default 'tributary'. */
+  clientId?: string | null;
+  connectTimeoutMs?: number;
+  /** Default timeout of each request (overridable per request). */
+  requestTimeoutMs?: number;
+  maxResponseBytes?: number;
+  maxRequestBytes?: number;
+  maxInFlightRequests?: number;
+  maxQueuedRequests?: number;
+  /** Send ApiVersions on connect (default true). */
+  negotiateVersions?: boolean;
+}
+
+export interface SendOptions {
+  /** Overrides the connection's requestTimeoutMs (e.g. a long-poll fetch adds maxWaitMs). */
+  timeoutMs?: number;
+}
+
+export interface VersionRange {
+  readonly minVersion: number;
+  readonly maxVersion: number;
+}
+
+type DecodeBody = (frame: Buffer, bodyStart: number) => unknown;
+
+interface PendingRequest {
+  readonly correlationId: number;
+  readonly apiKey: number;
+  readonly version: number;
+  readonly chunks: Buffer[];
+  /** null for one-way requests (acks=0 produce). */
+  readonly decodeBody: DecodeBody | null;
+  readonly responseHeaderVersion: number;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (err: Error) => void;
+  timer: NodeJS.Timeout | null;
+  written: boolean;
+}
+
+export class Connection {
+  readonly host: string;
+  readonly port: number;
+  private readonly socket: Socket;
+  private readonly clientId: string | null;
+  /** Default timeout of each request. */
+  readonly requestTimeoutMs: number;
+  private readonly maxRequestBytes: number;
+  private readonly maxInFlightRequests: number;
+  private readonly maxQueuedRequests: number;
+  private readonly frames: FrameDecoder;
+  private readonly waiting: PendingRequest[] = [];
+  private readonly inFlight: PendingRequest[] = [];
+  private nextCorrelationId = 0;
+  private closedError: TributaryClientError | null = null;
+  private readonly closedPromise: Promise<void>;
+  private brokerVersions: Map<number, VersionRange> | null = null;
+  private apiVersionsVersionUsed = -1;
+
+  private constructor(socket: Socket, options: ConnectionOptions) {
+    this.socket = socket;
+    this.host = options.host;
+    this.port = options.port;
+    this.clientId = options.clientId === undefined ? CLIENT_SOFTWARE_NAME : options.clientId;
+    this.requestTimeoutMs = positive(options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT, 'requestTimeoutMs');
+    this.maxRequestBytes = positive(options.maxRequestBytes ?? REQUEST_BYTES_MAX_DEFAULT, 'maxRequestBytes');
+    this.maxInFlightRequests = positive(options.maxInFlightRequests ?? IN_FLIGHT_REQUESTS_MAX_DEFAULT, 'maxInFlightRequests');
+    this.maxQueuedRequests = positive(options.maxQueuedRequests ?? QUEUED_REQUESTS_MAX_DEFAULT, 'maxQueuedRequests');
+    this.frames = new FrameDecoder(positive(options.maxResponseBytes ?? RESPONSE_BYTES_MAX_DEFAULT, 'maxResponseBytes'));
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (err) => this.fail(new ConnectionClosedError(`connection to ${this.address} failed: ${err.message}`, { cause: err })));
+    this.closedPromise = new Promise((resolve) => {
+      socket.once('close', () => {
+        this.fail(new ConnectionClosedError(`connection to ${this.address} was closed by the broker`));
+        resolve();
+      });
+    });
+  }
+
+  /** Opens a connection and (unless disabled) negotiates API versions. */
+  static async connect(options: ConnectionOptions): Promise<Connection> {
+    const socket = await openSocket(options.host, options.port, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT);
+    const connection = new Connection(socket, options);
+    if (options.negotiateVersions !== false) {
+      try {
+        await connection.negotiateVersions();
+      } catch (err) {
+        connection.destroy();
+        throw err;
+      }
+    }
+    return connection;
+  }
+
+  get address(): string {
+    return `${this.host}:${this.port}`;
+  }
+
+  get isClosed(): boolean {
+    return this.closedError !== null;
+  }
+
+  /** Requests written and awaiting a response. */
+  get inFlightCount(): number {
+    return this.inFlight.length;
+  }
+
+  /** The broker's advertised ranges by API key (empty before negotiation). */
+  get apiVersions(): ReadonlyMap<number, VersionRange> {
+    return this.brokerVersions ?? new Map();
+  }
+
+  /** The ApiVersions version that succeeded (-1 before negotiation). */
+  get apiVersionsVersion(): number {
+    return this.apiVersionsVersionUsed;
+  }
+
+  /**
+   * The highest version both sides support. Throws UnsupportedVersionError
+   * when the broker does not list the API or the ranges do not overlap.
+   * Without negotiation, returns `ourMax`.
+   */
+  pickVersion(apiKey: number, ourMin: number, ourMax: number): number {
+    if (this.brokerVersions === null) return ourMax;
+    const broker = this.brokerVersions.get(apiKey);
+    const name = `${apiKeyName(apiKey)} (${apiKey})`;
+    if (broker === undefined) throw new UnsupportedVersionError(apiKey, `broker ${this.address} does not support ${name}`);
+    const max = Math.min(ourMax, broker.maxVersion);
+    const min = Math.max(ourMin, broker.minVersion);
+    if (max < min) {
+      throw new UnsupportedVersionError(
+        apiKey,
+        `no common version of ${name}: broker ${this.address} supports ${broker.minVersion}-${broker.maxVersion}, the client ${ourMin}-${ourMax}`,
+      );
+    }
+    return max;
+  }
+
+  /** Sends a request and resolves with its decoded response. */
+  send<Req extends MessageSchema, Res extends MessageSchema>(
+    api: ApiPair<Req, Res>,
+    version: number,
+    body: Input<Req>,
+    options: SendOptions = {},
+  ): Promise<Infer<Res>> {
+    const decodeBody: DecodeBody = (frame, start) => decode(api.response, version, frame, start);
+    return this.enqueue(api.request, version, body, decodeBody, options) as Promise<Infer<Res>>;
+  }
+
+  /**
+   * Sends a request that gets no response (Produce with acks=0); resolves once
+   * the bytes are handed to the kernel. Ordering with other requests is kept.
+   */
+  sendOneWay<Req extends MessageSchema>(request: Req, version: number, body: Input<Req>, options: SendOptions = {}): Promise<void> {
+    return this.enqueue(request, version, body, null, options) as Promise<void>;
+  }
+
+  /** Closes the connection; pending requests fail with ERR_TRIB_CONNECTION_CLOSED. */
+  async close(): Promise<void> {
+    this.fail(new ConnectionClosedError(`connection to ${this.address} was closed by the client`));
+    this.socket.end();
+    this.socket.destroySoon();
+    await this.closedPromise;
+  }
+
+  /** Closes immediately, without waiting for the socket to flush. */
+  destroy(reason?: TributaryClientError): void {
+    this.fail(reason ?? new ConnectionClosedError(`connection to ${this.address} was closed by the client`));
+    this.socket.destroy();
+  }
+
+  // --------------------------------------------------------------- sending
+
+  private enqueue<Req extends MessageSchema>(
+    schema: Req,
+    version: number,
+    body: Input<Req>,
+    decodeBody: DecodeBody | null,
+    options: SendOptions,
+  ): Promise<unknown> {
+    if (this.closedError !== null) return Promise.reject(new ConnectionClosedError(this.closedError.message, { cause: this.closedError }));
+    if (this.waiting.length >= this.maxQueuedRequests) {
+      return Promise.reject(
+        new TributaryClientError(ClientErrorCode.QUEUE_FULL, `more than ${this.maxQueuedRequests} requests queued on ${this.address}`),
+      );
+    }
+    let chunks: Buffer[];
+    const correlationId = this.nextCorrelationId;
+    const flexible = compile(schema, version).flexible;
+    try {
+      chunks = this.encodeFrame(schema, version, correlationId, flexible, body);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    this.nextCorrelationId = correlationId === CORRELATION_ID_MAX ? 0 : correlationId + 1;
+    return new Promise((resolve, reject) => {
+      const pending: PendingRequest = {
+        correlationId,
+        apiKey: schema.apiKey,
+        version,
+        chunks,
+        decodeBody,
+        responseHeaderVersion: responseHeaderVersion(schema.apiKey, flexible),
+        resolve,
+        reject,
+        timer: null,
+        written: false,
+      };
+      const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+      pending.timer = setTimeout(() => this.onTimeout(pending, timeoutMs), timeoutMs);
+      this.waiting.push(pending);
+      this.drain();
+    });
+  }
+
+  private encodeFrame<Req extends MessageSchema>(schema: Req, version: number, correlationId: number, flexible: boolean, body: Input<Req>): Buffer[] {
+    const w = new Writer();
+    const sizeSlot = w.reserveInt32();
+    const header = { apiKey: schema.apiKey, apiVersion: version, correlationId, clientId: this.clientId };
+    writeRequestHeader(w, header, requestHeaderVersion(schema.apiKey, flexible));
+    compile(schema, version).write(w, body);
+    const size = w.length - 4;
+    if (size > this.maxRequestBytes) {
+      throw new ProtocolError(ClientErrorCode.REQUEST_TOO_LARGE, `${schema.name} v${version} of ${size} bytes exceeds maxRequestBytes (${this.maxRequestBytes})`);
+    }
+    sizeSlot.chunkOwner.writeInt32BE(size, sizeSlot.position);
+    return w.finish();
+  }
+
+  /** Writes queued requests while the in-flight limit allows, in order. */
+  private drain(): void {
+    while (this.waiting.length > 0 && this.closedError === null) {
+      const next = this.waiting[0] as PendingRequest;
+      const oneWay = next.decodeBody === null;
+      if (!oneWay && this.inFlight.length >= this.maxInFlightRequests) return;
+      this.waiting.shift();
+      next.written = true;
+      if (!oneWay) this.inFlight.push(next);
+      this.socket.cork();
+      const last = next.chunks.length - 1;
+      next.chunks.forEach((chunk, i) => {
+        if (i === last && oneWay) {
+          this.socket.write(chunk, (err) => {
+            this.clearTimer(next);
+            if (err) next.reject(new ConnectionClosedError(`write to ${this.address} failed: ${err.message}`, { cause: err }));
+            else next.resolve(undefined);
+          });
+        } else {
+          this.socket.write(chunk);
+        }
+      });
+      this.socket.uncork();
+    }
+  }
+
+  private onTimeout(pending: PendingRequest, timeoutMs: number): void {
+    pending.timer = null;
+    const what = `${apiKeyName(pending.apiKey)} v${pending.version} (correlation id ${pending.correlationId})`;
+    const err = new RequestTimeoutError(`${what} to ${this.address} got no response within ${timeoutMs} ms`);
+    const queued = this.waiting.indexOf(pending);
+    if (queued >= 0) {
+      this.waiting.splice(queued, 1);
+      pending.reject(err);
+      return;
+    }
+    // Written: later responses would queue behind it forever. Fail it with
+    // the timeout and everything else with connection-closed.
+    const index = this.inFlight.indexOf(pending);
+    if (index >= 0) this.inFlight.splice(index, 1);
+    pending.reject(err);
+    this.destroy(new ConnectionClosedError(`connection to ${this.address} closed after ${what} timed out`, { cause: err }));
+  }
+
+  // ------------------------------------------------------------- receiving
+
+  private onData(chunk: Buffer): void {
+    if (this.closedError !== null) return;
+    let frames: Buffer[];
+    try {
+      frames = this.frames.push(chunk);
+    } catch (err) {
+      this.destroy(err as TributaryClientError);
+      return;
+    }
+    for (const frame of frames) {
+      if (this.closedError !== null) return;
+      this.onFrame(frame);
+    }
+  }
+
+  private onFrame(frame: Buffer): void {
+    const correlationId = frame.readInt32BE(0);
+    const pending = this.inFlight.shift();
+    if (pending === undefined) {
+      this.destroy(new ProtocolError(ClientErrorCode.PROTOCOL, `unexpected response (correlation id ${correlationId}) from ${this.address} with no request in flight`));
+      return;
+    }
+    if (pending.correlationId !== correlationId) {
+      const err = new ProtocolError(
+        ClientErrorCode.PROTOCOL,
+        `response correlation id ${correlationId} from ${this.address} does not match the oldest request in flight (${pending.correlationId})`,
+      );
+      this.inFlight.unshift(pending);
+      this.destroy(err);
+      return;
+    }
+    this.clearTimer(pending);
+    let value: unknown;
+    try {
+      const reader = new Reader(frame);
+      readResponseHeader(reader, pending.responseHeaderVersion);
+      value = (pending.decodeBody as DecodeBody)(frame, reader.position);
+    } catch (err) {
+      // The frame boundary is intact, so only this request fails.
+      const what = `${apiKeyName(pending.apiKey)} v${pending.version}`;
+      pending.reject(new ProtocolError(ClientErrorCode.PROTOCOL, `cannot decode ${what} response from ${this.address}: ${(err as Error).message}`, { cause: err }));
+      this.drain();
+      return;
+    }
+    pending.resolve(value);
+    this.drain();
+  }
+
+  private clearTimer(pending: PendingRequest): void {
+    if (pending.timer !== null) clearTimeout(pending.timer);
+    pending.timer = null;
+  }
+
+  /**
+   * Marks the connection closed and fails every pending request once. The
+   * oldest in-flight request gets a protocol error as it is (its response was
+   * the bad one); the others get ERR_TRIB_CONNECTION_CLOSED with it as cause.
+   */
+  private fail(err: TributaryClientError): void {
+    if (this.closedError !== null) return;
+    this.closedError = err;
+    const pending = [...this.inFlight, ...this.waiting];
+    this.inFlight.length = 0;
+    this.waiting.length = 0;
+    pending.forEach((p, i) => {
+      this.clearTimer(p);
+      if (i === 0 && err instanceof ProtocolError && p.written) p.reject(err);
+      else p.reject(err instanceof ConnectionClosedError ? err : new ConnectionClosedError(err.message, { cause: err }));
+    });
+  }
+
+  // ------------------------------------------------------- ApiVersions
+
+  private async negotiateVersions(): Promise<void> {
+    let version = API_VERSIONS_VERSION_MAX;
+    for (let attempt = 0; attempt < API_VERSIONS_ATTEMPTS_MAX; attempt++) {
+      const response = await this.sendApiVersions(version);
+      if (response.errorCode === ErrorCode.UNSUPPORTED_VERSION) {
+        // KIP-511: the broker lists its own ApiVersions range even in an error.
+        const own = response.apiKeys.find((k) => k.apiKey === ApiVersionsRequest.apiKey);
+        const next = own === undefined ? 0 : Math.min(own.maxVersion, version - 1);
+        if (next < 0 || next >= version) break;
+        version = next;
+        continue;
+      }
+      if (response.errorCode !== 0) throw new KafkaProtocolError(response.errorCode, { api: 'ApiVersions' });
+      this.brokerVersions = new Map(response.apiKeys.map((k) => [k.apiKey, { minVersion: k.minVersion, maxVersion: k.maxVersion }]));
+      this.apiVersionsVersionUsed = version;
+      return;
+    }
+    throw new UnsupportedVersionError(ApiVersionsRequest.apiKey, `broker ${this.address} accepted no ApiVersions version`);
+  }
+
+  private sendApiVersions(version: number): Promise<ApiVersionsResponse> {
+    const body = { clientSoftwareName: CLIENT_SOFTWARE_NAME, clientSoftwareVersion: CLIENT_SOFTWARE_VERSION };
+    return this.enqueue(ApiVersionsRequest, version, body, (frame, start) => decodeApiVersions(frame, start, version), {}) as Promise<ApiVersionsResponse>;
+  }
+}
+
+/**
+ * Decodes an ApiVersions response. A broker that does not support the
+ * requested version answers with a v0 body (KIP-511), so error 35 or an
+ * undecodable body is read again as v0, as the Java client does.
+ */
+export function decodeApiVersions(frame: Buffer, start: number, version: number): ApiVersionsResponse {
+  if (frame.length - start >= 2 && frame.readInt16BE(start) === ErrorCode.UNSUPPORTED_VERSION) {
+    return decode(ApiVersionsResponse, 0, frame, start);
+  }
+  try {
+    return decode(ApiVersionsResponse, version, frame, start);
+  } catch (err) {
+    if (version === 0 || !(err instanceof DecodeError)) throw err;
+    return decode(ApiVersionsResponse, 0, frame, start);
+  }
+}
+
+function openSocket(host: string, port: number, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host, port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new ConnectionError(ClientErrorCode.CONNECTION_TIMEOUT, `could not connect to ${host}:${port} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      socket.destroy();
+      const why = err.code === 'ECONNREFUSED' ? 'connection refused (is the broker running?)' : err.message;
+      reject(new ConnectionError(ClientErrorCode.CONNECTION, `could not connect to ${host}:${port}: ${why}`, { cause: err }));
+    });
+  });
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  return value;
+}

@@ -1,0 +1,64 @@
+/**
+ * Per-log configuration as plain data, named after Kafka's topic configs
+ * (`segment.bytes` -> segmentBytes ...). A log can be given a new one at run
+ * time (PartitionLog.updateConfig); changes apply from the next append/roll.
+ */
+import { StorageError } from './errors.js';
+
+/** "Never" for the flush intervals (Kafka's default is Long.MAX_VALUE). */
+export const FLUSH_NEVER = Number.MAX_SAFE_INTEGER;
+
+export interface LogConfig {
+  /** segment.bytes: roll when the active segment would exceed this. */
+  segmentBytes: number;
+  /** segment.ms: roll when the incoming batch's timestamp is this far past the segment's first. */
+  segmentMs: number;
+  /** retention.ms: delete rolled segments whose largest timestamp is older; -1 = forever. */
+  retentionMs: number;
+  /** retention.bytes: delete the oldest rolled segments while the log is bigger; -1 = unlimited. */
+  retentionBytes: number;
+  /** index.interval.bytes: log bytes between two sparse index entries. */
+  indexIntervalBytes: number;
+  /** segment.index.bytes: maximum size of one offset index file; a full index rolls the segment. */
+  segmentIndexBytes: number;
+  /** flush.messages: fsync after this many appended records. */
+  flushIntervalMessages: number;
+  /** flush.ms: fsync when data has been unflushed this long (checked by maybeFlush). */
+  flushIntervalMs: number;
+}
+
+export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
+  segmentBytes: 1024 * 1024 * 1024,
+  segmentMs: 7 * 24 * 60 * 60 * 1000,
+  retentionMs: 7 * 24 * 60 * 60 * 1000,
+  retentionBytes: -1,
+  indexIntervalBytes: 4096,
+  segmentIndexBytes: 10 * 1024 * 1024,
+  flushIntervalMessages: FLUSH_NEVER,
+  flushIntervalMs: FLUSH_NEVER,
+});
+
+/** Positions in a segment are int32 in the index, so a segment cannot be bigger. */
+export const SEGMENT_BYTES_MAX = 0x7fffffff;
+
+function check(ok: boolean, name: string, value: number, rule: string): void {
+  if (!ok) throw new StorageError('ERR_TRIB_STORAGE_INVALID_CONFIG', `${name}=${value}: ${rule}`);
+}
+
+/** Returns a validated copy; throws StorageError(ERR_TRIB_STORAGE_INVALID_CONFIG). */
+export function validateLogConfig(cfg: LogConfig): LogConfig {
+  const int = (v: number): boolean => Number.isSafeInteger(v);
+  check(int(cfg.segmentBytes) && cfg.segmentBytes >= 14 && cfg.segmentBytes <= SEGMENT_BYTES_MAX,
+    'segmentBytes', cfg.segmentBytes, `must be an integer in [14, ${SEGMENT_BYTES_MAX}]`);
+  check(int(cfg.segmentMs) && cfg.segmentMs >= 1, 'segmentMs', cfg.segmentMs, 'must be an integer >= 1');
+  check(int(cfg.retentionMs) && cfg.retentionMs >= -1, 'retentionMs', cfg.retentionMs, 'must be -1 or >= 0');
+  check(int(cfg.retentionBytes) && cfg.retentionBytes >= -1, 'retentionBytes', cfg.retentionBytes, 'must be -1 or >= 0');
+  check(int(cfg.indexIntervalBytes) && cfg.indexIntervalBytes >= 0,
+    'indexIntervalBytes', cfg.indexIntervalBytes, 'must be an integer >= 0');
+  check(int(cfg.segmentIndexBytes) && cfg.segmentIndexBytes >= 48 && cfg.segmentIndexBytes <= SEGMENT_BYTES_MAX,
+    'segmentIndexBytes', cfg.segmentIndexBytes, 'must be an integer >= 48');
+  check(int(cfg.flushIntervalMessages) && cfg.flushIntervalMessages >= 1,
+    'flushIntervalMessages', cfg.flushIntervalMessages, 'must be an integer >= 1');
+  check(int(cfg.flushIntervalMs) && cfg.flushIntervalMs >= 0, 'flushIntervalMs', cfg.flushIntervalMs, 'must be >= 0');
+  return { ...cfg };
+}

@@ -1,0 +1,27 @@
+/** Public surface of the storage layer. */
+export type { FileHandle, FileSystem } from './fs.js';
+export { NodeFileSystem, readRange } from './fs.js';
+export { MemoryFileSystem } from './memory-fs.js';
+export { DEFAULT_LOG_CONFIG, FLUSH_NEVER, SEGMENT_BYTES_MAX, validateLogConfig, type LogConfig } from './config.js';
+export { StorageError, type StorageErrorCode } from './errors.js';
+export type { RecoveryReport } from './log-loader.js';
+export type { SegmentRecovery } from './segment.js';
+export {
+  PartitionLog,
+  type AppendResult,
+  type PartitionLogOptions,
+  type ReadOptions,
+  type ReadResult,
+  type RetentionResult,
+  type SegmentInfo,
+  type TimestampOffset,
+} from './partition-log.js';
+export {
+  LogManager,
+  partitionDirName,
+  parsePartitionDirName,
+  type LogManagerOptions,
+  type LogManagerStartup,
+  type TickResult,
+} from './log-manager.js';
+export { formatCheckpoint, parseCheckpoint, type CheckpointEntry } from './checkpoint.js';

@@ -1,0 +1,151 @@
+/**
+ * Opening a partition directory: find the segments, trust the ones flushed
+ * before the recovery point (load and sanity-check their indexes, rebuilding
+ * them when wrong), and fully validate everything from the recovery point's
+ * segment on (at least the active segment). The first invalid or torn batch
+ * ends the log: its file is cut there and every later segment is dropped.
+ * Nothing is logged here; the RecoveryReport says what happened.
+ */
+import { join } from 'node:path';
+import type { LogConfig } from './config.js';
+import type { FileSystem } from './fs.js';
+import { LOG_SUFFIX, LogSegment, parseSegmentFileName, type SegmentRecovery } from './segment.js';
+
+export interface RecoveryReport {
+  dir: string;
+  hadCleanShutdown: boolean;
+  /** The checkpointed recovery point used, or null when there was none (all segments scanned). */
+  recoveryPoint: bigint | null;
+  segmentsLoaded: number;
+  /** Base offsets of the segments fully validated. */
+  segmentsScanned: bigint[];
+  bytesScanned: number;
+  /** Segments cut short, with the reason and how many bytes went. */
+  truncations: SegmentRecovery[];
+  /** Base offsets of the segments removed because an earlier one was cut. */
+  segmentsDropped: bigint[];
+  /** Rolled segments whose index files were missing or wrong and were rebuilt. */
+  indexesRebuilt: bigint[];
+  /** Leftover files removed (temporary files, indexes without a log). */
+  strayFilesDeleted: string[];
+  logStartOffset: bigint;
+  logEndOffset: bigint;
+}
+
+export interface LoadOptions {
+  fs: FileSystem;
+  dir: string;
+  config: LogConfig;
+  nowMs: number;
+  recoveryPoint: bigint | null;
+  logStartOffset: bigint | null;
+  hadCleanShutdown: boolean;
+}
+
+export interface LoadedLog {
+  segments: LogSegment[];
+  logStartOffset: bigint;
+  report: RecoveryReport;
+}
+
+const STRAY_SUFFIXES = ['.tmp', '.deleted', '.swap', '.cleaned'];
+
+/** Segment base offsets that have a .log file; removes strays and orphan indexes. */
+function listSegments(fs: FileSystem, dir: string, strays: string[]): bigint[] {
+  const names = fs.readdir(dir);
+  const logs = new Set<bigint>();
+  for (const name of names) {
+    const parsed = parseSegmentFileName(name);
+    if (parsed !== null && parsed.suffix === LOG_SUFFIX) logs.add(parsed.baseOffset);
+  }
+  for (const name of names) {
+    const parsed = parseSegmentFileName(name);
+    const orphan = parsed !== null && parsed.suffix !== LOG_SUFFIX && !logs.has(parsed.baseOffset);
+    if (orphan || STRAY_SUFFIXES.some((s) => name.endsWith(s))) {
+      fs.rmrf(join(dir, name));
+      strays.push(name);
+    }
+  }
+  return [...logs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Index of the last base offset <= offset (0 when all are greater). */
+function floorIndex(bases: bigint[], offset: bigint): number {
+  let found = 0;
+  for (let i = 0; i < bases.length; i++) if ((bases[i] as bigint) <= offset) found = i;
+  return found;
+}
+
+export function loadLog(opts: LoadOptions): LoadedLog {
+  const { fs, dir, config, nowMs } = opts;
+  fs.mkdirp(dir);
+  const report: RecoveryReport = {
+    dir,
+    hadCleanShutdown: opts.hadCleanShutdown,
+    recoveryPoint: opts.recoveryPoint,
+    segmentsLoaded: 0,
+    segmentsScanned: [],
+    bytesScanned: 0,
+    truncations: [],
+    segmentsDropped: [],
+    indexesRebuilt: [],
+    strayFilesDeleted: [],
+    logStartOffset: 0n,
+    logEndOffset: 0n,
+  };
+  const bases = listSegments(fs, dir, report.strayFilesDeleted);
+  // Without a recovery point nothing is known to be flushed: scan everything.
+  const recoverFrom = opts.recoveryPoint === null ? 0 : Math.min(floorIndex(bases, opts.recoveryPoint), bases.length - 1);
+  const segments: LogSegment[] = [];
+  let cut = false;
+  for (let i = 0; i < bases.length; i++) {
+    const base = bases[i] as bigint;
+    if (cut) {
+      LogSegment.open(fs, dir, base, config, nowMs).delete();
+      report.segmentsDropped.push(base);
+      continue;
+    }
+    const seg = LogSegment.open(fs, dir, base, config, nowMs);
+    const prev = segments[segments.length - 1];
+    let recovery: SegmentRecovery | null = null;
+    if (i < recoverFrom && seg.loadIndexes()) {
+      // trusted and consistent
+    } else {
+      if (i < recoverFrom) report.indexesRebuilt.push(base);
+      else report.segmentsScanned.push(base);
+      report.bytesScanned += seg.sizeBytes;
+      recovery = seg.recover(config.indexIntervalBytes);
+    }
+    if (prev !== undefined && base < prev.nextOffset) {
+      // Overlaps the previous segment: not a log we wrote. Keep the prefix.
+      seg.delete();
+      report.segmentsDropped.push(base);
+      cut = true;
+      continue;
+    }
+    segments.push(seg);
+    if (recovery !== null && recovery.reason !== null) {
+      report.truncations.push(recovery);
+      cut = true;
+    }
+  }
+  if (segments.length === 0) segments.push(LogSegment.create(fs, dir, opts.logStartOffset ?? 0n, config, nowMs));
+  const first = segments[0] as LogSegment;
+  const last = segments[segments.length - 1] as LogSegment;
+  let logStartOffset = opts.logStartOffset ?? 0n;
+  if (logStartOffset < first.baseOffset) logStartOffset = first.baseOffset;
+  if (logStartOffset > last.nextOffset) {
+    // Everything up to the start offset is gone (it was deleted, then data was lost): start over there.
+    for (const seg of segments) {
+      seg.delete();
+      report.segmentsDropped.push(seg.baseOffset);
+    }
+    segments.length = 0;
+    segments.push(LogSegment.create(fs, dir, logStartOffset, config, nowMs));
+  }
+  for (let i = 0; i < segments.length - 1; i++) (segments[i] as LogSegment).onBecomeInactive();
+  report.segmentsLoaded = segments.length;
+  report.logStartOffset = logStartOffset;
+  report.logEndOffset = (segments[segments.length - 1] as LogSegment).nextOffset;
+  return { segments, logStartOffset, report };
+}

@@ -1,0 +1,238 @@
+/**
+ * Owns a data directory: opens (and recovers) every partition log at
+ * start-up, creates and deletes logs, keeps the recovery-point and
+ * log-start-offset checkpoints, marks a clean shutdown, and does the
+ * periodic work (time-based flush, rolled-segment flush, retention,
+ * checkpoints) in bounded slices when the broker's timer calls tick().
+ */
+import { join } from 'node:path';
+import { invariant } from '../util/assert.js';
+import type { Clock } from '../util/clock.js';
+import { readCheckpointFile, writeCheckpointFile, type CheckpointEntry } from './checkpoint.js';
+import { DEFAULT_LOG_CONFIG, type LogConfig } from './config.js';
+import type { FileSystem } from './fs.js';
+import type { RecoveryReport } from './log-loader.js';
+import { PartitionLog } from './partition-log.js';
+
+export const RECOVERY_POINT_CHECKPOINT = 'recovery-point-offset-checkpoint';
+export const LOG_START_OFFSET_CHECKPOINT = 'log-start-offset-checkpoint';
+export const CLEAN_SHUTDOWN_MARKER = '.clean-shutdown';
+const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+
+export interface LogManagerOptions {
+  fs: FileSystem;
+  clock: Clock;
+  dataDir: string;
+  defaultConfig?: LogConfig;
+  /** Config of a topic's logs at start-up (topic configs); defaultConfig when absent. */
+  configFor?: (topic: string) => LogConfig;
+  /** Directories that look like partitions but belong to someone else (default: the metadata log). */
+  isIgnoredDir?: (name: string) => boolean;
+  /** Logs visited per tick (flush check + retention when due). */
+  maxLogsPerTick?: number;
+  /** Kafka's log.retention.check.interval.ms. */
+  retentionCheckIntervalMs?: number;
+  /** Kafka's log.flush.offset.checkpoint.interval.ms. */
+  checkpointIntervalMs?: number;
+}
+
+export interface LogManagerStartup {
+  manager: LogManager;
+  hadCleanShutdown: boolean;
+  reports: RecoveryReport[];
+  /** Checkpoint files that existed but did not parse (treated as absent). */
+  checkpointProblems: string[];
+  /** `*-delete` directories of interrupted deletions, now removed. */
+  deletionsCompleted: string[];
+}
+
+export interface TickResult {
+  logsVisited: number;
+  flushes: number;
+  segmentsDeleted: number;
+  checkpointed: boolean;
+}
+
+export function partitionDirName(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+/** `<topic>-<partition>` -> parts, or null for any other name. */
+export function parsePartitionDirName(name: string): { topic: string; partition: number } | null {
+  const m = /^(.+)-(\d+)$/.exec(name);
+  if (m === null || !TOPIC_NAME.test(m[1] as string)) return null;
+  const partition = Number(m[2]);
+  return Number.isSafeInteger(partition) ? { topic: m[1] as string, partition } : null;
+}
+
+function checkpointMap(
+  fs: FileSystem, path: string, problems: string[],
+): Map<string, bigint> | null {
+  const read = readCheckpointFile(fs, path);
+  if (read === null) return null;
+  if (typeof read === 'string') {
+    problems.push(`${path}: ${read}`);
+    return null;
+  }
+  return new Map(read.map((e) => [partitionDirName(e.topic, e.partition), e.offset]));
+}
+
+export class LogManager {
+  private readonly logs = new Map<string, PartitionLog>();
+  private readonly lastRetentionMs = new Map<PartitionLog, number>();
+  private readonly defaultConfig: LogConfig;
+  private cursor = 0;
+  private lastCheckpointMs: number;
+  private closed = false;
+
+  private constructor(private readonly opts: LogManagerOptions) {
+    this.defaultConfig = opts.defaultConfig ?? { ...DEFAULT_LOG_CONFIG };
+    this.lastCheckpointMs = opts.clock.nowMs();
+  }
+
+  static open(opts: LogManagerOptions): LogManagerStartup {
+    const { fs, dataDir } = opts;
+    fs.mkdirp(dataDir);
+    const manager = new LogManager(opts);
+    const marker = join(dataDir, CLEAN_SHUTDOWN_MARKER);
+    const hadCleanShutdown = fs.exists(marker);
+    const checkpointProblems: string[] = [];
+    const recoveryPoints = checkpointMap(fs, join(dataDir, RECOVERY_POINT_CHECKPOINT), checkpointProblems);
+    const startOffsets = checkpointMap(fs, join(dataDir, LOG_START_OFFSET_CHECKPOINT), checkpointProblems);
+    const reports: RecoveryReport[] = [];
+    const deletionsCompleted: string[] = [];
+    const ignored = opts.isIgnoredDir ?? ((name: string) => name.startsWith('__cluster_metadata'));
+    for (const name of fs.readdir(dataDir)) {
+      const path = join(dataDir, name);
+      if (!fs.isDirectory(path)) continue;
+      if (name.endsWith('-delete')) {
+        fs.rmrf(path);
+        deletionsCompleted.push(name);
+        continue;
+      }
+      const tp = parsePartitionDirName(name);
+      if (tp === null || ignored(name)) continue;
+      const { log, report } = PartitionLog.open({
+        fs,
+        clock: opts.clock,
+        dir: path,
+        topic: tp.topic,
+        partition: tp.partition,
+        config: opts.configFor?.(tp.topic) ?? manager.defaultConfig,
+        recoveryPoint: recoveryPoints?.get(name),
+        logStartOffset: startOffsets?.get(name),
+        hadCleanShutdown,
+        onCheckpointNeeded: () => manager.checkpoint(),
+      });
+      manager.logs.set(name, log);
+      reports.push(report);
+    }
+    // Recovery moved every recovery point to its log end; record that, then
+    // drop the marker so a crash from now on is seen as unclean.
+    manager.checkpoint();
+    if (hadCleanShutdown) fs.unlink(marker);
+    return { manager, hadCleanShutdown, reports, checkpointProblems, deletionsCompleted };
+  }
+
+  get dataDir(): string {
+    return this.opts.dataDir;
+  }
+
+  getLog(topic: string, partition: number): PartitionLog | undefined {
+    return this.logs.get(partitionDirName(topic, partition));
+  }
+
+  /** The log of a partition, created empty (at offset 0) when missing. */
+  getOrCreateLog(topic: string, partition: number, config?: LogConfig): PartitionLog {
+    invariant(!this.closed, 'log manager is open');
+    const name = partitionDirName(topic, partition);
+    const existing = this.logs.get(name);
+    if (existing !== undefined) return existing;
+    invariant(TOPIC_NAME.test(topic) && topic !== '.' && topic !== '..', `legal topic name ${topic}`);
+    invariant(Number.isSafeInteger(partition) && partition >= 0, 'partition is a non-negative integer');
+    const { log } = PartitionLog.open({
+      fs: this.opts.fs,
+      clock: this.opts.clock,
+      dir: join(this.opts.dataDir, name),
+      topic,
+      partition,
+      config: config ?? this.opts.configFor?.(topic) ?? this.defaultConfig,
+      hadCleanShutdown: true,
+      onCheckpointNeeded: () => this.checkpoint(),
+    });
+    this.logs.set(name, log);
+    return log;
+  }
+
+  /** Deletes a partition's log and its directory; false when there was none. */
+  deleteLog(topic: string, partition: number): boolean {
+    const name = partitionDirName(topic, partition);
+    const log = this.logs.get(name);
+    if (log === undefined) return false;
+    this.logs.delete(name);
+    this.lastRetentionMs.delete(log);
+    log.delete();
+    this.checkpoint();
+    return true;
+  }
+
+  allLogs(): PartitionLog[] {
+    return [...this.logs.values()];
+  }
+
+  /**
+   * Periodic work, bounded: visits up to maxLogsPerTick logs round-robin,
+   * running their time-based flush and (when due) retention, and rewrites the
+   * checkpoints every checkpointIntervalMs.
+   */
+  tick(nowMs: number): TickResult {
+    invariant(!this.closed, 'log manager is open');
+    const logs = [...this.logs.values()];
+    const visit = Math.min(this.opts.maxLogsPerTick ?? 64, logs.length);
+    const retentionEveryMs = this.opts.retentionCheckIntervalMs ?? 300_000;
+    let flushes = 0;
+    let segmentsDeleted = 0;
+    for (let k = 0; k < visit; k++) {
+      const log = logs[(this.cursor + k) % logs.length] as PartitionLog;
+      if (log.maybeFlush(nowMs)) flushes++;
+      const last = this.lastRetentionMs.get(log);
+      if (last === undefined || nowMs - last >= retentionEveryMs) {
+        segmentsDeleted += log.applyRetention(nowMs).segmentsDeleted;
+        this.lastRetentionMs.set(log, nowMs);
+      }
+    }
+    this.cursor = logs.length === 0 ? 0 : (this.cursor + visit) % logs.length;
+    let checkpointed = false;
+    if (nowMs - this.lastCheckpointMs >= (this.opts.checkpointIntervalMs ?? 60_000)) {
+      this.checkpoint();
+      checkpointed = true;
+    }
+    return { logsVisited: visit, flushes, segmentsDeleted, checkpointed };
+  }
+
+  /** Writes both checkpoint files (atomically) from the logs' current state. */
+  checkpoint(): void {
+    const recovery: CheckpointEntry[] = [];
+    const start: CheckpointEntry[] = [];
+    for (const log of this.logs.values()) {
+      recovery.push({ topic: log.topic, partition: log.partition, offset: log.recoveryPoint });
+      start.push({ topic: log.topic, partition: log.partition, offset: log.logStartOffset });
+    }
+    writeCheckpointFile(this.opts.fs, join(this.opts.dataDir, RECOVERY_POINT_CHECKPOINT), recovery);
+    writeCheckpointFile(this.opts.fs, join(this.opts.dataDir, LOG_START_OFFSET_CHECKPOINT), start);
+    this.lastCheckpointMs = this.opts.clock.nowMs();
+  }
+
+  flushAll(): void {
+    for (const log of this.logs.values()) log.flush();
+  }
+
+  /** Clean shutdown: flush and close every log, write checkpoints, then the marker. */
+  close(): void {
+    if (this.closed) return;
+    for (const log of this.logs.values()) log.close();
+    this.checkpoint();
+    this.opts.fs.writeFileAtomic(join(this.opts.dataDir, CLEAN_SHUTDOWN_MARKER), Buffer.alloc(0));
+    this.closed = true;
+  }
+}

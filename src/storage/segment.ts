@@ -1,0 +1,358 @@
+/**
+ * One log segment: `<base>.log` with batches verbatim, plus its sparse
+ * `.index` and `.timeindex`. Only the last segment of a log (the active one)
+ * is appended to; rolled segments are immutable except for truncation.
+ *
+ * Index entries are added before a batch once more than indexIntervalBytes
+ * of log were written since the previous entry (Kafka's rule), pointing at
+ * that batch: (baseOffset - base, position). The time index gets
+ * (maxTimestampSoFar, lastOffsetOfThatBatch - base) at the same moments, when
+ * the timestamp grew, and a final entry when the segment rolls.
+ */
+import { join } from 'node:path';
+import { Offsets, batchSizeAt, setBaseOffset } from '../protocol/record-batch/header.js';
+import { invariant } from '../util/assert.js';
+import { FileWindow, readBatchInfo, validateBatchAt, type BatchInfo } from './batch-scan.js';
+import type { LogConfig } from './config.js';
+import { StorageError } from './errors.js';
+import { readRange, type FileHandle, type FileSystem } from './fs.js';
+import { OFFSET_INDEX_ENTRY_BYTES, OffsetIndex, TIME_INDEX_ENTRY_BYTES, TimeIndex } from './indexes.js';
+
+export const LOG_SUFFIX = '.log';
+export const INDEX_SUFFIX = '.index';
+export const TIME_INDEX_SUFFIX = '.timeindex';
+const INT32_MAX = 0x7fffffff;
+/** Read window for header scans on the fetch path (covers one index interval). */
+const SCAN_WINDOW_BYTES = 8192;
+const RECOVERY_WINDOW_BYTES = 1 << 20;
+/** Shared scan buffer: calls are synchronous, so one per process is enough. */
+const scanScratch = Buffer.allocUnsafe(SCAN_WINDOW_BYTES);
+
+export function segmentFileName(baseOffset: bigint, suffix: string): string {
+  return baseOffset.toString().padStart(20, '0') + suffix;
+}
+
+/** Parses `<20 digits><suffix>`; null for anything else. */
+export function parseSegmentFileName(name: string): { baseOffset: bigint; suffix: string } | null {
+  const m = /^(\d{20})(\.[a-z]+)$/.exec(name);
+  if (m === null) return null;
+  return { baseOffset: BigInt(m[1] as string), suffix: m[2] as string };
+}
+
+/** What recovering one segment found. */
+export interface SegmentRecovery {
+  baseOffset: bigint;
+  validBytes: number;
+  truncatedBytes: number;
+  /** Why the scan stopped early, or null when every byte was valid. */
+  reason: string | null;
+}
+
+export class LogSegment {
+  sizeBytes: number;
+  /** Offset after the last batch (baseOffset when empty). */
+  nextOffset: bigint;
+  maxTimestampMs = -1n;
+  offsetOfMaxTimestamp = -1n;
+  /** Max timestamp of the first batch, for segment.ms; null while empty. */
+  firstBatchTimestampMs: bigint | null = null;
+  /** Clock time of the last append (or of opening): retention fallback without timestamps. */
+  lastModifiedMs: number;
+  /** Data written since the last fsync. */
+  dirty = false;
+  private bytesSinceLastIndexEntry = 0;
+
+  private constructor(
+    private readonly fs: FileSystem,
+    readonly dir: string,
+    readonly baseOffset: bigint,
+    private readonly log: FileHandle,
+    readonly offsetIndex: OffsetIndex,
+    readonly timeIndex: TimeIndex,
+    readonly createdMs: number,
+  ) {
+    this.sizeBytes = log.size();
+    this.nextOffset = baseOffset;
+    this.lastModifiedMs = createdMs;
+  }
+
+  /** Opens (creating when missing) the segment's three files; indexes are not loaded yet. */
+  static open(fs: FileSystem, dir: string, baseOffset: bigint, cfg: LogConfig, nowMs: number): LogSegment {
+    const file = (suffix: string): FileHandle => fs.open(join(dir, segmentFileName(baseOffset, suffix)), { create: true });
+    const log = file(LOG_SUFFIX);
+    const offsetIndex = new OffsetIndex(file(INDEX_SUFFIX), Math.floor(cfg.segmentIndexBytes / OFFSET_INDEX_ENTRY_BYTES));
+    const timeIndex = new TimeIndex(file(TIME_INDEX_SUFFIX), Math.floor(cfg.segmentIndexBytes / TIME_INDEX_ENTRY_BYTES));
+    return new LogSegment(fs, dir, baseOffset, log, offsetIndex, timeIndex, nowMs);
+  }
+
+  /** A brand-new empty segment (any leftover files at that name are emptied). */
+  static create(fs: FileSystem, dir: string, baseOffset: bigint, cfg: LogConfig, nowMs: number): LogSegment {
+    const seg = LogSegment.open(fs, dir, baseOffset, cfg, nowMs);
+    if (seg.sizeBytes > 0) seg.truncateToPosition(0);
+    seg.offsetIndex.reset();
+    seg.timeIndex.reset();
+    return seg;
+  }
+
+  setIndexLimits(cfg: LogConfig): void {
+    this.offsetIndex.maxEntries = Math.floor(cfg.segmentIndexBytes / OFFSET_INDEX_ENTRY_BYTES);
+    this.timeIndex.maxEntries = Math.floor(cfg.segmentIndexBytes / TIME_INDEX_ENTRY_BYTES);
+  }
+
+  /** Kafka's roll rules, checked before appending `sizeBytes` of batches. */
+  shouldRoll(cfg: LogConfig, sizeBytes: number, maxTimestampMs: bigint, lastOffset: bigint, nowMs: number): boolean {
+    if (this.sizeBytes === 0) return false;
+    if (this.sizeBytes + sizeBytes > cfg.segmentBytes) return true;
+    if (this.offsetIndex.isFull || this.timeIndex.isFull) return true;
+    if (lastOffset - this.baseOffset > BigInt(INT32_MAX)) return true;
+    const first = this.firstBatchTimestampMs;
+    const waitedMs = first !== null && first >= 0n && maxTimestampMs >= 0n
+      ? maxTimestampMs - first
+      : BigInt(nowMs - this.createdMs);
+    return waitedMs > BigInt(cfg.segmentMs);
+  }
+
+  /**
+   * Appends consecutive batches: rewrites their base offsets from
+   * `firstOffset` on and writes them in one positional write.
+   */
+  append(batches: Buffer, firstOffset: bigint, indexIntervalBytes: number, nowMs: number): number {
+    const start = this.sizeBytes;
+    let p = 0;
+    let offset = firstOffset;
+    while (p < batches.length) {
+      const size = batchSizeAt(batches, p);
+      setBaseOffset(batches, offset, p);
+      const lastOffset = offset + BigInt(batches.readInt32BE(p + Offsets.lastOffsetDelta));
+      const maxTimestampMs = batches.readBigInt64BE(p + Offsets.maxTimestamp);
+      this.track({ position: start + p, sizeBytes: size, baseOffset: offset, lastOffset, maxTimestampMs }, indexIntervalBytes);
+      offset = lastOffset + 1n;
+      p += size;
+    }
+    this.log.write(batches, start);
+    this.sizeBytes = start + batches.length;
+    this.lastModifiedMs = nowMs;
+    this.dirty = true;
+    return start;
+  }
+
+  /** Bookkeeping for one batch newly placed at the end of the segment. */
+  private track(b: BatchInfo, indexIntervalBytes: number): void {
+    if (this.firstBatchTimestampMs === null) this.firstBatchTimestampMs = b.maxTimestampMs;
+    if (b.maxTimestampMs > this.maxTimestampMs) {
+      this.maxTimestampMs = b.maxTimestampMs;
+      this.offsetOfMaxTimestamp = b.lastOffset;
+    }
+    if (this.bytesSinceLastIndexEntry > indexIntervalBytes) {
+      this.offsetIndex.append(Number(b.baseOffset - this.baseOffset), b.position);
+      this.timeIndex.maybeAppend(this.maxTimestampMs, Number(this.offsetOfMaxTimestamp - this.baseOffset));
+      this.bytesSinceLastIndexEntry = 0;
+    }
+    this.bytesSinceLastIndexEntry += b.sizeBytes;
+    this.nextOffset = b.lastOffset + 1n;
+  }
+
+  private scanWindow(): FileWindow {
+    return new FileWindow(this.log, this.sizeBytes, SCAN_WINDOW_BYTES, scanScratch);
+  }
+
+  private headerAt(win: FileWindow, position: number): BatchInfo {
+    const info = readBatchInfo(win, position, this.sizeBytes);
+    if (typeof info === 'string') {
+      throw new StorageError('ERR_TRIB_STORAGE_CORRUPT', `${join(this.dir, segmentFileName(this.baseOffset, LOG_SUFFIX))}: ${info}`);
+    }
+    return info;
+  }
+
+  /**
+   * The batch containing `offset` (the last batch whose base offset is <=
+   * offset), found from the index and a forward header scan.
+   * Precondition: baseOffset <= offset < nextOffset.
+   */
+  translateOffset(offset: bigint): BatchInfo {
+    invariant(offset >= this.baseOffset && offset < this.nextOffset, 'offset inside the segment');
+    const win = this.scanWindow();
+    let cur = this.headerAt(win, this.offsetIndex.lookup(Number(offset - this.baseOffset)));
+    for (;;) {
+      const next = cur.position + cur.sizeBytes;
+      if (next >= this.sizeBytes) return cur;
+      const nextInfo = this.headerAt(win, next);
+      if (nextInfo.baseOffset > offset) return cur;
+      cur = nextInfo;
+    }
+  }
+
+  /** The first batch whose maxTimestamp >= target, or null. */
+  findByTimestamp(timestampMs: bigint): BatchInfo | null {
+    if (this.sizeBytes === 0 || this.maxTimestampMs < timestampMs) return null;
+    const rel = this.timeIndex.lookupBelow(timestampMs);
+    const win = this.scanWindow();
+    let position = rel < 0 ? 0 : this.offsetIndex.lookup(rel);
+    while (position < this.sizeBytes) {
+      const info = this.headerAt(win, position);
+      if (info.maxTimestampMs >= timestampMs) return info;
+      position += info.sizeBytes;
+    }
+    return null;
+  }
+
+  read(position: number, length: number): Buffer {
+    return readRange(this.log, position, length);
+  }
+
+  /** Removes the batch containing `offset` and everything after it; returns bytes removed. */
+  truncateTo(offset: bigint): number {
+    if (offset >= this.nextOffset) return 0;
+    if (offset <= this.baseOffset) return this.truncateToPosition(0);
+    return this.truncateToPosition(this.translateOffset(offset).position);
+  }
+
+  /** Cuts the log at a batch boundary and brings indexes and stats back in line. */
+  truncateToPosition(position: number): number {
+    const removed = this.sizeBytes - position;
+    this.log.truncate(position);
+    this.sizeBytes = position;
+    this.dirty = true;
+    this.offsetIndex.truncateToPosition(position);
+    if (position === 0) {
+      this.offsetIndex.reset();
+      this.timeIndex.reset();
+      this.resetStats();
+      return removed;
+    }
+    // Recompute nextOffset and the max timestamp from the last index entry on.
+    const from = this.offsetIndex.lastPosition();
+    const win = this.scanWindow();
+    let last: BatchInfo | null = null;
+    let maxTs = -1n;
+    let offsetOfMax = -1n;
+    for (let p = from; p < position; p += (last as BatchInfo).sizeBytes) {
+      last = this.headerAt(win, p);
+      if (last.maxTimestampMs > maxTs) {
+        maxTs = last.maxTimestampMs;
+        offsetOfMax = last.lastOffset;
+      }
+    }
+    invariant(last !== null, 'a non-empty segment has a batch after its last index entry');
+    this.nextOffset = last.lastOffset + 1n;
+    this.timeIndex.truncateToRelOffset(Number(this.nextOffset - this.baseOffset));
+    const indexedTs = this.timeIndex.lastTimestamp();
+    if (indexedTs >= maxTs) {
+      this.maxTimestampMs = indexedTs;
+      this.offsetOfMaxTimestamp = indexedTs < 0n ? -1n : this.baseOffset + BigInt(this.timeIndex.lastRelOffset());
+    } else {
+      this.maxTimestampMs = maxTs;
+      this.offsetOfMaxTimestamp = offsetOfMax;
+    }
+    this.bytesSinceLastIndexEntry = position - from;
+    return removed;
+  }
+
+  private resetStats(): void {
+    this.nextOffset = this.baseOffset;
+    this.maxTimestampMs = -1n;
+    this.offsetOfMaxTimestamp = -1n;
+    this.firstBatchTimestampMs = null;
+    this.bytesSinceLastIndexEntry = 0;
+  }
+
+  /**
+   * For a segment trusted to be intact (flushed before the recovery point):
+   * loads and sanity-checks both indexes and scans the log from the last
+   * index entry to find its end. False when anything is off: then recover().
+   */
+  loadIndexes(): boolean {
+    if (!this.offsetIndex.load(this.sizeBytes)) return false;
+    this.resetStats();
+    if (this.sizeBytes === 0) return this.offsetIndex.count === 0 && this.timeIndex.load(-1);
+    const win = this.scanWindow();
+    const first = readBatchInfo(win, 0, this.sizeBytes);
+    if (typeof first === 'string' || first.baseOffset < this.baseOffset) return false;
+    this.firstBatchTimestampMs = first.maxTimestampMs;
+    const from = this.offsetIndex.lastPosition();
+    let p = from;
+    while (p < this.sizeBytes) {
+      const info = readBatchInfo(win, p, this.sizeBytes);
+      if (typeof info === 'string') return false;
+      if (p === from && this.offsetIndex.count > 0 && info.baseOffset !== this.baseOffset + BigInt(this.offsetIndex.lastRelOffset())) {
+        return false;
+      }
+      if (info.baseOffset < this.nextOffset || info.lastOffset - this.baseOffset > BigInt(INT32_MAX)) return false;
+      if (info.maxTimestampMs > this.maxTimestampMs) {
+        this.maxTimestampMs = info.maxTimestampMs;
+        this.offsetOfMaxTimestamp = info.lastOffset;
+      }
+      this.nextOffset = info.lastOffset + 1n;
+      p += info.sizeBytes;
+    }
+    if (!this.timeIndex.load(Number(this.nextOffset - 1n - this.baseOffset))) return false;
+    const indexedTs = this.timeIndex.lastTimestamp();
+    if (indexedTs >= this.maxTimestampMs && indexedTs >= 0n) {
+      this.maxTimestampMs = indexedTs;
+      this.offsetOfMaxTimestamp = this.baseOffset + BigInt(this.timeIndex.lastRelOffset());
+    }
+    this.bytesSinceLastIndexEntry = this.sizeBytes - from;
+    return true;
+  }
+
+  /**
+   * Validates every batch (framing, magic, CRC, increasing offsets), cuts the
+   * file at the first bad one, rebuilds both indexes, and fsyncs the result.
+   */
+  recover(indexIntervalBytes: number): SegmentRecovery {
+    this.offsetIndex.reset();
+    this.timeIndex.reset();
+    this.resetStats();
+    const fileSize = this.log.size();
+    this.sizeBytes = fileSize;
+    const win = new FileWindow(this.log, fileSize, Math.min(RECOVERY_WINDOW_BYTES, Math.max(fileSize, 1)));
+    let position = 0;
+    let reason: string | null = null;
+    while (position < fileSize) {
+      const info = validateBatchAt(win, position, fileSize, this.nextOffset, this.baseOffset);
+      if (typeof info === 'string') {
+        reason = info;
+        break;
+      }
+      this.track(info, indexIntervalBytes);
+      position += info.sizeBytes;
+    }
+    if (position < fileSize) this.log.truncate(position);
+    this.sizeBytes = position;
+    this.flush();
+    return { baseOffset: this.baseOffset, validBytes: position, truncatedBytes: fileSize - position, reason };
+  }
+
+  /** The segment stops being active: final time index entry, index files written. */
+  onBecomeInactive(): void {
+    if (this.maxTimestampMs >= 0n) {
+      this.timeIndex.maybeAppend(this.maxTimestampMs, Number(this.offsetOfMaxTimestamp - this.baseOffset));
+    }
+    this.offsetIndex.persist();
+    this.timeIndex.persist();
+  }
+
+  flush(): void {
+    this.log.sync();
+    this.offsetIndex.sync();
+    this.timeIndex.sync();
+    this.dirty = false;
+  }
+
+  close(): void {
+    this.log.close();
+    this.offsetIndex.close();
+    this.timeIndex.close();
+  }
+
+  /** Closes and removes the files, the log first so a crash leaves only orphan indexes. */
+  delete(): void {
+    this.log.close();
+    this.offsetIndex.close();
+    this.timeIndex.close();
+    for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]) {
+      const path = join(this.dir, segmentFileName(this.baseOffset, suffix));
+      if (this.fs.exists(path)) this.fs.unlink(path);
+    }
+  }
+}
