@@ -98,6 +98,7 @@ export function loadLog(opts: LoadOptions): LoadedLog {
   const recoverFrom = opts.recoveryPoint === null ? 0 : Math.min(floorIndex(bases, opts.recoveryPoint), bases.length - 1);
   const segments: LogSegment[] = [];
   let cut = false;
+  let prevScanned = false;
   for (let i = 0; i < bases.length; i++) {
     const base = bases[i] as bigint;
     if (cut) {
@@ -108,7 +109,7 @@ export function loadLog(opts: LoadOptions): LoadedLog {
     const seg = LogSegment.open(fs, dir, base, config, nowMs);
     const prev = segments[segments.length - 1];
     let recovery: SegmentRecovery | null = null;
-    if (i < recoverFrom && seg.loadIndexes()) {
+    if (i < recoverFrom && seg.loadIndexes(config.indexIntervalBytes)) {
       // trusted and consistent
     } else {
       if (i < recoverFrom) report.indexesRebuilt.push(base);
@@ -116,13 +117,22 @@ export function loadLog(opts: LoadOptions): LoadedLog {
       report.bytesScanned += seg.sizeBytes;
       recovery = seg.recover(config.indexIntervalBytes);
     }
-    if (prev !== undefined && base < prev.nextOffset) {
-      // Overlaps the previous segment: not a log we wrote. Keep the prefix.
+    // Segments we write are contiguous. An overlap is not our log; a gap after
+    // a segment that was not known flushed means its tail was lost in a crash.
+    const gap = prev !== undefined && base > prev.nextOffset && prevScanned;
+    if (prev !== undefined && (base < prev.nextOffset || gap)) {
+      report.truncations.push({
+        baseOffset: prev.baseOffset,
+        validBytes: prev.sizeBytes,
+        truncatedBytes: 0,
+        reason: `segment ends at offset ${prev.nextOffset} but the next one starts at ${base}`,
+      });
       seg.delete();
       report.segmentsDropped.push(base);
       cut = true;
       continue;
     }
+    prevScanned = recovery !== null;
     segments.push(seg);
     if (recovery !== null && recovery.reason !== null) {
       report.truncations.push(recovery);

@@ -321,8 +321,8 @@ export class PartitionLog {
     for (let i = this.floorSegment(this.startOffset); i < this.segments.length; i++) {
       const seg = this.segments[i] as LogSegment;
       if (seg.maxTimestampMs < timestampMs) continue;
-      const found = seg.findByTimestamp(timestampMs);
-      if (found === null || found.lastOffset < this.startOffset) continue;
+      const found = seg.findByTimestamp(timestampMs, this.startOffset);
+      if (found === null) continue;
       const offset = found.baseOffset > this.startOffset ? found.baseOffset : this.startOffset;
       return { offset, timestampMs: found.maxTimestampMs };
     }

@@ -182,15 +182,16 @@ export class LogSegment {
     }
   }
 
-  /** The first batch whose maxTimestamp >= target, or null. */
-  findByTimestamp(timestampMs: bigint): BatchInfo | null {
-    if (this.sizeBytes === 0 || this.maxTimestampMs < timestampMs) return null;
+  /** The first batch ending at or after minOffset whose maxTimestamp >= target, or null. */
+  findByTimestamp(timestampMs: bigint, minOffset: bigint): BatchInfo | null {
+    if (this.sizeBytes === 0 || this.maxTimestampMs < timestampMs || minOffset >= this.nextOffset) return null;
     const rel = this.timeIndex.lookupBelow(timestampMs);
-    const win = this.scanWindow();
     let position = rel < 0 ? 0 : this.offsetIndex.lookup(rel);
+    if (minOffset > this.baseOffset) position = Math.max(position, this.offsetIndex.lookup(Number(minOffset - this.baseOffset)));
+    const win = this.scanWindow();
     while (position < this.sizeBytes) {
       const info = this.headerAt(win, position);
-      if (info.maxTimestampMs >= timestampMs) return info;
+      if (info.maxTimestampMs >= timestampMs && info.lastOffset >= minOffset) return info;
       position += info.sizeBytes;
     }
     return null;
@@ -261,7 +262,7 @@ export class LogSegment {
    * loads and sanity-checks both indexes and scans the log from the last
    * index entry to find its end. False when anything is off: then recover().
    */
-  loadIndexes(): boolean {
+  loadIndexes(indexIntervalBytes: number): boolean {
     if (!this.offsetIndex.load(this.sizeBytes)) return false;
     this.resetStats();
     if (this.sizeBytes === 0) return this.offsetIndex.count === 0 && this.timeIndex.load(-1);
@@ -271,9 +272,13 @@ export class LogSegment {
     this.firstBatchTimestampMs = first.maxTimestampMs;
     const from = this.offsetIndex.lastPosition();
     let p = from;
+    let bytesSinceEntry = 0;
     while (p < this.sizeBytes) {
+      // An entry should have been written before this batch: the index is incomplete.
+      if (bytesSinceEntry > indexIntervalBytes) return false;
       const info = readBatchInfo(win, p, this.sizeBytes);
       if (typeof info === 'string') return false;
+      bytesSinceEntry += info.sizeBytes;
       if (p === from && this.offsetIndex.count > 0 && info.baseOffset !== this.baseOffset + BigInt(this.offsetIndex.lastRelOffset())) {
         return false;
       }

@@ -109,3 +109,32 @@ export async function kcatQuery(bootstrap: string, queries: { topic: string; par
   for (const q of queries) args.push('-t', `${q.topic}:${q.partition}:${q.timestampMs}`);
   return run(KCAT, args, { timeoutMs: 30_000 });
 }
+
+/**
+ * kcat -Q -J prints `{"<topic>": {"topic": .., "<partition>": {"partition": p, "offset": o}}}`
+ * in some versions and a plain list in others; find the (topic, partition) offset in either.
+ */
+export function offsetFromQuery(stdout: string, topic: string, partition: number): number | undefined {
+  const found: number[] = [];
+  const visit = (node: unknown, inTopic: boolean): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item, inTopic);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const o = node as Record<string, unknown>;
+    const hereTopic = inTopic || o['topic'] === topic;
+    if (hereTopic && o['partition'] === partition && typeof o['offset'] === 'number') found.push(o['offset']);
+    for (const [k, v] of Object.entries(o)) visit(v, hereTopic || k === topic);
+  };
+  for (const line of stdout.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      visit(JSON.parse(line), false);
+    } catch {
+      const m = new RegExp(`${topic}\\s*\\[${partition}\\]\\s*offset\\s*(-?\\d+)`).exec(line);
+      if (m?.[1] !== undefined) found.push(Number(m[1]));
+    }
+  }
+  return found[0];
+}

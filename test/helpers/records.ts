@@ -77,3 +77,66 @@ export function assertSameRecordsInOrder(expected: readonly TestRecord[], consum
 export function uniqueName(prefix: string): string {
   return `${prefix}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
+
+/** A record as the Python drivers take it: bytes as hex, null as null. */
+export interface HexRecord {
+  k: string | null;
+  v: string | null;
+  h: [string, string | null][];
+  p?: number;
+  ts?: number;
+}
+
+/** A record as the Python drivers print it. */
+export interface HexConsumed {
+  p: number;
+  o: number;
+  k: string | null;
+  v: string | null;
+  h: [string, string | null][];
+  ts?: number;
+}
+
+const hex = (s: string | null): string | null => (s === null ? null : Buffer.from(s, 'utf8').toString('hex'));
+const unhex = (s: string | null): string | null => (s === null ? null : Buffer.from(s, 'hex').toString('utf8'));
+
+export function toHexRecord(r: TestRecord, timestampMs?: number): HexRecord {
+  const out: HexRecord = { k: hex(r.key), v: hex(r.value), h: r.headers.map(([k, v]) => [k, hex(v)]) };
+  if (r.partition !== undefined) out.p = r.partition;
+  if (timestampMs !== undefined) out.ts = timestampMs;
+  return out;
+}
+
+export function fromHexConsumed(c: HexConsumed): ConsumedRecord {
+  const out: ConsumedRecord = { partition: c.p, offset: BigInt(c.o), key: unhex(c.k), value: unhex(c.v), headers: c.h.map(([k, v]) => [k, unhex(v)]) };
+  if (c.ts !== undefined) out.timestamp = BigInt(c.ts);
+  return out;
+}
+
+/**
+ * `count` records tagged `tag` (values unique): varied keys (some null), some
+ * sent to an explicit partition, headers including a null value and a repeated
+ * name, control characters, unicode, one 20 KB value.
+ */
+export function sampleRecords(tag: string, count: number, partitions: number, options: { nullHeaderValues?: boolean } = {}): TestRecord[] {
+  const records: TestRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    // Keys that are pinned to a partition are unique, so "one key, one partition" still holds.
+    const pinned = i % 10 === 0;
+    const key = i % 9 === 4 ? null : pinned ? `${tag}-pinned-${i}` : `${tag}-k${i % 6}`;
+    let value = `${tag}-${i}`;
+    if (i % 7 === 1) value += '-\u0000\u0001\u007f-ctl';
+    if (i % 10 === 2) value += '-é✓日本';
+    if (i === 3) value += '-' + 'y'.repeat(20_000);
+    const headers: [string, string | null][] = [];
+    if (i % 3 === 0) headers.push(['h-index', String(i)]);
+    if (i % 4 === 1) headers.push(['dup', 'first'], ['dup', 'second']);
+    if (i % 5 === 2) headers.push(['empty', '']);
+    if (options.nullHeaderValues !== false && i % 8 === 3) headers.push(['nullv', null]);
+    const record: TestRecord = { key, value, headers };
+    // Keyless records and every 10th go to an explicit partition; the rest by key hash.
+    if (key === null || pinned) record.partition = i % partitions;
+    records.push(record);
+  }
+  return records;
+}

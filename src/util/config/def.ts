@@ -262,6 +262,8 @@ interface EnumOptions<A extends string, D> extends CommonOptions {
   readonly caseInsensitive?: boolean;
 }
 
+export function enumOf<const A extends string>(o: EnumOptions<A, A>): ConfigSpec<A>;
+export function enumOf<const A extends string>(o: EnumOptions<A, null>): ConfigSpec<A | null>;
 export function enumOf<const A extends string, D extends A | null>(o: EnumOptions<A, D>): ConfigSpec<Nullable<D, A>> {
   const find = (raw: string): A | undefined =>
     o.values.find((v) => v === raw || (o.caseInsensitive === true && v.toLowerCase() === raw.toLowerCase()));

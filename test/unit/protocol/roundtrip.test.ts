@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decode, encode } from '../../../src/protocol/codec.js';
 import { DecodeError } from '../../../src/protocol/primitives/decode-error.js';
-import type { Input, MessageSchema } from '../../../src/protocol/schema.js';
+import { inRange, parseVersionRange, type FieldSpec, type Input, type MessageSchema, type TypeSpec } from '../../../src/protocol/schema.js';
 import { apiSchemas } from '../../../src/protocol/messages/index.js';
 import { messageArbitrary, type MessageValue } from './arbitrary.js';
 
@@ -71,6 +71,42 @@ function decodesOrDecodeError(schema: MessageSchema, version: number, bytes: Buf
     }
   }
 }
+
+/** Names and tags unique in every struct; a field is tagged only in flexible versions. */
+function checkStruct(schema: MessageSchema, fields: readonly FieldSpec[], where: string): void {
+  const names = new Set<string>();
+  const tags = new Set<number>();
+  for (const f of fields) {
+    assert.ok(!names.has(f.name), `${where}: duplicate field ${f.name}`);
+    names.add(f.name);
+    if (f.options.tag !== undefined) {
+      assert.ok(!tags.has(f.options.tag), `${where}: duplicate tag ${f.options.tag}`);
+      tags.add(f.options.tag);
+      const tagged = parseVersionRange(f.options.taggedVersions ?? f.options.versions ?? '0+');
+      for (let v = Math.max(tagged.min, schema.minVersion); v <= Math.min(tagged.max, schema.maxVersion); v++) {
+        assert.ok(inRange(schema.flexible, v), `${where}.${f.name}: tagged in v${v}, which is not flexible`);
+      }
+    }
+    let type: TypeSpec = f.type;
+    while (typeof type !== 'string' && type.kind === 'array') type = type.element as TypeSpec;
+    if (typeof type !== 'string') checkStruct(schema, type.fields as readonly FieldSpec[], `${where}.${f.name}`);
+  }
+}
+
+test('every API has request and response schemas that agree on key, versions and flexibility', () => {
+  for (const [key, api] of apiSchemas) {
+    assert.equal(api.apiKey, key);
+    assert.equal(api.request.kind, 'request', api.name);
+    assert.equal(api.response.kind, 'response', api.name);
+    for (const s of [api.request, api.response]) {
+      assert.equal(s.apiKey, key, s.name);
+      assert.equal(s.minVersion, 0, `${s.name} must define every version from 0`);
+      checkStruct(s, s.fields, s.name);
+    }
+    assert.equal(api.request.maxVersion, api.response.maxVersion, api.name);
+    assert.deepEqual(api.request.flexible, api.response.flexible, api.name);
+  }
+});
 
 for (const schema of schemasUnderTest()) {
   test(`${schema.name} (api ${schema.apiKey}) v${schema.minVersion}-${schema.maxVersion}`, { timeout: TEST_TIMEOUT_MS }, async (t) => {

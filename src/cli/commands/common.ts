@@ -1,0 +1,199 @@
+/**
+ * Shared pieces of the client commands (topic, produce, consume): the
+ * --bootstrap option, argument parsing with usage errors, error reporting
+ * with hints, tables, and the exit-code policy:
+ *   0 success, 1 runtime failure (broker errors, unreachable broker),
+ *   2 usage error (bad option value, missing argument, unknown option).
+ */
+import { type Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Cluster, DEFAULT_BOOTSTRAP, parseBootstrap } from '../../client/cluster.js';
+import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../client/errors.js';
+
+export const EXIT_RUNTIME = 1;
+export const EXIT_USAGE = 2;
+
+export interface CommonOptions {
+  bootstrap: string;
+  requestTimeoutMs: number;
+}
+
+/** Adds --bootstrap, --request-timeout-ms and the exit-code policy to a command. */
+export function withClientOptions(cmd: Command): Command {
+  return usageExitCodes(cmd)
+    .option('-b, --bootstrap <host:port[,host:port]>', 'brokers to bootstrap from', DEFAULT_BOOTSTRAP)
+    .option('--request-timeout-ms <ms>', 'timeout of each request', positiveInt('--request-timeout-ms'), 30_000);
+}
+
+/** Makes commander exit with 2 on usage errors (it uses 1 by default); help and version keep 0. */
+export function usageExitCodes(cmd: Command): Command {
+  return cmd.exitOverride((err: CommanderError) => {
+    const clean = err.exitCode === 0 || err.code === 'commander.help' || err.code === 'commander.helpDisplayed' || err.code === 'commander.version';
+    process.exit(clean ? err.exitCode : EXIT_USAGE);
+  });
+}
+
+/** commander argParser: a positive integer. */
+export function positiveInt(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`${flag} must be a positive integer.`);
+    return n;
+  };
+}
+
+/** commander argParser: an integer >= 0. */
+export function nonNegativeInt(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`${flag} must be an integer >= 0.`);
+    return n;
+  };
+}
+
+/** commander argParser: one of the given choices. */
+export function choice<T extends string>(flag: string, choices: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`${flag} must be one of ${choices.join(', ')}.`);
+    return value as T;
+  };
+}
+
+/** commander argParser for repeatable `k=v` options. */
+export function collectKeyValue(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got '${value}'.`);
+  return { ...(previous ?? {}), [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+/** Validates --bootstrap early so that a typo is a usage error, not a connection error. */
+export function checkBootstrap(cmd: Command, bootstrap: string): void {
+  try {
+    parseBootstrap(bootstrap);
+  } catch (err) {
+    cmd.error(`error: ${(err as Error).message}`, { exitCode: EXIT_USAGE, code: 'tributary.usage' });
+  }
+}
+
+export async function connectCluster(options: CommonOptions): Promise<Cluster> {
+  return Cluster.connect({ bootstrap: options.bootstrap, requestTimeoutMs: options.requestTimeoutMs, clientId: 'tributary-cli' });
+}
+
+/**
+ * Runs a command body: runtime errors are printed with a hint and set exit
+ * code 1. Never calls process.exit, so stdout is flushed.
+ */
+export async function run(body: () => Promise<void>, context: { bootstrap?: string } = {}): Promise<void> {
+  try {
+    await body();
+  } catch (err) {
+    reportError(err, context);
+    process.exitCode = EXIT_RUNTIME;
+  }
+}
+
+export function reportError(err: unknown, context: { bootstrap?: string } = {}): void {
+  process.stderr.write(`${formatError(err, context)}\n`);
+}
+
+export function formatError(err: unknown, context: { bootstrap?: string } = {}): string {
+  if (err instanceof KafkaProtocolError) {
+    const hint = KAFKA_HINTS[err.errorName];
+    return `error: ${err.message}${hint === undefined ? '' : `\n  hint: ${hint}`}`;
+  }
+  if (err instanceof TributaryClientError) {
+    const hint = clientHint(err.code, context.bootstrap);
+    return `error: ${err.message}${hint === undefined ? '' : `\n  hint: ${hint}`}`;
+  }
+  if (err instanceof Error) return `error: ${err.message}`;
+  return `error: ${String(err)}`;
+}
+
+const KAFKA_HINTS: Readonly<Record<string, string>> = {
+  TOPIC_ALREADY_EXISTS: 'choose another name, or delete the topic first with `tributary topic delete NAME`',
+  UNKNOWN_TOPIC_OR_PARTITION: 'check the topic and partition with `tributary topic describe NAME`; create topics with `tributary topic create NAME`',
+  UNKNOWN_TOPIC_ID: 'the topic was deleted or recreated; check with `tributary topic list`',
+  LEADER_NOT_AVAILABLE: 'the partition has no leader yet (the topic may still be being created); retry in a moment',
+  NOT_LEADER_OR_FOLLOWER: 'leadership moved and retries ran out; retry in a moment',
+  INVALID_PARTITIONS: 'use --partitions with a value of 1 or more (and more than the current count when adding partitions)',
+  INVALID_REPLICATION_FACTOR: 'use a --replication-factor between 1 and the number of brokers',
+  INVALID_CONFIG: 'check the --config keys and values (Kafka topic config names, e.g. cleanup.policy=compact)',
+  INVALID_TOPIC_EXCEPTION: 'topic names use 1-249 characters from [a-zA-Z0-9._-]',
+  TOPIC_DELETION_DISABLED: 'set delete.topic.enable=true on the broker',
+  OFFSET_OUT_OF_RANGE: 'use --offset earliest or --offset latest, or an offset inside the partition',
+  MESSAGE_TOO_LARGE: 'lower --batch-size or raise max.message.bytes on the topic',
+  RECORD_LIST_TOO_LARGE: 'lower --batch-size or raise max.message.bytes on the topic',
+  UNSUPPORTED_COMPRESSION_TYPE: 'choose another --compression',
+  NOT_ENOUGH_REPLICAS: 'fewer in-sync replicas than min.insync.replicas; use --acks 1 or bring brokers back',
+  NOT_ENOUGH_REPLICAS_AFTER_APPEND: 'fewer in-sync replicas than min.insync.replicas; use --acks 1 or bring brokers back',
+  INVALID_REQUIRED_ACKS: 'use --acks 0, 1 or -1',
+  REQUEST_TIMED_OUT: 'the broker did not finish in time; check its logs and retry',
+  POLICY_VIOLATION: 'the broker policy rejected the request; see its message above',
+  TOPIC_AUTHORIZATION_FAILED: 'the principal is not allowed to use this topic (ACLs)',
+  CLUSTER_AUTHORIZATION_FAILED: 'the principal is not allowed to do this on the cluster (ACLs)',
+  UNSUPPORTED_VERSION: 'the broker does not support this request version; upgrade the broker',
+};
+
+function clientHint(code: string, bootstrap: string | undefined): string | undefined {
+  const where = bootstrap === undefined ? '' : ` at ${bootstrap}`;
+  switch (code) {
+    case ClientErrorCode.NO_BROKERS:
+    case ClientErrorCode.CONNECTION:
+    case ClientErrorCode.CONNECTION_TIMEOUT:
+      return `is a broker running${where}? Start one with \`tributary start\`, or pass --bootstrap host:port`;
+    case ClientErrorCode.CONNECTION_CLOSED:
+      return 'the broker closed the connection; check its logs and retry';
+    case ClientErrorCode.REQUEST_TIMEOUT:
+      return 'the broker did not answer in time; check its logs, or raise --request-timeout-ms';
+    case ClientErrorCode.UNSUPPORTED_VERSION:
+      return 'the broker is too old (or too new) for this client';
+    case ClientErrorCode.PROTOCOL:
+    case ClientErrorCode.RESPONSE_TOO_LARGE:
+      return `is${where} really a Kafka broker? the response did not parse`;
+    default:
+      return undefined;
+  }
+}
+
+/** Left-aligned columns separated by two spaces; the header is uppercase. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** JSON.stringify that writes bigints as numbers when safe, else strings. */
+export function toJson(value: unknown, space?: number): string {
+  return JSON.stringify(
+    value,
+    (_key, v: unknown) => {
+      if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+      if (v instanceof KafkaProtocolError) return v.errorName;
+      return v;
+    },
+    space,
+  );
+}
+
+/** Writes to stdout, waiting for drain when the pipe is full. */
+export async function writeOut(text: string): Promise<void> {
+  if (!process.stdout.write(text)) {
+    await new Promise<void>((resolve, reject) => {
+      const onDrain = (): void => {
+        process.stdout.off('error', onError);
+        resolve();
+      };
+      const onError = (err: Error): void => {
+        process.stdout.off('drain', onDrain);
+        reject(err);
+      };
+      process.stdout.once('drain', onDrain);
+      process.stdout.once('error', onError);
+    });
+  }
+}
+
+export { CommanderError };

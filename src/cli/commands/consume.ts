@@ -1,0 +1,164 @@
+/**
+ * `tributary consume TOPIC`: prints record values, one per line.
+ *
+ * Reads one partition (--partition) or all of them (assigned directly, no
+ * consumer group), starting at --offset earliest|latest|N (default latest).
+ * Stops after --max records, when --timeout-ms passes without a new record,
+ * or on Ctrl-C. Output per record:
+ *   [partition:offset<TAB>][key<TAB>]value      (--print-offset, --print-key)
+ *   {"topic":..,"partition":..,"offset":..,"timestamp":..,"key":..,"value":..,"headers":{..}}   (--json)
+ * Null keys and values print as `null`.
+ */
+import type { Command } from 'commander';
+import type { Cluster } from '../../client/cluster.js';
+import { invalidArgument } from '../../client/errors.js';
+import { fetchMany, listOffsetsMany, type ConsumedRecord, type FetchPosition } from '../../client/records.js';
+import { EXIT_USAGE, checkBootstrap, connectCluster, positiveInt, run, toJson, withClientOptions, writeOut, type CommonOptions } from './common.js';
+
+/** Longest single fetch wait, so --timeout-ms and Ctrl-C are noticed promptly. */
+const FETCH_WAIT_MS_MAX = 500;
+
+interface ConsumeCliOptions extends CommonOptions {
+  partition?: number;
+  offset?: string;
+  fromBeginning?: boolean;
+  max?: number;
+  timeoutMs?: number;
+  printKey?: boolean;
+  printOffset?: boolean;
+  json?: boolean;
+  isolationLevel: string;
+}
+
+type StartOffset = 'earliest' | 'latest' | bigint;
+
+export function registerConsumeCommand(program: Command): void {
+  withClientOptions(program.command('consume').description('print records of a topic, one value per line'))
+    .argument('<topic>', 'topic to read')
+    .option('-p, --partition <n>', 'read only this partition (default: all)', (v) => {
+      if (!/^\d+$/.test(v)) throw new (require_InvalidArgumentError())('--partition must be an integer >= 0.');
+      return Number(v);
+    })
+    .option('-o, --offset <offset>', 'where to start: earliest, latest or an offset (default: latest)')
+    .option('--from-beginning', 'same as --offset earliest')
+    .option('-n, --max <n>', 'stop after this many records', positiveInt('--max'))
+    .option('--timeout-ms <ms>', 'stop when no record arrives for this long (default: run until Ctrl-C)', positiveInt('--timeout-ms'))
+    .option('--print-key', 'print key<TAB>value')
+    .option('--print-offset', 'print partition:offset<TAB> before each record')
+    .option('--json', 'print one JSON object per record')
+    .option('--isolation-level <level>', 'read_uncommitted or read_committed', 'read_uncommitted')
+    .action(async (topic: string, options: ConsumeCliOptions, cmd: Command) => {
+      checkBootstrap(cmd, options.bootstrap);
+      let start: StartOffset;
+      try {
+        start = parseStartOffset(options.fromBeginning === true ? 'earliest' : (options.offset ?? 'latest'));
+        if (options.isolationLevel !== 'read_uncommitted' && options.isolationLevel !== 'read_committed') {
+          throw new Error('--isolation-level must be read_uncommitted or read_committed');
+        }
+      } catch (err) {
+        cmd.error(`error: ${(err as Error).message}`, { exitCode: EXIT_USAGE, code: 'tributary.usage' });
+      }
+      await run(
+        async () => {
+          const cluster = await connectCluster(options);
+          try {
+            await consume(cluster, topic, start, options);
+          } finally {
+            await cluster.close();
+          }
+        },
+        { bootstrap: options.bootstrap },
+      );
+    });
+}
+
+function require_InvalidArgumentError(): new (message: string) => Error {
+  return InvalidPartition;
+}
+
+class InvalidPartition extends Error {
+  readonly code = 'commander.invalidArgument';
+}
+
+export function parseStartOffset(text: string): StartOffset {
+  if (text === 'earliest' || text === 'beginning') return 'earliest';
+  if (text === 'latest' || text === 'end') return 'latest';
+  if (/^\d+$/.test(text)) return BigInt(text);
+  throw invalidArgument(`--offset must be earliest, latest or an offset >= 0, got '${text}'`);
+}
+
+async function consume(cluster: Cluster, topic: string, start: StartOffset, options: ConsumeCliOptions): Promise<void> {
+  const meta = await cluster.topic(topic);
+  let partitions = meta.partitions.map((p) => p.partition);
+  if (options.partition !== undefined) {
+    if (!partitions.includes(options.partition)) {
+      throw invalidArgument(`partition ${options.partition} does not exist: ${topic} has partitions 0-${partitions.length - 1}`);
+    }
+    partitions = [options.partition];
+  }
+  let positions: FetchPosition[];
+  if (typeof start === 'bigint') {
+    positions = partitions.map((partition) => ({ topic, partition, offset: start }));
+  } else {
+    const listed = await listOffsetsMany(
+      cluster,
+      partitions.map((partition) => ({ topic, partition, spec: start })),
+    );
+    positions = listed.map((l) => ({ topic, partition: l.partition, offset: l.offset }));
+  }
+
+  let stopped = false;
+  const onSigint = (): void => {
+    stopped = true;
+  };
+  process.once('SIGINT', onSigint);
+  const max = options.max ?? Infinity;
+  let count = 0;
+  let lastRecordMs = performance.now();
+  try {
+    while (!stopped && count < max) {
+      const idleMs = performance.now() - lastRecordMs;
+      if (options.timeoutMs !== undefined && idleMs >= options.timeoutMs) break;
+      const waitMs = Math.max(1, Math.min(FETCH_WAIT_MS_MAX, options.timeoutMs === undefined ? FETCH_WAIT_MS_MAX : options.timeoutMs - idleMs));
+      const results = await fetchMany(cluster, positions, {
+        maxWaitMs: Math.round(waitMs),
+        isolationLevel: options.isolationLevel === 'read_committed' ? 1 : 0,
+      });
+      const out: string[] = [];
+      results.forEach((r, i) => {
+        (positions[i] as FetchPosition).offset = r.nextOffset;
+        for (const record of r.records) {
+          if (count >= max) break;
+          out.push(formatRecord(record, options));
+          count++;
+        }
+      });
+      if (out.length > 0) {
+        lastRecordMs = performance.now();
+        await writeOut(`${out.join('\n')}\n`);
+      }
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  process.stderr.write(`Processed a total of ${count} records.\n`);
+}
+
+export function formatRecord(record: ConsumedRecord, options: { printKey?: boolean; printOffset?: boolean; json?: boolean }): string {
+  const text = (b: Buffer | null): string => (b === null ? 'null' : b.toString('utf8'));
+  if (options.json === true) {
+    return toJson({
+      topic: record.topic,
+      partition: record.partition,
+      offset: record.offset,
+      timestamp: record.timestamp,
+      key: record.key === null ? null : record.key.toString('utf8'),
+      value: record.value === null ? null : record.value.toString('utf8'),
+      headers: Object.fromEntries(record.headers.map((h) => [h.key, h.value === null ? null : h.value.toString('utf8')])),
+    });
+  }
+  let line = '';
+  if (options.printOffset === true) line += `${record.partition}:${record.offset}\t`;
+  if (options.printKey === true) line += `${text(record.key)}\t`;
+  return line + text(record.value);
+}

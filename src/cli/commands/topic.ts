@@ -1,0 +1,169 @@
+/**
+ * `tributary topic create|list|describe|delete`: topic administration over
+ * the Kafka protocol (CreateTopics, Metadata, DescribeConfigs, DeleteTopics),
+ * so it works against any Kafka-compatible broker.
+ */
+import type { Command } from 'commander';
+import { Admin, type TopicDescription } from '../../client/admin.js';
+import {
+  EXIT_RUNTIME,
+  checkBootstrap,
+  collectKeyValue,
+  connectCluster,
+  formatTable,
+  positiveInt,
+  reportError,
+  run,
+  toJson,
+  usageExitCodes,
+  withClientOptions,
+  writeOut,
+  type CommonOptions,
+} from './common.js';
+
+interface CreateOptions extends CommonOptions {
+  partitions?: number;
+  replicationFactor?: number;
+  config?: Record<string, string>;
+  ifNotExists?: boolean;
+  validateOnly?: boolean;
+}
+
+interface ListOptions extends CommonOptions {
+  json?: boolean;
+  includeInternal?: boolean;
+}
+
+interface DescribeOptions extends CommonOptions {
+  json?: boolean;
+}
+
+interface DeleteOptions extends CommonOptions {
+  ifExists?: boolean;
+}
+
+export function registerTopicCommands(program: Command): void {
+  const topic = usageExitCodes(program.command('topic').description('create, list, describe and delete topics'));
+
+  withClientOptions(topic.command('create').description('create a topic'))
+    .argument('<name>', 'topic name')
+    .option('-p, --partitions <n>', 'number of partitions (default: the broker num.partitions)', positiveInt('--partitions'))
+    .option('-r, --replication-factor <n>', 'replicas per partition (default: the broker default.replication.factor)', positiveInt('--replication-factor'))
+    .option('-c, --config <key=value>', 'topic config, repeatable (e.g. cleanup.policy=compact)', collectKeyValue)
+    .option('--if-not-exists', 'succeed when the topic already exists')
+    .option('--validate-only', 'ask the broker to validate without creating')
+    .action(async (name: string, options: CreateOptions, cmd: Command) => {
+      checkBootstrap(cmd, options.bootstrap);
+      await withAdmin(options, async (admin) => {
+        const newTopic = {
+          name,
+          ...(options.partitions === undefined ? {} : { numPartitions: options.partitions }),
+          ...(options.replicationFactor === undefined ? {} : { replicationFactor: options.replicationFactor }),
+          ...(options.config === undefined ? {} : { configs: options.config }),
+        };
+        const [result] = await admin.createTopics([newTopic], { validateOnly: options.validateOnly === true });
+        if (result === undefined) throw new Error('no result from CreateTopics');
+        if (result.error !== null) {
+          if (options.ifNotExists === true && result.error.errorName === 'TOPIC_ALREADY_EXISTS') {
+            await writeOut(`Topic ${name} already exists.\n`);
+            return;
+          }
+          throw result.error;
+        }
+        const details = [
+          result.numPartitions >= 0 ? `partitions: ${result.numPartitions}` : null,
+          result.replicationFactor >= 0 ? `replication factor: ${result.replicationFactor}` : null,
+          result.topicId === null ? null : `id: ${result.topicId}`,
+        ].filter((d) => d !== null);
+        const verb = options.validateOnly === true ? 'Validated' : 'Created';
+        await writeOut(`${verb} topic ${name}${details.length > 0 ? ` (${details.join(', ')})` : ''}.\n`);
+      });
+    });
+
+  withClientOptions(topic.command('list').description('list topics'))
+    .option('--json', 'print JSON')
+    .option('--include-internal', 'include internal topics such as __consumer_offsets')
+    .action(async (options: ListOptions, cmd: Command) => {
+      checkBootstrap(cmd, options.bootstrap);
+      await withAdmin(options, async (admin) => {
+        const topics = await admin.listTopics({ includeInternal: options.includeInternal === true });
+        if (options.json === true) {
+          await writeOut(`${toJson(topics, 2)}\n`);
+          return;
+        }
+        const rows = topics.map((t) => [t.name, String(t.partitionCount), String(t.replicationFactor), t.topicId ?? '-']);
+        await writeOut(`${formatTable(['TOPIC', 'PARTITIONS', 'REPLICATION-FACTOR', 'TOPIC-ID'], rows)}\n`);
+      });
+    });
+
+  withClientOptions(topic.command('describe').description('describe topics: partitions, leaders, replicas, ISR, configs'))
+    .argument('[names...]', 'topics to describe (default: all)')
+    .option('--json', 'print JSON')
+    .action(async (names: string[], options: DescribeOptions, cmd: Command) => {
+      checkBootstrap(cmd, options.bootstrap);
+      await withAdmin(options, async (admin) => {
+        const topics = await admin.describeTopics(names);
+        if (options.json === true) {
+          await writeOut(`${toJson(topics, 2)}\n`);
+        } else {
+          await writeOut(topics.filter((t) => t.error === null).map(formatDescription).join('\n'));
+        }
+        const failed = topics.filter((t) => t.error !== null);
+        for (const t of failed) reportError(t.error);
+        if (failed.length > 0) process.exitCode = EXIT_RUNTIME;
+      });
+    });
+
+  withClientOptions(topic.command('delete').description('delete topics'))
+    .argument('<names...>', 'topics to delete')
+    .option('--if-exists', 'succeed for topics that do not exist')
+    .action(async (names: string[], options: DeleteOptions, cmd: Command) => {
+      checkBootstrap(cmd, options.bootstrap);
+      await withAdmin(options, async (admin) => {
+        const results = await admin.deleteTopics(names);
+        for (const r of results) {
+          if (r.error === null) await writeOut(`Deleted topic ${r.name}.\n`);
+          else if (options.ifExists === true && r.error.errorName === 'UNKNOWN_TOPIC_OR_PARTITION') await writeOut(`Topic ${r.name} does not exist.\n`);
+          else {
+            reportError(r.error);
+            process.exitCode = EXIT_RUNTIME;
+          }
+        }
+      });
+    });
+}
+
+async function withAdmin(options: CommonOptions, body: (admin: Admin) => Promise<void>): Promise<void> {
+  await run(
+    async () => {
+      const admin = new Admin(await connectCluster(options));
+      try {
+        await body(admin);
+      } finally {
+        await admin.close();
+      }
+    },
+    { bootstrap: options.bootstrap },
+  );
+}
+
+/** kafka-topics.sh style: a summary line, then one row per partition. */
+export function formatDescription(t: TopicDescription): string {
+  const overrides = (t.configs ?? []).filter((c) => c.source === 'DYNAMIC_TOPIC_CONFIG').map((c) => `${c.name}=${c.value ?? '(sensitive)'}`);
+  const summary = [
+    `Topic: ${t.name}`,
+    `TopicId: ${t.topicId ?? '-'}`,
+    `PartitionCount: ${t.partitions.length}`,
+    `ReplicationFactor: ${t.partitions[0]?.replicas.length ?? 0}`,
+    `Configs: ${overrides.join(',')}`,
+  ].join('\t');
+  const rows = t.partitions.map((p) => [
+    String(p.partition),
+    p.leader < 0 ? 'none' : String(p.leader),
+    p.replicas.join(','),
+    p.isr.join(','),
+    p.offlineReplicas.length > 0 ? p.offlineReplicas.join(',') : '-',
+    p.error ?? '-',
+  ]);
+  return `${summary}\n${formatTable(['PARTITION', 'LEADER', 'REPLICAS', 'ISR', 'OFFLINE', 'ERROR'], rows)}\n`;
+}
