@@ -19,7 +19,8 @@ import { ReplicaManager } from './replica-manager.js';
 import { RequestMetrics } from './request-metrics.js';
 import { SocketServer } from './server.js';
 import type { BrokerServices } from './services.js';
-import type { BrokerSettings, ListenerSettings } from './settings.js';
+import { settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
+import type { BrokerConfig } from '../util/config/broker.js';
 import { startMetadata } from './metadata-bridge.js';
 
 export interface RunningBroker {
@@ -124,4 +125,9 @@ function advertised(settings: BrokerSettings, bound: readonly ListenerSettings[]
     const b = bound.find((x) => x.name === a.name);
     return { name: a.name, host: a.host === '' || a.host === '0.0.0.0' ? '127.0.0.1' : a.host, port: a.port === 0 && b ? b.port : a.port };
   });
+}
+
+/** Starts a broker from a parsed config (the `tributary start` entry point). */
+export async function startBroker(config: BrokerConfig, options: { logger: Logger }): Promise<RunningBroker> {
+  return runBroker(settingsFromConfig(config), options.logger);
 }

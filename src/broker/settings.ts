@@ -38,3 +38,58 @@ export interface BrokerSettings {
   /** Validates topic config overrides (CreateTopics); one message per bad key. */
   validateTopicConfigs(configs: ReadonlyMap<string, string>): { key: string; message: string }[];
 }
+
+import type { BrokerConfig } from '../util/config/broker.js';
+import { validateTopicConfigs, type TopicConfig } from '../util/config/topic.js';
+
+function toRecord(overrides: ReadonlyMap<string, string>): Record<string, string> {
+  return Object.fromEntries(overrides);
+}
+
+export function logConfigOf(t: TopicConfig): LogConfig {
+  return {
+    segmentBytes: t.segmentBytes,
+    segmentMs: t.segmentMs,
+    retentionMs: t.retentionMs,
+    retentionBytes: t.retentionBytes,
+    indexIntervalBytes: t.indexIntervalBytes,
+    segmentIndexBytes: t.segmentIndexBytes,
+    flushIntervalMessages: t.flushIntervalMessages,
+    flushIntervalMs: t.flushIntervalMs,
+  };
+}
+
+export function topicRulesOf(t: TopicConfig): TopicRules {
+  return {
+    maxMessageBytes: t.maxMessageBytes,
+    segmentBytes: t.segmentBytes,
+    messageTimestampType: t.messageTimestampType,
+    timestampBeforeMaxMs: t.timestampBeforeMaxMs,
+    timestampAfterMaxMs: t.timestampAfterMaxMs,
+    minInsyncReplicas: t.minInsyncReplicas,
+  };
+}
+
+/** Resolves a parsed server.properties (plus overrides) into BrokerSettings. */
+export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
+  const dataDir = config.logDirs[0] ?? './data';
+  return {
+    nodeId: config.nodeId,
+    dataDir,
+    listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
+    advertisedListeners: config.advertisedListeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
+    rack: config.get('broker.rack'),
+    numPartitions: config.get('num.partitions'),
+    defaultReplicationFactor: config.get('default.replication.factor'),
+    autoCreateTopicsEnable: config.get('auto.create.topics.enable'),
+    deleteTopicEnable: config.get('delete.topic.enable'),
+    requestBytesMax: config.get('socket.request.max.bytes'),
+    inFlightRequestsMax: config.get('queued.max.requests'),
+    logTickIntervalMs: Math.max(10, Math.min(config.get('log.flush.scheduler.interval.ms'), 1000)),
+    retentionCheckIntervalMs: config.get('log.retention.check.interval.ms'),
+    shutdownGraceMs: 10_000,
+    logConfigFor: (overrides) => logConfigOf(config.topicConfig(toRecord(overrides))),
+    topicRulesFor: (overrides) => topicRulesOf(config.topicConfig(toRecord(overrides))),
+    validateTopicConfigs: (configs) => validateTopicConfigs(Object.fromEntries(configs)).map((e) => ({ key: e.key, message: e.message })),
+  };
+}

@@ -77,6 +77,8 @@ export async function produceMany(cluster: Cluster, batches: readonly PartitionR
   if (acks !== 0 && acks !== 1 && acks !== -1) throw invalidArgument(`acks must be 0, 1 or -1, got ${String(acks)}`);
   const codec = COMPRESSION_CODECS[options.compression ?? 'none'];
   if (codec === undefined) throw invalidArgument(`unknown compression '${String(options.compression)}'`);
+  const keys = new Set(batches.map((b) => `${b.topic}\u0000${b.partition}`));
+  if (keys.size !== batches.length) throw invalidArgument('produceMany takes at most one batch per partition (concatenate the records)');
   const encoded = await Promise.all(
     batches.map(async (b) => ({ ...b, batch: await buildRecordBatch({ records: b.records, compression: codec }) })),
   );
@@ -387,15 +389,18 @@ async function perLeader<I extends Routed, R>(
     }
     await Promise.all(
       [...byLeader].map(async ([leaderId, group]) => {
-        try {
-          const out = await send(await cluster.connectionTo(leaderId), group);
-          group.forEach((item, i) => {
-            const r = out[i] as R | KafkaProtocolError;
-            if (r instanceof KafkaProtocolError) failures.push({ item, err: r });
-            else results[item.index] = r;
-          });
-        } catch (err) {
-          for (const item of group) failures.push({ item, err });
+        // A partition may appear once per request: duplicates go in later requests, in order.
+        for (const layer of uniqueLayers(group)) {
+          try {
+            const out = await send(await cluster.connectionTo(leaderId), layer);
+            layer.forEach((item, i) => {
+              const r = out[i] as R | KafkaProtocolError;
+              if (r instanceof KafkaProtocolError) failures.push({ item, err: r });
+              else results[item.index] = r;
+            });
+          } catch (err) {
+            for (const item of layer) failures.push({ item, err });
+          }
         }
       }),
     );
@@ -407,4 +412,17 @@ async function perLeader<I extends Routed, R>(
     if (pending.length > 0) await cluster.backoff(attempt);
   }
   return results;
+}
+
+/** Splits items into runs in which each topic-partition appears at most once, keeping order. */
+function uniqueLayers<I extends Routed>(items: readonly I[]): I[][] {
+  const layers: I[][] = [];
+  const seen = new Map<string, number>();
+  for (const item of items) {
+    const key = `${item.topic}\u0000${item.partition}`;
+    const layer = seen.get(key) ?? 0;
+    seen.set(key, layer + 1);
+    (layers[layer] ??= []).push(item);
+  }
+  return layers;
 }

@@ -179,7 +179,9 @@ function planTopic(ctx: PlanContext, t: NewTopic, collisions: Map<string, string
   if (other !== undefined) {
     return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${t.name}' collides with existing topic: ${other} (names may not differ only in '.' and '_').`);
   }
-  if (t.configs.some((c) => c.value === null)) return topicConfigs(ctx, t.configs) as Failure;
+  // As Kafka, a null config value is refused before partitions are looked at.
+  const nullConfig = t.configs.find((c) => c.value === null);
+  if (nullConfig !== undefined) return fail(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${nullConfig.name}`);
   const assignment = t.assignments.length > 0 ? manualAssignment(ctx, t) : automaticAssignment(ctx, t);
   if (isFailure(assignment)) return assignment;
   const configs = topicConfigs(ctx, t.configs);

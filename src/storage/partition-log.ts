@@ -91,7 +91,6 @@ export class PartitionLog {
   private readonly segments: LogSegment[];
   private startOffset: bigint;
   private recoveryPointOffset: bigint;
-  private unflushedMessages = 0;
   private lastFlushMs: number;
   private rolledSinceFlush = false;
   private closed = false;
@@ -140,6 +139,11 @@ export class PartitionLog {
 
   get logEndOffset(): bigint {
     return this.active.nextOffset;
+  }
+
+  /** Offsets appended but not yet fsynced (Kafka's definition: end - recovery point). */
+  get unflushedMessages(): number {
+    return Number(this.logEndOffset - this.recoveryPointOffset);
   }
 
   /** Offsets below this are known to be fsynced. */
@@ -208,7 +212,6 @@ export class PartitionLog {
     if (seg.shouldRoll(this.cfg, batches.length, maxTimestampMs, lastOffset, nowMs)) seg = this.rollAt(nowMs);
     invariant(lastOffset - seg.baseOffset <= BigInt(INT32_MAX), 'offsets fit the segment');
     const position = seg.append(batches, baseOffset, this.cfg.indexIntervalBytes, nowMs);
-    this.unflushedMessages += records;
     if (this.unflushedMessages >= this.cfg.flushIntervalMessages) this.flush();
     return { baseOffset, lastOffset, logAppendTimeMs: BigInt(nowMs), position };
   }
@@ -385,6 +388,11 @@ export class PartitionLog {
     while (this.active.baseOffset >= offset) this.segments.pop()?.delete();
     const seg = this.active;
     seg.truncateTo(offset);
+    if (this.logEndOffset < this.startOffset) {
+      // The batch holding the start offset went: nothing visible is left.
+      this.truncateFullyAndStartAt(this.startOffset);
+      return;
+    }
     seg.flush();
     if (this.recoveryPointOffset > this.logEndOffset) this.recoveryPointOffset = this.logEndOffset;
     this.onCheckpointNeeded();
@@ -400,7 +408,6 @@ export class PartitionLog {
     this.segments.push(LogSegment.create(this.fs, this.dir, offset, this.cfg, nowMs));
     this.startOffset = offset;
     this.recoveryPointOffset = offset;
-    this.unflushedMessages = 0;
     this.rolledSinceFlush = false;
     this.onCheckpointNeeded();
   }
@@ -442,7 +449,6 @@ export class PartitionLog {
       if (seg.dirty) seg.flush();
     }
     this.recoveryPointOffset = this.logEndOffset;
-    this.unflushedMessages = 0;
     this.rolledSinceFlush = false;
     this.lastFlushMs = this.clock.nowMs();
   }

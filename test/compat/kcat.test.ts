@@ -23,7 +23,7 @@ function recordsFor(tag: string, count: number, headers: [string, string][], par
     let key: string | null = `${tag}-key-${i % 7}`;
     let value = `${tag}-${i}-value`;
     if (i % 11 === 5) key = null; // no delimiter on the line: null key
-    if (i % 13 === 3) value += ':with:colons=and,commas';
+    if (i % 13 === 3) value += '=with=equals,and,commas'; // kcat -K splits at the last ':' (no colons in values)
     if (i % 17 === 4) value += '-unicode-é-✓-日本';
     if (i === 9) value += '-' + 'x'.repeat(20_000);
     lines.push(key === null ? value : `${key}:${value}`);
@@ -100,6 +100,7 @@ describe('kcat (librdkafka 2.0.2)', { timeout: 300_000 }, () => {
   it('stored batches keep the codec kcat sent (no silent fallback to uncompressed)', async (t) => {
     await broker.explain(async () => {
       if (topicByCodec.size === 0) t.skip('the produce tests did not run');
+      const stored: Record<string, string[]> = {};
       for (const [compression, topic] of topicByCodec) {
         const codecs = new Set<string>();
         for (let p = 0; p < PARTITIONS; p++) {
@@ -108,8 +109,11 @@ describe('kcat (librdkafka 2.0.2)', { timeout: 300_000 }, () => {
             codecs.add(batch.codec);
           }
         }
-        assert.deepEqual([...codecs], [compression], `-z ${compression}: codecs of the stored batches`);
+        stored[compression] = [...codecs];
       }
+      // librdkafka 2.0.2 drops gzip/snappy/lz4 unless the broker advertises Produce v0
+      // (compr_req[] in rdkafka_msgset_writer.c) and lz4 also needs FindCoordinator v0.
+      assert.deepEqual(stored, Object.fromEntries([...topicByCodec.keys()].map((c) => [c, [c]])), '-z codec -> codecs of the stored batches');
     });
   });
 

@@ -118,7 +118,7 @@ export function fromHexConsumed(c: HexConsumed): ConsumedRecord {
  * sent to an explicit partition, headers including a null value and a repeated
  * name, control characters, unicode, one 20 KB value.
  */
-export function sampleRecords(tag: string, count: number, partitions: number, options: { nullHeaderValues?: boolean } = {}): TestRecord[] {
+export function sampleRecords(tag: string, count: number, partitions: number, options: { nullHeaderValues?: boolean; duplicateHeaders?: boolean } = {}): TestRecord[] {
   const records: TestRecord[] = [];
   for (let i = 0; i < count; i++) {
     // Keys that are pinned to a partition are unique, so "one key, one partition" still holds.
@@ -130,7 +130,8 @@ export function sampleRecords(tag: string, count: number, partitions: number, op
     if (i === 3) value += '-' + 'y'.repeat(20_000);
     const headers: [string, string | null][] = [];
     if (i % 3 === 0) headers.push(['h-index', String(i)]);
-    if (i % 4 === 1) headers.push(['dup', 'first'], ['dup', 'second']);
+    if (i % 4 === 1) headers.push(['dup', 'first']);
+    if (options.duplicateHeaders !== false && i % 4 === 1) headers.push(['dup', 'second']);
     if (i % 5 === 2) headers.push(['empty', '']);
     if (options.nullHeaderValues !== false && i % 8 === 3) headers.push(['nullv', null]);
     const record: TestRecord = { key, value, headers };

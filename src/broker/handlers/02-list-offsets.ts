@@ -1,5 +1,6 @@
-// 2 ListOffsets, v1-5 (v0's multi-offset form is not advertised; kafka-python
-// pins v1, kafkajs uses up to 3, librdkafka up to 2, platformatic 5).
+// 2 ListOffsets, v1-7 (v6 flexible; v7 makes MAX_TIMESTAMP official, KIP-734).
+// v0's multi-offset form is not advertised. kafka-python pins v1, kafkajs uses
+// up to 3, librdkafka up to 2, platformatic up to 7 given this range.
 // timestamp -2 = earliest (log start offset), -1 = latest (high watermark, or
 // the last stable offset for read_committed, v2+), -3 = the offset of the
 // record with the largest timestamp (KIP-734), otherwise the first offset whose
@@ -17,7 +18,7 @@ export const listOffsetsHandler = defineHandler({
   apiKey: 2,
   name: 'ListOffsets',
   minVersion: 1,
-  maxVersion: 5,
+  maxVersion: 7,
   request: ListOffsetsRequest,
   response: ListOffsetsResponse,
   handle(ctx, req) {

@@ -1,11 +1,11 @@
 /**
  * Shared pieces of the client commands (topic, produce, consume): the
  * --bootstrap option, argument parsing with usage errors, error reporting
- * with hints, tables, and the exit-code policy:
+ * with hints, tables, and the exit codes of main.ts:
  *   0 success, 1 runtime failure (broker errors, unreachable broker),
  *   2 usage error (bad option value, missing argument, unknown option).
  */
-import { type Command, CommanderError, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { Cluster, DEFAULT_BOOTSTRAP, parseBootstrap } from '../../client/cluster.js';
 import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../client/errors.js';
 
@@ -17,19 +17,15 @@ export interface CommonOptions {
   requestTimeoutMs: number;
 }
 
-/** Adds --bootstrap, --request-timeout-ms and the exit-code policy to a command. */
+/**
+ * Adds --bootstrap and --request-timeout-ms. Usage errors follow the program's
+ * policy (main.ts: exitOverride, commander.* codes exit 2); errors raised
+ * here use `cmd.error(..., { exitCode: 2, code: 'tributary.usage' })`.
+ */
 export function withClientOptions(cmd: Command): Command {
-  return usageExitCodes(cmd)
+  return cmd
     .option('-b, --bootstrap <host:port[,host:port]>', 'brokers to bootstrap from', DEFAULT_BOOTSTRAP)
     .option('--request-timeout-ms <ms>', 'timeout of each request', positiveInt('--request-timeout-ms'), 30_000);
-}
-
-/** Makes commander exit with 2 on usage errors (it uses 1 by default); help and version keep 0. */
-export function usageExitCodes(cmd: Command): Command {
-  return cmd.exitOverride((err: CommanderError) => {
-    const clean = err.exitCode === 0 || err.code === 'commander.help' || err.code === 'commander.helpDisplayed' || err.code === 'commander.version';
-    process.exit(clean ? err.exitCode : EXIT_USAGE);
-  });
 }
 
 /** commander argParser: a positive integer. */
@@ -196,4 +192,3 @@ export async function writeOut(text: string): Promise<void> {
   }
 }
 
-export { CommanderError };

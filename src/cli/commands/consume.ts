@@ -13,7 +13,7 @@ import type { Command } from 'commander';
 import type { Cluster } from '../../client/cluster.js';
 import { invalidArgument } from '../../client/errors.js';
 import { fetchMany, listOffsetsMany, type ConsumedRecord, type FetchPosition } from '../../client/records.js';
-import { EXIT_USAGE, checkBootstrap, connectCluster, positiveInt, run, toJson, withClientOptions, writeOut, type CommonOptions } from './common.js';
+import { EXIT_USAGE, checkBootstrap, connectCluster, nonNegativeInt, positiveInt, run, toJson, withClientOptions, writeOut, type CommonOptions } from './common.js';
 
 /** Longest single fetch wait, so --timeout-ms and Ctrl-C are noticed promptly. */
 const FETCH_WAIT_MS_MAX = 500;
@@ -35,10 +35,7 @@ type StartOffset = 'earliest' | 'latest' | bigint;
 export function registerConsumeCommand(program: Command): void {
   withClientOptions(program.command('consume').description('print records of a topic, one value per line'))
     .argument('<topic>', 'topic to read')
-    .option('-p, --partition <n>', 'read only this partition (default: all)', (v) => {
-      if (!/^\d+$/.test(v)) throw new (require_InvalidArgumentError())('--partition must be an integer >= 0.');
-      return Number(v);
-    })
+    .option('-p, --partition <n>', 'read only this partition (default: all)', nonNegativeInt('--partition'))
     .option('-o, --offset <offset>', 'where to start: earliest, latest or an offset (default: latest)')
     .option('--from-beginning', 'same as --offset earliest')
     .option('-n, --max <n>', 'stop after this many records', positiveInt('--max'))
@@ -70,14 +67,6 @@ export function registerConsumeCommand(program: Command): void {
         { bootstrap: options.bootstrap },
       );
     });
-}
-
-function require_InvalidArgumentError(): new (message: string) => Error {
-  return InvalidPartition;
-}
-
-class InvalidPartition extends Error {
-  readonly code = 'commander.invalidArgument';
 }
 
 export function parseStartOffset(text: string): StartOffset {

@@ -48,7 +48,7 @@ export function registerProduceCommand(program: Command): void {
     .action(async (topic: string, options: ProduceCliOptions, cmd: Command) => {
       checkBootstrap(cmd, options.bootstrap);
       const separator = parseSeparator(options.keySeparator);
-      if (separator === '') cmd.error('error: --key-separator must not be empty', { exitCode: EXIT_USAGE });
+      if (separator === '') cmd.error('error: --key-separator must not be empty', { exitCode: EXIT_USAGE, code: 'tributary.usage' });
       await run(
         async () => {
           const cluster = await connectCluster(options);
@@ -122,7 +122,7 @@ async function produceLines(cluster: Cluster, topic: string, options: ProduceCli
   const elapsedS = (performance.now() - startMs) / 1000;
   const rate = elapsedS > 0 ? Math.round(totals.records / elapsedS) : totals.records;
   const note = acks === 0 ? ' (acks=0: not confirmed by the broker)' : '';
-  await writeOut(`Produced ${totals.records} records (${formatBytes(totals.bytes)}) to ${topic} in ${elapsedS.toFixed(2)} s (${rate} records/s)${note}.\n`);
+  await writeOut(`Produced ${totals.records} record${totals.records === 1 ? '' : 's'} (${formatBytes(totals.bytes)}) to ${topic} in ${elapsedS.toFixed(2)} s (${rate} records/s)${note}.\n`);
 }
 
 export function splitLine(line: string, separator: string | null): { key: string | null; value: string } {

@@ -15,7 +15,6 @@ import {
   reportError,
   run,
   toJson,
-  usageExitCodes,
   withClientOptions,
   writeOut,
   type CommonOptions,
@@ -43,7 +42,7 @@ interface DeleteOptions extends CommonOptions {
 }
 
 export function registerTopicCommands(program: Command): void {
-  const topic = usageExitCodes(program.command('topic').description('create, list, describe and delete topics'));
+  const topic = program.command('topic').description('create, list, describe and delete topics');
 
   withClientOptions(topic.command('create').description('create a topic'))
     .argument('<name>', 'topic name')

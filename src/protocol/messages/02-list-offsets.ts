@@ -2,11 +2,11 @@
 // offsets). v1: one timestamp/offset per partition (KIP-79). v2:
 // isolationLevel, response throttleTimeMs. v3: same as v2. v4:
 // currentLeaderEpoch, response leaderEpoch (KIP-320). v5: same as v4
-// (OFFSET_NOT_AVAILABLE may be returned). v6+ (flexible) is not covered, so
-// no version here is flexible.
+// (OFFSET_NOT_AVAILABLE may be returned). v6: flexible, same fields. v7: same
+// fields; the timestamp -3 (MAX_TIMESTAMP, KIP-734) becomes valid.
 import { array, field, request, response, struct, type Infer } from '../schema.js';
 
-export const ListOffsetsRequest = request(2, { versions: '0-5', flexible: 'none', name: 'ListOffsetsRequest' }, [
+export const ListOffsetsRequest = request(2, { versions: '0-7', flexible: '6+', name: 'ListOffsetsRequest' }, [
   field('replicaId', 'int32', { default: -1 }),
   field('isolationLevel', 'int8', { versions: '2+', default: 0 }),
   field(
@@ -31,7 +31,7 @@ export const ListOffsetsRequest = request(2, { versions: '0-5', flexible: 'none'
 ]);
 export type ListOffsetsRequest = Infer<typeof ListOffsetsRequest>;
 
-export const ListOffsetsResponse = response(2, { versions: '0-5', flexible: 'none', name: 'ListOffsetsResponse' }, [
+export const ListOffsetsResponse = response(2, { versions: '0-7', flexible: '6+', name: 'ListOffsetsResponse' }, [
   field('throttleTimeMs', 'int32', { versions: '2+', default: 0 }),
   field(
     'topics',

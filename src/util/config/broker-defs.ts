@@ -34,11 +34,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const serverConfigs = {
   // ---- node identity and roles (KRaft)
-  'node.id': int({ default: 1, min: 0, importance: 'high', kafkaDefault: '(required)', fallback: [{ key: 'broker.id', factor: 1 }],
+  'node.id': int({ default: 1, min: 0, importance: 'high', kafkaDefault: 'no default, required', fallback: [{ key: 'broker.id', factor: 1 }],
     doc: 'This node\'s id in the cluster. Kafka requires it in KRaft mode; ours defaults to 1 for a single node.' }),
   'broker.id': int({ default: null, min: 0, importance: 'low',
     doc: 'Old name of node.id (ZooKeeper mode). If both are set they must be equal.' }),
-  'process.roles': listOf({ values: ['broker', 'controller'], default: ['broker', 'controller'], nonEmpty: true, importance: 'high', kafkaDefault: '(required)',
+  'process.roles': listOf({ values: ['broker', 'controller'], default: ['broker', 'controller'], nonEmpty: true, importance: 'high', kafkaDefault: 'no default, required',
     doc: 'broker, controller, or both (combined mode, our default: a one-node cluster).' }),
   'controller.quorum.voters': list({ default: [], importance: 'high', expected: 'a comma-separated list of id@host:port',
     validateItem: (s) => firstReason(parseVoter(s)),

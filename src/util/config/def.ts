@@ -52,6 +52,11 @@ export const CONFIG_SOURCE_ID: Readonly<Record<ConfigSource, number>> = {
   DEFAULT_CONFIG: 5,
 };
 
+/** DescribeConfigs' configType ids (Kafka's ConfigDef.Type); enums are strings on the wire. */
+export const CONFIG_TYPE_ID: Readonly<Record<ConfigType, number>> = {
+  boolean: 1, string: 2, enum: 2, int: 3, long: 5, double: 6, list: 7, password: 9,
+};
+
 /** Kafka's Long.MAX_VALUE, as our longs hold it (see the header comment). */
 export const LONG_MAX = Number.MAX_SAFE_INTEGER;
 export const INT_MAX = 2 ** 31 - 1;

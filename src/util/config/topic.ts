@@ -9,7 +9,7 @@
  * (DEFAULT_CONFIG). Broker defaults for these keys equal Kafka's topic defaults.
  */
 import {
-  bool, CONFIG_SOURCE_ID, defineConfigs, double, enumOf, int, listOf, long, LONG_MAX, parseConfigs,
+  bool, CONFIG_SOURCE_ID, CONFIG_TYPE_ID, defineConfigs, double, enumOf, int, listOf, long, LONG_MAX, parseConfigs,
   type ConfigSource, type ConfigValues,
 } from './def.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
@@ -290,6 +290,8 @@ export interface TopicConfigEntry {
   readonly readOnly: false;
   readonly isSensitive: false;
   readonly type: string;
+  /** DescribeConfigs configType (Kafka's ConfigDef.Type id). */
+  readonly typeId: number;
   readonly documentation: string;
 }
 
@@ -307,6 +309,7 @@ export function describeTopicConfig(config: TopicConfig): TopicConfigEntry[] {
       readOnly: false,
       isSensitive: false,
       type: def.type,
+      typeId: CONFIG_TYPE_ID[def.type],
       documentation: def.doc,
     };
   });

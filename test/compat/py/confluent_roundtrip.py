@@ -43,8 +43,14 @@ def error_name(err):
     return {"code": None, "name": type(err).__name__, "str": str(err)}
 
 
+_ADMIN = []
+
+
 def admin(args):
-    return AdminClient({"bootstrap.servers": args["bootstrap"], "socket.timeout.ms": 10000})
+    # Keep a reference: a collected AdminClient fails its pending futures with _DESTROY.
+    client = AdminClient({"bootstrap.servers": args["bootstrap"], "socket.timeout.ms": 10000})
+    _ADMIN.append(client)
+    return client
 
 
 def wait_futures(futures):

@@ -1,0 +1,637 @@
+#!/usr/bin/python3
+"""Tributary throughput / latency benchmark driven by librdkafka (confluent-kafka-python).
+
+Run with /usr/bin/python3 (the Debian python3-confluent-kafka package; the python3 on
+PATH may lack it). librdkafka is a C client, so the figures measure the broker rather
+than a JavaScript client, apart from the Python per-record call overhead, which is
+reported as client CPU per record so it can be told apart.
+
+Modes (see bench/README.md):
+  create    create topics (CreateTopics) and wait until Metadata shows their leaders
+  produce   N records of S bytes, acks configurable, time = first produce() -> last delivery report
+  consume   assign() every partition at offset 0, time = assign() -> N-th record received
+  e2e       consumer thread assigned at the end offsets, producer paced at R records/s for T s,
+            payload carries time.monotonic_ns() (CLOCK_MONOTONIC); latency = receive - stamp
+  summarize read JSON lines (files or stdin) and print a markdown table of medians
+
+Each run prints one JSON line (prefix-free, starts with '{') and one readable line (starts with '#').
+Every loop is bounded by a count and a deadline.
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import struct
+import sys
+import threading
+import time
+
+try:
+    from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+    from confluent_kafka import OFFSET_BEGINNING, OFFSET_END  # noqa: F401
+    from confluent_kafka import libversion, version
+    from confluent_kafka.admin import AdminClient, NewTopic
+except ImportError:  # summarize does not need the client
+    Consumer = None
+
+TICK = os.sysconf('SC_CLK_TCK') if hasattr(os, 'sysconf') else 100
+
+
+# ----------------------------------------------------------------------------------- /proc CPU
+def _proc_stat(pid):
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            s = f.read()
+        fields = s[s.rindex(')') + 2:].split(' ')
+        return int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK  # ppid, utime+stime (s)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def tree_cpu_seconds(root):
+    """CPU seconds (user+system, all threads) of a process and its descendants, like
+    peer-bench's lib/proccpu.mjs. NaN if the pid is unknown."""
+    if not root:
+        return float('nan')
+    children = {}
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        st = _proc_stat(d)
+        if st:
+            children.setdefault(st[0], []).append(int(d))
+    total, stack, seen = 0.0, [int(root)], set()
+    while stack:
+        p = stack.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        st = _proc_stat(p)
+        if st:
+            total += st[1]
+        stack.extend(children.get(p, []))
+    return total
+
+
+def machine_busy_seconds():
+    """Busy CPU seconds of the whole machine (all cores) from /proc/stat: everything but idle+iowait."""
+    try:
+        with open('/proc/stat') as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return (sum(v[:8]) - v[3] - v[4]) / TICK  # user nice system idle iowait irq softirq steal
+    except (OSError, ValueError):
+        return float('nan')
+
+
+def self_cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class CpuMeter:
+    """Broker (tree) CPU and this client's CPU over a phase."""
+
+    def __init__(self, broker_pid):
+        self.pid = broker_pid
+
+    def start(self):
+        self.load0 = os.getloadavg()[0]
+        self.m0 = machine_busy_seconds()
+        self.b0 = tree_cpu_seconds(self.pid)
+        self.c0 = self_cpu_seconds()
+
+    def stop(self):
+        self.broker_s = tree_cpu_seconds(self.pid) - self.b0
+        self.client_s = self_cpu_seconds() - self.c0
+        self.machine_s = machine_busy_seconds() - self.m0
+        self.load1 = os.getloadavg()[0]
+
+    def fields(self, n, wall):
+        per = lambda s: round(s / n * 1e6, 3) if n else None  # noqa: E731
+        out = {'client_cpu_s': round(self.client_s, 3), 'client_us_per_rec': per(self.client_s),
+               'client_cores': round(self.client_s / wall, 2) if wall > 0 else None}
+        if self.pid:
+            out.update({'broker_cpu_s': round(self.broker_s, 3), 'broker_us_per_rec': per(self.broker_s),
+                        'broker_cores': round(self.broker_s / wall, 2) if wall > 0 else None})
+        # CPU used by everything else on the machine during the phase (other engineers' builds and
+        # tests share these 2 cores): if this is well above 0, the run was disturbed.
+        other = self.machine_s - self.client_s - (self.broker_s if self.pid else 0)
+        out['other_cores'] = round(max(0.0, other) / wall, 2) if wall > 0 else None
+        out['loadavg_1m'] = [round(self.load0, 2), round(self.load1, 2)]
+        return out
+
+
+# ----------------------------------------------------------------------------------- helpers
+def emit(rec, text):
+    rec.setdefault('ts', time.strftime('%Y-%m-%dT%H:%M:%S'))
+    if Consumer is not None:
+        rec.setdefault('client', f'confluent-kafka {version()[0]} / librdkafka {libversion()[0]}')
+    line = json.dumps(rec, sort_keys=False)
+    print(line, flush=True)
+    print('# ' + text, flush=True)
+    if os.environ.get('BENCH_RESULTS'):
+        with open(os.environ['BENCH_RESULTS'], 'a') as f:
+            f.write(line + '\n')
+
+
+def die(msg, code=2):
+    print(f'librdkafka_bench: {msg}', file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def extra_conf(pairs):
+    out = {}
+    for p in pairs or []:
+        k, _, v = p.partition('=')
+        out[k] = v
+    return out
+
+
+def partitions_of(consumer_or_admin, topic, timeout):
+    md = consumer_or_admin.list_topics(topic, timeout=timeout)
+    t = md.topics.get(topic)
+    if t is None or t.error is not None:
+        die(f'topic {topic}: {t.error if t is not None else "not in metadata"}')
+    return sorted(t.partitions.keys())
+
+
+def err_cb_factory(label, errors):
+    def cb(err):
+        errors.append(str(err))
+        if len(errors) <= 5:
+            print(f'librdkafka_bench [{label}] client error: {err}', file=sys.stderr, flush=True)
+    return cb
+
+
+# ----------------------------------------------------------------------------------- create
+def cmd_create(a):
+    admin = AdminClient({'bootstrap.servers': a.bootstrap, **extra_conf(a.X)})
+    topics = a.topic
+    futs = admin.create_topics([NewTopic(t, num_partitions=a.partitions, replication_factor=1) for t in topics],
+                               operation_timeout=a.timeout, request_timeout=a.timeout)
+    for t, f in futs.items():
+        try:
+            f.result(timeout=a.timeout)
+        except Exception as e:  # noqa: BLE001
+            if 'TOPIC_ALREADY_EXISTS' in str(e) and a.exist_ok:
+                continue
+            die(f'create {t}: {e}')
+    deadline = time.monotonic() + a.timeout
+    for t in topics:
+        while True:
+            md = admin.list_topics(t, timeout=max(0.5, deadline - time.monotonic()))
+            tm = md.topics.get(t)
+            if tm is not None and tm.error is None and len(tm.partitions) == a.partitions and \
+                    all(p.leader >= 0 for p in tm.partitions.values()):
+                break
+            if time.monotonic() > deadline:
+                die(f'topic {t} has no leaders after {a.timeout}s: {tm.error if tm else "missing"}')
+            time.sleep(0.05)
+    print(f'# created {", ".join(topics)} ({a.partitions} partition(s))', flush=True)
+
+
+# ----------------------------------------------------------------------------------- produce
+def producer_conf(a, linger_ms):
+    conf = {
+        'bootstrap.servers': a.bootstrap,
+        'acks': str(a.acks),
+        'linger.ms': linger_ms,
+        'batch.num.messages': a.batch_messages,
+        'batch.size': a.batch_size,
+        'queue.buffering.max.messages': a.queue_messages,
+        'queue.buffering.max.kbytes': a.queue_kbytes,
+        'message.max.bytes': max(1_000_000, a.batch_size),
+        'compression.codec': a.compression,
+        'enable.idempotence': False,
+        'socket.send.buffer.bytes': 4 << 20,
+        'socket.receive.buffer.bytes': 1 << 20,
+    }
+    conf.update(extra_conf(a.X))
+    return conf
+
+
+def cmd_produce(a):
+    n, size = a.count, a.size
+    delivered = [0]
+    failed = [0]
+    first_err = []
+    t_last = [0.0]
+
+    def on_delivery(err, msg):
+        if err is None:
+            delivered[0] += 1
+        else:
+            failed[0] += 1
+            if not first_err:
+                first_err.append(str(err))
+        if delivered[0] + failed[0] == n:
+            t_last[0] = time.perf_counter()
+
+    errors = []
+    p = Producer({**producer_conf(a, a.linger_ms), 'on_delivery': on_delivery,
+                  'error_cb': err_cb_factory('produce', errors)})
+    parts = partitions_of(p, a.topic, 10)
+    payload = os.urandom(size)  # incompressible; one object reused for every record
+    topic = a.topic
+    produce = p.produce
+    poll = p.poll
+    meter = CpuMeter(a.broker_pid)
+    deadline = time.monotonic() + a.timeout
+    queue_full = 0
+    meter.start()
+    t0 = time.perf_counter()
+    i = 0
+    while i < n:
+        try:
+            produce(topic, payload)
+            i += 1
+            if (i & 0x3fff) == 0:
+                poll(0)
+                if time.monotonic() > deadline:
+                    break
+        except BufferError:
+            queue_full += 1
+            poll(0.001)
+            if time.monotonic() > deadline:
+                break
+    t_sent = time.perf_counter()
+    while delivered[0] + failed[0] < i and time.monotonic() < deadline:
+        poll(0.05)
+    if not t_last[0]:
+        t_last[0] = time.perf_counter()
+    meter.stop()
+    wall = t_last[0] - t0
+    ok = delivered[0] == n and failed[0] == 0
+    rec = {'bench': 'produce', 'topic': topic, 'partitions': len(parts), 'count': n, 'size': size,
+           'acks': a.acks, 'linger_ms': a.linger_ms, 'compression': a.compression,
+           'delivered': delivered[0], 'failed': failed[0], 'ok': ok,
+           'seconds': round(wall, 4), 'send_loop_seconds': round(t_sent - t0, 4),
+           'records_per_s': round(delivered[0] / wall) if wall > 0 else None,
+           'mb_per_s': round(delivered[0] * size / wall / 1e6, 2) if wall > 0 else None,
+           'queue_full_retries': queue_full, **meter.fields(delivered[0], wall)}
+    if first_err:
+        rec['first_error'] = first_err[0]
+    if errors:
+        rec['client_errors'] = errors[:5]
+    if a.label:
+        rec['label'] = a.label
+    emit(rec, f'produce {n:,} x {size} B acks={a.acks} P={len(parts)}: {rec["records_per_s"]:,} rec/s, '
+              f'{rec["mb_per_s"]} MB/s in {wall:.2f}s (delivered {delivered[0]:,}, failed {failed[0]}); '
+              f'broker {rec.get("broker_us_per_rec")} us/rec, client {rec["client_us_per_rec"]} us/rec')
+    p.flush(5)
+    if not ok:
+        sys.exit(1)
+
+
+# ----------------------------------------------------------------------------------- consume
+def consumer_conf(a, group_suffix):
+    conf = {
+        'bootstrap.servers': a.bootstrap,
+        # confluent-kafka-python insists on a group.id even for assign(); we never commit or
+        # subscribe, so the broker's missing group coordinator should not be contacted for offsets.
+        'group.id': f'tributary-bench-{group_suffix}-{os.getpid()}',
+        'enable.auto.commit': False,
+        'enable.auto.offset.store': False,
+        'auto.offset.reset': 'earliest',
+        'fetch.min.bytes': a.fetch_min_bytes,
+        'fetch.wait.max.ms': a.fetch_wait_ms,
+        'fetch.max.bytes': a.fetch_max_bytes,
+        'max.partition.fetch.bytes': a.partition_fetch_bytes,
+        'receive.message.max.bytes': a.fetch_max_bytes + (1 << 20),
+        'queued.min.messages': 1_000_000,
+        'queued.max.messages.kbytes': a.queued_kbytes,
+        'enable.partition.eof': False,
+        'socket.receive.buffer.bytes': 4 << 20,
+    }
+    conf.update(extra_conf(a.X))
+    return conf
+
+
+def cmd_consume(a):
+    n = a.count
+    errors = []
+    c = Consumer({**consumer_conf(a, 'consume'), 'error_cb': err_cb_factory('consume', errors)})
+    parts = partitions_of(c, a.topic, 10)
+    meter = CpuMeter(a.broker_pid)
+    got = 0
+    nbytes = 0
+    msg_errors = 0
+    first_msg_err = None
+    t_first = None
+    deadline = time.monotonic() + a.timeout
+    consume = c.consume
+    meter.start()
+    t0 = time.perf_counter()
+    c.assign([TopicPartition(a.topic, p, 0) for p in parts])
+    while got < n and time.monotonic() < deadline:
+        batch = consume(num_messages=a.batch, timeout=0.5)
+        if not batch:
+            continue
+        if t_first is None:
+            t_first = time.perf_counter()
+        for m in batch:
+            e = m.error()
+            if e is None:
+                got += 1
+                nbytes += len(m)
+            else:
+                msg_errors += 1
+                if first_msg_err is None:
+                    first_msg_err = str(e)
+    t1 = time.perf_counter()
+    meter.stop()
+    wall = t1 - t0
+    ok = got >= n
+    rec = {'bench': 'consume', 'topic': a.topic, 'partitions': len(parts), 'count': n, 'size': a.size,
+           'received': got, 'bytes': nbytes, 'ok': ok, 'seconds': round(wall, 4),
+           'first_record_after_s': round(t_first - t0, 4) if t_first else None,
+           'records_per_s': round(got / wall) if wall > 0 else None,
+           'mb_per_s': round(got * a.size / wall / 1e6, 2) if wall > 0 else None,
+           'msg_errors': msg_errors, **meter.fields(got, wall)}
+    if first_msg_err:
+        rec['first_msg_error'] = first_msg_err
+    if errors:
+        rec['client_errors'] = errors[:5]
+    if a.label:
+        rec['label'] = a.label
+    if a.size and got and nbytes != got * a.size:
+        rec['size_mismatch'] = True
+    emit(rec, f'consume {got:,}/{n:,} x {a.size} B P={len(parts)}: {rec["records_per_s"]:,} rec/s, '
+              f'{rec["mb_per_s"]} MB/s in {wall:.2f}s (first record after {rec["first_record_after_s"]}s); '
+              f'broker {rec.get("broker_us_per_rec")} us/rec, client {rec["client_us_per_rec"]} us/rec')
+    c.close()
+    if not ok:
+        sys.exit(1)
+
+
+# ----------------------------------------------------------------------------------- e2e
+def pct(sorted_vals, q):
+    if not sorted_vals:
+        return None
+    k = min(len(sorted_vals) - 1, max(0, int(round(q / 100.0 * len(sorted_vals) + 0.5)) - 1))
+    return sorted_vals[k]
+
+
+def cmd_e2e(a):
+    sys.setswitchinterval(0.0005)  # two Python threads: keep GIL hand-over from inflating latency
+    rate, secs, size = a.rate, a.seconds, max(a.size, 16)
+    n = int(rate * secs)
+    errors = []
+    c = Consumer({**consumer_conf(a, 'e2e'), 'error_cb': err_cb_factory('e2e-consumer', errors)})
+    parts = partitions_of(c, a.topic, 10)
+    # Explicit end offsets (ListOffsets latest) so no record produced after this point is skipped.
+    start = []
+    for p in parts:
+        lo, hi = c.get_watermark_offsets(TopicPartition(a.topic, p), timeout=10)
+        start.append(TopicPartition(a.topic, p, hi))
+    c.assign(start)
+    lat_ns = []
+    stamps = []
+    recv = [0]
+    bad = [0]
+    stop = threading.Event()
+    consumer_ready = threading.Event()
+
+    def consumer_loop():
+        consume = c.consume
+        mono = time.monotonic_ns
+        unpack = struct.unpack_from
+        while not stop.is_set() and recv[0] < n:
+            batch = consume(num_messages=10000, timeout=0.05)
+            now = mono()  # one receive time per batch: when the application got it
+            consumer_ready.set()
+            for m in batch:
+                if m.error() is not None:
+                    bad[0] += 1
+                    continue
+                v = m.value()
+                if v is None or len(v) < 8:
+                    bad[0] += 1
+                    continue
+                st = unpack('>q', v, 0)[0]
+                lat_ns.append(now - st)
+                stamps.append(st)
+                recv[0] += 1
+
+    th = threading.Thread(target=consumer_loop, daemon=True)
+    th.start()
+    consumer_ready.wait(5)  # the first consume() has fetched once (fetch session established)
+    time.sleep(0.5)
+
+    delivered = [0]
+    failed = [0]
+
+    ack_lat = []
+
+    def on_delivery(err, msg):
+        if err is None:
+            delivered[0] += 1
+            ack_lat.append(msg.latency())  # produce() -> delivery report, seconds (librdkafka's own)
+        else:
+            failed[0] += 1
+
+    p = Producer({**producer_conf(a, a.linger_ms), 'on_delivery': on_delivery,
+                  'error_cb': err_cb_factory('e2e-producer', errors)})
+    partitions_of(p, a.topic, 10)
+    # warm the producer's connection (not measured, not counted: goes to a different topic? no:
+    # we only poll metadata above, which opens the connection to the leader)
+    pad = b'\0' * (size - 8)
+    pack = struct.pack
+    mono = time.monotonic_ns
+    produce = p.produce
+    poll = p.poll
+    meter = CpuMeter(a.broker_pid)
+    meter.start()
+    interval_ns = int(1e9 / rate)
+    t0 = mono()
+    deadline_ns = t0 + int((secs + a.timeout) * 1e9)
+    first_send = last_send = None
+    sent = 0
+    behind_max_ns = 0
+    for i in range(n):
+        due = t0 + i * interval_ns
+        while True:  # sleep (never spin: a spinning producer would steal a core from the broker)
+            now = mono()
+            d = due - now
+            if d <= 0:
+                break
+            time.sleep(d / 1e9)
+        if now > deadline_ns:
+            break
+        if now - due > behind_max_ns:
+            behind_max_ns = now - due
+        stamp = mono()
+        try:
+            produce(a.topic, pack('>q', stamp) + pad)
+        except BufferError:
+            poll(0.01)
+            continue
+        if first_send is None:
+            first_send = stamp
+        last_send = stamp
+        sent += 1
+        if (i & 63) == 0:
+            poll(0)
+    p.flush(10)
+    drain_deadline = time.monotonic() + 10
+    while recv[0] < sent and time.monotonic() < drain_deadline:
+        time.sleep(0.01)
+    stop.set()
+    th.join(5)
+    meter.stop()
+    c.close()
+    send_span = (last_send - first_send) / 1e9 if sent > 1 else 0
+    achieved = (sent - 1) / send_span if send_span > 0 else 0
+    lat = sorted(x / 1e6 for x in lat_ns)  # ms
+    acks_ms = sorted(x * 1e3 for x in ack_lat if x is not None)
+    # p50/max latency per second of the run: shows whether a backlog builds up
+    per_sec = {}
+    if stamps:
+        s0 = min(stamps)
+        for st, l in zip(stamps, lat_ns):
+            per_sec.setdefault(int((st - s0) // 1_000_000_000), []).append(l / 1e6)
+    by_second = [[round(statistics.median(v), 2), round(max(v), 2)] for _, v in sorted(per_sec.items())]
+    r = lambda x: round(x, 3) if x is not None else None  # noqa: E731
+    rec = {'bench': 'e2e', 'topic': a.topic, 'partitions': len(parts), 'size': size, 'acks': a.acks,
+           'linger_ms': a.linger_ms, 'fetch_wait_ms': a.fetch_wait_ms,
+           'target_rate': rate, 'seconds': secs, 'sent': sent, 'delivered': delivered[0], 'failed': failed[0],
+           'received': recv[0], 'bad': bad[0], 'achieved_rate': round(achieved, 1),
+           'max_send_lag_ms': round(behind_max_ns / 1e6, 3),
+           'p50_ms': r(pct(lat, 50)), 'p90_ms': r(pct(lat, 90)), 'p95_ms': r(pct(lat, 95)),
+           'p99_ms': r(pct(lat, 99)), 'p999_ms': r(pct(lat, 99.9)), 'max_ms': r(lat[-1] if lat else None),
+           'min_ms': r(lat[0] if lat else None),
+           'ack_p50_ms': r(pct(acks_ms, 50)), 'ack_p99_ms': r(pct(acks_ms, 99)),
+           'p50_max_by_second_ms': by_second,
+           'ok': recv[0] == sent and sent == n and failed[0] == 0,
+           **meter.fields(max(sent, 1), send_span or 1)}
+    if errors:
+        rec['client_errors'] = errors[:5]
+    if a.label:
+        rec['label'] = a.label
+    emit(rec, f'e2e {rate:,}/s x {secs}s {size} B acks={a.acks} linger={a.linger_ms}ms: sent {sent:,} '
+              f'(achieved {achieved:,.0f}/s), received {recv[0]:,}; latency ms p50 {rec["p50_ms"]} '
+              f'p95 {rec["p95_ms"]} p99 {rec["p99_ms"]} p99.9 {rec["p999_ms"]} max {rec["max_ms"]} '
+              f'(produce ack p50 {rec["ack_p50_ms"]} p99 {rec["ack_p99_ms"]}); '
+              f'broker {rec.get("broker_us_per_rec")} us/rec')
+    if not rec['ok']:
+        sys.exit(1)
+
+
+# ----------------------------------------------------------------------------------- summarize
+def cmd_summarize(a):
+    rows = []
+    srcs = a.files or ['-']
+    for s in srcs:
+        f = sys.stdin if s == '-' else open(s)
+        for line in f:
+            line = line.strip()
+            if line.startswith('{'):
+                try:
+                    rows.append(json.loads(line))
+                except ValueError:
+                    pass
+    groups = {}
+    for r in rows:
+        if r.get('bench') in ('produce', 'consume'):
+            key = (r['bench'], r.get('count'), r.get('size'), r.get('partitions'))
+        elif r.get('bench') == 'e2e':
+            key = ('e2e', r.get('target_rate'), r.get('size'), r.get('partitions'))
+        else:
+            continue
+        groups.setdefault(key, []).append(r)
+
+    def med(rs, k):
+        v = [x[k] for x in rs if isinstance(x.get(k), (int, float))]
+        return statistics.median(v) if v else None
+
+    def rng(rs, k):
+        v = [x[k] for x in rs if isinstance(x.get(k), (int, float))]
+        return f'{min(v):,.4g}–{max(v):,.4g}' if len(v) > 1 else ''
+
+    def f(x, d=1):
+        if x is None:
+            return '—'
+        return f'{x:,.{d}f}'
+
+    print('| phase | records × size | P | runs | records/s (min–max) | MB/s | broker µs/rec | '
+          'client µs/rec | broker cores | other cores | failures |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|')
+    order = {'produce': 0, 'consume': 1, 'e2e': 2}
+    for key in sorted(groups, key=lambda k: (k[2] or 0, order[k[0]], k[1] or 0)):
+        rs = groups[key]
+        bad = sum(1 for x in rs if not x.get('ok'))
+        if key[0] == 'e2e':
+            continue
+        print(f'| {key[0]} | {key[1]:,} × {key[2]} B | {key[3]} | {len(rs)} | {f(med(rs, "records_per_s"), 0)} '
+              f'({rng(rs, "records_per_s")}) | {f(med(rs, "mb_per_s"))} | {f(med(rs, "broker_us_per_rec"), 2)} | '
+              f'{f(med(rs, "client_us_per_rec"), 2)} | {f(med(rs, "broker_cores"), 2)} | '
+              f'{f(med(rs, "other_cores"), 2)} | {bad} |')
+    e2e = [k for k in groups if k[0] == 'e2e']
+    if e2e:
+        print()
+        print('| e2e | size | P | runs | achieved/s | p50 ms | p95 ms | p99 ms (min–max) | p99.9 ms | max ms | '
+              'ack p50/p99 ms | broker µs/rec | other cores | failures |')
+        print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        for key in sorted(e2e):
+            rs = groups[key]
+            bad = sum(1 for x in rs if not x.get('ok'))
+            print(f'| {key[1]:,}/s | {key[2]} B | {key[3]} | {len(rs)} | {f(med(rs, "achieved_rate"), 0)} | '
+                  f'{f(med(rs, "p50_ms"), 3)} | {f(med(rs, "p95_ms"), 3)} | {f(med(rs, "p99_ms"), 3)} '
+                  f'({rng(rs, "p99_ms")}) | {f(med(rs, "p999_ms"), 3)} | {f(med(rs, "max_ms"), 3)} | '
+                  f'{f(med(rs, "ack_p50_ms"), 2)} / {f(med(rs, "ack_p99_ms"), 2)} | '
+                  f'{f(med(rs, "broker_us_per_rec"), 2)} | {f(med(rs, "other_cores"), 2)} | {bad} |')
+
+
+# ----------------------------------------------------------------------------------- main
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('mode', choices=['create', 'produce', 'consume', 'e2e', 'summarize'])
+    ap.add_argument('files', nargs='*', help='summarize: JSON-lines files (default stdin)')
+    ap.add_argument('-b', '--bootstrap', default=os.environ.get('BOOTSTRAP', '127.0.0.1:9092'))
+    ap.add_argument('-t', '--topic', action='append', help='topic (create: repeatable)')
+    ap.add_argument('-n', '--count', type=int, default=1_000_000)
+    ap.add_argument('-s', '--size', type=int, default=100)
+    ap.add_argument('-p', '--partitions', type=int, default=1, help='create: partitions per topic')
+    ap.add_argument('--exist-ok', action='store_true')
+    ap.add_argument('--acks', default='1')
+    ap.add_argument('--linger-ms', type=float, default=None, help='default 5 (produce), 0 (e2e)')
+    ap.add_argument('--batch-messages', type=int, default=100_000)
+    ap.add_argument('--batch-size', type=int, default=1_000_000)
+    ap.add_argument('--queue-messages', type=int, default=2_000_000)
+    ap.add_argument('--queue-kbytes', type=int, default=2_097_151)
+    ap.add_argument('--compression', default='none')
+    ap.add_argument('--fetch-min-bytes', type=int, default=None, help='default 1 MiB (consume), 1 (e2e)')
+    ap.add_argument('--fetch-wait-ms', type=int, default=None, help='default 100 (consume), 500 (e2e)')
+    ap.add_argument('--fetch-max-bytes', type=int, default=64 << 20)
+    ap.add_argument('--partition-fetch-bytes', type=int, default=16 << 20)
+    ap.add_argument('--queued-kbytes', type=int, default=1 << 20)
+    ap.add_argument('--batch', type=int, default=10000, help='consume: records per consume() call')
+    ap.add_argument('--rate', type=int, default=10_000, help='e2e: records/s')
+    ap.add_argument('--seconds', type=float, default=10.0, help='e2e: duration')
+    ap.add_argument('--timeout', type=float, default=300.0, help='deadline in seconds for the phase')
+    ap.add_argument('--broker-pid', type=int, default=int(os.environ.get('BROKER_PID', '0') or 0))
+    ap.add_argument('--label', default=os.environ.get('BENCH_LABEL'))
+    ap.add_argument('-X', action='append', help='extra librdkafka property key=value (repeatable)')
+    a = ap.parse_args()
+    if a.mode == 'summarize':
+        return cmd_summarize(a)
+    if Consumer is None:
+        die('confluent_kafka is not importable: run with /usr/bin/python3')
+    if not a.topic:
+        die('--topic is required')
+    e2e = a.mode == 'e2e'
+    if a.linger_ms is None:
+        a.linger_ms = 0 if e2e else 5
+    if a.fetch_min_bytes is None:
+        a.fetch_min_bytes = 1 if e2e else 1 << 20
+    if a.fetch_wait_ms is None:
+        a.fetch_wait_ms = 500 if e2e else 100
+    if a.mode == 'create':
+        return cmd_create(a)
+    a.topic = a.topic[0]
+    return {'produce': cmd_produce, 'consume': cmd_consume, 'e2e': cmd_e2e}[a.mode](a)
+
+
+if __name__ == '__main__':
+    main()

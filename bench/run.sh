@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# librdkafka benchmark of the Tributary broker: see bench/README.md.
+#
+#   bash bench/run.sh                  # one run
+#   RUNS=3 bash bench/run.sh           # three runs (fresh broker each), medians
+#   PROFILE=1 bash bench/run.sh        # broker under node --cpu-prof, prints top self-time functions
+#
+# Env (defaults): RUNS=1 PROFILE=0 COUNT_SMALL=1000000 SIZE_SMALL=100 COUNT_LARGE=1000000 SIZE_LARGE=1024
+#   RATE=10000 LAT_SECONDS=10 PARTITIONS=1 ACKS=1 PHASE_TIMEOUT=300 BUILD=1
+#   BROKER_DIST=bench/.build/dist (private build; set BROKER_DIST=$PWD/dist to use the shared one)
+#   BROKER_OVERRIDES="key=value ..." (extra --override for the broker) PHASES="produce-small consume-small
+#   produce-large consume-large e2e" KEEP_DATA=0
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$HERE")
+PY=/usr/bin/python3
+BENCH="$HERE/librdkafka_bench.py"
+
+RUNS=${RUNS:-1}
+PROFILE=${PROFILE:-0}
+COUNT_SMALL=${COUNT_SMALL:-1000000}
+SIZE_SMALL=${SIZE_SMALL:-100}
+COUNT_LARGE=${COUNT_LARGE:-1000000}
+SIZE_LARGE=${SIZE_LARGE:-1024}
+RATE=${RATE:-10000}
+LAT_SECONDS=${LAT_SECONDS:-10}
+PARTITIONS=${PARTITIONS:-1}
+ACKS=${ACKS:-1}
+PHASE_TIMEOUT=${PHASE_TIMEOUT:-300}
+BUILD=${BUILD:-1}
+BROKER_DIST=${BROKER_DIST:-$HERE/.build/dist}
+BROKER_OVERRIDES=${BROKER_OVERRIDES:-}
+PHASES=${PHASES:-produce-small consume-small produce-large consume-large e2e}
+KEEP_DATA=${KEEP_DATA:-0}
+STAMP=$(date +%Y%m%d-%H%M%S)
+RESULTS_DIR="$HERE/results"
+RESULTS="$RESULTS_DIR/run-$STAMP.jsonl"
+PROFILE_DIR="$HERE/profiles"
+
+[[ $RUNS =~ ^[1-9][0-9]?$ ]] || { echo "RUNS must be 1..99" >&2; exit 2; }
+[[ -x $PY ]] && $PY -c 'import confluent_kafka' 2>/dev/null || {
+  echo "run.sh: $PY cannot import confluent_kafka (apt-get install python3-confluent-kafka)" >&2; exit 2; }
+mkdir -p "$RESULTS_DIR"
+
+BROKER_PID=""
+DATA_DIR=""
+BROKER_LOG=""
+WORK=$(mktemp -d /tmp/tributary-bench.XXXXXX)
+
+log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+stop_broker() {
+  [[ -n $BROKER_PID ]] || return 0
+  if kill -0 "$BROKER_PID" 2>/dev/null; then
+    kill -TERM "$BROKER_PID" 2>/dev/null || true
+    # graceful shutdown flushes logs (and writes the CPU profile); bounded at 30 s
+    for _ in $(seq 1 300); do kill -0 "$BROKER_PID" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$BROKER_PID" 2>/dev/null; then
+      log "broker $BROKER_PID did not exit 30 s after SIGTERM: SIGKILL"
+      kill -KILL "$BROKER_PID" 2>/dev/null || true
+    fi
+  fi
+  wait "$BROKER_PID" 2>/dev/null || true
+  BROKER_PID=""
+}
+
+cleanup() {
+  local rc=$?
+  stop_broker
+  if [[ $KEEP_DATA == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
+  exit $rc
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+free_port() {
+  $PY - <<'EOF'
+import socket
+s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()
+EOF
+}
+
+build() {
+  if [[ $BUILD != 1 ]]; then return 0; fi
+  if [[ $BROKER_DIST == "$HERE/.build/dist" ]]; then
+    # Private incremental build: other engineers rebuild dist/ concurrently; this keeps the broker we
+    # benchmark from being swapped half-way. No .d.ts (tsconfig includes bench/, .d.ts there would be inputs).
+    log "building into $BROKER_DIST (tsc, incremental)"
+    (cd "$ROOT" && timeout 600 npx tsc -p tsconfig.build.json --outDir "$HERE/.build/dist" \
+        --tsBuildInfoFile "$HERE/.build/tsbuildinfo" --declaration false --declarationMap false) \
+      || log "tsc reported errors (emitted anyway); continuing if the broker entry point exists"
+  fi
+  [[ -f $BROKER_DIST/src/cli/main.js ]] || { echo "run.sh: no $BROKER_DIST/src/cli/main.js" >&2; exit 2; }
+}
+
+start_broker() {
+  local run=$1
+  PORT=$(free_port)
+  DATA_DIR="$WORK/data-$run"
+  BROKER_LOG="$WORK/broker-$run.log"
+  mkdir -p "$DATA_DIR"
+  local node_args=()
+  if [[ $PROFILE == 1 ]]; then
+    mkdir -p "$PROFILE_DIR"
+    node_args+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR" --cpu-prof-name="broker-$STAMP-run$run.cpuprofile")
+  fi
+  local overrides=(--override "listeners=PLAINTEXT://127.0.0.1:$PORT" --override "log.dirs=$DATA_DIR")
+  for kv in $BROKER_OVERRIDES; do overrides+=(--override "$kv"); done
+  node "${node_args[@]}" "$BROKER_DIST/src/cli/main.js" start "${overrides[@]}" >"$BROKER_LOG" 2>&1 &
+  BROKER_PID=$!
+  BOOTSTRAP="127.0.0.1:$PORT"
+  log "run $run: broker pid $BROKER_PID on $BOOTSTRAP, data $DATA_DIR"
+  for _ in $(seq 1 300); do  # 30 s
+    if ! kill -0 "$BROKER_PID" 2>/dev/null; then
+      echo "run.sh: broker exited during start-up; log:" >&2; tail -n 40 "$BROKER_LOG" >&2; exit 1
+    fi
+    if timeout 5 kcat -b "$BOOTSTRAP" -L -m 2 >/dev/null 2>&1; then return 0; fi
+    sleep 0.1
+  done
+  echo "run.sh: broker not answering Metadata after 30 s; log:" >&2; tail -n 40 "$BROKER_LOG" >&2; exit 1
+}
+
+FAILED=()
+phase() {  # phase NAME args...: one bounded client process; failures are recorded, not fatal
+  local name=$1; shift
+  log "$name"
+  local rc=0
+  BENCH_RESULTS="$RESULTS" BENCH_LABEL="${LABEL:-tributary}" BROKER_PID="$BROKER_PID" \
+    timeout -k 5 "$((PHASE_TIMEOUT + 30))" $PY "$BENCH" "$@" --bootstrap "$BOOTSTRAP" \
+      --broker-pid "$BROKER_PID" --timeout "$PHASE_TIMEOUT" || rc=$?
+  if [[ $rc != 0 ]]; then
+    FAILED+=("run $RUN $name (exit $rc)")
+    log "$name FAILED (exit $rc); broker log tail:"; tail -n 15 "$BROKER_LOG" >&2 || true
+    kill -0 "$BROKER_PID" 2>/dev/null || { log "broker died"; return 1; }
+  fi
+  return 0
+}
+has_phase() { [[ " $PHASES " == *" $1 "* ]]; }
+
+build
+log "results -> $RESULTS"
+for RUN in $(seq 1 "$RUNS"); do
+  start_broker "$RUN"
+  T_SMALL="bench-small-$RUN"; T_LARGE="bench-large-$RUN"; T_E2E="bench-e2e-$RUN"
+  timeout 60 $PY "$BENCH" create -t "$T_SMALL" -t "$T_LARGE" -t "$T_E2E" -p "$PARTITIONS" \
+    --bootstrap "$BOOTSTRAP" --timeout 30 || { FAILED+=("run $RUN create topics"); stop_broker; continue; }
+  ok=1
+  has_phase produce-small && { phase produce-small produce -t "$T_SMALL" -n "$COUNT_SMALL" -s "$SIZE_SMALL" --acks "$ACKS" || ok=0; }
+  [[ $ok == 1 ]] && has_phase consume-small && { phase consume-small consume -t "$T_SMALL" -n "$COUNT_SMALL" -s "$SIZE_SMALL" || ok=0; }
+  [[ $ok == 1 ]] && has_phase produce-large && { phase produce-large produce -t "$T_LARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" --acks "$ACKS" || ok=0; }
+  [[ $ok == 1 ]] && has_phase consume-large && { phase consume-large consume -t "$T_LARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" || ok=0; }
+  [[ $ok == 1 ]] && has_phase e2e && { phase e2e e2e -t "$T_E2E" --rate "$RATE" --seconds "$LAT_SECONDS" -s "$SIZE_SMALL" --acks "$ACKS" || ok=0; }
+  log "run $RUN: data dir $(du -sh "$DATA_DIR" 2>/dev/null | cut -f1), broker RSS $(awk '/VmHWM/{print $2" "$3" peak"}' /proc/$BROKER_PID/status 2>/dev/null || echo '?')"
+  stop_broker
+  [[ $KEEP_DATA == 1 ]] || rm -rf "$DATA_DIR"
+done
+
+echo
+echo "## Tributary + librdkafka, $(date '+%Y-%m-%d %H:%M'), $(nproc) cores, RUNS=$RUNS, P=$PARTITIONS, acks=$ACKS (medians)"
+echo
+$PY "$BENCH" summarize "$RESULTS"
+echo
+echo "raw results: $RESULTS"
+
+if [[ $PROFILE == 1 ]]; then
+  prof=$(ls -t "$PROFILE_DIR"/broker-"$STAMP"-run*.cpuprofile 2>/dev/null | head -n 1 || true)
+  if [[ -n $prof ]]; then
+    echo; echo "## Broker CPU profile: $prof"; echo
+    timeout 120 node "$HERE/top-profile.mjs" "$prof" --top "${TOP:-25}" || FAILED+=("top-profile")
+  else
+    FAILED+=("no .cpuprofile written (did the broker exit cleanly on SIGTERM?)")
+  fi
+fi
+
+if ((${#FAILED[@]})); then
+  echo; echo "FAILURES:"; printf '  - %s\n' "${FAILED[@]}"
+  exit 1
+fi

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Top self-time functions of a V8 .cpuprofile (node --cpu-prof).
+//
+//   node bench/top-profile.mjs FILE.cpuprofile [--top 25] [--by function|file] [--json]
+//
+// Self time per sample = the sample's timeDelta, attributed to the sampled (leaf) node; summed per
+// "function url:line" (line 1-based, of the emitted JS in dist/). "(idle)" is the event loop waiting;
+// percentages are of busy time (everything but idle), and of the whole profile in brackets.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+const file = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a));
+const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
+const top = Number(opt('top', 25));
+const by = opt('by', 'function');
+if (!file) { console.error('usage: node bench/top-profile.mjs FILE.cpuprofile [--top N] [--by function|file] [--json]'); process.exit(2); }
+
+const prof = JSON.parse(fs.readFileSync(file, 'utf8'));
+const nodes = new Map(prof.nodes.map((n) => [n.id, n]));
+const root = process.cwd();
+const shortUrl = (u) => {
+  if (!u) return '';
+  let s = u.replace(/^file:\/\//, '');
+  if (s.startsWith(root + '/')) s = s.slice(root.length + 1);
+  s = s.replace(/^.*?\/node_modules\//, 'node_modules/');
+  return s;
+};
+const keyOf = (n) => {
+  const cf = n.callFrame;
+  const fn = cf.functionName || (cf.url ? '(anonymous)' : '');
+  if (!cf.url) return fn || '(unknown)';
+  if (by === 'file') return shortUrl(cf.url);
+  return `${fn} ${shortUrl(cf.url)}:${cf.lineNumber + 1}`;
+};
+
+const self = new Map();
+let total = 0;
+let idle = 0;
+const samples = prof.samples || [];
+const deltas = prof.timeDeltas || [];
+for (let i = 0; i < samples.length; i++) {
+  // timeDeltas[i] is the time since the previous sample; attribute the gap after sample i to it
+  // (the next delta), as Chrome DevTools does.
+  const dt = (deltas[i + 1] ?? deltas[i] ?? 0) / 1000; // ms
+  const n = nodes.get(samples[i]);
+  if (!n || dt < 0) continue;
+  const k = keyOf(n);
+  self.set(k, (self.get(k) || 0) + dt);
+  total += dt;
+  if (n.callFrame.functionName === '(idle)') idle += dt;
+}
+const busy = total - idle;
+const rows = [...self.entries()].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]);
+if (args.includes('--json')) {
+  console.log(JSON.stringify({ file: path.basename(file), totalMs: total, idleMs: idle, busyMs: busy,
+    top: rows.slice(0, top).map(([k, ms]) => ({ key: k, ms: +ms.toFixed(1), pctBusy: +(100 * ms / busy).toFixed(2) })) }));
+  process.exit(0);
+}
+console.log(`profile ${path.basename(file)}: ${(total / 1000).toFixed(2)} s sampled, ${(busy / 1000).toFixed(2)} s busy, ` +
+  `${(idle / 1000).toFixed(2)} s idle, ${samples.length} samples`);
+console.log();
+console.log(`| # | self ms | % busy (% all) | ${by === 'file' ? 'file' : 'function  url:line (dist JS)'} |`);
+console.log('|---|---|---|---|');
+rows.slice(0, top).forEach(([k, ms], i) => {
+  console.log(`| ${i + 1} | ${ms.toFixed(0)} | ${(100 * ms / busy).toFixed(1)} (${(100 * ms / total).toFixed(1)}) | \`${k.replace(/\|/g, '\\|')}\` |`);
+});

@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * The `tributary` command: the broker (`start`) and every admin task.
+ *
+ * Exit codes, for every subcommand: 0 success, 1 runtime failure, 2 usage
+ * error (unknown command or option, bad or missing argument, invalid config).
+ */
+import { readFileSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { registerConsumeCommand } from './commands/consume.js';
+import { registerProduceCommand } from './commands/produce.js';
+import { registerTopicCommands } from './commands/topic.js';
+import { EXIT_RUNTIME, EXIT_USAGE, registerStartCommand } from './start.js';
+
+/** The version in package.json (dist/src/cli/main.js -> ../../../package.json). */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+const EXAMPLES = `
+Examples:
+  tributary start                                  run a broker on 127.0.0.1:9092, data in ./data
+  tributary start --config config/server.properties --override log.retention.hours=24
+  tributary topic create orders --partitions 6
+  tributary topic list
+  tributary produce orders < events.jsonl
+  tributary consume orders --group audit --from-beginning
+
+Run "tributary <command> --help" for a command's options. Any Kafka client or
+tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
+
+export function buildProgram(): Command {
+  const program = new Command('tributary');
+  program
+    .description('A streaming platform that speaks the Apache Kafka protocol')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addHelpCommand('help [command]', 'show help for a command')
+    .showHelpAfterError('(run "tributary --help" for usage)')
+    .showSuggestionAfterError(true)
+    // Throw instead of exiting so main() applies one exit-code policy.
+    // Subcommands inherit both settings when created after this point.
+    .exitOverride()
+    .addHelpText('after', EXAMPLES);
+  registerStartCommand(program);
+  registerTopicCommands(program);
+  registerProduceCommand(program);
+  registerConsumeCommand(program);
+  return program;
+}
+
+/** Runs the CLI; resolves with the exit code (it does not call process.exit itself). */
+export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // commander.* codes are usage errors (it already printed the message);
+      // --help and --version exit 0. Commands may raise their own codes.
+      if (err.exitCode === 0) return 0;
+      return err.code.startsWith('commander.') ? EXIT_USAGE : err.exitCode;
+    }
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT_RUNTIME;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = EXIT_RUNTIME;
+    },
+  );
+}

@@ -1,0 +1,215 @@
+/**
+ * `tributary start`: load the broker config, then run a broker until SIGTERM
+ * or SIGINT.
+ *
+ *   tributary start [--config FILE] [--override key=value ...]
+ *   tributary start FILE [--override key=value ...]      (kafka-server-start form)
+ *
+ * Exit codes: 0 after a graceful shutdown, 2 for a usage or configuration
+ * error (reported before anything is bound or written), 1 for a runtime
+ * failure. A second signal during shutdown exits at once (128 + signal).
+ *
+ * The broker module is imported only after the config is valid: a config
+ * error never loads (or binds) anything, and the client commands that share
+ * this binary do not pay for loading the broker.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { pino, type Logger } from 'pino';
+import { ConfigError } from '../util/config/errors.js';
+import { loadBrokerConfig, type BrokerConfig, type LogLevel } from '../util/config/broker.js';
+import { formatEndpoint } from '../util/config/listeners.js';
+
+export const EXIT_OK = 0;
+export const EXIT_RUNTIME = 1;
+export const EXIT_USAGE = 2;
+const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+interface StartOptions {
+  config?: string;
+  override?: Record<string, string>;
+  check?: boolean;
+}
+
+/** commander argParser for repeatable `--override key=value`. */
+export function collectOverride(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`expected key=value (for example --override log.retention.hours=24), got "${value}".`);
+  return { ...(previous ?? {}), [value.slice(0, eq).trim()]: value.slice(eq + 1) };
+}
+
+/** What start needs from the broker module (`startBroker` in src/broker/broker.ts). */
+export type StartBrokerFn = (config: BrokerConfig, options: { logger: Logger }) => Promise<{
+  stop(reason?: string): Promise<void>;
+  boundAddresses: readonly { name: string; host: string; port: number }[];
+}>;
+
+/** Loads the broker module lazily, after the config is known to be valid. */
+async function loadStartBroker(): Promise<StartBrokerFn> {
+  const { startBroker } = await import('../broker/broker.js');
+  return startBroker;
+}
+
+export interface StartDeps {
+  /** Replaces the real broker (tests of signal handling and the startup line). */
+  readonly startBroker?: StartBrokerFn;
+}
+
+export function registerStartCommand(program: Command, deps: StartDeps = {}): void {
+  program
+    .command('start')
+    .description('run a broker (a one-node cluster by default: broker + controller)')
+    .argument('[config-file]', 'a server.properties file (same as --config; the kafka-server-start form)')
+    .option('-c, --config <file>', 'a Java-properties file with Kafka broker configs')
+    .option('-o, --override <key=value>', 'set a config key, over the file (repeatable)', collectOverride)
+    .option('--check', 'validate the configuration, print the effective values and exit')
+    .showHelpAfterError('(run "tributary start --help" for usage)')
+    .addHelpText('after', `
+Examples:
+  tributary start                                   one broker on 127.0.0.1:9092, data in ./data
+  tributary start --config config/server.properties
+  tributary start config/server.properties --override log.retention.hours=24
+  tributary start --override listeners=PLAINTEXT://:9092 --override advertised.listeners=PLAINTEXT://myhost:9092
+  tributary start --config my.properties --check    validate only
+
+Config keys are Kafka's (log.retention.ms, num.partitions, auto.create.topics.enable...);
+see config/server.properties for every supported key with its default.`)
+    .action(async (file: string | undefined, options: StartOptions, cmd: Command) => {
+      if (file !== undefined && options.config !== undefined && file !== options.config) {
+        cmd.error(`error: give the config file once: either "${file}" or --config ${options.config}`, { exitCode: EXIT_USAGE, code: 'tributary.usage' });
+      }
+      const configFile = options.config ?? file;
+      const config = loadOrExit(configFile, options.override ?? {});
+      if (options.check === true) {
+        printConfig(config);
+        return;
+      }
+      const startBroker: StartBrokerFn = deps.startBroker ?? (async (c, o) => (await loadStartBroker())(c, o));
+      await runUntilSignalled(config, startBroker);
+    });
+}
+
+/** Loads the config; on failure prints every problem and exits 2 (nothing bound yet). */
+function loadOrExit(file: string | undefined, overrides: Record<string, string>): BrokerConfig {
+  try {
+    return loadBrokerConfig({ ...(file === undefined ? {} : { file }), overrides });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`tributary start: ${err.message}\n`);
+    process.exit(EXIT_USAGE);
+  }
+}
+
+function printConfig(config: BrokerConfig): void {
+  const lines = config.describe().map((e) => {
+    const from = config.sourceOf(e.name).key;
+    const note = e.source === 'DEFAULT_CONFIG' ? '' : from === e.name ? '   # set' : `   # from ${from}`;
+    return `${e.name}=${e.value ?? ''}${note}`;
+  });
+  for (const w of config.warnings) lines.push(`# warning: ${w}`);
+  process.stdout.write(`# configuration is valid\n${lines.join('\n')}\n`);
+}
+
+/** Starts the broker and installs the signal handlers; the broker's sockets keep the process alive until they exit it. */
+async function runUntilSignalled(config: BrokerConfig, startBroker: StartBrokerFn): Promise<void> {
+  const logger = createLogger(config.get('log.level'));
+  for (const w of config.warnings) logger.warn(w);
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception; exiting');
+    process.exit(EXIT_RUNTIME);
+  });
+  const startedMs = performance.now();
+  let broker: Awaited<ReturnType<StartBrokerFn>>;
+  try {
+    broker = await startBroker(config, { logger });
+  } catch (err) {
+    logger.fatal({ err }, `broker failed to start: ${describeStartError(err)}`);
+    process.exit(EXIT_RUNTIME);
+  }
+  const addresses = broker.boundAddresses.map((a) => formatEndpoint(a)).join(', ');
+  logger.info(
+    { listeners: broker.boundAddresses, dataDir: config.logDirs[0], nodeId: config.nodeId, startupMs: Math.round(performance.now() - startedMs) },
+    `Tributary broker ${config.nodeId} listening on ${addresses}; data in ${config.logDirs.join(', ')}`,
+  );
+  installSignalHandlers(broker, logger);
+}
+
+function describeStartError(err: unknown): string {
+  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'EADDRINUSE') return `${message} (another process uses the port: stop it, or change listeners)`;
+  if (code === 'EACCES' || code === 'EPERM') return `${message} (no permission: check the data directory and that ports below 1024 are not used)`;
+  return message;
+}
+
+function installSignalHandlers(broker: { stop(reason?: string): Promise<void> }, logger: Logger): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      logger.warn(`${signal} again: exiting without finishing the shutdown`);
+      process.exit(SIGNAL_EXIT[signal] ?? EXIT_RUNTIME);
+    }
+    stopping = true;
+    logger.info(`${signal} received: shutting down (finishing in-flight requests, flushing logs); send it again to exit at once`);
+    broker.stop(signal).then(
+      () => {
+        logger.info('shutdown complete');
+        process.exit(EXIT_OK);
+      },
+      (err: unknown) => {
+        logger.fatal({ err }, 'shutdown failed');
+        process.exit(EXIT_RUNTIME);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+// ---------------------------------------------------------------- logging
+
+/**
+ * A pino logger: JSON lines on stdout, or — when stdout is a terminal — one
+ * readable line per entry (`time level msg key=value ...`), without adding
+ * pino-pretty as a dependency.
+ */
+export function createLogger(level: LogLevel, options: { pretty?: boolean; destination?: { write(s: string): unknown } } = {}): Logger {
+  const pretty = options.pretty ?? process.stdout.isTTY === true;
+  // Synchronous writes: nothing is lost or reordered when the process exits.
+  const out = options.destination ?? pino.destination({ dest: 1, sync: true });
+  if (!pretty) return pino({ level }, out);
+  const colors = options.destination === undefined && process.stdout.isTTY === true;
+  return pino({ level, base: null }, { write: (line: string) => void out.write(formatLogLine(line, colors)) });
+}
+
+const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_COLORS: Readonly<Record<number, string>> = { 10: '\x1b[90m', 20: '\x1b[36m', 30: '\x1b[32m', 40: '\x1b[33m', 50: '\x1b[31m', 60: '\x1b[35m' };
+
+function formatValue(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  return JSON.stringify(v);
+}
+
+/** One JSON log line from pino -> `HH:MM:SS.mmm LEVEL msg key=value ...` (and an error's stack). */
+export function formatLogLine(json: string, colors = false): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json.endsWith('\n') ? json : `${json}\n`;
+  }
+  const { time, level, msg, err, ...rest } = entry;
+  const t = typeof time === 'number' ? new Date(time) : new Date();
+  const hh = (n: number, w = 2): string => String(n).padStart(w, '0');
+  const clock = `${hh(t.getHours())}:${hh(t.getMinutes())}:${hh(t.getSeconds())}.${hh(t.getMilliseconds(), 3)}`;
+  const levelNumber = typeof level === 'number' ? level : 30;
+  const name = (LEVEL_NAMES[levelNumber] ?? String(level)).padEnd(5);
+  const shownLevel = colors ? `${LEVEL_COLORS[levelNumber] ?? ''}${name}\x1b[0m` : name;
+  const fields = Object.entries(rest).map(([k, v]) => `${k}=${formatValue(v)}`);
+  let line = [clock, shownLevel, typeof msg === 'string' ? msg : '', ...fields].filter((s) => s !== '').join(' ');
+  if (typeof err === 'object' && err !== null) {
+    const e = err as { message?: unknown; stack?: unknown };
+    line += `\n    ${String(e.stack ?? e.message ?? JSON.stringify(err)).split('\n').join('\n    ')}`;
+  }
+  return `${line}\n`;
+}

@@ -1,0 +1,155 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { parseCheckpoint, formatCheckpoint } from '../../../src/storage/checkpoint.js';
+import {
+  CLEAN_SHUTDOWN_MARKER,
+  LOG_START_OFFSET_CHECKPOINT,
+  LogManager,
+  RECOVERY_POINT_CHECKPOINT,
+  parsePartitionDirName,
+} from '../../../src/storage/log-manager.js';
+import type { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
+import { simpleBatch } from './batch-fixture.js';
+import { FS_KINDS, batchOffsets, config, makeEnv, readAll, type FsEnv } from './fs-env.js';
+
+function withEnv(kind: (typeof FS_KINDS)[number], fn: (env: FsEnv) => void): () => void {
+  return () => {
+    const env = makeEnv(kind);
+    try {
+      fn(env);
+    } finally {
+      env.cleanup();
+    }
+  };
+}
+
+function open(env: FsEnv, extra: Partial<Parameters<typeof LogManager.open>[0]> = {}): ReturnType<typeof LogManager.open> {
+  return LogManager.open({ fs: env.fs, clock: env.clock, dataDir: join(env.root, 'data'), defaultConfig: config({ segmentBytes: 500 }), ...extra });
+}
+
+describe('checkpoint files', () => {
+  it('round-trip Kafka\'s text format and reject garbage', () => {
+    const entries = [{ topic: 'orders', partition: 0, offset: 1234n }, { topic: 'a.b-c', partition: 7, offset: 0n }];
+    const text = formatCheckpoint(entries);
+    assert.equal(text, '0\n2\norders 0 1234\na.b-c 7 0\n');
+    assert.deepEqual(parseCheckpoint(text), entries);
+    assert.equal(typeof parseCheckpoint('1\n0\n'), 'string');
+    assert.equal(typeof parseCheckpoint('0\n2\norders 0 1\n'), 'string');
+    assert.equal(typeof parseCheckpoint('0\n1\norders x 1\n'), 'string');
+  });
+
+  it('parse partition directory names', () => {
+    assert.deepEqual(parsePartitionDirName('my-topic-12'), { topic: 'my-topic', partition: 12 });
+    assert.equal(parsePartitionDirName('my-topic'), null);
+    assert.equal(parsePartitionDirName('x y-1'), null);
+  });
+});
+
+for (const kind of FS_KINDS) {
+  describe(`LogManager on ${kind} fs`, () => {
+    it('creates logs, checkpoints them, and reopens after a clean shutdown', withEnv(kind, (env) => {
+      const first = open(env);
+      assert.equal(first.hadCleanShutdown, false);
+      const a = first.manager.getOrCreateLog('orders', 0);
+      const b = first.manager.getOrCreateLog('orders', 1);
+      assert.equal(first.manager.getOrCreateLog('orders', 0), a);
+      for (let i = 0; i < 10; i++) a.append(simpleBatch(2, 40));
+      b.append(simpleBatch(3));
+      a.deleteRecordsBefore(4n);
+      first.manager.close();
+      const dataDir = first.manager.dataDir;
+      const rp = parseCheckpoint(env.fs.readFile(join(dataDir, RECOVERY_POINT_CHECKPOINT)).toString());
+      assert.deepEqual(rp, [{ topic: 'orders', partition: 0, offset: 20n }, { topic: 'orders', partition: 1, offset: 3n }]);
+      const lso = parseCheckpoint(env.fs.readFile(join(dataDir, LOG_START_OFFSET_CHECKPOINT)).toString());
+      assert.deepEqual(lso, [{ topic: 'orders', partition: 0, offset: 4n }, { topic: 'orders', partition: 1, offset: 0n }]);
+      assert.ok(env.fs.exists(join(dataDir, CLEAN_SHUTDOWN_MARKER)));
+
+      const second = open(env);
+      assert.equal(second.hadCleanShutdown, true);
+      assert.equal(env.fs.exists(join(dataDir, CLEAN_SHUTDOWN_MARKER)), false);
+      assert.equal(second.reports.length, 2);
+      for (const r of second.reports) assert.equal(r.segmentsScanned.length, 1);
+      const a2 = second.manager.getLog('orders', 0);
+      assert.ok(a2 !== undefined);
+      assert.equal(a2.logStartOffset, 4n);
+      assert.equal(a2.logEndOffset, 20n);
+      assert.equal(second.manager.getLog('orders', 1)?.logEndOffset, 3n);
+      second.manager.close();
+    }));
+
+    it('deletes logs through a -delete rename and finishes interrupted deletions', withEnv(kind, (env) => {
+      const { manager } = open(env);
+      manager.getOrCreateLog('gone', 0).append(simpleBatch(1));
+      manager.getOrCreateLog('kept', 0).append(simpleBatch(1));
+      assert.equal(manager.deleteLog('gone', 0), true);
+      assert.equal(manager.deleteLog('gone', 0), false);
+      assert.deepEqual(env.fs.readdir(manager.dataDir).filter((n) => n.includes('gone')), []);
+      // A deletion interrupted by a crash, and a directory that is not ours.
+      env.fs.mkdirp(join(manager.dataDir, 'old-3.1700000000000-delete'));
+      env.fs.mkdirp(join(manager.dataDir, '__cluster_metadata-0'));
+      manager.close();
+      const again = open(env);
+      assert.deepEqual(again.deletionsCompleted, ['old-3.1700000000000-delete']);
+      assert.deepEqual(again.manager.allLogs().map((l) => l.topic), ['kept']);
+      assert.ok(env.fs.exists(join(manager.dataDir, '__cluster_metadata-0')));
+      const rp = parseCheckpoint(env.fs.readFile(join(manager.dataDir, RECOVERY_POINT_CHECKPOINT)).toString());
+      assert.deepEqual(rp, [{ topic: 'kept', partition: 0, offset: 1n }]);
+      again.manager.close();
+    }));
+
+    it('tick runs time flushes and retention in bounded slices, and checkpoints', withEnv(kind, (env) => {
+      const { manager } = open(env, {
+        defaultConfig: config({ segmentBytes: 300, retentionMs: 1000, flushIntervalMs: 500 }),
+        maxLogsPerTick: 1,
+        retentionCheckIntervalMs: 100,
+        checkpointIntervalMs: 1000,
+      });
+      const logs = [manager.getOrCreateLog('t', 0), manager.getOrCreateLog('t', 1)];
+      const ts = BigInt(env.clock.nowMs());
+      for (const log of logs) for (let i = 0; i < 4; i++) log.append(simpleBatch(2, 40, ts));
+      env.clock.advance(2000);
+      const now = env.clock.nowMs();
+      const t1 = manager.tick(now);
+      assert.equal(t1.logsVisited, 1);
+      assert.equal(t1.flushes, 1);
+      assert.equal(t1.segmentsDeleted, 3);
+      assert.equal(t1.checkpointed, true);
+      assert.equal(logs[0]?.logStartOffset, 6n);
+      assert.equal(logs[1]?.logStartOffset, 0n, 'not visited yet');
+      const t2 = manager.tick(now);
+      assert.equal(t2.segmentsDeleted, 3);
+      assert.equal(logs[1]?.logStartOffset, 6n);
+      assert.equal(logs[1]?.recoveryPoint, 8n);
+      manager.close();
+    }));
+  });
+}
+
+describe('LogManager after a crash (memory fs)', () => {
+  it('recovers from the checkpointed recovery point and reports a garbage checkpoint', () => {
+    const env = makeEnv('memory');
+    const mem = env.mem as MemoryFileSystem;
+    const { manager } = open(env);
+    const log = manager.getOrCreateLog('t', 0);
+    for (let i = 0; i < 6; i++) log.append(simpleBatch(2, 40));
+    log.flush();
+    manager.checkpoint();
+    for (let i = 0; i < 3; i++) log.append(simpleBatch(2, 40));
+    mem.crash();
+    const after = open(env);
+    assert.equal(after.hadCleanShutdown, false);
+    const log2 = after.manager.getLog('t', 0);
+    assert.equal(log2?.logEndOffset, 12n);
+    assert.deepEqual(batchOffsets(readAll(log2 as NonNullable<typeof log2>, 10n)), [10n]);
+    after.manager.close();
+
+    env.fs.writeFileAtomic(join(after.manager.dataDir, RECOVERY_POINT_CHECKPOINT), Buffer.from('nonsense'));
+    mem.crash();
+    const third = open(env);
+    assert.equal(third.checkpointProblems.length, 1);
+    assert.equal(third.reports[0]?.recoveryPoint, null);
+    assert.equal(third.reports[0]?.segmentsScanned.length, third.reports[0]?.segmentsLoaded);
+    third.manager.close();
+  });
+});
