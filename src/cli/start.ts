@@ -125,12 +125,12 @@ async function runUntilSignalled(config: BrokerConfig, startBroker: StartBrokerF
     logger.fatal({ err }, `broker failed to start: ${describeStartError(err)}`);
     process.exit(EXIT_RUNTIME);
   }
+  installSignalHandlers(broker, logger);
   const addresses = broker.boundAddresses.map((a) => formatEndpoint(a)).join(', ');
   logger.info(
     { listeners: broker.boundAddresses, dataDir: config.logDirs[0], nodeId: config.nodeId, startupMs: Math.round(performance.now() - startedMs) },
     `Tributary broker ${config.nodeId} listening on ${addresses}; data in ${config.logDirs.join(', ')}`,
   );
-  installSignalHandlers(broker, logger);
 }
 
 function describeStartError(err: unknown): string {

@@ -16,6 +16,7 @@ Commands:
   offsets            {bootstrap, topic, partitions, times: [ms]}
 """
 import json
+import os
 import sys
 import time
 
@@ -229,6 +230,10 @@ def main():
     result = COMMANDS[command](args)
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
+    # confluent-kafka 1.7 decrefs None once per null header value it hands out
+    # (c_headers_to_py), which aborts the interpreter at finalization
+    # ("none_dealloc: deallocating None"). Everything is printed; skip finalization.
+    os._exit(0)
 
 
 if __name__ == "__main__":

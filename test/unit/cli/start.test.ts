@@ -154,9 +154,9 @@ function startWithFakeBroker(stopBehaviour: 'resolve' | 'hang'): Promise<{ code:
       }
     });
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
+      resolvePromise({ code, stdout, stderr: `${stderr}${signal === null ? '' : `(killed by ${signal})`}` });
     });
   });
 }
