@@ -366,6 +366,33 @@ def cmd_consume(a):
 
 
 # ----------------------------------------------------------------------------------- e2e
+def stats_collector():
+    """librdkafka statistics (statistics.interval.ms): keep the latest JSON document."""
+    box = {}
+
+    def cb(js):
+        box['last'] = js
+    return box, cb
+
+
+def broker_stats(box):
+    """Request count and round-trip times to the broker (librdkafka's own, microseconds), from the
+    last statistics document: separates time in the broker + socket from time in the clients."""
+    try:
+        st = json.loads(box['last'])
+    except (KeyError, ValueError):
+        return None
+    out = {}
+    for b in st.get('brokers', {}).values():
+        if b.get('nodeid', -1) < 0:
+            continue
+        rtt, outbuf = b.get('rtt', {}), b.get('outbuf_latency', {})
+        out = {'requests': b.get('tx'), 'rtt_avg_us': rtt.get('avg'), 'rtt_p50_us': rtt.get('p50'),
+               'rtt_p99_us': rtt.get('p99'), 'rtt_max_us': rtt.get('max'),
+               'outbuf_p99_us': outbuf.get('p99'), 'req_by_type': {k: v for k, v in b.get('req', {}).items() if v}}
+    return out
+
+
 def pct(sorted_vals, q):
     if not sorted_vals:
         return None
@@ -378,7 +405,10 @@ def cmd_e2e(a):
     rate, secs, size = a.rate, a.seconds, max(a.size, 16)
     n = int(rate * secs)
     errors = []
-    c = Consumer({**consumer_conf(a, 'e2e'), 'error_cb': err_cb_factory('e2e-consumer', errors)})
+    cstats, ccb = stats_collector()
+    pstats, pcb = stats_collector()
+    c = Consumer({**consumer_conf(a, 'e2e'), 'error_cb': err_cb_factory('e2e-consumer', errors),
+                  'statistics.interval.ms': 1000, 'stats_cb': ccb})
     parts = partitions_of(c, a.topic, 10)
     # Explicit end offsets (ListOffsets latest) so no record produced after this point is skipped.
     start = []
@@ -432,7 +462,8 @@ def cmd_e2e(a):
             failed[0] += 1
 
     p = Producer({**producer_conf(a, a.linger_ms), 'on_delivery': on_delivery,
-                  'error_cb': err_cb_factory('e2e-producer', errors)})
+                  'error_cb': err_cb_factory('e2e-producer', errors),
+                  'statistics.interval.ms': 1000, 'stats_cb': pcb})
     partitions_of(p, a.topic, 10)
     # warm the producer's connection (not measured, not counted: goes to a different topic? no:
     # we only poll metadata above, which opens the connection to the leader)
@@ -474,6 +505,8 @@ def cmd_e2e(a):
         if (i & 63) == 0:
             poll(0)
     p.flush(10)
+    time.sleep(1.1)  # one more statistics interval
+    p.poll(0)
     drain_deadline = time.monotonic() + 10
     while recv[0] < sent and time.monotonic() < drain_deadline:
         time.sleep(0.01)
@@ -503,6 +536,7 @@ def cmd_e2e(a):
            'min_ms': r(lat[0] if lat else None),
            'ack_p50_ms': r(pct(acks_ms, 50)), 'ack_p99_ms': r(pct(acks_ms, 99)),
            'p50_max_by_second_ms': by_second,
+           'producer_broker_stats': broker_stats(pstats), 'consumer_broker_stats': broker_stats(cstats),
            'ok': recv[0] == sent and sent == n and failed[0] == 0,
            **meter.fields(max(sent, 1), send_span or 1)}
     if errors:
@@ -622,7 +656,7 @@ def main():
         die('--topic is required')
     e2e = a.mode == 'e2e'
     if a.linger_ms is None:
-        a.linger_ms = 0 if e2e else 5
+        a.linger_ms = float(os.environ.get('E2E_LINGER_MS', '0')) if e2e else 5
     if a.fetch_min_bytes is None:
         a.fetch_min_bytes = 1 if e2e else 1 << 20
     if a.fetch_wait_ms is None:

@@ -254,9 +254,10 @@ export class Connection {
       );
     }
     let chunks: Buffer[];
+    let flexible: boolean;
     const correlationId = this.nextCorrelationId;
-    const flexible = compile(schema, version).flexible;
     try {
+      flexible = compile(schema, version).flexible;
       chunks = this.encodeFrame(schema, version, correlationId, flexible, body);
     } catch (err) {
       return Promise.reject(err);

@@ -158,12 +158,18 @@ describe('confluent-kafka-python (librdkafka 2.0.2)', { timeout: 400_000 }, () =
         timestamps.push(base + i * 2000);
       }
       await produceAndCheck(topic, records, 'none', timestamps);
+      // The timestamps stored are the producer's (CreateTime).
+      const consumed = (await consumeAll(topic, 2)).records.map(fromHexConsumed);
+      for (const r of consumed) {
+        const i = records.findIndex((x) => x.value === r.value);
+        assert.equal(r.timestamp, BigInt(timestamps[i] ?? -1), `${r.value}: timestamp`);
+      }
       const offsets = await py<OffsetsResult>('offsets', { topic, partitions: [0, 1], times: [base - 1, base + 3500, base + 4000, base + 3_600_000] });
       assert.deepEqual(offsets.watermarks, { '0': [0, 10], '1': [0, 5] });
       const at = (t: number, p: number): number | undefined => offsets.by_time[String(t)]?.[String(p)]?.offset;
       assert.equal(at(base - 1, 0), 0);
       assert.equal(at(base - 1, 1), 0);
-      assert.equal(at(base + 3500, 0), 4, 'first record at or after the timestamp');
+      assert.equal(at(base + 3500, 0), 4, 'the first *record* (not batch) with timestamp >= target');
       assert.equal(at(base + 3500, 1), 2);
       assert.equal(at(base + 4000, 0), 4, 'exact timestamp match');
       assert.equal(at(base + 4000, 1), 2);
@@ -171,12 +177,6 @@ describe('confluent-kafka-python (librdkafka 2.0.2)', { timeout: 400_000 }, () =
       assert.equal(at(base + 3_600_000, 1), -1);
       for (const byPartition of Object.values(offsets.by_time)) {
         for (const { error } of Object.values(byPartition)) assert.equal(error, null);
-      }
-      // The timestamps stored are the producer's (CreateTime).
-      const consumed = (await consumeAll(topic, 2)).records.map(fromHexConsumed);
-      for (const r of consumed) {
-        const i = records.findIndex((x) => x.value === r.value);
-        assert.equal(r.timestamp, BigInt(timestamps[i] ?? -1), `${r.value}: timestamp`);
       }
     });
   });

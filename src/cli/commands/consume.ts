@@ -101,6 +101,12 @@ async function consume(cluster: Cluster, topic: string, start: StartOffset, opti
     stopped = true;
   };
   process.once('SIGINT', onSigint);
+  // `consume ... | head`: a closed pipe ends the command quietly.
+  let pipeClosed = false;
+  const onStdoutError = (err: NodeJS.ErrnoException): void => {
+    if (err.code === 'EPIPE') pipeClosed = stopped = true;
+  };
+  process.stdout.on('error', onStdoutError);
   const max = options.max ?? Infinity;
   let count = 0;
   let lastRecordMs = performance.now();
@@ -124,11 +130,18 @@ async function consume(cluster: Cluster, topic: string, start: StartOffset, opti
       });
       if (out.length > 0) {
         lastRecordMs = performance.now();
-        await writeOut(`${out.join('\n')}\n`);
+        try {
+          await writeOut(`${out.join('\n')}\n`);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
+          pipeClosed = true;
+        }
+        if (pipeClosed) break;
       }
     }
   } finally {
     process.off('SIGINT', onSigint);
+    // The stdout error listener stays: a late EPIPE must not crash the exiting process.
   }
   process.stderr.write(`Processed a total of ${count} records.\n`);
 }

@@ -1,0 +1,218 @@
+/**
+ * The network layer's ordering rules, against an in-process broker: responses
+ * leave in request order even when an earlier request (a long-poll Fetch)
+ * finishes later; a waiting Fetch does not stop a later request on the same
+ * connection from being processed; acks=0 produces send nothing; oversized
+ * frames close only their own connection; shutdown answers waiting fetches.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createConnection, type Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { runBroker, type RunningBroker } from '../../../src/broker/broker.js';
+import { settingsFromConfig } from '../../../src/broker/settings.js';
+import { parseBrokerConfig } from '../../../src/util/config/broker.js';
+import { compile, isFlexible } from '../../../src/protocol/codec.js';
+import { Writer } from '../../../src/protocol/primitives/writer.js';
+import { Reader } from '../../../src/protocol/primitives/reader.js';
+import { readResponseHeader, requestHeaderVersion, responseHeaderVersion, writeRequestHeader } from '../../../src/protocol/headers.js';
+import { apiSchemas } from '../../../src/protocol/messages/index.js';
+import type { MessageSchema } from '../../../src/protocol/schema.js';
+import { buildRecordBatchSync } from '../../../src/protocol/record-batch/builder.js';
+import { splitBatches, decodeRecordBatchSync } from '../../../src/protocol/record-batch/reader.js';
+
+let broker: RunningBroker;
+let dataDir: string;
+let port: number;
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'trib-pipe-'));
+  const config = parseBrokerConfig({ listeners: 'PLAINTEXT://127.0.0.1:0', 'log.dirs': dataDir, 'socket.request.max.bytes': String(1024 * 1024) });
+  broker = await runBroker(settingsFromConfig(config), pino({ level: 'silent' }));
+  port = (broker.boundAddresses[0] as { port: number }).port;
+  const created = await broker.services.metadata.createTopics(
+    [{ name: 'pipe', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+    false,
+  );
+  assert.equal(created[0]?.errorCode, 0);
+});
+
+after(async () => {
+  await broker.stop('test done');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A raw connection that records responses (correlation id + body) in arrival order. */
+class RawClient {
+  readonly arrivals: { correlationId: number; body: Buffer; atMs: number }[] = [];
+  private buffered = Buffer.alloc(0);
+  private waiters: (() => void)[] = [];
+  closed = false;
+
+  constructor(readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      while (this.buffered.length >= 4) {
+        const size = this.buffered.readInt32BE(0);
+        if (this.buffered.length < 4 + size) break;
+        const frame = this.buffered.subarray(4, 4 + size);
+        this.buffered = this.buffered.subarray(4 + size);
+        this.arrivals.push({ correlationId: frame.readInt32BE(0), body: frame, atMs: performance.now() });
+      }
+      for (const w of this.waiters.splice(0)) w();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      for (const w of this.waiters.splice(0)) w();
+    });
+  }
+
+  static connect(): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const s = createConnection({ host: '127.0.0.1', port }, () => resolve(new RawClient(s)));
+      s.once('error', reject);
+    });
+  }
+
+  send(apiKey: number, version: number, correlationId: number, body: unknown): void {
+    const schemas = apiSchemas.get(apiKey);
+    assert.ok(schemas);
+    const w = new Writer();
+    const size = w.reserveInt32();
+    writeRequestHeader(w, { apiKey, apiVersion: version, correlationId, clientId: 'pipelining-test' }, requestHeaderVersion(apiKey, isFlexible(schemas.request, version)));
+    compile(schemas.request as MessageSchema, version).write(w, body as never);
+    size.chunkOwner.writeInt32BE(w.length - 4, size.position);
+    this.socket.write(w.toBuffer());
+  }
+
+  decode(apiKey: number, version: number, frame: Buffer): Record<string, unknown> {
+    const schemas = apiSchemas.get(apiKey);
+    assert.ok(schemas);
+    const r = new Reader(frame);
+    readResponseHeader(r, responseHeaderVersion(apiKey, isFlexible(schemas.response, version)));
+    return compile(schemas.response as MessageSchema, version).read(r) as Record<string, unknown>;
+  }
+
+  async waitFor(count: number, timeoutMs = 10_000): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (this.arrivals.length < count && !this.closed) {
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${count} responses (have ${this.arrivals.length})`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+function produceBody(acks: number, values: string[]) {
+  const records = buildRecordBatchSync({ records: values.map((v) => ({ key: null, value: v })) });
+  return { transactionalId: null, acks, timeoutMs: 5000, topicData: [{ name: 'pipe', partitionData: [{ index: 0, records }] }] };
+}
+
+function fetchBody(offset: bigint, maxWaitMs: number) {
+  return {
+    replicaId: -1,
+    maxWaitMs,
+    minBytes: 1,
+    maxBytes: 1 << 20,
+    isolationLevel: 0,
+    topics: [{ topic: 'pipe', partitions: [{ partition: 0, fetchOffset: offset, partitionMaxBytes: 1 << 20 }] }],
+  };
+}
+
+test('a long-poll fetch does not block later requests, and responses stay in request order', async () => {
+  const c = await RawClient.connect();
+  try {
+    const start = broker.services.replicaManager.get('pipe', 0)?.logEndOffset ?? 0n;
+    c.send(1, 11, 1, fetchBody(start, 5000)); // waits for data
+    c.send(0, 7, 2, produceBody(1, ['during-long-poll'])); // processed now, answered after the fetch
+    c.send(18, 2, 3, {});
+    await c.waitFor(3);
+    assert.deepEqual(c.arrivals.map((a) => a.correlationId), [1, 2, 3]);
+    const fetched = c.decode(1, 11, c.arrivals[0]!.body) as { responses: { partitions: { records: Buffer }[] }[] };
+    const records = fetched.responses[0]!.partitions[0]!.records;
+    const batch = decodeRecordBatchSync(splitBatches(records)[0]!);
+    assert.equal(batch.records[0]!.value!.toString(), 'during-long-poll');
+    // The produce woke the fetch well before its 5 s wait ran out.
+    assert.ok(c.arrivals[0]!.atMs - c.arrivals[0]!.atMs < 5000);
+  } finally {
+    c.close();
+  }
+});
+
+test('a fetch with nothing to read answers after maxWaitMs with no records', async () => {
+  const c = await RawClient.connect();
+  try {
+    const end = broker.services.replicaManager.get('pipe', 0)!.logEndOffset;
+    const sent = performance.now();
+    c.send(1, 12, 7, fetchBody(end, 300));
+    await c.waitFor(1);
+    const waited = c.arrivals[0]!.atMs - sent;
+    assert.ok(waited >= 250, `answered after ${waited} ms`);
+    const r = c.decode(1, 12, c.arrivals[0]!.body) as { responses: { partitions: { records: Buffer | null; highWatermark: bigint }[] }[] };
+    assert.equal(r.responses[0]!.partitions[0]!.highWatermark, end);
+    assert.equal((r.responses[0]!.partitions[0]!.records ?? Buffer.alloc(0)).length, 0);
+  } finally {
+    c.close();
+  }
+});
+
+test('acks=0 produce sends no response and the next response is the following request', async () => {
+  const c = await RawClient.connect();
+  try {
+    const before = broker.services.replicaManager.get('pipe', 0)!.logEndOffset;
+    c.send(0, 7, 10, produceBody(0, ['fire', 'and', 'forget']));
+    c.send(18, 3, 11, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
+    await c.waitFor(1);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(c.arrivals.map((a) => a.correlationId), [11]);
+    assert.equal(broker.services.replicaManager.get('pipe', 0)!.logEndOffset, before + 3n);
+  } finally {
+    c.close();
+  }
+});
+
+test('many pipelined requests are answered in order', async () => {
+  const c = await RawClient.connect();
+  try {
+    for (let i = 0; i < 200; i++) {
+      if (i % 3 === 0) c.send(0, 7, 100 + i, produceBody(1, [`p${i}`]));
+      else if (i % 3 === 1) c.send(3, 9, 100 + i, { topics: [{ name: 'pipe' }], allowAutoTopicCreation: false });
+      else c.send(18, 3, 100 + i, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
+    }
+    await c.waitFor(200);
+    assert.deepEqual(
+      c.arrivals.map((a) => a.correlationId),
+      Array.from({ length: 200 }, (_, i) => 100 + i),
+    );
+  } finally {
+    c.close();
+  }
+});
+
+test('an oversized frame closes that connection only', async () => {
+  const bad = await RawClient.connect();
+  const good = await RawClient.connect();
+  try {
+    const header = Buffer.alloc(4);
+    header.writeInt32BE(64 * 1024 * 1024); // above socket.request.max.bytes (1 MiB here)
+    bad.socket.write(header);
+    await bad.waitFor(1, 3000).catch(() => undefined);
+    assert.equal(bad.closed, true);
+    good.send(18, 3, 1, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
+    await good.waitFor(1);
+    const r = good.decode(18, 3, good.arrivals[0]!.body) as { errorCode: number };
+    assert.equal(r.errorCode, 0);
+  } finally {
+    bad.close();
+    good.close();
+  }
+});
