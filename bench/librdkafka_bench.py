@@ -325,7 +325,8 @@ def cmd_consume(a):
     t0 = time.perf_counter()
     c.assign([TopicPartition(a.topic, p, 0) for p in parts])
     while got < n and time.monotonic() < deadline:
-        batch = consume(num_messages=a.batch, timeout=0.5)
+        # never ask for more than remain: consume() waits for a full batch or the timeout
+        batch = consume(num_messages=min(a.batch, n - got), timeout=0.5)
         if not batch:
             continue
         if t_first is None:
@@ -424,14 +425,18 @@ def cmd_e2e(a):
     consumer_ready = threading.Event()
 
     def consumer_loop():
-        consume = c.consume
+        # poll(), not consume(num_messages=K): librdkafka's batch consume waits until K records
+        # or the timeout, which would add up to the timeout to every latency.
+        poll = c.poll
         mono = time.monotonic_ns
         unpack = struct.unpack_from
         while not stop.is_set() and recv[0] < n:
-            batch = consume(num_messages=10000, timeout=0.05)
-            now = mono()  # one receive time per batch: when the application got it
+            m = poll(0.05)
+            now = mono()  # receive time: when the application got the record
             consumer_ready.set()
-            for m in batch:
+            if m is None:
+                continue
+            for m in (m,):
                 if m.error() is not None:
                     bad[0] += 1
                     continue

@@ -199,7 +199,7 @@ describe('@platformatic/kafka 1.35', { timeout: 300_000 }, () => {
       const earliest = await consumer.listOffsets({ topics: [topic], timestamp: -2n });
       assert.deepEqual(earliest.get(topic), [0n, 0n]);
       const byTime = await consumer.listOffsetsWithTimestamps({ topics: [topic], partitions: { [topic]: [0] }, timestamp: ts + 2500n });
-      assert.deepEqual(byTime.get(topic)?.get(0), { offset: 3n, timestamp: ts + 3000n });
+      assert.deepEqual(byTime.get(topic)?.get(0), { offset: 3n, timestamp: ts + 3000n }, 'the first *record* (not batch) with timestamp >= target, and its timestamp');
     });
   });
 

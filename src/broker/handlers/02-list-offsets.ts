@@ -9,6 +9,7 @@
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/02-list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { maxTimestampOffset, offsetForTimestamp } from '../timestamp-lookup.js';
 
 export const EARLIEST_TIMESTAMP = -2n;
 export const LATEST_TIMESTAMP = -1n;
@@ -21,14 +22,12 @@ export const listOffsetsHandler = defineHandler({
   maxVersion: 7,
   request: ListOffsetsRequest,
   response: ListOffsetsResponse,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const rm = ctx.services.replicaManager;
     const readCommitted = req.isolationLevel === 1;
-    return {
-      throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({
+    const topics = req.topics.map(async (t) => ({
         name: t.name,
-        partitions: t.partitions.map((lp) => {
+        partitions: await Promise.all(t.partitions.map(async (lp) => {
           const none = { partitionIndex: lp.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
           const p = rm.get(t.name, lp.partitionIndex);
           if (!p) {
@@ -50,16 +49,15 @@ export const listOffsetsHandler = defineHandler({
           if (lp.timestamp === EARLIEST_TIMESTAMP) return answer(p.logStartOffset);
           if (lp.timestamp === LATEST_TIMESTAMP) return answer(readCommitted ? p.lastStableOffset : p.highWatermark);
           if (lp.timestamp === MAX_TIMESTAMP) {
-            const max = p.log.maxTimestamp();
-            return max && max.offset < p.highWatermark ? answer(max.offset, max.timestampMs) : answer(-1n);
+            const max = await maxTimestampOffset(p);
+            return max ? answer(max.offset, max.timestampMs) : answer(-1n);
           }
           if (lp.timestamp < 0n) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
-          const found = p.log.offsetForTimestamp(lp.timestamp);
-          if (!found || found.offset >= p.highWatermark) return answer(-1n);
-          return answer(found.offset, found.timestampMs);
-        }),
-      })),
-    };
+          const found = await offsetForTimestamp(p, lp.timestamp);
+          return found ? answer(found.offset, found.timestampMs) : answer(-1n);
+        })),
+      }));
+    return { throttleTimeMs: 0, topics: await Promise.all(topics) };
   },
   errorResponse: (req, errorCode) => ({
     topics: req.topics.map((t) => ({
