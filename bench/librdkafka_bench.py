@@ -12,6 +12,10 @@ Modes (see bench/README.md):
   consume   assign() every partition at offset 0, time = assign() -> N-th record received
   e2e       consumer thread assigned at the end offsets, producer paced at R records/s for T s,
             payload carries time.monotonic_ns() (CLOCK_MONOTONIC); latency = receive - stamp
+  kcat-produce / kcat-consume
+            the same produce / consume through kcat (librdkafka with no Python in the loop): shows
+            what the broker does when the client costs ~nothing per record. Time includes kcat's
+            start-up and, for produce, reading the input file (generated under $TMPDIR once)
   summarize read JSON lines (files or stdin) and print a markdown table of medians
 
 Each run prints one JSON line (prefix-free, starts with '{') and one readable line (starts with '#').
@@ -507,8 +511,7 @@ def cmd_e2e(a):
             first_send = stamp
         last_send = stamp
         sent += 1
-        if (i & 63) == 0:
-            poll(0)
+        poll(0)  # serve delivery reports promptly (ack latency is measured at the report)
     p.flush(10)
     time.sleep(1.1)  # one more statistics interval
     p.poll(0)
@@ -557,6 +560,102 @@ def cmd_e2e(a):
         sys.exit(1)
 
 
+# ----------------------------------------------------------------------------------- kcat
+def children_cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def cmd_kcat(a, produce):
+    import subprocess
+    import tempfile
+    n, size, topic = a.count, a.size, a.topic
+    errors = []
+    c = Consumer({'bootstrap.servers': a.bootstrap, 'group.id': 'tributary-bench-kcat',
+                  'error_cb': err_cb_factory('kcat-watermarks', errors)})
+    parts = partitions_of(c, topic, 10)
+    if len(parts) != 1:
+        die('kcat modes support one partition')
+
+    def end_offset():
+        return c.get_watermark_offsets(TopicPartition(topic, parts[0]), timeout=10)[1]
+    common = ['-b', a.bootstrap, '-t', topic, '-q']
+    if produce:
+        path = os.path.join(tempfile.gettempdir(), f'tributary-bench-kcat-{size}x{n}.txt')
+        if not os.path.exists(path) or os.path.getsize(path) != n * (size + 1):
+            line = (b'k' * size) + b'\n'
+            with open(path + '.tmp', 'wb') as f:
+                chunk = line * max(1, min(n, (8 << 20) // (size + 1)))
+                per = len(chunk) // (size + 1)
+                left = n
+                while left > 0:
+                    k = min(per, left)
+                    f.write(chunk[:k * (size + 1)])
+                    left -= k
+            os.replace(path + '.tmp', path)
+        cmd = ['kcat', '-P', *common, '-X', f'acks={a.acks}', '-X', f'linger.ms={a.linger_ms:g}',
+               '-X', f'batch.num.messages={a.batch_messages}', '-X', f'batch.size={a.batch_size}',
+               '-X', f'queue.buffering.max.messages={a.queue_messages}',
+               '-X', f'queue.buffering.max.kbytes={a.queue_kbytes}', '-X', f'compression.codec={a.compression}',
+               '-l', path]
+        before = end_offset()
+    else:
+        cmd = ['kcat', '-C', *common, '-o', 'beginning', '-e', '-c', str(n), '-f', '%o\n',
+               '-X', f'fetch.max.bytes={a.fetch_max_bytes}', '-X', f'receive.message.max.bytes={a.fetch_max_bytes + (1 << 20)}',
+               '-X', f'fetch.min.bytes={a.fetch_min_bytes}', '-X', f'fetch.wait.max.ms={a.fetch_wait_ms}',
+               '-X', 'queued.min.messages=1000000', '-X', f'queued.max.messages.kbytes={a.queued_kbytes}']
+    for kv in a.X or []:
+        cmd += ['-X', kv]
+    meter = CpuMeter(a.broker_pid)
+    k0 = children_cpu_seconds()
+    meter.start()
+    t0 = time.perf_counter()
+    got = 0
+    try:
+        if produce:
+            proc = subprocess.run(cmd, timeout=a.timeout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            rc, err = proc.returncode, proc.stderr.decode(errors='replace')
+        else:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 20)
+            deadline = time.monotonic() + a.timeout
+            while time.monotonic() < deadline:
+                buf = proc.stdout.read1(1 << 20)
+                if not buf:
+                    break
+                got += buf.count(b'\n')
+            try:
+                rc = proc.wait(timeout=max(1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                rc = -9
+            err = proc.stderr.read().decode(errors='replace')
+    except subprocess.TimeoutExpired:
+        rc, err = -9, 'timeout'
+    t1 = time.perf_counter()
+    meter.stop()
+    kcat_cpu = children_cpu_seconds() - k0
+    meter.client_s = kcat_cpu  # the client is kcat, not this process
+    if produce:
+        got = end_offset() - before
+    wall = t1 - t0
+    c.close()
+    ok = rc == 0 and got == n
+    rec = {'bench': 'produce' if produce else 'consume', 'client_kind': 'kcat', 'topic': topic, 'partitions': 1,
+           'count': n, 'size': size, 'acks': a.acks if produce else None, 'linger_ms': a.linger_ms if produce else None,
+           'delivered' if produce else 'received': got, 'ok': ok, 'exit_code': rc, 'seconds': round(wall, 4),
+           'records_per_s': round(got / wall) if wall > 0 else None,
+           'mb_per_s': round(got * size / wall / 1e6, 2) if wall > 0 else None, **meter.fields(max(got, 1), wall)}
+    if err.strip():
+        rec['kcat_stderr'] = err.strip()[-500:]
+    if a.label:
+        rec['label'] = a.label
+    emit(rec, f'kcat {"produce" if produce else "consume"} {got:,}/{n:,} x {size} B: {rec["records_per_s"]:,} rec/s, '
+              f'{rec["mb_per_s"]} MB/s in {wall:.2f}s (incl. kcat start-up); broker {rec.get("broker_us_per_rec")} '
+              f'us/rec, kcat {rec["client_us_per_rec"]} us/rec')
+    if not ok:
+        sys.exit(1)
+
+
 # ----------------------------------------------------------------------------------- summarize
 def cmd_summarize(a):
     rows = []
@@ -570,12 +669,18 @@ def cmd_summarize(a):
                     rows.append(json.loads(line))
                 except ValueError:
                     pass
+    if a.max_other is not None:
+        kept = [r for r in rows if isinstance(r.get('other_cores'), (int, float)) and r['other_cores'] <= a.max_other]
+        print(f'(only runs where other processes used <= {a.max_other} cores: {len(kept)} of {len(rows)})')
+        print()
+        rows = kept
     groups = {}
     for r in rows:
         if r.get('bench') in ('produce', 'consume'):
-            key = (r['bench'], r.get('count'), r.get('size'), r.get('partitions'))
+            key = (r['bench'] + (' (kcat)' if r.get('client_kind') == 'kcat' else ''), r.get('count'),
+                   r.get('size'), r.get('partitions'))
         elif r.get('bench') == 'e2e':
-            key = ('e2e', r.get('target_rate'), r.get('size'), r.get('partitions'))
+            key = ('e2e', r.get('target_rate'), r.get('size'), r.get('partitions'), r.get('linger_ms'))
         else:
             continue
         groups.setdefault(key, []).append(r)
@@ -586,17 +691,37 @@ def cmd_summarize(a):
 
     def rng(rs, k):
         v = [x[k] for x in rs if isinstance(x.get(k), (int, float))]
-        return f'{min(v):,.4g}–{max(v):,.4g}' if len(v) > 1 else ''
+        if len(v) < 2:
+            return ''
+        fmt = (lambda x: f'{x:,.0f}') if max(v) >= 100 else (lambda x: f'{x:.3g}')  # noqa: E731
+        return f'{fmt(min(v))}–{fmt(max(v))}'
 
     def f(x, d=1):
         if x is None:
             return '—'
         return f'{x:,.{d}f}'
 
+    if a.detail:
+        print('| run ts | phase | records × size | records/s | MB/s | broker cores | client cores | other cores | '
+              'broker µs/rec | p50 / p99 ms |')
+        print('|---|---|---|---|---|---|---|---|---|---|')
+        for r in rows:
+            if r.get('bench') not in ('produce', 'consume', 'e2e'):
+                continue
+            what = f'{r.get("count", r.get("sent", 0)):,} × {r.get("size")} B' + \
+                (' (kcat)' if r.get('client_kind') == 'kcat' else '')
+            if r['bench'] == 'e2e':
+                what = f'{r.get("target_rate"):,}/s × {r.get("seconds"):g} s, linger {r.get("linger_ms"):g}'
+            lat = f'{r["p50_ms"]} / {r["p99_ms"]}' if r['bench'] == 'e2e' else ''
+            rate = r.get('records_per_s') or r.get('achieved_rate')
+            print(f'| {r.get("ts")} | {r["bench"]} | {what} | {rate:,.0f} | {r.get("mb_per_s", "")} | '
+                  f'{r.get("broker_cores")} | {r.get("client_cores")} | {r.get("other_cores")} | '
+                  f'{r.get("broker_us_per_rec")} | {lat} |')
+        print()
     print('| phase | records × size | P | runs | records/s (min–max) | MB/s | broker µs/rec | '
           'client µs/rec | broker cores | other cores | failures |')
     print('|---|---|---|---|---|---|---|---|---|---|---|')
-    order = {'produce': 0, 'consume': 1, 'e2e': 2}
+    order = {'produce': 0, 'consume': 1, 'produce (kcat)': 2, 'consume (kcat)': 3, 'e2e': 4}
     for key in sorted(groups, key=lambda k: (k[2] or 0, order[k[0]], k[1] or 0)):
         rs = groups[key]
         bad = sum(1 for x in rs if not x.get('ok'))
@@ -609,13 +734,13 @@ def cmd_summarize(a):
     e2e = [k for k in groups if k[0] == 'e2e']
     if e2e:
         print()
-        print('| e2e | size | P | runs | achieved/s | p50 ms | p95 ms | p99 ms (min–max) | p99.9 ms | max ms | '
+        print('| e2e | size | P | linger.ms | runs | achieved/s | p50 ms | p95 ms | p99 ms (min–max) | p99.9 ms | max ms | '
               'ack p50/p99 ms | broker µs/rec | other cores | failures |')
-        print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
         for key in sorted(e2e):
             rs = groups[key]
             bad = sum(1 for x in rs if not x.get('ok'))
-            print(f'| {key[1]:,}/s | {key[2]} B | {key[3]} | {len(rs)} | {f(med(rs, "achieved_rate"), 0)} | '
+            print(f'| {key[1]:,}/s | {key[2]} B | {key[3]} | {key[4]:g} | {len(rs)} | {f(med(rs, "achieved_rate"), 0)} | '
                   f'{f(med(rs, "p50_ms"), 3)} | {f(med(rs, "p95_ms"), 3)} | {f(med(rs, "p99_ms"), 3)} '
                   f'({rng(rs, "p99_ms")}) | {f(med(rs, "p999_ms"), 3)} | {f(med(rs, "max_ms"), 3)} | '
                   f'{f(med(rs, "ack_p50_ms"), 2)} / {f(med(rs, "ack_p99_ms"), 2)} | '
@@ -625,7 +750,7 @@ def cmd_summarize(a):
 # ----------------------------------------------------------------------------------- main
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('mode', choices=['create', 'produce', 'consume', 'e2e', 'summarize'])
+    ap.add_argument('mode', choices=['create', 'produce', 'consume', 'e2e', 'kcat-produce', 'kcat-consume', 'summarize'])
     ap.add_argument('files', nargs='*', help='summarize: JSON-lines files (default stdin)')
     ap.add_argument('-b', '--bootstrap', default=os.environ.get('BOOTSTRAP', '127.0.0.1:9092'))
     ap.add_argument('-t', '--topic', action='append', help='topic (create: repeatable)')
@@ -633,6 +758,9 @@ def main():
     ap.add_argument('-s', '--size', type=int, default=100)
     ap.add_argument('-p', '--partitions', type=int, default=1, help='create: partitions per topic')
     ap.add_argument('--exist-ok', action='store_true')
+    ap.add_argument('--detail', action='store_true', help='summarize: also one row per run')
+    ap.add_argument('--max-other', type=float, default=None,
+                    help='summarize: only runs during which other processes used at most this many cores')
     ap.add_argument('--acks', default='1')
     ap.add_argument('--linger-ms', type=float, default=None, help='default 5 (produce), 0 (e2e)')
     ap.add_argument('--batch-messages', type=int, default=100_000)
@@ -652,7 +780,7 @@ def main():
     ap.add_argument('--broker-pid', type=int, default=int(os.environ.get('BROKER_PID', '0') or 0))
     ap.add_argument('--label', default=os.environ.get('BENCH_LABEL'))
     ap.add_argument('-X', action='append', help='extra librdkafka property key=value (repeatable)')
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     if a.mode == 'summarize':
         return cmd_summarize(a)
     if Consumer is None:
@@ -669,7 +797,8 @@ def main():
     if a.mode == 'create':
         return cmd_create(a)
     a.topic = a.topic[0]
-    return {'produce': cmd_produce, 'consume': cmd_consume, 'e2e': cmd_e2e}[a.mode](a)
+    return {'produce': cmd_produce, 'consume': cmd_consume, 'e2e': cmd_e2e,
+            'kcat-produce': lambda a: cmd_kcat(a, True), 'kcat-consume': lambda a: cmd_kcat(a, False)}[a.mode](a)
 
 
 if __name__ == '__main__':

@@ -6,10 +6,11 @@
 #   PROFILE=1 bash bench/run.sh        # broker under node --cpu-prof, prints top self-time functions
 #
 # Env (defaults): RUNS=1 PROFILE=0 COUNT_SMALL=1000000 SIZE_SMALL=100 COUNT_LARGE=1000000 SIZE_LARGE=1024
-#   RATE=10000 LAT_SECONDS=10 PARTITIONS=1 ACKS=1 PHASE_TIMEOUT=300 BUILD=1
+#   RATE=10000 LAT_SECONDS=10 E2E_LINGERS="0 1" PARTITIONS=1 ACKS=1 PHASE_TIMEOUT=300 BUILD=1
 #   BROKER_DIST=bench/.build/dist (private build; set BROKER_DIST=$PWD/dist to use the shared one)
 #   BROKER_OVERRIDES="key=value ..." (extra --override for the broker) PHASES="produce-small consume-small
-#   produce-large consume-large e2e" KEEP_DATA=0
+#   produce-large consume-large e2e kcat" KEEP_DATA=0
+#   kcat: the same produce/consume of 1M x 100 B and COUNT_LARGE x 1 KiB through kcat (no Python per record)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,13 +26,14 @@ COUNT_LARGE=${COUNT_LARGE:-1000000}
 SIZE_LARGE=${SIZE_LARGE:-1024}
 RATE=${RATE:-10000}
 LAT_SECONDS=${LAT_SECONDS:-10}
+E2E_LINGERS=${E2E_LINGERS:-0 1}
 PARTITIONS=${PARTITIONS:-1}
 ACKS=${ACKS:-1}
 PHASE_TIMEOUT=${PHASE_TIMEOUT:-300}
 BUILD=${BUILD:-1}
 BROKER_DIST=${BROKER_DIST:-$HERE/.build/dist}
 BROKER_OVERRIDES=${BROKER_OVERRIDES:-}
-PHASES=${PHASES:-produce-small consume-small produce-large consume-large e2e}
+PHASES=${PHASES:-produce-small consume-small produce-large consume-large e2e kcat}
 KEEP_DATA=${KEEP_DATA:-0}
 STAMP=$(date +%Y%m%d-%H%M%S)
 RESULTS_DIR="$HERE/results"
@@ -143,14 +145,24 @@ log "results -> $RESULTS"
 for RUN in $(seq 1 "$RUNS"); do
   start_broker "$RUN"
   T_SMALL="bench-small-$RUN"; T_LARGE="bench-large-$RUN"; T_E2E="bench-e2e-$RUN"
-  timeout 60 $PY "$BENCH" create -t "$T_SMALL" -t "$T_LARGE" -t "$T_E2E" -p "$PARTITIONS" \
+  T_KSMALL="bench-kcat-small-$RUN"; T_KLARGE="bench-kcat-large-$RUN"
+  timeout 60 $PY "$BENCH" create -t "$T_SMALL" -t "$T_LARGE" -t "$T_E2E" -t "$T_KSMALL" -t "$T_KLARGE" -p "$PARTITIONS" \
     --bootstrap "$BOOTSTRAP" --timeout 30 || { FAILED+=("run $RUN create topics"); stop_broker; continue; }
   ok=1
   has_phase produce-small && { phase produce-small produce -t "$T_SMALL" -n "$COUNT_SMALL" -s "$SIZE_SMALL" --acks "$ACKS" || ok=0; }
   [[ $ok == 1 ]] && has_phase consume-small && { phase consume-small consume -t "$T_SMALL" -n "$COUNT_SMALL" -s "$SIZE_SMALL" || ok=0; }
   [[ $ok == 1 ]] && has_phase produce-large && { phase produce-large produce -t "$T_LARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" --acks "$ACKS" || ok=0; }
   [[ $ok == 1 ]] && has_phase consume-large && { phase consume-large consume -t "$T_LARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" || ok=0; }
-  [[ $ok == 1 ]] && has_phase e2e && { phase e2e e2e -t "$T_E2E" --rate "$RATE" --seconds "$LAT_SECONDS" -s "$SIZE_SMALL" --acks "$ACKS" || ok=0; }
+  for lg in $E2E_LINGERS; do
+    [[ $ok == 1 ]] && has_phase e2e && { phase "e2e linger.ms=$lg" e2e -t "$T_E2E" --rate "$RATE" --seconds "$LAT_SECONDS" \
+      -s "$SIZE_SMALL" --acks "$ACKS" --linger-ms "$lg" || ok=0; }
+  done
+  if [[ $ok == 1 ]] && has_phase kcat && [[ $PARTITIONS == 1 ]]; then
+    phase kcat-produce-small kcat-produce -t "$T_KSMALL" -n "$COUNT_SMALL" -s "$SIZE_SMALL" --acks "$ACKS" || ok=0
+    [[ $ok == 1 ]] && { phase kcat-consume-small kcat-consume -t "$T_KSMALL" -n "$COUNT_SMALL" -s "$SIZE_SMALL" || ok=0; }
+    [[ $ok == 1 ]] && { phase kcat-produce-large kcat-produce -t "$T_KLARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" --acks "$ACKS" || ok=0; }
+    [[ $ok == 1 ]] && { phase kcat-consume-large kcat-consume -t "$T_KLARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" || ok=0; }
+  fi
   log "run $RUN: data dir $(du -sh "$DATA_DIR" 2>/dev/null | cut -f1), broker RSS $(awk '/VmHWM/{print $2" "$3" peak"}' /proc/$BROKER_PID/status 2>/dev/null || echo '?')"
   stop_broker
   [[ $KEEP_DATA == 1 ]] || rm -rf "$DATA_DIR"

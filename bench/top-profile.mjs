@@ -4,6 +4,7 @@
 //   node bench/top-profile.mjs FILE.cpuprofile [--top 25] [--by function|file] [--json]
 //        [--callers REGEX]   also: for functions matching REGEX, their self time split by the 4 calling frames
 //        [--split SECONDS]   also: a timeline, busy share and top 3 functions per window of SECONDS
+//        [--from S --to S]   only samples between these offsets (seconds of sampled time, as in --split)
 //
 // Self time per sample = the sample's timeDelta, attributed to the sampled (leaf) node; summed per
 // "function url:line" (line 1-based, of the emitted JS in dist/). "(idle)" is the event loop waiting;
@@ -44,6 +45,8 @@ const callers = new Map();
 const split = Number(opt('split', 0)) * 1000; // ms
 const windows = [];
 let clock = 0;
+const fromMs = Number(opt('from', 0)) * 1000;
+const toMs = Number(opt('to', Infinity)) * 1000;
 
 const self = new Map();
 let total = 0;
@@ -56,6 +59,7 @@ for (let i = 0; i < samples.length; i++) {
   const dt = (deltas[i + 1] ?? deltas[i] ?? 0) / 1000; // ms
   const n = nodes.get(samples[i]);
   if (!n || dt < 0) continue;
+  if (clock < fromMs || clock >= toMs) { clock += dt; continue; }
   const k = keyOf(n);
   self.set(k, (self.get(k) || 0) + dt);
   total += dt;

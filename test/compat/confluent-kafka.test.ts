@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { COMPRESSIONS } from '../helpers/kcat.js';
+import { walkPartitionLog } from '../helpers/log-files.js';
 import { probeApiVersions } from '../helpers/raw-kafka.js';
 import {
   assertSameRecordsInOrder,
@@ -120,10 +121,13 @@ describe('confluent-kafka-python (librdkafka 2.0.2)', { timeout: 400_000 }, () =
     });
   });
 
+  const topicByCodec = new Map<string, string>();
+
   for (const compression of COMPRESSIONS) {
     it(`produce acks=all -z ${compression}, consume by assign(): records come back exactly, in order per partition`, async () => {
       await broker.explain(async () => {
         const topic = uniqueName(`ck-${compression}`);
+        topicByCodec.set(compression, topic);
         await createTopic(topic, PARTITIONS);
         const records = sampleRecords(`ck-${compression}`, 240, PARTITIONS);
         const produced = await produceAndCheck(topic, records, compression);
@@ -141,6 +145,33 @@ describe('confluent-kafka-python (librdkafka 2.0.2)', { timeout: 400_000 }, () =
       });
     });
   }
+
+  it('stored batches keep the codec the producer was configured with (no silent fallback to uncompressed)', async () => {
+    await broker.explain(async () => {
+      const stored: Record<string, string[]> = {};
+      for (const [compression, topic] of topicByCodec) {
+        const codecs = new Set<string>();
+        for (let p = 0; p < PARTITIONS; p++) {
+          for (const batch of walkPartitionLog(broker.dataDir, topic, p).batches) {
+            assert.ok(batch.crcOk, `${topic}-${p} batch at ${batch.baseOffset}: CRC-32C`);
+            codecs.add(batch.codec);
+          }
+        }
+        stored[compression] = [...codecs];
+      }
+      // librdkafka 2.0.2 compresses with gzip/snappy/lz4 only when the broker
+      // advertises Produce v0 (compr_req[] in rdkafka_msgset_writer.c), and lz4
+      // also needs FindCoordinator v0, which arrives with consumer groups: until
+      // then lz4 batches are sent uncompressed. A batch that does not shrink
+      // when compressed is also sent uncompressed, so 'none' may appear
+      // beside the codec, but the codec itself must be there.
+      for (const [compression, codecs] of Object.entries(stored)) {
+        const expected = compression === 'lz4' ? 'none' : compression;
+        assert.ok(codecs.includes(expected), `${compression}: stored codecs ${codecs.join(',')} lack ${expected}`);
+        assert.ok(codecs.every((c) => c === expected || c === 'none'), `${compression}: unexpected stored codecs ${codecs.join(',')}`);
+      }
+    });
+  });
 
   it('get_watermark_offsets and offsets_for_times', async () => {
     await broker.explain(async () => {

@@ -8,6 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { walkPartitionLog } from '../helpers/log-files.js';
 import { probeApiVersions } from '../helpers/raw-kafka.js';
 import { assertSameRecordsInOrder, fromHexConsumed, sampleRecords, toHexRecord, uniqueName, type HexConsumed, type TestRecord } from '../helpers/records.js';
 import { runPythonJson } from '../helpers/run.js';
@@ -102,6 +103,21 @@ describe('kafka-python 2.0.2', { timeout: 300_000 }, () => {
           assert.equal(ends.beginning[String(p)], 0);
         }
         assert.deepEqual(consumed.ends, ends.end);
+        // kafka-python sends a batch uncompressed when compressing does not make it smaller
+        // (DefaultRecordBatchBuilder._maybe_compress), so small batches are 'none'; the batch
+        // with the 20 KB value compresses.
+        const codecs = new Set<string>();
+        for (let p = 0; p < 3; p++) {
+          for (const batch of walkPartitionLog(broker.dataDir, topic, p).batches) {
+            assert.ok(batch.crcOk, `${topic}-${p} batch at ${batch.baseOffset}: CRC-32C`);
+            codecs.add(batch.codec);
+          }
+        }
+        if (compression === null) assert.deepEqual([...codecs], ['none'], 'stored codecs');
+        else {
+          assert.ok(codecs.has(compression), `stored codecs ${[...codecs].join(',')}: none is ${compression}`);
+          assert.ok([...codecs].every((c) => c === compression || c === 'none'), `stored codecs ${[...codecs].join(',')}`);
+        }
       });
     });
   }

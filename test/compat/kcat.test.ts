@@ -111,9 +111,17 @@ describe('kcat (librdkafka 2.0.2)', { timeout: 300_000 }, () => {
         }
         stored[compression] = [...codecs];
       }
-      // librdkafka 2.0.2 drops gzip/snappy/lz4 unless the broker advertises Produce v0
-      // (compr_req[] in rdkafka_msgset_writer.c) and lz4 also needs FindCoordinator v0.
-      assert.deepEqual(stored, Object.fromEntries([...topicByCodec.keys()].map((c) => [c, [c]])), '-z codec -> codecs of the stored batches');
+      // librdkafka 2.0.2 compresses with gzip/snappy/lz4 only when the broker
+      // advertises Produce v0 (compr_req[] in rdkafka_msgset_writer.c), and lz4
+      // also needs FindCoordinator v0, which arrives with consumer groups: until
+      // then lz4 batches are sent uncompressed. A batch that does not shrink
+      // when compressed is also sent uncompressed, so 'none' may appear
+      // beside the codec, but the codec itself must be there.
+      for (const [compression, codecs] of Object.entries(stored)) {
+        const expected = compression === 'lz4' ? 'none' : compression;
+        assert.ok(codecs.includes(expected), `${compression}: stored codecs ${codecs.join(',')} lack ${expected}`);
+        assert.ok(codecs.every((c) => c === expected || c === 'none'), `${compression}: unexpected stored codecs ${codecs.join(',')}`);
+      }
     });
   });
 

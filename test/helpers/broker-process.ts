@@ -86,6 +86,16 @@ export function portAccepts(port: number, timeoutMs = 1000): Promise<boolean> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** `promise`'s value, or null after `ms`; the timer is cleared either way (no lingering handle). */
+export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of live) {
@@ -196,7 +206,7 @@ export class BrokerProcess {
     if (child === null || this.exited || this.exit === null) return { code: null, signal: null, killed: false };
     this.expectingExit = true;
     child.kill('SIGTERM');
-    const result = await Promise.race([this.exit, sleep(timeoutMs).then(() => null)]);
+    const result = await withTimeout(this.exit, timeoutMs);
     if (result !== null) {
       if (result.code !== 0 || process.env['TRIBUTARY_TEST_LOGS'] === '1') {
         process.stderr.write(`[${this.name}] stopped with code=${result.code} signal=${result.signal}; last output:\n${this.tail()}\n`);
@@ -255,7 +265,7 @@ export class BrokerProcess {
     if (child === null || this.exited || this.exit === null) return { code: null, signal: null };
     this.expectingExit = true;
     child.kill('SIGKILL');
-    const result = await Promise.race([this.exit, sleep(STOP_TIMEOUT_MS).then(() => null)]);
+    const result = await withTimeout(this.exit, STOP_TIMEOUT_MS);
     if (result === null) throw new Error(`${this.name} pid ${child.pid} survived SIGKILL for ${STOP_TIMEOUT_MS} ms`);
     return result;
   }

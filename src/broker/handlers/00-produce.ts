@@ -1,5 +1,9 @@
-// 0 Produce, v3-7 (v3 is the first with record batch v2; librdkafka needs 3 in
-// range for MSGVER2 and 7 for zstd). No flexible version in range.
+// 0 Produce, v0-7. Every client sends v7; the range starts at 0 because
+// librdkafka 2.0.2 only compresses with gzip/snappy/lz4 when Produce v0 is in
+// range (rdkafka_msgset_writer.c compr_req[]), needs 3 for MSGVER2 and 7 for
+// zstd. v0-v2 requests are decoded and answered, but their legacy message
+// sets (magic 0/1) are refused with UNSUPPORTED_FOR_MESSAGE_FORMAT, as Kafka 4
+// refuses them; only record batch v2 is stored. No flexible version in range.
 //
 // Per partition: the batch is validated from its headers only (size, magic,
 // CRC-32C, counts, timestamps) and appended as the bytes the client sent, with
@@ -38,8 +42,7 @@ interface PartitionResult {
 const validationCodes: Record<BatchValidationError, number> = {
   corrupt_message: ErrorCode.CORRUPT_MESSAGE,
   invalid_record: ErrorCode.INVALID_RECORD,
-  // Kafka: Produce v3+ may only carry magic 2 batches (InvalidRecordException).
-  unsupported_magic: ErrorCode.INVALID_RECORD,
+  unsupported_magic: ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
   unsupported_compression_type: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
 };
 
@@ -61,7 +64,10 @@ function appendPartition(ctx: RequestContext, topic: string, index: number, reco
   const validation = validateProducedBatch(records, { zstdAllowed: ctx.apiVersion >= 7, singleBatch: true });
   if (!validation.ok) {
     ctx.logger.debug({ topic, partition: index, reason: validation.message, clientId: ctx.clientId }, 'rejected produced batch');
-    return failed(index, validationCodes[validation.error]);
+    // Kafka: Produce v3+ may only carry magic 2 (InvalidRecordException);
+    // older versions get the message-format error for legacy message sets.
+    const code = validation.error === 'unsupported_magic' && ctx.apiVersion >= 3 ? ErrorCode.INVALID_RECORD : validationCodes[validation.error];
+    return failed(index, code);
   }
   const header = validation.batches[0];
   if (!header) return failed(index, ErrorCode.CORRUPT_MESSAGE);
@@ -104,7 +110,7 @@ function appendPartition(ctx: RequestContext, topic: string, index: number, reco
 export const produceHandler = defineHandler({
   apiKey: 0,
   name: 'Produce',
-  minVersion: 3,
+  minVersion: 0,
   maxVersion: 7,
   request: ProduceRequest,
   response: ProduceResponse,

@@ -28,7 +28,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { repoRoot, startBroker, type BrokerProcess } from '../../helpers/broker-process.js';
+import { repoRoot, startBroker, withTimeout, type BrokerProcess } from '../../helpers/broker-process.js';
 import { walkPartitionLog } from '../../helpers/log-files.js';
 import { createTopicsRaw, probeApiVersions } from '../../helpers/raw-kafka.js';
 import { uniqueName } from '../../helpers/records.js';
@@ -101,13 +101,13 @@ async function produceLoad(broker: BrokerProcess, topic: string, options: { maxR
       await new Promise((r) => setTimeout(r, 1000));
       child.kill('SIGKILL');
     }
-    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), (LOAD_SECONDS_MAX + 60) * 1000))]);
-    if (code === 'timeout') {
+    const code = await withTimeout(exited.then((c) => ({ c })), (LOAD_SECONDS_MAX + 60) * 1000);
+    if (code === null) {
       child.kill('SIGKILL');
       throw new Error(`producer load did not finish; stderr:\n${stderr}`);
     }
     await linesClosed;
-    if (!options.killDuringLoad) assert.equal(code, 0, `producer load exit code; stderr:\n${stderr}`);
+    if (!options.killDuringLoad) assert.equal(code.c, 0, `producer load exit code; stderr:\n${stderr}`);
     return outcome;
   } finally {
     clearInterval(timer);
