@@ -30,7 +30,7 @@ export type PrimitiveType =
   | 'uuid'
   | 'records';
 
-export interface ArrayType<E extends TypeSpec = TypeSpec> {
+export interface ArrayType<E = unknown> {
   readonly kind: 'array';
   readonly element: E;
 }
@@ -40,7 +40,7 @@ export interface StructType<F extends readonly FieldSpec[] = readonly FieldSpec[
   readonly fields: F;
 }
 
-export type TypeSpec = PrimitiveType | ArrayType<any> | StructType<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- recursive type bound
+export type TypeSpec = PrimitiveType | ArrayType<unknown> | StructType<readonly FieldSpec[]>;
 
 export interface FieldOptions {
   /** Versions in which the field is on the wire (default: all of the message's). */
