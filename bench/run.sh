@@ -165,6 +165,12 @@ for RUN in $(seq 1 "$RUNS"); do
   fi
   log "run $RUN: data dir $(du -sh "$DATA_DIR" 2>/dev/null | cut -f1), broker RSS $(awk '/VmHWM/{print $2" "$3" peak"}' /proc/$BROKER_PID/status 2>/dev/null || echo '?')"
   stop_broker
+  # pino levels: 40 warn, 50 error, 60 fatal
+  nwarn=$(grep -c -E '"level":(40|50|60)' "$BROKER_LOG" || true)
+  if [[ ${nwarn:-0} != 0 ]]; then
+    log "run $RUN: broker logged $nwarn warning/error line(s); first 5:"; grep -E '"level":(40|50|60)' "$BROKER_LOG" | head -n 5 | cut -c1-400 >&2
+    cp "$BROKER_LOG" "$RESULTS_DIR/broker-$STAMP-run$RUN.log"
+  fi
   [[ $KEEP_DATA == 1 ]] || rm -rf "$DATA_DIR"
 done
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { COMPRESSIONS } from '../helpers/kcat.js';
-import { walkPartitionLog } from '../helpers/log-files.js';
+import { assertLibrdkafkaCodecsStored } from '../helpers/log-files.js';
 import { probeApiVersions } from '../helpers/raw-kafka.js';
 import {
   assertSameRecordsInOrder,
@@ -148,28 +148,7 @@ describe('confluent-kafka-python (librdkafka 2.0.2)', { timeout: 400_000 }, () =
 
   it('stored batches keep the codec the producer was configured with (no silent fallback to uncompressed)', async () => {
     await broker.explain(async () => {
-      const stored: Record<string, string[]> = {};
-      for (const [compression, topic] of topicByCodec) {
-        const codecs = new Set<string>();
-        for (let p = 0; p < PARTITIONS; p++) {
-          for (const batch of walkPartitionLog(broker.dataDir, topic, p).batches) {
-            assert.ok(batch.crcOk, `${topic}-${p} batch at ${batch.baseOffset}: CRC-32C`);
-            codecs.add(batch.codec);
-          }
-        }
-        stored[compression] = [...codecs];
-      }
-      // librdkafka 2.0.2 compresses with gzip/snappy/lz4 only when the broker
-      // advertises Produce v0 (compr_req[] in rdkafka_msgset_writer.c), and lz4
-      // also needs FindCoordinator v0, which arrives with consumer groups: until
-      // then lz4 batches are sent uncompressed. A batch that does not shrink
-      // when compressed is also sent uncompressed, so 'none' may appear
-      // beside the codec, but the codec itself must be there.
-      for (const [compression, codecs] of Object.entries(stored)) {
-        const expected = compression === 'lz4' ? 'none' : compression;
-        assert.ok(codecs.includes(expected), `${compression}: stored codecs ${codecs.join(',')} lack ${expected}`);
-        assert.ok(codecs.every((c) => c === expected || c === 'none'), `${compression}: unexpected stored codecs ${codecs.join(',')}`);
-      }
+      assertLibrdkafkaCodecsStored(broker.dataDir, topicByCodec, PARTITIONS);
     });
   });
 

@@ -5,6 +5,7 @@
  * that a client's compressed batch is stored as sent (DESIGN §4.2) and that a
  * log is readable end to end after a crash.
  */
+import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32c } from './raw-kafka.js';
@@ -65,4 +66,30 @@ export function walkPartitionLog(logDir: string, topic: string, partition: numbe
     }
   }
   return walk;
+}
+
+/**
+ * Checks, from the segment files, that librdkafka stored each topic's batches
+ * with the codec it was configured with (and valid CRCs).
+ * librdkafka 2.0.2 compresses with gzip/snappy/lz4 only when the broker
+ * advertises Produce v0 (compr_req[] in rdkafka_msgset_writer.c), and lz4 also
+ * needs FindCoordinator v0, which arrives with consumer groups: until then its
+ * lz4 batches are sent uncompressed. A batch that does not shrink when
+ * compressed is sent uncompressed too, so 'none' may appear beside the codec,
+ * but the codec itself must be there.
+ */
+export function assertLibrdkafkaCodecsStored(logDir: string, topicByCodec: ReadonlyMap<string, string>, partitions: number): void {
+  for (const [compression, topic] of topicByCodec) {
+    const codecs = new Set<string>();
+    for (let p = 0; p < partitions; p++) {
+      for (const batch of walkPartitionLog(logDir, topic, p).batches) {
+        assert.ok(batch.crcOk, `${topic}-${p} batch at offset ${batch.baseOffset}: CRC-32C mismatch on disk`);
+        codecs.add(batch.codec);
+      }
+    }
+    const stored = [...codecs];
+    const expected = compression === 'lz4' ? 'none' : compression;
+    assert.ok(stored.includes(expected), `${compression}: stored codecs ${stored.join(',')} lack ${expected}`);
+    assert.ok(stored.every((c) => c === expected || c === 'none'), `${compression}: unexpected stored codecs ${stored.join(',')}`);
+  }
 }
