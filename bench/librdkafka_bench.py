@@ -405,57 +405,86 @@ def pct(sorted_vals, q):
     return sorted_vals[k]
 
 
+class _Box:
+    value = 0
+
+
+def e2e_consumer(a, n, ready, stop, recv, conn=None):
+    """The e2e consumer: in a thread of the producer's process (default) or in a forked child
+    process (--consumer-process; no GIL shared with the producer). Creates its own Consumer,
+    assigned at the end offsets (ListOffsets latest), so nothing produced later is skipped."""
+    errors = []
+    cstats, ccb = stats_collector()
+    c = Consumer({**consumer_conf(a, 'e2e'), 'error_cb': err_cb_factory('e2e-consumer', errors),
+                  'statistics.interval.ms': 1000, 'stats_cb': ccb})
+    parts = partitions_of(c, a.topic, 10)
+    c.assign([TopicPartition(a.topic, p, c.get_watermark_offsets(TopicPartition(a.topic, p), timeout=10)[1])
+              for p in parts])
+    lat_ns, stamps = [], []
+    bad = got = 0
+    # poll(), not consume(num_messages=K): librdkafka's batch consume waits until K records
+    # or the timeout, which would add up to the timeout to every latency.
+    poll = c.poll
+    mono = time.monotonic_ns
+    unpack = struct.unpack_from
+    deadline = time.monotonic() + a.seconds + a.timeout
+    while not stop.is_set() and got < n and time.monotonic() < deadline:
+        m = poll(0.05)
+        now = mono()  # receive time: when the application got the record
+        ready.set()   # the first poll() has fetched once
+        if m is None:
+            continue
+        v = m.value() if m.error() is None else None
+        if v is None or len(v) < 8:
+            bad += 1
+            continue
+        st = unpack('>q', v, 0)[0]
+        lat_ns.append(now - st)
+        stamps.append(st)
+        got += 1
+        recv.value = got
+    c.close()
+    out = {'lat_ns': lat_ns, 'stamps': stamps, 'bad': bad, 'recv': got, 'stats': broker_stats(cstats),
+           'errors': errors, 'partitions': len(parts)}
+    if conn is None:
+        return out
+    conn.send(out)
+    conn.close()
+
+
 def cmd_e2e(a):
     sys.setswitchinterval(0.0005)  # two Python threads: keep GIL hand-over from inflating latency
     rate, secs, size = a.rate, a.seconds, max(a.size, 16)
     n = int(rate * secs)
     errors = []
-    cstats, ccb = stats_collector()
     pstats, pcb = stats_collector()
-    c = Consumer({**consumer_conf(a, 'e2e'), 'error_cb': err_cb_factory('e2e-consumer', errors),
-                  'statistics.interval.ms': 1000, 'stats_cb': ccb})
-    parts = partitions_of(c, a.topic, 10)
-    # Explicit end offsets (ListOffsets latest) so no record produced after this point is skipped.
-    start = []
-    for p in parts:
-        lo, hi = c.get_watermark_offsets(TopicPartition(a.topic, p), timeout=10)
-        start.append(TopicPartition(a.topic, p, hi))
-    c.assign(start)
-    lat_ns = []
-    stamps = []
-    recv = [0]
-    bad = [0]
-    stop = threading.Event()
-    consumer_ready = threading.Event()
+    result = {}
+    if a.consumer_process:
+        import multiprocessing as mp
+        ctx = mp.get_context('fork')  # before any librdkafka handle exists in this process
+        ready, stop = ctx.Event(), ctx.Event()
+        recv = ctx.Value('q', 0, lock=False)
+        parent_conn, child_conn = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=e2e_consumer, args=(a, n, ready, stop, recv, child_conn), daemon=True)
+        proc.start()
 
-    def consumer_loop():
-        # poll(), not consume(num_messages=K): librdkafka's batch consume waits until K records
-        # or the timeout, which would add up to the timeout to every latency.
-        poll = c.poll
-        mono = time.monotonic_ns
-        unpack = struct.unpack_from
-        while not stop.is_set() and recv[0] < n:
-            m = poll(0.05)
-            now = mono()  # receive time: when the application got the record
-            consumer_ready.set()
-            if m is None:
-                continue
-            for m in (m,):
-                if m.error() is not None:
-                    bad[0] += 1
-                    continue
-                v = m.value()
-                if v is None or len(v) < 8:
-                    bad[0] += 1
-                    continue
-                st = unpack('>q', v, 0)[0]
-                lat_ns.append(now - st)
-                stamps.append(st)
-                recv[0] += 1
+        def finish_consumer():
+            stop.set()
+            if parent_conn.poll(15):
+                result.update(parent_conn.recv())
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+    else:
+        ready, stop, recv = threading.Event(), threading.Event(), _Box()
+        th = threading.Thread(target=lambda: result.update(e2e_consumer(a, n, ready, stop, recv)), daemon=True)
+        th.start()
 
-    th = threading.Thread(target=consumer_loop, daemon=True)
-    th.start()
-    consumer_ready.wait(5)  # the first consume() has fetched once (fetch session established)
+        def finish_consumer():
+            stop.set()
+            th.join(10)
+    if not ready.wait(15):
+        die('e2e consumer did not start within 15 s')
     time.sleep(0.5)
 
     delivered = [0]
@@ -516,12 +545,12 @@ def cmd_e2e(a):
     time.sleep(1.1)  # one more statistics interval
     p.poll(0)
     drain_deadline = time.monotonic() + 10
-    while recv[0] < sent and time.monotonic() < drain_deadline:
+    while recv.value < sent and time.monotonic() < drain_deadline:
         time.sleep(0.01)
-    stop.set()
-    th.join(5)
     meter.stop()
-    c.close()
+    finish_consumer()
+    lat_ns, stamps = result.get('lat_ns', []), result.get('stamps', [])
+    errors += result.get('errors', [])
     send_span = (last_send - first_send) / 1e9 if sent > 1 else 0
     achieved = (sent - 1) / send_span if send_span > 0 else 0
     lat = sorted(x / 1e6 for x in lat_ns)  # ms
@@ -534,25 +563,26 @@ def cmd_e2e(a):
             per_sec.setdefault(int((st - s0) // 1_000_000_000), []).append(l / 1e6)
     by_second = [[round(statistics.median(v), 2), round(max(v), 2)] for _, v in sorted(per_sec.items())]
     r = lambda x: round(x, 3) if x is not None else None  # noqa: E731
-    rec = {'bench': 'e2e', 'topic': a.topic, 'partitions': len(parts), 'size': size, 'acks': a.acks,
+    rec = {'bench': 'e2e', 'topic': a.topic, 'partitions': result.get('partitions'), 'size': size, 'acks': a.acks,
            'linger_ms': a.linger_ms, 'fetch_wait_ms': a.fetch_wait_ms,
            'target_rate': rate, 'seconds': secs, 'sent': sent, 'delivered': delivered[0], 'failed': failed[0],
-           'received': recv[0], 'bad': bad[0], 'achieved_rate': round(achieved, 1),
+           'received': result.get('recv', 0), 'bad': result.get('bad', 0), 'achieved_rate': round(achieved, 1),
+           'consumer': 'process' if a.consumer_process else 'thread',
            'max_send_lag_ms': round(behind_max_ns / 1e6, 3),
            'p50_ms': r(pct(lat, 50)), 'p90_ms': r(pct(lat, 90)), 'p95_ms': r(pct(lat, 95)),
            'p99_ms': r(pct(lat, 99)), 'p999_ms': r(pct(lat, 99.9)), 'max_ms': r(lat[-1] if lat else None),
            'min_ms': r(lat[0] if lat else None),
            'ack_p50_ms': r(pct(acks_ms, 50)), 'ack_p99_ms': r(pct(acks_ms, 99)),
            'p50_max_by_second_ms': by_second,
-           'producer_broker_stats': broker_stats(pstats), 'consumer_broker_stats': broker_stats(cstats),
-           'ok': recv[0] == sent and sent == n and failed[0] == 0,
+           'producer_broker_stats': broker_stats(pstats), 'consumer_broker_stats': result.get('stats'),
+           'ok': result.get('recv') == sent and sent == n and failed[0] == 0,
            **meter.fields(max(sent, 1), send_span or 1)}
     if errors:
         rec['client_errors'] = errors[:5]
     if a.label:
         rec['label'] = a.label
     emit(rec, f'e2e {rate:,}/s x {secs}s {size} B acks={a.acks} linger={a.linger_ms}ms: sent {sent:,} '
-              f'(achieved {achieved:,.0f}/s), received {recv[0]:,}; latency ms p50 {rec["p50_ms"]} '
+              f'(achieved {achieved:,.0f}/s), received {result.get("recv", 0):,}; latency ms p50 {rec["p50_ms"]} '
               f'p95 {rec["p95_ms"]} p99 {rec["p99_ms"]} p99.9 {rec["p999_ms"]} max {rec["max_ms"]} '
               f'(produce ack p50 {rec["ack_p50_ms"]} p99 {rec["ack_p99_ms"]}); '
               f'broker {rec.get("broker_us_per_rec")} us/rec')
@@ -775,6 +805,8 @@ def main():
     ap.add_argument('--queued-kbytes', type=int, default=1 << 20)
     ap.add_argument('--batch', type=int, default=10000, help='consume: records per consume() call')
     ap.add_argument('--rate', type=int, default=10_000, help='e2e: records/s')
+    ap.add_argument('--consumer-process', action='store_true',
+                    help='e2e: run the consumer in a forked process instead of a thread (no shared GIL)')
     ap.add_argument('--seconds', type=float, default=10.0, help='e2e: duration')
     ap.add_argument('--timeout', type=float, default=300.0, help='deadline in seconds for the phase')
     ap.add_argument('--broker-pid', type=int, default=int(os.environ.get('BROKER_PID', '0') or 0))
