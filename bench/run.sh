@@ -6,7 +6,7 @@
 #   PROFILE=1 bash bench/run.sh        # broker under node --cpu-prof, prints top self-time functions
 #
 # Env (defaults): RUNS=1 PROFILE=0 COUNT_SMALL=1000000 SIZE_SMALL=100 COUNT_LARGE=1000000 SIZE_LARGE=1024
-#   RATE=10000 LAT_SECONDS=10 E2E_LINGERS="0 1" PARTITIONS=1 ACKS=1 PHASE_TIMEOUT=300 BUILD=1
+#   RATE=10000 LAT_SECONDS=10 E2E_LINGERS="0 1" E2E_CONSUMER=thread|process PARTITIONS=1 ACKS=1 PHASE_TIMEOUT=300 BUILD=1
 #   BROKER_DIST=bench/.build/dist (private build; set BROKER_DIST=$PWD/dist to use the shared one)
 #   BROKER_OVERRIDES="key=value ..." (extra --override for the broker) PHASES="produce-small consume-small
 #   produce-large consume-large e2e kcat" KEEP_DATA=0
@@ -27,6 +27,7 @@ SIZE_LARGE=${SIZE_LARGE:-1024}
 RATE=${RATE:-10000}
 LAT_SECONDS=${LAT_SECONDS:-10}
 E2E_LINGERS=${E2E_LINGERS:-0 1}
+E2E_CONSUMER=${E2E_CONSUMER:-thread}   # thread (as specified) or process (consumer in its own process: no shared GIL)
 PARTITIONS=${PARTITIONS:-1}
 ACKS=${ACKS:-1}
 PHASE_TIMEOUT=${PHASE_TIMEOUT:-300}
@@ -155,7 +156,7 @@ for RUN in $(seq 1 "$RUNS"); do
   [[ $ok == 1 ]] && has_phase consume-large && { phase consume-large consume -t "$T_LARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" || ok=0; }
   for lg in $E2E_LINGERS; do
     [[ $ok == 1 ]] && has_phase e2e && { phase "e2e linger.ms=$lg" e2e -t "$T_E2E" --rate "$RATE" --seconds "$LAT_SECONDS" \
-      -s "$SIZE_SMALL" --acks "$ACKS" --linger-ms "$lg" || ok=0; }
+      -s "$SIZE_SMALL" --acks "$ACKS" --linger-ms "$lg" $([[ $E2E_CONSUMER == process ]] && echo --consumer-process) || ok=0; }
   done
   if [[ $ok == 1 ]] && has_phase kcat && [[ $PARTITIONS == 1 ]]; then
     phase kcat-produce-small kcat-produce -t "$T_KSMALL" -n "$COUNT_SMALL" -s "$SIZE_SMALL" --acks "$ACKS" || ok=0

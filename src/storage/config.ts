@@ -25,6 +25,52 @@ export interface LogConfig {
   flushIntervalMessages: number;
   /** flush.ms: fsync when data has been unflushed this long (checked by maybeFlush). */
   flushIntervalMs: number;
+  // Compaction (cleaner/README in ../README.md). Optional so older callers
+  // keep compiling; absent means Kafka's default (resolve with compactionConfigOf).
+  /** cleanup.policy: `delete` (time/size retention), `compact` (log cleaner), or both. */
+  cleanupPolicy?: CleanupPolicy;
+  /** delete.retention.ms: a tombstone survives at least this long after its first cleaning. */
+  deleteRetentionMs?: number;
+  /** min.cleanable.dirty.ratio: clean when dirty bytes / (clean + dirty bytes) >= this. */
+  minCleanableDirtyRatio?: number;
+  /** min.compaction.lag.ms: records younger than this are not compacted. */
+  minCompactionLagMs?: number;
+  /** max.compaction.lag.ms: dirty records older than this force a cleaning whatever the ratio. */
+  maxCompactionLagMs?: number;
+}
+
+export interface CleanupPolicy {
+  delete: boolean;
+  compact: boolean;
+}
+
+/** The compaction settings of a LogConfig with Kafka's defaults filled in. */
+export interface CompactionConfig {
+  cleanupPolicy: Readonly<CleanupPolicy>;
+  deleteRetentionMs: number;
+  minCleanableDirtyRatio: number;
+  minCompactionLagMs: number;
+  maxCompactionLagMs: number;
+}
+
+/** Kafka's defaults: delete only; 1 day; 0.5; 0; Long.MAX_VALUE. */
+export const DEFAULT_COMPACTION_CONFIG: Readonly<CompactionConfig> = Object.freeze({
+  cleanupPolicy: Object.freeze({ delete: true, compact: false }),
+  deleteRetentionMs: 24 * 60 * 60 * 1000,
+  minCleanableDirtyRatio: 0.5,
+  minCompactionLagMs: 0,
+  maxCompactionLagMs: Number.MAX_SAFE_INTEGER,
+});
+
+export function compactionConfigOf(cfg: Readonly<LogConfig>): CompactionConfig {
+  const d = DEFAULT_COMPACTION_CONFIG;
+  return {
+    cleanupPolicy: cfg.cleanupPolicy ?? d.cleanupPolicy,
+    deleteRetentionMs: cfg.deleteRetentionMs ?? d.deleteRetentionMs,
+    minCleanableDirtyRatio: cfg.minCleanableDirtyRatio ?? d.minCleanableDirtyRatio,
+    minCompactionLagMs: cfg.minCompactionLagMs ?? d.minCompactionLagMs,
+    maxCompactionLagMs: cfg.maxCompactionLagMs ?? d.maxCompactionLagMs,
+  };
 }
 
 export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
@@ -36,6 +82,7 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
   segmentIndexBytes: 10 * 1024 * 1024,
   flushIntervalMessages: FLUSH_NEVER,
   flushIntervalMs: FLUSH_NEVER,
+  ...DEFAULT_COMPACTION_CONFIG,
 });
 
 /** Positions in a segment are int32 in the index, so a segment cannot be bigger. */
@@ -60,5 +107,13 @@ export function validateLogConfig(cfg: LogConfig): LogConfig {
   check(int(cfg.flushIntervalMessages) && cfg.flushIntervalMessages >= 1,
     'flushIntervalMessages', cfg.flushIntervalMessages, 'must be an integer >= 1');
   check(int(cfg.flushIntervalMs) && cfg.flushIntervalMs >= 0, 'flushIntervalMs', cfg.flushIntervalMs, 'must be >= 0');
+  const c = compactionConfigOf(cfg);
+  check(int(c.deleteRetentionMs) && c.deleteRetentionMs >= 0, 'deleteRetentionMs', c.deleteRetentionMs, 'must be an integer >= 0');
+  check(Number.isFinite(c.minCleanableDirtyRatio) && c.minCleanableDirtyRatio >= 0 && c.minCleanableDirtyRatio <= 1,
+    'minCleanableDirtyRatio', c.minCleanableDirtyRatio, 'must be in [0, 1]');
+  check(int(c.minCompactionLagMs) && c.minCompactionLagMs >= 0, 'minCompactionLagMs', c.minCompactionLagMs, 'must be an integer >= 0');
+  check(int(c.maxCompactionLagMs) && c.maxCompactionLagMs >= 1, 'maxCompactionLagMs', c.maxCompactionLagMs, 'must be an integer >= 1');
+  check(c.minCompactionLagMs <= c.maxCompactionLagMs, 'minCompactionLagMs', c.minCompactionLagMs,
+    `must not exceed maxCompactionLagMs ${c.maxCompactionLagMs}`);
   return { ...cfg };
 }

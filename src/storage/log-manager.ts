@@ -4,6 +4,7 @@
  * log-start-offset checkpoints, marks a clean shutdown, and does the
  * periodic work (time-based flush, rolled-segment flush, retention,
  * checkpoints) in bounded slices when the broker's timer calls tick().
+ * Log compaction runs separately (it may await codecs): `manager.cleaner`.
  */
 import { join } from 'node:path';
 import { invariant } from '../util/assert.js';
@@ -13,6 +14,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from './config.js';
 import type { FileSystem } from './fs.js';
 import type { RecoveryReport } from './log-loader.js';
 import { PartitionLog } from './partition-log.js';
+import { LogCleaner, type LogCleanerOptions } from './cleaner/log-cleaner.js';
 
 export const RECOVERY_POINT_CHECKPOINT = 'recovery-point-offset-checkpoint';
 export const LOG_START_OFFSET_CHECKPOINT = 'log-start-offset-checkpoint';
@@ -34,6 +36,8 @@ export interface LogManagerOptions {
   retentionCheckIntervalMs?: number;
   /** Kafka's log.flush.offset.checkpoint.interval.ms. */
   checkpointIntervalMs?: number;
+  /** Log cleaner settings (compaction of logs with cleanup.policy=compact). */
+  cleaner?: LogCleanerOptions;
 }
 
 export interface LogManagerStartup {
@@ -84,10 +88,16 @@ export class LogManager {
   private cursor = 0;
   private lastCheckpointMs: number;
   private closed = false;
+  /**
+   * The log cleaner: the broker calls `cleaner.cleanOneStep(nowMs)` from a
+   * timer, awaiting each call before the next (see cleaner/log-cleaner.ts).
+   */
+  readonly cleaner: LogCleaner;
 
   private constructor(private readonly opts: LogManagerOptions) {
     this.defaultConfig = opts.defaultConfig ?? { ...DEFAULT_LOG_CONFIG };
     this.lastCheckpointMs = opts.clock.nowMs();
+    this.cleaner = new LogCleaner({ ...opts.cleaner, fs: opts.fs, dataDir: opts.dataDir, logs: () => this.logs.values() });
   }
 
   static open(opts: LogManagerOptions): LogManagerStartup {
@@ -169,6 +179,7 @@ export class LogManager {
     const name = partitionDirName(topic, partition);
     const log = this.logs.get(name);
     if (log === undefined) return false;
+    this.cleaner.forget(log);
     this.logs.delete(name);
     this.lastRetentionMs.delete(log);
     log.delete();
@@ -230,6 +241,7 @@ export class LogManager {
   /** Clean shutdown: flush and close every log, write checkpoints, then the marker. */
   close(): void {
     if (this.closed) return;
+    this.cleaner.close();
     for (const log of this.logs.values()) log.close();
     this.checkpoint();
     this.opts.fs.writeFileAtomic(join(this.opts.dataDir, CLEAN_SHUTDOWN_MARKER), Buffer.alloc(0));

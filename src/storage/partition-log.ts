@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
 import { invariant } from '../util/assert.js';
 import type { Clock } from '../util/clock.js';
-import { validateLogConfig, type LogConfig } from './config.js';
+import { compactionConfigOf, validateLogConfig, type LogConfig } from './config.js';
 import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
 import { LogSegment } from './segment.js';
@@ -94,6 +94,8 @@ export class PartitionLog {
   private lastFlushMs: number;
   private rolledSinceFlush = false;
   private closed = false;
+  /** Bumped by every truncation: the cleaner drops work based on records that may be gone. */
+  private truncations = 0;
   private readonly onCheckpointNeeded: () => void;
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
   private boundCache: { bound: bigint; segment: LogSegment; position: number } | null = null;
@@ -168,6 +170,35 @@ export class PartitionLog {
       sizeBytes: s.sizeBytes,
       maxTimestampMs: s.maxTimestampMs,
     }));
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** How many times the log was truncated (truncateTo, truncateFullyAndStartAt) since it was opened. */
+  get truncationCount(): number {
+    return this.truncations;
+  }
+
+  /** For the log cleaner: the segments in offset order, the last one active. Do not modify. */
+  segmentList(): readonly LogSegment[] {
+    return this.segments;
+  }
+
+  /**
+   * For the log cleaner: puts `cleaned` (already on disk under the final file
+   * names) in place of the rolled segment `old`, which it closes. Both cover
+   * the same offsets. Synchronous, so a read sees either one or the other.
+   */
+  replaceSegment(old: LogSegment, cleaned: LogSegment): void {
+    this.checkOpen();
+    const i = this.segments.indexOf(old);
+    invariant(i >= 0 && i < this.segments.length - 1, 'the cleaner replaces a rolled segment of this log');
+    invariant(cleaned.baseOffset === old.baseOffset && cleaned.nextOffset === old.nextOffset, 'a cleaned segment covers the same offsets');
+    this.segments[i] = cleaned;
+    if (this.boundCache?.segment === old) this.boundCache = null;
+    old.close();
   }
 
   private get active(): LogSegment {
@@ -384,6 +415,7 @@ export class PartitionLog {
       this.truncateFullyAndStartAt(offset);
       return;
     }
+    this.truncations++;
     this.boundCache = null;
     while (this.active.baseOffset >= offset) this.segments.pop()?.delete();
     const seg = this.active;
@@ -402,6 +434,7 @@ export class PartitionLog {
   truncateFullyAndStartAt(offset: bigint): void {
     this.checkOpen();
     invariant(offset >= 0n, 'offsets are not negative');
+    this.truncations++;
     this.boundCache = null;
     const nowMs = this.clock.nowMs();
     while (this.segments.length > 0) this.segments.pop()?.delete();
@@ -416,6 +449,7 @@ export class PartitionLog {
    * Deletes rolled segments (never the active one) from the oldest while any
    * of these holds: wholly below the log start offset; largest timestamp
    * older than retentionMs; the log stays >= retentionBytes without it.
+   * The last two only apply when `delete` is in the cleanup policy.
    */
   applyRetention(nowMs: number, maxSegments = Number.MAX_SAFE_INTEGER): RetentionResult {
     this.checkOpen();
@@ -423,13 +457,14 @@ export class PartitionLog {
     let segmentsDeleted = 0;
     let bytesDeleted = 0;
     const { retentionMs, retentionBytes } = this.cfg;
+    const deletePolicy = compactionConfigOf(this.cfg).cleanupPolicy.delete;
     while (this.segments.length > 1 && segmentsDeleted < maxSegments) {
       const seg = this.segments[0] as LogSegment;
       const next = this.segments[1] as LogSegment;
       const largestMs = seg.maxTimestampMs >= 0n ? Number(seg.maxTimestampMs) : seg.lastModifiedMs;
       const belowStart = next.baseOffset <= this.startOffset;
-      const expired = retentionMs >= 0 && nowMs - largestMs > retentionMs;
-      const tooBig = retentionBytes >= 0 && total - seg.sizeBytes >= retentionBytes;
+      const expired = deletePolicy && retentionMs >= 0 && nowMs - largestMs > retentionMs;
+      const tooBig = deletePolicy && retentionBytes >= 0 && total - seg.sizeBytes >= retentionBytes;
       if (!belowStart && !expired && !tooBig) break;
       const size = this.deleteFirstSegment();
       total -= size;

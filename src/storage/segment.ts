@@ -70,6 +70,8 @@ export class LogSegment {
     readonly offsetIndex: OffsetIndex,
     readonly timeIndex: TimeIndex,
     readonly createdMs: number,
+    /** Appended to every file name: '' for live segments, '.cleaned' for the cleaner's copy. */
+    readonly nameSuffix = '',
   ) {
     this.sizeBytes = log.size();
     this.nextOffset = baseOffset;
@@ -77,17 +79,17 @@ export class LogSegment {
   }
 
   /** Opens (creating when missing) the segment's three files; indexes are not loaded yet. */
-  static open(fs: FileSystem, dir: string, baseOffset: bigint, cfg: LogConfig, nowMs: number): LogSegment {
-    const file = (suffix: string): FileHandle => fs.open(join(dir, segmentFileName(baseOffset, suffix)), { create: true });
+  static open(fs: FileSystem, dir: string, baseOffset: bigint, cfg: LogConfig, nowMs: number, nameSuffix = ''): LogSegment {
+    const file = (suffix: string): FileHandle => fs.open(join(dir, segmentFileName(baseOffset, suffix) + nameSuffix), { create: true });
     const log = file(LOG_SUFFIX);
     const offsetIndex = new OffsetIndex(file(INDEX_SUFFIX), Math.floor(cfg.segmentIndexBytes / OFFSET_INDEX_ENTRY_BYTES));
     const timeIndex = new TimeIndex(file(TIME_INDEX_SUFFIX), Math.floor(cfg.segmentIndexBytes / TIME_INDEX_ENTRY_BYTES));
-    return new LogSegment(fs, dir, baseOffset, log, offsetIndex, timeIndex, nowMs);
+    return new LogSegment(fs, dir, baseOffset, log, offsetIndex, timeIndex, nowMs, nameSuffix);
   }
 
   /** A brand-new empty segment (any leftover files at that name are emptied). */
-  static create(fs: FileSystem, dir: string, baseOffset: bigint, cfg: LogConfig, nowMs: number): LogSegment {
-    const seg = LogSegment.open(fs, dir, baseOffset, cfg, nowMs);
+  static create(fs: FileSystem, dir: string, baseOffset: bigint, cfg: LogConfig, nowMs: number, nameSuffix = ''): LogSegment {
+    const seg = LogSegment.open(fs, dir, baseOffset, cfg, nowMs, nameSuffix);
     if (seg.sizeBytes > 0) seg.truncateToPosition(0);
     seg.offsetIndex.reset();
     seg.timeIndex.reset();
@@ -109,7 +111,10 @@ export class LogSegment {
     const waitedMs = first !== null && first >= 0n && maxTimestampMs >= 0n
       ? maxTimestampMs - first
       : BigInt(nowMs - this.createdMs);
-    return waitedMs > BigInt(cfg.segmentMs);
+    // Kafka's maxSegmentMs: a compacted log rolls by max.compaction.lag.ms too,
+    // or records in the active segment could never be compacted in time.
+    const maxLagMs = cfg.cleanupPolicy?.compact === true ? cfg.maxCompactionLagMs ?? cfg.segmentMs : cfg.segmentMs;
+    return waitedMs > BigInt(Math.min(cfg.segmentMs, maxLagMs));
   }
 
   /**
@@ -127,6 +132,30 @@ export class LogSegment {
       const maxTimestampMs = batches.readBigInt64BE(p + Offsets.maxTimestamp);
       this.track({ position: start + p, sizeBytes: size, baseOffset: offset, lastOffset, maxTimestampMs }, indexIntervalBytes);
       offset = lastOffset + 1n;
+      p += size;
+    }
+    this.log.write(batches, start);
+    this.sizeBytes = start + batches.length;
+    this.lastModifiedMs = nowMs;
+    this.dirty = true;
+    return start;
+  }
+
+  /**
+   * The cleaner's append: whole batches that keep their own base offsets
+   * (offsets may have gaps between batches, never go back). One write.
+   */
+  appendWithOffsets(batches: Buffer, indexIntervalBytes: number, nowMs: number): number {
+    const start = this.sizeBytes;
+    let p = 0;
+    while (p < batches.length) {
+      const size = batchSizeAt(batches, p);
+      const baseOffset = batches.readBigInt64BE(p + Offsets.baseOffset);
+      invariant(baseOffset >= this.nextOffset, 'cleaned batches keep increasing offsets');
+      const lastOffset = baseOffset + BigInt(batches.readInt32BE(p + Offsets.lastOffsetDelta));
+      invariant(lastOffset - this.baseOffset <= BigInt(INT32_MAX), 'offsets fit the segment');
+      const maxTimestampMs = batches.readBigInt64BE(p + Offsets.maxTimestamp);
+      this.track({ position: start + p, sizeBytes: size, baseOffset, lastOffset, maxTimestampMs }, indexIntervalBytes);
       p += size;
     }
     this.log.write(batches, start);
@@ -165,8 +194,9 @@ export class LogSegment {
   }
 
   /**
-   * The batch containing `offset` (the last batch whose base offset is <=
-   * offset), found from the index and a forward header scan.
+   * The first batch whose last offset is >= `offset`: the batch containing
+   * it, or in a compacted segment (offset gaps) the first batch after the
+   * gap. Found from the index and a forward header scan.
    * Precondition: baseOffset <= offset < nextOffset.
    */
   translateOffset(offset: bigint): BatchInfo {
@@ -174,11 +204,10 @@ export class LogSegment {
     const win = this.scanWindow();
     let cur = this.headerAt(win, this.offsetIndex.lookup(Number(offset - this.baseOffset)));
     for (;;) {
+      if (cur.lastOffset >= offset) return cur;
       const next = cur.position + cur.sizeBytes;
       if (next >= this.sizeBytes) return cur;
-      const nextInfo = this.headerAt(win, next);
-      if (nextInfo.baseOffset > offset) return cur;
-      cur = nextInfo;
+      cur = this.headerAt(win, next);
     }
   }
 
@@ -356,7 +385,7 @@ export class LogSegment {
     this.offsetIndex.close();
     this.timeIndex.close();
     for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]) {
-      const path = join(this.dir, segmentFileName(this.baseOffset, suffix));
+      const path = join(this.dir, segmentFileName(this.baseOffset, suffix) + this.nameSuffix);
       if (this.fs.exists(path)) this.fs.unlink(path);
     }
   }

@@ -1,0 +1,199 @@
+/**
+ * Cleaning one record batch: which records survive, and the bytes of the
+ * batch that holds them. This is one of the places DESIGN.md allows
+ * rebuilding batches.
+ *
+ * A record is removed when
+ *   - a later record with the same key was mapped (offset < map[key]);
+ *   - it has no key (Kafka's cleaner drops those too; the produce path
+ *     rejects them on compacted topics);
+ *   - it is a tombstone (null value) and its batch's delete horizon has
+ *     passed (KIP-534: attribute bit 6, horizon in baseTimestamp).
+ * Records at or after `endOffset` (beyond what the offset map saw) are kept
+ * untouched. Control batches are kept verbatim (see README: not yet pruned).
+ *
+ * A rebuilt batch keeps: baseOffset, lastOffsetDelta (so offsets never move
+ * and the batch still ends where it did), partitionLeaderEpoch, codec,
+ * timestamp type, transactional bit, producerId, producerEpoch and
+ * baseSequence (each record's sequence is baseSequence + offsetDelta, and
+ * offsetDeltas are kept), and every surviving record's offsetDelta, key,
+ * value and headers. recordsCount becomes the survivors; maxTimestamp is
+ * recomputed for CreateTime (kept for LogAppendTime); the CRC is recomputed.
+ * baseTimestamp stays as it was (so surviving records are copied byte for
+ * byte) unless the delete horizon is set or cleared: then it becomes the
+ * horizon (or the first survivor's timestamp) and the timestamp deltas are
+ * re-encoded.
+ */
+import { invariant } from '../../util/assert.js';
+import { DecodeError } from '../../protocol/primitives/decode-error.js';
+import { decompress, compress, DECOMPRESSED_BYTES_MAX } from '../../protocol/record-batch/compression.js';
+import {
+  ATTR_COMPRESSION_MASK,
+  ATTR_DELETE_HORIZON,
+  ATTR_TIMESTAMP_LOG_APPEND,
+  BATCH_HEADER_BYTES,
+  BATCH_LOG_OVERHEAD,
+  Compression,
+  Offsets,
+  compressionOf,
+  computeBatchCrc,
+  isControlBatch,
+  type BatchHeader,
+} from '../../protocol/record-batch/header.js';
+import { checkBatch } from '../../protocol/record-batch/reader.js';
+import { readRecord, recordSize, writeRecord, type KafkaRecord, type RecordCursor } from '../../protocol/record-batch/record.js';
+import type { OffsetMap } from './offset-map.js';
+
+export interface FilterContext {
+  map: OffsetMap;
+  /** The map covers offsets below this; later records are kept as they are. */
+  endOffset: bigint;
+  nowMs: number;
+  deleteRetentionMs: number;
+  decompressedBytesMax?: number;
+}
+
+export interface FilterOutcome {
+  /** The batch to write (the input itself when unchanged), or null when it goes. */
+  batch: Buffer | null;
+  changed: boolean;
+  recordsKept: number;
+  recordsRemoved: number;
+  /** Delete horizon of the tombstones kept in this batch, or null. */
+  horizonMs: number | null;
+}
+
+interface ParsedRecord {
+  record: KafkaRecord;
+  /** Byte range of the encoded record in the records section. */
+  start: number;
+  end: number;
+  timestampMs: bigint;
+}
+
+export function hasDeleteHorizon(header: Pick<BatchHeader, 'attributes'>): boolean {
+  return (header.attributes & ATTR_DELETE_HORIZON) !== 0;
+}
+
+/** Decompressed records section and each record with its byte range. */
+async function parseRecords(batch: Buffer, header: BatchHeader, maxBytes: number): Promise<{ section: Buffer; records: ParsedRecord[] }> {
+  const codec = compressionOf(header.attributes);
+  const raw = batch.subarray(BATCH_HEADER_BYTES);
+  const section = codec === Compression.None ? raw : await decompress(codec, raw, maxBytes);
+  const records: ParsedRecord[] = [];
+  const cursor: RecordCursor = { position: 0 };
+  for (let i = 0; i < header.recordsCount; i++) {
+    const start = cursor.position;
+    const record = readRecord(section, cursor, section.length);
+    records.push({ record, start, end: cursor.position, timestampMs: header.baseTimestamp + record.timestampDelta });
+  }
+  if (cursor.position !== section.length) throw new DecodeError(`${section.length - cursor.position} bytes left after ${header.recordsCount} records`);
+  return { section, records };
+}
+
+/**
+ * Cleans one whole batch (exactly `batch`, read from a segment). `isLast`:
+ * it ends its segment, so it is never dropped (an empty batch replaces it) and
+ * the segment keeps its end offset. Throws DecodeError on corrupt bytes.
+ */
+export async function filterBatch(batch: Buffer, isLast: boolean, ctx: FilterContext): Promise<FilterOutcome> {
+  const header = checkBatch(batch);
+  const unchanged = (kept: number, horizonMs: number | null): FilterOutcome =>
+    ({ batch, changed: false, recordsKept: kept, recordsRemoved: 0, horizonMs });
+  if (isControlBatch(header.attributes)) return unchanged(header.recordsCount, null);
+  if (header.recordsCount === 0) return isLast ? unchanged(0, null) : { batch: null, changed: true, recordsKept: 0, recordsRemoved: 0, horizonMs: null };
+  const { section, records } = await parseRecords(batch, header, ctx.decompressedBytesMax ?? DECOMPRESSED_BYTES_MAX);
+  const base = Number(header.baseOffset);
+  const end = Number(ctx.endOffset);
+  const hadHorizon = hasDeleteHorizon(header);
+  const now = BigInt(ctx.nowMs);
+  const kept: ParsedRecord[] = [];
+  let tombstonesKept = 0;
+  for (const p of records) {
+    const offset = base + p.record.offsetDelta;
+    if (offset >= end) {
+      kept.push(p);
+      if (p.record.value === null) tombstonesKept++;
+      continue;
+    }
+    const key = p.record.key;
+    if (key === null) continue;
+    const latest = ctx.map.get(key);
+    if (latest !== undefined && latest > offset) continue;
+    if (p.record.value === null) {
+      if (hadHorizon && header.baseTimestamp <= now) continue;
+      tombstonesKept++;
+    }
+    kept.push(p);
+  }
+  const removed = records.length - kept.length;
+  const needsHorizon = tombstonesKept > 0 && !hadHorizon;
+  const horizonMs = tombstonesKept === 0 ? null : hadHorizon ? Number(header.baseTimestamp) : ctx.nowMs + ctx.deleteRetentionMs;
+  if (removed === 0 && !needsHorizon) return unchanged(kept.length, horizonMs);
+  if (kept.length === 0) {
+    return { batch: isLast ? emptyBatchLike(batch, header) : null, changed: true, recordsKept: 0, recordsRemoved: removed, horizonMs: null };
+  }
+  const rebuilt = await rebuildBatch(batch, header, section, kept, horizonMs);
+  return { batch: rebuilt, changed: true, recordsKept: kept.length, recordsRemoved: removed, horizonMs };
+}
+
+/** The header fields a cleaned batch keeps, written into `out` (CRC left for last). */
+function copyHeader(src: Buffer, out: Buffer): void {
+  src.copy(out, 0, 0, BATCH_HEADER_BYTES);
+  out.writeInt32BE(out.length - BATCH_LOG_OVERHEAD, Offsets.batchLength);
+}
+
+async function rebuildBatch(
+  src: Buffer,
+  header: BatchHeader,
+  section: Buffer,
+  kept: readonly ParsedRecord[],
+  horizonMs: number | null,
+): Promise<Buffer> {
+  const hadHorizon = hasDeleteHorizon(header);
+  const setsHorizon = horizonMs !== null;
+  const first = kept[0] as ParsedRecord;
+  // The horizon lives in baseTimestamp; otherwise keep the base when we can.
+  const baseTimestamp = setsHorizon ? BigInt(horizonMs) : hadHorizon ? first.timestampMs : header.baseTimestamp;
+  const reencode = baseTimestamp !== header.baseTimestamp;
+  let plainBytes = 0;
+  for (const p of kept) {
+    if (reencode) p.record.timestampDelta = p.timestampMs - baseTimestamp;
+    plainBytes += reencode ? recordSize(p.record) : p.end - p.start;
+  }
+  let plain: Buffer = Buffer.allocUnsafe(plainBytes);
+  let pos = 0;
+  for (const p of kept) pos = reencode ? writeRecord(plain, pos, p.record) : pos + section.copy(plain, pos, p.start, p.end);
+  invariant(pos === plainBytes, 'cleaned records fill the section');
+  const codec = compressionOf(header.attributes);
+  if (codec !== Compression.None) plain = await compress(codec, plain);
+  const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + plain.length);
+  copyHeader(src, out);
+  plain.copy(out, BATCH_HEADER_BYTES);
+  const attributes = (header.attributes & ~ATTR_DELETE_HORIZON) | (setsHorizon ? ATTR_DELETE_HORIZON : 0);
+  out.writeInt16BE(attributes, Offsets.attributes);
+  out.writeBigInt64BE(baseTimestamp, Offsets.baseTimestamp);
+  if ((header.attributes & ATTR_TIMESTAMP_LOG_APPEND) === 0) {
+    let max = first.timestampMs;
+    for (const p of kept) if (p.timestampMs > max) max = p.timestampMs;
+    out.writeBigInt64BE(max, Offsets.maxTimestamp);
+  }
+  out.writeInt32BE(kept.length, Offsets.recordsCount);
+  out.writeUInt32BE(computeBatchCrc(out), Offsets.crc);
+  return out;
+}
+
+/**
+ * A batch with no records that keeps the offsets of `src` (Kafka's
+ * writeEmptyHeader): uncompressed (nothing to decompress), no horizon,
+ * base and max timestamp = the original max timestamp.
+ */
+export function emptyBatchLike(src: Buffer, header: BatchHeader): Buffer {
+  const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES);
+  copyHeader(src, out);
+  out.writeInt16BE(header.attributes & ~(ATTR_COMPRESSION_MASK | ATTR_DELETE_HORIZON), Offsets.attributes);
+  out.writeBigInt64BE(header.maxTimestamp, Offsets.baseTimestamp);
+  out.writeInt32BE(0, Offsets.recordsCount);
+  out.writeUInt32BE(computeBatchCrc(out), Offsets.crc);
+  return out;
+}
