@@ -129,7 +129,7 @@ phase() {  # phase NAME args...: one bounded client process; failures are record
   local name=$1; shift
   log "$name"
   local rc=0
-  BENCH_RESULTS="$RESULTS" BENCH_LABEL="${LABEL:-tributary}" BROKER_PID="$BROKER_PID" \
+  TMPDIR="$WORK" BENCH_RESULTS="$RESULTS" BENCH_LABEL="${LABEL:-tributary}" BROKER_PID="$BROKER_PID" \
     timeout -k 5 "$((PHASE_TIMEOUT + 30))" $PY "$BENCH" "$@" --bootstrap "$BOOTSTRAP" \
       --broker-pid "$BROKER_PID" --timeout "$PHASE_TIMEOUT" || rc=$?
   if [[ $rc != 0 ]]; then

@@ -18,10 +18,12 @@ import { allHandlers } from './handlers/index.js';
 import { ReplicaManager } from './replica-manager.js';
 import { RequestMetrics } from './request-metrics.js';
 import { SocketServer } from './server.js';
-import type { BrokerServices } from './services.js';
+import type { BrokerServices, TopicRules } from './services.js';
 import { settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../util/config/broker.js';
 import { startMetadata } from './metadata-bridge.js';
+
+const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
 
 export interface RunningBroker {
   readonly nodeId: number;
@@ -35,7 +37,20 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
   const fs = new NodeFileSystem();
   const started = performance.now();
   const topicOverrides = new Map<string, ReadonlyMap<string, string>>();
-  const overridesOf = (topic: string): ReadonlyMap<string, string> => topicOverrides.get(topic) ?? new Map();
+  const overridesOf = (topic: string): ReadonlyMap<string, string> => topicOverrides.get(topic) ?? NO_OVERRIDES;
+  // Resolving a topic's config parses every key; Produce needs the rules per
+  // partition, so cache them per overrides map (a config change replaces the
+  // topic's map, which drops the cached entry with it).
+  const rulesCache = new WeakMap<ReadonlyMap<string, string>, TopicRules>();
+  const topicRules = (topic: string): TopicRules => {
+    const overrides = overridesOf(topic);
+    let rules = rulesCache.get(overrides);
+    if (!rules) {
+      rules = settings.topicRulesFor(overrides);
+      rulesCache.set(overrides, rules);
+    }
+    return rules;
+  };
 
   const { manager: logManager, reports, hadCleanShutdown, checkpointProblems, deletionsCompleted } = LogManager.open({
     fs,
@@ -66,7 +81,7 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
     metadata: metadata.service,
     metrics,
     apiVersions: () => (registry as HandlerRegistry).ranges(),
-    topicRules: (topic) => settings.topicRulesFor(overridesOf(topic)),
+    topicRules,
   };
   registry = new HandlerRegistry(allHandlers);
   const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);

@@ -287,8 +287,11 @@ export class Connection {
   }
 }
 
+/** Small enough for Buffer.allocUnsafe's shared pool; big responses grow past it. */
+const RESPONSE_SCRATCH_BYTES = 2048;
+
 export function encodeResponse(handler: AnyHandler, version: number, correlationId: number, body: unknown): Buffer[] {
-  const w = new Writer();
+  const w = new Writer(RESPONSE_SCRATCH_BYTES);
   const size = w.reserveInt32();
   writeResponseHeader(w, correlationId, responseHeaderVersion(handler.apiKey, isFlexible(handler.response, version)));
   compile(handler.response, version).write(w, body as never);

@@ -35,7 +35,7 @@ import { OFFSET_MAP_ENTRIES_MAX_DEFAULT, OffsetMap } from './offset-map.js';
 import { CLEANED_SUFFIX, swapInCleanedFiles, type SwapPoint } from './segment-swap.js';
 
 export const CLEANER_OFFSET_CHECKPOINT = 'cleaner-offset-checkpoint';
-export const CLEANER_STEP_BYTES_DEFAULT = 8 * 1024 * 1024;
+export const CLEANER_STEP_BYTES_DEFAULT = 2 * 1024 * 1024;
 export const CLEANER_BACKOFF_MS_DEFAULT = 15_000;
 
 export interface LogCleanerOptions {
@@ -249,7 +249,10 @@ export class LogCleaner {
       const segs = log.segmentList();
       const active = segs[segs.length - 1] as LogSegment;
       const firstDirty = state.firstDirty;
-      let limit = active.baseOffset;
+      // Only durable data is cleaned (a crash could otherwise lose the newer
+      // record that made an older, durable one go), and nothing above the
+      // caller's bound (the high watermark: a follower may still truncate it).
+      let limit = active.baseOffset < log.recoveryPoint ? active.baseOffset : log.recoveryPoint;
       const bound = this.deps.cleanableBound?.(log);
       if (bound !== undefined && bound < limit) limit = bound;
       let cleanBytes = 0;

@@ -24,6 +24,14 @@ import {
   type KV,
   type StoredRecord,
 } from './cleaner-fixture.js';
+import type { LogManager } from '../../../src/storage/log-manager.js';
+import type { CleanerStepResult } from '../../../src/storage/cleaner/log-cleaner.js';
+
+/** The broker's order: the timer's tick flushes rolled segments (recovery point), then the cleaner runs. */
+async function clean(manager: LogManager, log: PartitionLog, nowMs: number): Promise<CleanerStepResult[]> {
+  log.maybeFlush(nowMs);
+  return manager.cleaner.cleanUntilIdle(nowMs);
+}
 
 const keys = (n: number, value: (k: number) => string | null): KV[] =>
   Array.from({ length: n }, (_, k) => ({ key: `k${k}`, value: value(k) }));
@@ -67,7 +75,7 @@ for (const kind of FS_KINDS) {
         const activeBase = log.segmentInfos().at(-1)?.baseOffset ?? -1n;
         const activeBytes = env.fs.readFile(segmentLogPath(env, activeBase));
         const sizeBefore = log.sizeBytes;
-        const steps = await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+        const steps = await clean(manager, log, env.clock.nowMs());
         assert.ok(steps.some((s) => s.kind === 'completed'), JSON.stringify(steps));
         const after = await storedRecords(log);
         assertSubsetWithSameOffsets(after, before);
@@ -83,7 +91,7 @@ for (const kind of FS_KINDS) {
         const infos = log.segmentInfos();
         for (let i = 1; i < infos.length; i++) assert.equal(infos[i]?.baseOffset, infos[i - 1]?.nextOffset);
         // Idempotent: nothing more to do.
-        const again = await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+        const again = await clean(manager, log, env.clock.nowMs());
         assert.deepEqual(again.map((s) => s.kind), ['idle']);
         manager.close();
         // Reopened: same records, checkpoint kept.
@@ -104,7 +112,7 @@ describe('log cleaner', () => {
     const env = makeEnv('memory');
     const { manager, log } = openManager(env, compactConfig());
     await writeRounds(env, log);
-    await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+    await clean(manager, log, env.clock.nowMs());
     const text = env.fs.readFile(`${env.root}/${CLEANER_OFFSET_CHECKPOINT}`).toString();
     assert.equal(text, '0\n1\ntopic 0 100\n');
     manager.close();
@@ -119,7 +127,7 @@ describe('log cleaner', () => {
     log.roll();
     await append(env, log, [{ key: 'k9', value: 'active' }]);
     const t0 = env.clock.nowMs();
-    await manager.cleaner.cleanUntilIdle(t0);
+    await clean(manager, log, t0);
     let batches = await storedBatches(log);
     let tomb = batches.find((b) => b.records.some((r) => r.key === 'k0'));
     assert.ok(tomb !== undefined);
@@ -133,7 +141,7 @@ describe('log cleaner', () => {
     await append(env, log, [{ key: 'k1', value: 'v2' }]);
     log.roll();
     await append(env, log, [{ key: 'k9', value: 'active2' }]);
-    const early = await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+    const early = await clean(manager, log, env.clock.nowMs());
     assert.ok(early.some((s) => s.kind === 'completed'));
     batches = await storedBatches(log);
     tomb = batches.find((b) => b.records.some((r) => r.key === 'k0'));
@@ -142,10 +150,10 @@ describe('log cleaner', () => {
 
     // Nothing dirty and the horizon not reached: idle.
     env.clock.advance(499);
-    assert.deepEqual((await manager.cleaner.cleanUntilIdle(env.clock.nowMs())).map((s) => s.kind), ['idle']);
+    assert.deepEqual((await clean(manager, log, env.clock.nowMs())).map((s) => s.kind), ['idle']);
     // Past the horizon: cleaned again with no dirty data, tombstone gone.
     env.clock.advance(2);
-    const late = await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+    const late = await clean(manager, log, env.clock.nowMs());
     assert.ok(late.some((s) => s.kind === 'completed'), JSON.stringify(late));
     const left = await storedRecords(log);
     assert.ok(!left.some((r) => r.key === 'k0'), 'tombstone removed after the horizon');
@@ -166,11 +174,11 @@ describe('log cleaner', () => {
     await append(env, log, keys(5, () => 'c'));
     log.roll();
     await append(env, log, [{ key: 'x', value: 'active' }]);
-    await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+    await clean(manager, log, env.clock.nowMs());
     let values = (await storedRecords(log)).filter((r) => r.key === 'k0').map((r) => r.value);
     assert.deepEqual(values, ['b', 'c'], 'a is compacted away, c is too young to count');
     env.clock.advance(20_000);
-    await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+    await clean(manager, log, env.clock.nowMs());
     values = (await storedRecords(log)).filter((r) => r.key === 'k0').map((r) => r.value);
     assert.deepEqual(values, ['c']);
     manager.close();
@@ -183,19 +191,19 @@ describe('log cleaner', () => {
     await append(env, log, keys(50, () => 'v'.repeat(50)));
     log.roll();
     await append(env, log, [{ key: 'z', value: 'active' }]);
-    assert.ok((await manager.cleaner.cleanUntilIdle(env.clock.nowMs())).some((s) => s.kind === 'completed'));
+    assert.ok((await clean(manager, log, env.clock.nowMs())).some((s) => s.kind === 'completed'));
     const firstDirty = manager.cleaner.firstDirtyOffset(log);
     // Little dirty data: dirty / total < 0.6.
     await append(env, log, [{ key: 'k0', value: 'w' }]);
     log.roll();
     await append(env, log, [{ key: 'z', value: 'active' }]);
-    assert.deepEqual((await manager.cleaner.cleanUntilIdle(env.clock.nowMs())).map((s) => s.kind), ['idle']);
+    assert.deepEqual((await clean(manager, log, env.clock.nowMs())).map((s) => s.kind), ['idle']);
     assert.equal(manager.cleaner.firstDirtyOffset(log), firstDirty);
     assert.equal((await storedRecords(log)).filter((r) => r.key === 'k0').length, 2);
     // Enough dirty data: cleaned.
     for (let i = 0; i < 3; i++) await append(env, log, keys(50, () => `w${i}`.repeat(25)));
     log.roll();
-    assert.ok((await manager.cleaner.cleanUntilIdle(env.clock.nowMs())).some((s) => s.kind === 'completed'));
+    assert.ok((await clean(manager, log, env.clock.nowMs())).some((s) => s.kind === 'completed'));
     assert.deepEqual((await storedRecords(log)).filter((r) => r.key === 'k0').map((r) => r.value), ['w2'.repeat(25)]);
     manager.close();
   });
@@ -206,13 +214,13 @@ describe('log cleaner', () => {
     const { manager, log } = openManager(env, cfg);
     await append(env, log, keys(20, () => 'a'));
     log.roll();
-    await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+    await clean(manager, log, env.clock.nowMs());
     await append(env, log, [{ key: 'k0', value: 'b' }]);
     log.roll();
     await append(env, log, [{ key: 'z', value: 'active' }]);
-    assert.deepEqual((await manager.cleaner.cleanUntilIdle(env.clock.nowMs())).map((s) => s.kind), ['idle'], 'ratio < 1');
+    assert.deepEqual((await clean(manager, log, env.clock.nowMs())).map((s) => s.kind), ['idle'], 'ratio < 1');
     env.clock.advance(5001);
-    const steps = await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+    const steps = await clean(manager, log, env.clock.nowMs());
     assert.ok(steps.some((s) => s.kind === 'completed'), JSON.stringify(steps));
     assert.deepEqual((await storedRecords(log)).filter((r) => r.key === 'k0').map((r) => r.value), ['b']);
     manager.close();
@@ -224,7 +232,7 @@ describe('log cleaner', () => {
       const { manager, log } = openManager(env, compactConfig());
       const before = await writeRounds(env, log, codec);
       await append(env, log, [{ key: 'k1', value: null }], codec);
-      await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+      await clean(manager, log, env.clock.nowMs());
       const batches = await storedBatches(log); // decodes: CRC and records checked
       for (const b of batches) if (b.header.recordsCount > 0) assert.equal(compressionOf(b.header.attributes), codec);
       const after = batches.flatMap((b) => b.records);
@@ -247,7 +255,7 @@ describe('log cleaner', () => {
     log.roll();
     await append(env, log, [{ key: 'z', value: 'active' }]);
     const infosBefore = log.segmentInfos();
-    await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+    await clean(manager, log, env.clock.nowMs());
     const batches = await storedBatches(log);
     assert.deepEqual(batches.map((b) => [b.header.baseOffset, b.header.recordsCount, b.header.lastOffsetDelta]), [
       [1n, 0, 0], // the last batch of segment 0, empty
@@ -273,7 +281,7 @@ describe('log cleaner', () => {
     await append(env, log, [{ key: 'a', value: '2' }]);
     log.roll();
     await append(env, log, [{ key: 'z', value: 'active' }]);
-    await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+    await clean(manager, log, env.clock.nowMs());
     const batches = await storedBatches(log);
     assert.ok(batches.some((b) => (b.header.attributes & 0x20) !== 0 && b.header.baseOffset === 2n), 'control batch kept');
     const data = batches.filter((b) => (b.header.attributes & 0x20) === 0).flatMap((b) => b.records);
@@ -287,6 +295,7 @@ describe('log cleaner', () => {
     for (let i = 0; i < 40; i++) await append(env, log, keys(4, () => `v${i}`));
     log.roll();
     await append(env, log, [{ key: 'z', value: 'active' }]);
+    log.maybeFlush(env.clock.nowMs());
     let step = await manager.cleaner.cleanOneStep(env.clock.nowMs());
     assert.ok(step.kind === 'mapped' && step.bytesRead <= 600, JSON.stringify(step));
     let kinds: string[] = [step.kind];
@@ -307,6 +316,7 @@ describe('log cleaner', () => {
     log.roll();
     await append(env, log, [{ key: 'z', value: 'active' }]);
     kinds = [];
+    log.maybeFlush(env.clock.nowMs());
     do {
       step = await manager.cleaner.cleanOneStep(env.clock.nowMs());
       kinds.push(step.kind);
@@ -326,7 +336,7 @@ describe('log cleaner', () => {
       const expected = makeEnv('memory');
       const ref = openManager(expected, compactConfig({ indexIntervalBytes: 64 }));
       const before = await writeRounds(expected, ref.log);
-      await ref.manager.cleaner.cleanUntilIdle(expected.clock.nowMs());
+      await clean(ref.manager, ref.log, expected.clock.nowMs());
       const cleaned = await storedRecords(ref.log);
       ref.manager.close();
 
@@ -344,7 +354,7 @@ describe('log cleaner', () => {
       const first = openManager(env, compactConfig({ indexIntervalBytes: 64 }), { onSwapPoint: crashAt });
       await writeRounds(env, first.log);
       first.manager.flushAll();
-      await assert.rejects(first.manager.cleaner.cleanUntilIdle(env.clock.nowMs()), Crash);
+      await assert.rejects(clean(first.manager, first.log, env.clock.nowMs()), Crash);
 
       const { manager, log } = openManager(env, compactConfig({ indexIntervalBytes: 64 }));
       assert.deepEqual(env.fs.readdir(`${env.root}/topic-0`).filter((n) => n.includes('.cleaned') || n.includes('.swap')), []);
@@ -363,7 +373,7 @@ describe('log cleaner', () => {
       }
       // Lookups through the (rebuilt) indexes work at every offset.
       for (let o = 0n; o < log.logEndOffset; o++) assert.equal(log.read(o, 1).kind, 'records');
-      await manager.cleaner.cleanUntilIdle(env.clock.nowMs());
+      await clean(manager, log, env.clock.nowMs());
       assert.deepEqual(await storedRecords(log), cleaned, 'cleaning again reaches the same result');
       manager.close();
     });

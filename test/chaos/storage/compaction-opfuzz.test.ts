@@ -1,0 +1,284 @@
+/**
+ * Seeded random keyed writes (with tombstones and transaction markers),
+ * rolls, cleaner steps, retention, truncation above the high watermark,
+ * restarts and crashes (MemoryFileSystem, also in the middle of a segment
+ * swap), checked after every step against a model of what was written:
+ *   - offsets never change: every record read back is the one written at
+ *     its offset, offsets strictly increase, control batches stay;
+ *   - the latest record of every key is readable, unless it is a tombstone
+ *     whose delete horizon may have passed;
+ *   - the log end offset moves only with appends, truncations and crashes;
+ *   - a read from any offset starts at the first batch ending at or after it.
+ * SEED=n replays one seed; SIM_SEEDS sets how many run (default 30). The
+ * seed is printed on failure.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildControlBatch, buildRecordBatch, ControlRecordType } from '../../../src/protocol/record-batch/builder.js';
+import { ATTR_CONTROL } from '../../../src/protocol/record-batch/header.js';
+import { decodeRecordBatch, recordOffset, splitBatches } from '../../../src/protocol/record-batch/reader.js';
+import type { SwapPoint } from '../../../src/storage/cleaner/segment-swap.js';
+import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../../src/storage/config.js';
+import { NodeFileSystem, type FileSystem } from '../../../src/storage/fs.js';
+import { LogManager } from '../../../src/storage/log-manager.js';
+import { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
+import type { PartitionLog } from '../../../src/storage/partition-log.js';
+import { ManualClock } from '../../../src/util/clock.js';
+import { SeededRandom } from '../../../src/util/random.js';
+
+const STEPS = 160;
+const KEYS = 12;
+
+interface Written {
+  key: string | null;
+  value: string | null;
+  control: boolean;
+  appendedMs: number;
+}
+
+class Crash extends Error {}
+
+/** Over all seeds run: proof that the interesting paths were taken. */
+const totals = { swapped: 0, completed: 0, swapCrashes: 0, aborted: 0 };
+
+function randomConfig(r: SeededRandom): LogConfig {
+  return {
+    ...DEFAULT_LOG_CONFIG,
+    segmentBytes: 300 + r.int(3000),
+    indexIntervalBytes: r.int(400),
+    segmentIndexBytes: 48 + r.int(800),
+    retentionMs: r.next() < 0.3 ? 20_000 + r.int(60_000) : -1,
+    cleanupPolicy: { compact: true, delete: r.next() < 0.3 },
+    deleteRetentionMs: r.int(3) === 0 ? 0 : r.int(20_000),
+    minCleanableDirtyRatio: [0, 0.1, 0.5, 0.9][r.int(4)] as number,
+    minCompactionLagMs: r.next() < 0.3 ? r.int(5000) : 0,
+    maxCompactionLagMs: r.next() < 0.3 ? 5000 + r.int(20_000) : Number.MAX_SAFE_INTEGER,
+  };
+}
+
+async function runSeed(seed: number, useMemory: boolean): Promise<void> {
+  const r = new SeededRandom(seed);
+  const clock = new ManualClock(1_700_000_000_000);
+  let fs: FileSystem;
+  let mem: MemoryFileSystem | null = null;
+  let dataDir = '/data';
+  let cleanup = (): void => {};
+  if (useMemory) {
+    mem = new MemoryFileSystem();
+    fs = mem;
+  } else {
+    const root = mkdtempSync(join(tmpdir(), 'tributary-compaction-'));
+    fs = new NodeFileSystem();
+    dataDir = join(root, 'data');
+    cleanup = () => rmSync(root, { recursive: true, force: true });
+  }
+  const cfg = randomConfig(r);
+  const stepBytesMax = 100 + r.int(4000);
+  const codecs = [0, 0, 1, 2, 3, 4];
+  let crashPoint: SwapPoint | null = null;
+  const onSwapPoint = (point: SwapPoint): void => {
+    if (mem !== null && crashPoint === point) {
+      crashPoint = null;
+      mem.crash(r.next() < 0.5 ? r : undefined);
+      throw new Crash(point);
+    }
+  };
+  let hw = 0n;
+  const open = (): { manager: LogManager; log: PartitionLog } => {
+    const { manager } = LogManager.open({
+      fs, clock, dataDir, defaultConfig: cfg, configFor: () => cfg,
+      cleaner: { backoffMs: 0, stepBytesMax, offsetMapEntriesMax: 2 + r.int(20), onSwapPoint, cleanableBound: () => hw },
+    });
+    return { manager, log: manager.getOrCreateLog('fuzz', 0) };
+  };
+  let { manager, log } = open();
+  const written = new Map<bigint, Written>();
+  let lso = 0n;
+  let leo = 0n;
+  /** Batch ends: a high watermark is always at one (followers fetch whole batches). */
+  let boundaries: bigint[] = [0n];
+  const trace: string[] = [];
+
+  const afterCrash = (): void => {
+    ({ manager, log } = open());
+    const names = fs.readdir(join(dataDir, 'fuzz-0'));
+    assert.deepEqual(names.filter((n) => n.endsWith('.cleaned') || n.endsWith('.swap')), [], 'no temp files after recovery');
+    assert.ok(log.logEndOffset <= leo, 'a crash loses, never adds');
+    leo = log.logEndOffset;
+    lso = log.logStartOffset;
+    for (const o of [...written.keys()]) if (o >= leo) written.delete(o);
+    boundaries = boundaries.filter((b) => b < leo).concat([leo]);
+    if (hw > leo) hw = leo;
+  };
+
+  const check = async (): Promise<void> => {
+    assert.equal(log.logEndOffset, leo, 'log end offset');
+    assert.equal(log.logStartOffset, lso, 'log start offset');
+    const infos = log.segmentInfos();
+    for (let i = 1; i < infos.length; i++) assert.equal(infos[i]?.baseOffset, infos[i - 1]?.nextOffset, 'segments are contiguous');
+    const res = log.read(lso, 1 << 30);
+    assert.ok(res.kind === 'records');
+    const seen = new Map<string, bigint>();
+    const present = new Set<bigint>();
+    let prev = -1n;
+    for (const chunk of res.chunks) {
+      for (const batch of splitBatches(chunk)) {
+        const { header, records } = await decodeRecordBatch(batch);
+        if ((header.attributes & ATTR_CONTROL) !== 0) {
+          assert.ok(written.get(header.baseOffset)?.control === true, `control batch at ${header.baseOffset}`);
+          present.add(header.baseOffset);
+          prev = header.baseOffset;
+          continue;
+        }
+        for (const rec of records) {
+          const offset = recordOffset(header, rec);
+          assert.ok(offset > prev, `offsets increase at ${offset}`);
+          prev = offset;
+          const w = written.get(offset);
+          assert.ok(w !== undefined && !w.control, `record at ${offset} was written`);
+          assert.equal(rec.key?.toString() ?? null, w.key, `key at ${offset}`);
+          assert.equal(rec.value?.toString() ?? null, w.value, `value at ${offset}`);
+          present.add(offset);
+          if (offset >= lso && w.key !== null) seen.set(w.key, offset);
+        }
+      }
+    }
+    // Control batches below the log start offset's segment may go with retention only.
+    const latest = new Map<string, bigint>();
+    for (const [o, w] of written) if (o >= lso && w.key !== null && (latest.get(w.key) ?? -1n) < o) latest.set(w.key, o);
+    for (const [key, o] of latest) {
+      const w = written.get(o) as Written;
+      if (present.has(o)) continue;
+      const tombstoneMayGo = w.value === null && w.appendedMs + (cfg.deleteRetentionMs ?? 0) <= clock.nowMs();
+      assert.ok(tombstoneMayGo, `latest record of ${key} (offset ${o}, ${w.value === null ? 'tombstone' : 'value'}) is readable`);
+    }
+    for (const [o, w] of written) if (w.control && o >= lso) assert.ok(present.has(o), `control batch ${o} kept`);
+    if (leo > lso) {
+      const at = lso + BigInt(r.int(Number(leo - lso)));
+      const one = log.read(at, 1);
+      assert.ok(one.kind === 'records' && one.chunks.length > 0, `read at ${at}`);
+      const first = one.chunks[0] as Buffer;
+      const last = first.readBigInt64BE(0) + BigInt(first.readInt32BE(23));
+      assert.ok(last >= at, `read at ${at} starts at a batch ending at ${last}`);
+      const later = [...present].filter((o) => o >= at);
+      if (later.length > 0) assert.ok(first.readBigInt64BE(0) <= (later.reduce((a, b) => (a < b ? a : b))), `no record between ${at} and the first batch returned`);
+    }
+  };
+
+  let counter = 0;
+  const step = async (): Promise<string> => {
+    const x = r.next();
+    if (x < 0.4) {
+      const n = 1 + r.int(6);
+      const records = [];
+      const codec = codecs[r.int(codecs.length)] as number;
+      for (let i = 0; i < n; i++) {
+        const key = `k${r.int(KEYS)}`;
+        records.push({ key, value: r.next() < 0.15 ? null : `v${counter++}` });
+      }
+      const batch = r.next() < 0.05
+        ? buildControlBatch({ type: ControlRecordType.Commit, producerId: 1n, producerEpoch: 0, coordinatorEpoch: 0, timestampMs: clock.nowMs() })
+        : await buildRecordBatch({ records: records.map((rec) => ({ key: rec.key, value: rec.value })), compression: codec, timestampMs: clock.nowMs() });
+      const control = batch.length > 0 && (batch.readInt16BE(21) & ATTR_CONTROL) !== 0;
+      const res = log.append(batch);
+      assert.equal(res.baseOffset, leo);
+      if (control) written.set(res.baseOffset, { key: null, value: null, control: true, appendedMs: clock.nowMs() });
+      else records.forEach((rec, i) => written.set(res.baseOffset + BigInt(i), { ...rec, control: false, appendedMs: clock.nowMs() }));
+      leo = res.lastOffset + 1n;
+      boundaries.push(leo);
+      return `append ${res.baseOffset}..${res.lastOffset} codec ${codec}${control ? ' control' : ''}`;
+    }
+    if (x < 0.48) {
+      log.roll();
+      return 'roll';
+    }
+    if (x < 0.53) {
+      const ahead = boundaries.filter((b) => b >= hw);
+      hw = ahead[r.int(ahead.length)] ?? hw;
+      return `hw ${hw}`;
+    }
+    if (x < 0.58) {
+      clock.advance(r.int(8000));
+      const t = manager.tick(clock.nowMs());
+      lso = log.logStartOffset;
+      return `advance + tick (deleted ${t.segmentsDeleted})`;
+    }
+    if (x < 0.83) {
+      const n = 1 + r.int(4);
+      const kinds: string[] = [];
+      if (mem !== null && r.next() < 0.08) crashPoint = (['cleaned-written', 'old-indexes-removed', 'log-renamed', 'index-renamed', 'timeindex-renamed'] as const)[r.int(5)] as SwapPoint;
+      try {
+        for (let i = 0; i < n; i++) kinds.push((await manager.cleaner.cleanOneStep(clock.nowMs())).kind);
+      } catch (err) {
+        if (!(err instanceof Crash)) throw err;
+        totals.swapCrashes++;
+        afterCrash();
+        return `cleaner steps ${kinds.join(',')} then crash at ${err.message}`;
+      }
+      crashPoint = null;
+      for (const k of kinds) assert.ok(k !== 'failed', 'no corrupt data');
+      totals.swapped += kinds.filter((k) => k === 'swapped').length;
+      totals.completed += kinds.filter((k) => k === 'completed').length;
+      totals.aborted += kinds.filter((k) => k === 'aborted').length;
+      return `cleaner steps ${kinds.join(',')}`;
+    }
+    if (x < 0.87) {
+      // Replication's truncation never goes below the high watermark.
+      const target = hw + BigInt(r.int(Number(leo - hw) + 1));
+      log.truncateTo(target);
+      leo = log.logEndOffset;
+      assert.ok(leo <= target && leo >= hw, `truncated to ${leo}`);
+      for (const o of [...written.keys()]) if (o >= leo) written.delete(o);
+      boundaries = boundaries.filter((b) => b < leo).concat([leo]);
+      return `truncateTo ${target} -> ${leo}`;
+    }
+    if (x < 0.93 || mem === null) {
+      manager.close();
+      ({ manager, log } = open());
+      assert.equal(log.logEndOffset, leo, 'a clean restart keeps everything');
+      return 'restart';
+    }
+    mem.crash(r.next() < 0.6 ? r : undefined);
+    afterCrash();
+    return `crash -> leo ${leo}`;
+  };
+
+  try {
+    for (let i = 0; i < STEPS; i++) {
+      trace.push(`${await step()} [lso ${log.logStartOffset} leo ${log.logEndOffset} hw ${hw} dirty ${manager.cleaner.firstDirtyOffset(log)}]`);
+      await check();
+    }
+    // Finally: everything cleanable gets cleaned, and the model still holds.
+    hw = leo;
+    log.roll();
+    log.maybeFlush(clock.nowMs());
+    await manager.cleaner.cleanUntilIdle(clock.nowMs());
+    await check();
+    manager.close();
+  } catch (err) {
+    const tail = trace.slice(-15).map((t, i) => `  ${trace.length - 15 + i}: ${t}`).join('\n');
+    throw new Error(`compaction opfuzz seed ${seed} (${useMemory ? 'memory' : 'node'} fs) failed at step ${trace.length}; replay with SEED=${seed}\nconfig ${JSON.stringify(cfg)}\n${tail}\ncause: ${err instanceof Error ? err.stack : String(err)}`, { cause: err });
+  } finally {
+    cleanup();
+  }
+}
+
+const seeds = process.env.SEED !== undefined
+  ? [Number(process.env.SEED)]
+  : Array.from({ length: Number(process.env.SIM_SEEDS ?? 30) }, (_, i) => i + 1);
+
+describe('compaction op-fuzz', () => {
+  it(`memory fs, ${seeds.length} seeds, with crashes (also mid-swap)`, async () => {
+    for (const seed of seeds) await runSeed(seed, true);
+    if (seeds.length >= 10) {
+      assert.ok(totals.completed > 0 && totals.swapped > 0 && totals.swapCrashes > 0, JSON.stringify(totals));
+    }
+    console.log(`compaction op-fuzz totals: ${JSON.stringify(totals)}`);
+  });
+  it('node fs, 3 seeds, restarts only', async () => {
+    for (const seed of seeds.slice(0, 3)) await runSeed(seed, false);
+  });
+});
