@@ -52,12 +52,20 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
     return rules;
   };
 
+  // Bound lazily: the cleaner asks for high watermarks, the replica manager needs the log manager.
+  let replicaManager: ReplicaManager | undefined;
   const { manager: logManager, reports, hadCleanShutdown, checkpointProblems, deletionsCompleted } = LogManager.open({
     fs,
     clock,
     dataDir: settings.dataDir,
     defaultConfig: settings.logConfigFor(new Map()),
     retentionCheckIntervalMs: settings.retentionCheckIntervalMs,
+    cleaner: {
+      backoffMs: settings.logCleanerBackoffMs,
+      // Never compact above the high watermark: a follower could still
+      // truncate the newer record that made an older one obsolete.
+      cleanableBound: (log) => replicaManager?.get(log.topic, log.partition)?.highWatermark ?? log.logStartOffset,
+    },
   });
   for (const r of reports) {
     if (r.truncations.length > 0 || r.segmentsDropped.length > 0) logger.warn({ recovery: r }, 'recovered a log with a damaged tail');
@@ -66,18 +74,19 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
   for (const d of deletionsCompleted) logger.info({ dir: d }, 'finished an interrupted topic deletion');
   logger.info({ logs: reports.length, cleanShutdown: hadCleanShutdown }, 'logs loaded');
 
-  const replicaManager = new ReplicaManager(logManager, settings.nodeId, (topic) => settings.logConfigFor(overridesOf(topic)), logger);
+  const hosted = new ReplicaManager(logManager, settings.nodeId, (topic) => settings.logConfigFor(overridesOf(topic)), logger);
+  replicaManager = hosted;
   const metrics = new RequestMetrics();
   let registry: HandlerRegistry | undefined;
 
   // Ports are known only after binding (port 0 in tests), and the node
   // registers its advertised endpoints with the controller: bind first, serve
   // once metadata is ready (connections wait in the accept queue meanwhile).
-  const metadata = await startMetadata({ settings, fs, clock, logger, replicaManager, topicOverrides });
+  const metadata = await startMetadata({ settings, fs, clock, logger, replicaManager: hosted, topicOverrides });
   const services: BrokerServices = {
     nodeId: settings.nodeId,
     clock,
-    replicaManager,
+    replicaManager: hosted,
     metadata: metadata.service,
     metrics,
     apiVersions: () => (registry as HandlerRegistry).ranges(),
@@ -100,7 +109,7 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
     try {
       const result = logManager.tick(clock.nowMs());
       if (result.segmentsDeleted > 0) {
-        for (const p of replicaManager.all()) p.onLogStartOffsetChanged();
+        for (const p of hosted.all()) p.onLogStartOffsetChanged();
         logger.info({ segmentsDeleted: result.segmentsDeleted }, 'retention deleted segments');
       }
     } catch (err) {
@@ -113,12 +122,42 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
   }, settings.logTickIntervalMs);
   tick.unref();
 
+  // Compaction runs in bounded steps (they may await codecs), one at a time:
+  // back to back while there is work, yielding to the event loop between
+  // steps so requests keep flowing; idle, it looks again on the next tick.
+  let cleaning: Promise<void> | null = null;
+  let cleanerStopped = false;
+  const cleanWhileBusy = async (): Promise<void> => {
+    while (!cleanerStopped) {
+      const r = await logManager.cleaner.cleanOneStep(clock.nowMs());
+      if (r.kind === 'failed') logger.error({ log: r.log, reason: r.reason }, 'log cleaner found corrupt data; that log stays uncompacted');
+      if (r.kind === 'idle') return;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  };
+  const cleanerTimer = setInterval(() => {
+    if (cleaning !== null || !settings.logCleanerEnable) return;
+    cleaning = cleanWhileBusy()
+      .catch((err: unknown) => {
+        logger.fatal({ err }, 'log cleaner failed; stopping');
+        process.exitCode = 1;
+        void stop('storage failure');
+      })
+      .finally(() => {
+        cleaning = null;
+      });
+  }, settings.logTickIntervalMs);
+  cleanerTimer.unref();
+
   let stopping: Promise<void> | undefined;
   const stop = (reason = 'stop requested'): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down');
       clearInterval(tick);
-      replicaManager.delayedFetches.wakeAll();
+      clearInterval(cleanerTimer);
+      cleanerStopped = true;
+      await cleaning;
+      hosted.delayedFetches.wakeAll();
       await server.shutdown(settings.shutdownGraceMs);
       await metadata.close();
       logManager.close();

@@ -16,6 +16,8 @@ export interface TopicRules {
   readonly timestampBeforeMaxMs: number;
   readonly timestampAfterMaxMs: number;
   readonly minInsyncReplicas: number;
+  /** cleanup.policy includes compact: every record needs a key. */
+  readonly compacted: boolean;
 }
 
 export interface BrokerServices {

@@ -30,6 +30,10 @@ export interface BrokerSettings {
   /** How often the log manager's background work (flush.ms, retention) runs. */
   logTickIntervalMs: number;
   retentionCheckIntervalMs: number;
+  /** log.cleaner.enable: run compaction for topics with cleanup.policy=compact. */
+  logCleanerEnable: boolean;
+  /** log.cleaner.backoff.ms */
+  logCleanerBackoffMs: number;
   shutdownGraceMs: number;
   /** Effective log config for a topic, given its config overrides. */
   logConfigFor(overrides: ReadonlyMap<string, string>): LogConfig;
@@ -56,6 +60,11 @@ export function logConfigOf(t: TopicConfig): LogConfig {
     segmentIndexBytes: t.segmentIndexBytes,
     flushIntervalMessages: t.flushIntervalMessages,
     flushIntervalMs: t.flushIntervalMs,
+    cleanupPolicy: { delete: t.cleanupPolicy.delete, compact: t.cleanupPolicy.compact },
+    deleteRetentionMs: t.deleteRetentionMs,
+    minCleanableDirtyRatio: t.minCleanableDirtyRatio,
+    minCompactionLagMs: t.minCompactionLagMs,
+    maxCompactionLagMs: t.maxCompactionLagMs,
   };
 }
 
@@ -67,6 +76,7 @@ export function topicRulesOf(t: TopicConfig): TopicRules {
     timestampBeforeMaxMs: t.timestampBeforeMaxMs,
     timestampAfterMaxMs: t.timestampAfterMaxMs,
     minInsyncReplicas: t.minInsyncReplicas,
+    compacted: t.cleanupPolicy.compact,
   };
 }
 
@@ -87,6 +97,8 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     inFlightRequestsMax: config.get('queued.max.requests'),
     logTickIntervalMs: Math.max(10, Math.min(config.get('log.flush.scheduler.interval.ms'), 1000)),
     retentionCheckIntervalMs: config.get('log.retention.check.interval.ms'),
+    logCleanerEnable: config.get('log.cleaner.enable'),
+    logCleanerBackoffMs: config.get('log.cleaner.backoff.ms'),
     shutdownGraceMs: 10_000,
     logConfigFor: (overrides) => logConfigOf(config.topicConfig(toRecord(overrides))),
     topicRulesFor: (overrides) => topicRulesOf(config.topicConfig(toRecord(overrides))),

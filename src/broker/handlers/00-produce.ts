@@ -17,9 +17,13 @@
 // replica) and refuses with NOT_ENOUGH_REPLICAS when the ISR is smaller than
 // min.insync.replicas.
 //
+// Compacted topics (cleanup.policy=compact) refuse records without a key
+// (INVALID_RECORD), which means decompressing the batch; those appends go
+// through a per-partition queue so they still land in request order.
+//
 // Simplifications until later issues: idempotent and transactional batches
 // (producerId >= 0) answer UNKNOWN_PRODUCER_ID / INVALID_TXN_STATE because
-// InitProducerId is not advertised yet; no compacted-topic key checks.
+// InitProducerId is not advertised yet.
 import { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { validateProducedBatch, type BatchValidationError } from '../../protocol/record-batch/validate.js';
@@ -27,6 +31,19 @@ import { Offsets, setLogAppendTime, setPartitionLeaderEpoch, isTransactionalBatc
 import { defineHandler, NO_RESPONSE } from '../handler.js';
 import type { RequestContext } from '../request-context.js';
 import type { Partition } from '../../replication/partition.js';
+import type { BatchHeader } from '../../protocol/record-batch/header.js';
+import type { TopicRules } from '../services.js';
+import { batchHasNullKey } from '../../storage/cleaner/keys.js';
+
+/** The tail of each compacted partition's key-check queue (keeps appends in order). */
+const keyCheckQueues = new WeakMap<Partition, Promise<unknown>>();
+
+function serially<T>(p: Partition, work: () => Promise<T>): Promise<T> {
+  const previous = keyCheckQueues.get(p) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  keyCheckQueues.set(p, next);
+  return next;
+}
 
 interface PartitionResult {
   index: number;
@@ -50,7 +67,7 @@ function failed(index: number, errorCode: number): PartitionResult {
   return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, requiredOffset: -1n, partition: undefined };
 }
 
-function appendPartition(ctx: RequestContext, topic: string, index: number, records: unknown, acks: number): PartitionResult {
+function appendPartition(ctx: RequestContext, topic: string, index: number, records: unknown, acks: number): PartitionResult | Promise<PartitionResult> {
   const { services } = ctx;
   const p = services.replicaManager.get(topic, index);
   if (!p) {
@@ -78,6 +95,16 @@ function appendPartition(ctx: RequestContext, topic: string, index: number, reco
   if (batchBytes > rules.maxMessageBytes) return failed(index, ErrorCode.MESSAGE_TOO_LARGE);
   if (batchBytes > rules.segmentBytes) return failed(index, ErrorCode.RECORD_LIST_TOO_LARGE);
 
+  if (rules.compacted) {
+    return serially(p, async () =>
+      (await batchHasNullKey(records)) ? failed(index, ErrorCode.INVALID_RECORD) : stampAndAppend(ctx, p, records, header, rules, index),
+    );
+  }
+  return stampAndAppend(ctx, p, records, header, rules, index);
+}
+
+function stampAndAppend(ctx: RequestContext, p: Partition, records: Buffer, header: BatchHeader, rules: TopicRules, index: number): PartitionResult {
+  const { services } = ctx;
   const nowMs = BigInt(services.clock.nowMs());
   let logAppendTimeMs = -1n;
   if (rules.messageTimestampType === 'LogAppendTime') {
@@ -116,12 +143,14 @@ export const produceHandler = defineHandler({
   response: ProduceResponse,
   async handle(ctx, req) {
     const acks = req.acks;
-    const results = req.topicData.map((t) => ({
+    // Every append starts here, in request order, before the first await.
+    const pending = req.topicData.map((t) => ({
       name: t.name,
       partitions: t.partitionData.map((pd) =>
         acks === 0 || acks === 1 || acks === -1 ? appendPartition(ctx, t.name, pd.index, pd.records, acks) : failed(pd.index, ErrorCode.INVALID_REQUIRED_ACKS),
       ),
     }));
+    const results = await Promise.all(pending.map(async (t) => ({ name: t.name, partitions: await Promise.all(t.partitions) })));
     if (acks === 0) return NO_RESPONSE;
     if (acks === -1) {
       // The ISR is this broker alone until the replication issue adds

@@ -61,6 +61,8 @@ export interface FilterOutcome {
   recordsRemoved: number;
   /** Delete horizon of the tombstones kept in this batch, or null. */
   horizonMs: number | null;
+  /** Size of the (decompressed) records section: the work this batch cost. */
+  plainBytes: number;
 }
 
 interface ParsedRecord {
@@ -98,11 +100,15 @@ async function parseRecords(batch: Buffer, header: BatchHeader, maxBytes: number
  */
 export async function filterBatch(batch: Buffer, isLast: boolean, ctx: FilterContext): Promise<FilterOutcome> {
   const header = checkBatch(batch);
+  let plainBytes = batch.length - BATCH_HEADER_BYTES;
   const unchanged = (kept: number, horizonMs: number | null): FilterOutcome =>
-    ({ batch, changed: false, recordsKept: kept, recordsRemoved: 0, horizonMs });
+    ({ batch, changed: false, recordsKept: kept, recordsRemoved: 0, horizonMs, plainBytes });
   if (isControlBatch(header.attributes)) return unchanged(header.recordsCount, null);
-  if (header.recordsCount === 0) return isLast ? unchanged(0, null) : { batch: null, changed: true, recordsKept: 0, recordsRemoved: 0, horizonMs: null };
+  if (header.recordsCount === 0) {
+    return isLast ? unchanged(0, null) : { batch: null, changed: true, recordsKept: 0, recordsRemoved: 0, horizonMs: null, plainBytes };
+  }
   const { section, records } = await parseRecords(batch, header, ctx.decompressedBytesMax ?? DECOMPRESSED_BYTES_MAX);
+  plainBytes = section.length;
   const base = Number(header.baseOffset);
   const end = Number(ctx.endOffset);
   const hadHorizon = hasDeleteHorizon(header);
@@ -131,10 +137,10 @@ export async function filterBatch(batch: Buffer, isLast: boolean, ctx: FilterCon
   const horizonMs = tombstonesKept === 0 ? null : hadHorizon ? Number(header.baseTimestamp) : ctx.nowMs + ctx.deleteRetentionMs;
   if (removed === 0 && !needsHorizon) return unchanged(kept.length, horizonMs);
   if (kept.length === 0) {
-    return { batch: isLast ? emptyBatchLike(batch, header) : null, changed: true, recordsKept: 0, recordsRemoved: removed, horizonMs: null };
+    return { batch: isLast ? emptyBatchLike(batch, header) : null, changed: true, recordsKept: 0, recordsRemoved: removed, horizonMs: null, plainBytes };
   }
   const rebuilt = await rebuildBatch(batch, header, section, kept, horizonMs);
-  return { batch: rebuilt, changed: true, recordsKept: kept.length, recordsRemoved: removed, horizonMs };
+  return { batch: rebuilt, changed: true, recordsKept: kept.length, recordsRemoved: removed, horizonMs, plainBytes };
 }
 
 /** The header fields a cleaned batch keeps, written into `out` (CRC left for last). */

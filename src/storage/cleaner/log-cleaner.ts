@@ -366,8 +366,10 @@ export class LogCleaner {
     const seg = job.mapSegment;
     if (seg === null) return this.startCleaning(job, job.limit);
     const chunk = this.readChunk(seg, job.mapPosition);
+    // Work = bytes read + bytes decompressed: a 2 MiB slice of lz4 can hold 100 MiB of records.
+    let work = 0;
     let p = 0;
-    while (p < chunk.length) {
+    while (p < chunk.length && (p === 0 || work < this.stepBytesMax)) {
       const size = batchSizeAt(chunk, p);
       const header = readBatchHeader(chunk, p);
       if (header.baseOffset >= job.limit) return this.startCleaning(job, job.limit);
@@ -384,12 +386,14 @@ export class LogCleaner {
         for (const r of records) {
           const offset = base + r.offsetDelta;
           if (r.key !== null && offset >= from && offset < to) job.map.put(r.key, offset);
+          work += (r.key?.length ?? 0) + (r.value?.length ?? 0) + 8;
         }
       }
       job.endOffset = header.baseOffset + BigInt(header.lastOffsetDelta) + 1n;
       p += size;
+      work += size;
     }
-    job.mapPosition += chunk.length;
+    job.mapPosition += p;
     if (job.mapPosition >= seg.sizeBytes) {
       const segs = job.log.segmentList();
       const next = segs[segs.indexOf(seg) + 1];
@@ -397,7 +401,7 @@ export class LogCleaner {
       job.mapPosition = 0;
       if (job.mapSegment === null) return this.startCleaning(job, job.limit);
     }
-    return this.result('mapped', job, chunk.length);
+    return this.result('mapped', job, p);
   }
 
   private startCleaning(job: Job, endOffset: bigint): CleanerStepResult {
@@ -427,8 +431,9 @@ export class LogCleaner {
     const ctx: FilterContext = { map: job.map, endOffset: job.endOffset, nowMs, deleteRetentionMs: cc.deleteRetentionMs };
     const outputs: Buffer[] = [];
     let removed = 0;
+    let work = 0;
     let p = 0;
-    while (p < chunk.length) {
+    while (p < chunk.length && (p === 0 || work < this.stepBytesMax)) {
       const size = batchSizeAt(chunk, p);
       const isLast = job.srcPosition + p + size === src.sizeBytes;
       const outcome = await filterBatch(chunk.subarray(p, p + size), isLast, ctx);
@@ -438,18 +443,19 @@ export class LogCleaner {
       if (outcome.horizonMs !== null && (job.horizonMs === null || outcome.horizonMs > job.horizonMs)) job.horizonMs = outcome.horizonMs;
       removed += outcome.recordsRemoved;
       p += size;
+      work += size + outcome.plainBytes;
     }
     // Awaits happened: make sure the log still is what the job planned on.
     const stale = this.staleReason(job);
     if (stale !== null) return this.abort(job, 'aborted', stale);
     const out = job.out;
     if (outputs.length > 0) out.appendWithOffsets(Buffer.concat(outputs), log.config.indexIntervalBytes, nowMs);
-    job.srcPosition += chunk.length;
-    if (job.srcPosition < src.sizeBytes) return this.result('cleaned', job, chunk.length, removed);
+    job.srcPosition += p;
+    if (job.srcPosition < src.sizeBytes) return this.result('cleaned', job, p, removed);
     const swapped = this.finishSegment(job, src, out, nowMs);
     job.cleanIndex++;
-    if (job.cleanIndex >= job.toClean.length) return this.complete(job, chunk.length, removed);
-    return this.result(swapped ? 'swapped' : 'cleaned', job, chunk.length, removed);
+    if (job.cleanIndex >= job.toClean.length) return this.complete(job, p, removed);
+    return this.result(swapped ? 'swapped' : 'cleaned', job, p, removed);
   }
 
   /** Swaps the cleaned copy in (or drops it when nothing changed); true when swapped. */

@@ -3,37 +3,19 @@
  * leave in request order even when an earlier request (a long-poll Fetch)
  * finishes later; a waiting Fetch does not stop a later request on the same
  * connection from being processed; acks=0 produces send nothing; oversized
- * frames close only their own connection; shutdown answers waiting fetches.
+ * frames close only their own connection.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createConnection, type Socket } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import { runBroker, type RunningBroker } from '../../../src/broker/broker.js';
-import { settingsFromConfig } from '../../../src/broker/settings.js';
-import { parseBrokerConfig } from '../../../src/util/config/broker.js';
-import { compile, isFlexible } from '../../../src/protocol/codec.js';
-import { Writer } from '../../../src/protocol/primitives/writer.js';
-import { Reader } from '../../../src/protocol/primitives/reader.js';
-import { readResponseHeader, requestHeaderVersion, responseHeaderVersion, writeRequestHeader } from '../../../src/protocol/headers.js';
-import { apiSchemas } from '../../../src/protocol/messages/index.js';
-import type { MessageSchema } from '../../../src/protocol/schema.js';
 import { buildRecordBatchSync } from '../../../src/protocol/record-batch/builder.js';
 import { splitBatches, decodeRecordBatchSync } from '../../../src/protocol/record-batch/reader.js';
+import { RawClient, startInProcessBroker, type InProcessBroker } from '../../helpers/in-process-broker.js';
 
-let broker: RunningBroker;
-let dataDir: string;
-let port: number;
+let node: InProcessBroker;
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'trib-pipe-'));
-  const config = parseBrokerConfig({ listeners: 'PLAINTEXT://127.0.0.1:0', 'log.dirs': dataDir, 'socket.request.max.bytes': String(1024 * 1024) });
-  broker = await runBroker(settingsFromConfig(config), pino({ level: 'silent' }));
-  port = (broker.boundAddresses[0] as { port: number }).port;
-  const created = await broker.services.metadata.createTopics(
+  node = await startInProcessBroker({ 'socket.request.max.bytes': String(1024 * 1024) });
+  const created = await node.broker.services.metadata.createTopics(
     [{ name: 'pipe', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
     false,
   );
@@ -41,76 +23,8 @@ before(async () => {
 });
 
 after(async () => {
-  await broker.stop('test done');
-  rmSync(dataDir, { recursive: true, force: true });
+  await node.stop();
 });
-
-/** A raw connection that records responses (correlation id + body) in arrival order. */
-class RawClient {
-  readonly arrivals: { correlationId: number; body: Buffer; atMs: number }[] = [];
-  private buffered = Buffer.alloc(0);
-  private waiters: (() => void)[] = [];
-  closed = false;
-
-  constructor(readonly socket: Socket) {
-    socket.on('data', (chunk: Buffer) => {
-      this.buffered = Buffer.concat([this.buffered, chunk]);
-      while (this.buffered.length >= 4) {
-        const size = this.buffered.readInt32BE(0);
-        if (this.buffered.length < 4 + size) break;
-        const frame = this.buffered.subarray(4, 4 + size);
-        this.buffered = this.buffered.subarray(4 + size);
-        this.arrivals.push({ correlationId: frame.readInt32BE(0), body: frame, atMs: performance.now() });
-      }
-      for (const w of this.waiters.splice(0)) w();
-    });
-    socket.on('close', () => {
-      this.closed = true;
-      for (const w of this.waiters.splice(0)) w();
-    });
-  }
-
-  static connect(): Promise<RawClient> {
-    return new Promise((resolve, reject) => {
-      const s = createConnection({ host: '127.0.0.1', port }, () => resolve(new RawClient(s)));
-      s.once('error', reject);
-    });
-  }
-
-  send(apiKey: number, version: number, correlationId: number, body: unknown): void {
-    const schemas = apiSchemas.get(apiKey);
-    assert.ok(schemas);
-    const w = new Writer();
-    const size = w.reserveInt32();
-    writeRequestHeader(w, { apiKey, apiVersion: version, correlationId, clientId: 'pipelining-test' }, requestHeaderVersion(apiKey, isFlexible(schemas.request, version)));
-    compile(schemas.request as MessageSchema, version).write(w, body as never);
-    size.chunkOwner.writeInt32BE(w.length - 4, size.position);
-    this.socket.write(w.toBuffer());
-  }
-
-  decode(apiKey: number, version: number, frame: Buffer): Record<string, unknown> {
-    const schemas = apiSchemas.get(apiKey);
-    assert.ok(schemas);
-    const r = new Reader(frame);
-    readResponseHeader(r, responseHeaderVersion(apiKey, isFlexible(schemas.response, version)));
-    return compile(schemas.response as MessageSchema, version).read(r) as Record<string, unknown>;
-  }
-
-  async waitFor(count: number, timeoutMs = 10_000): Promise<void> {
-    const deadline = performance.now() + timeoutMs;
-    while (this.arrivals.length < count && !this.closed) {
-      if (performance.now() > deadline) throw new Error(`timed out waiting for ${count} responses (have ${this.arrivals.length})`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 50);
-      });
-    }
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
 
 function produceBody(acks: number, values: string[]) {
   const records = buildRecordBatchSync({ records: values.map((v) => ({ key: null, value: v })) });
@@ -129,9 +43,9 @@ function fetchBody(offset: bigint, maxWaitMs: number) {
 }
 
 test('a long-poll fetch does not block later requests, and responses stay in request order', async () => {
-  const c = await RawClient.connect();
+  const c = await RawClient.connect(node.port);
   try {
-    const start = broker.services.replicaManager.get('pipe', 0)?.logEndOffset ?? 0n;
+    const start = node.broker.services.replicaManager.get('pipe', 0)?.logEndOffset ?? 0n;
     c.send(1, 11, 1, fetchBody(start, 5000)); // waits for data
     c.send(0, 7, 2, produceBody(1, ['during-long-poll'])); // processed now, answered after the fetch
     c.send(18, 2, 3, {});
@@ -149,9 +63,9 @@ test('a long-poll fetch does not block later requests, and responses stay in req
 });
 
 test('a fetch with nothing to read answers after maxWaitMs with no records', async () => {
-  const c = await RawClient.connect();
+  const c = await RawClient.connect(node.port);
   try {
-    const end = broker.services.replicaManager.get('pipe', 0)!.logEndOffset;
+    const end = node.broker.services.replicaManager.get('pipe', 0)!.logEndOffset;
     const sent = performance.now();
     c.send(1, 12, 7, fetchBody(end, 300));
     await c.waitFor(1);
@@ -166,22 +80,22 @@ test('a fetch with nothing to read answers after maxWaitMs with no records', asy
 });
 
 test('acks=0 produce sends no response and the next response is the following request', async () => {
-  const c = await RawClient.connect();
+  const c = await RawClient.connect(node.port);
   try {
-    const before = broker.services.replicaManager.get('pipe', 0)!.logEndOffset;
+    const before = node.broker.services.replicaManager.get('pipe', 0)!.logEndOffset;
     c.send(0, 7, 10, produceBody(0, ['fire', 'and', 'forget']));
     c.send(18, 3, 11, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
     await c.waitFor(1);
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(c.arrivals.map((a) => a.correlationId), [11]);
-    assert.equal(broker.services.replicaManager.get('pipe', 0)!.logEndOffset, before + 3n);
+    assert.equal(node.broker.services.replicaManager.get('pipe', 0)!.logEndOffset, before + 3n);
   } finally {
     c.close();
   }
 });
 
 test('many pipelined requests are answered in order', async () => {
-  const c = await RawClient.connect();
+  const c = await RawClient.connect(node.port);
   try {
     for (let i = 0; i < 200; i++) {
       if (i % 3 === 0) c.send(0, 7, 100 + i, produceBody(1, [`p${i}`]));
@@ -199,8 +113,8 @@ test('many pipelined requests are answered in order', async () => {
 });
 
 test('an oversized frame closes that connection only', async () => {
-  const bad = await RawClient.connect();
-  const good = await RawClient.connect();
+  const bad = await RawClient.connect(node.port);
+  const good = await RawClient.connect(node.port);
   try {
     const header = Buffer.alloc(4);
     header.writeInt32BE(64 * 1024 * 1024); // above socket.request.max.bytes (1 MiB here)
