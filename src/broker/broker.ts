@@ -22,6 +22,8 @@ import type { BrokerServices, TopicRules } from './services.js';
 import { settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../util/config/broker.js';
 import { startMetadata } from './metadata-bridge.js';
+import { GroupService } from './group/group-service.js';
+import { OFFSETS_TOPIC_NAME } from './group/offsets-topic/index.js';
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
 
@@ -82,13 +84,27 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
   // Ports are known only after binding (port 0 in tests), and the node
   // registers its advertised endpoints with the controller: bind first, serve
   // once metadata is ready (connections wait in the accept queue meanwhile).
-  const metadata = await startMetadata({ settings, fs, clock, logger, replicaManager: hosted, topicOverrides });
+  let groups: GroupService | undefined;
+  const metadata = await startMetadata({
+    settings,
+    fs,
+    clock,
+    logger,
+    replicaManager: hosted,
+    topicOverrides,
+    onPartitionChanged: (topic, partition) => {
+      if (topic === OFFSETS_TOPIC_NAME) groups?.onOffsetsPartitionChanged(partition);
+    },
+  });
+  const groupService = new GroupService(settings.groups, metadata.service, hosted, clock, logger);
+  groups = groupService;
   const services: BrokerServices = {
     nodeId: settings.nodeId,
     clock,
     replicaManager: hosted,
     metadata: metadata.service,
     metrics,
+    groups: groupService,
     apiVersions: () => (registry as HandlerRegistry).ranges(),
     topicRules,
   };
@@ -104,6 +120,9 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
     logManager.close();
     throw err;
   }
+
+  groupService.loadHostedPartitions();
+  groupService.start();
 
   const tick = setInterval(() => {
     try {
@@ -159,6 +178,7 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
       await cleaning;
       hosted.delayedFetches.wakeAll();
       await server.shutdown(settings.shutdownGraceMs);
+      groupService.stop();
       await metadata.close();
       logManager.close();
       logger.info('shut down cleanly');

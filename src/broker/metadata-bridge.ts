@@ -24,6 +24,8 @@ export interface StartMetadataOptions {
   replicaManager: ReplicaManager;
   /** Topic config overrides, kept current for the replica manager and handlers. */
   topicOverrides: Map<string, ReadonlyMap<string, string>>;
+  /** Told about every partition added or changed (after the replica manager applied it). */
+  onPartitionChanged?: (topic: string, partition: number) => void;
 }
 
 export interface StartedMetadata {
@@ -69,6 +71,7 @@ export function applyDelta(delta: MetadataDelta, image: MetadataImage, opts: Sta
     });
   }
   for (const topic of touchedTopics) replicaManager.updateTopicConfig(topic);
+  for (const e of [...delta.partitionsAdded, ...delta.partitionsChanged]) opts.onPartitionChanged?.(e.topicName, e.partition.partitionId);
   for (const t of delta.topicsCreated) logger.info({ topic: t.name, topicId: t.topicId }, 'topic created');
 }
 

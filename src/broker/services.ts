@@ -7,6 +7,7 @@ import type { ApiVersionRange } from './handler-registry.js';
 import type { RequestMetrics } from './request-metrics.js';
 import type { ReplicaManager } from './replica-manager.js';
 import type { MetadataService } from './metadata-service.js';
+import type { GroupService } from './group/group-service.js';
 
 /** Per-topic rules the request path enforces (resolved topic config). */
 export interface TopicRules {
@@ -26,6 +27,8 @@ export interface BrokerServices {
   readonly replicaManager: ReplicaManager;
   readonly metadata: MetadataService;
   readonly metrics: RequestMetrics;
+  /** Consumer groups: the coordinator and its __consumer_offsets wiring. */
+  readonly groups: GroupService;
   apiVersions(): ApiVersionRange[];
   topicRules(topic: string): TopicRules;
 }

@@ -5,6 +5,7 @@
  */
 import type { LogConfig } from '../storage/config.js';
 import type { TopicRules } from './services.js';
+import type { GroupSettings } from './group/group-service.js';
 
 export interface ListenerSettings {
   name: string;
@@ -35,6 +36,8 @@ export interface BrokerSettings {
   /** log.cleaner.backoff.ms */
   logCleanerBackoffMs: number;
   shutdownGraceMs: number;
+  /** Consumer groups and __consumer_offsets. */
+  groups: GroupSettings;
   /** Effective log config for a topic, given its config overrides. */
   logConfigFor(overrides: ReadonlyMap<string, string>): LogConfig;
   /** Effective request-path rules for a topic, given its config overrides. */
@@ -100,6 +103,20 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     logCleanerEnable: config.get('log.cleaner.enable'),
     logCleanerBackoffMs: config.get('log.cleaner.backoff.ms'),
     shutdownGraceMs: 10_000,
+    groups: {
+      offsetsTopicNumPartitions: config.get('offsets.topic.num.partitions'),
+      offsetsTopicReplicationFactor: config.get('offsets.topic.replication.factor'),
+      offsetsTopicSegmentBytes: config.get('offsets.topic.segment.bytes'),
+      offsetsRetentionCheckIntervalMs: config.get('offsets.retention.check.interval.ms'),
+      coordinator: {
+        initialRebalanceDelayMs: config.get('group.initial.rebalance.delay.ms'),
+        minSessionTimeoutMs: config.get('group.min.session.timeout.ms'),
+        maxSessionTimeoutMs: config.get('group.max.session.timeout.ms'),
+        maxSize: config.get('group.max.size'),
+        offsetsRetentionMs: config.get('offsets.retention.minutes') * 60_000,
+        offsetMetadataMaxBytes: config.get('offset.metadata.max.bytes'),
+      },
+    },
     logConfigFor: (overrides) => logConfigOf(config.topicConfig(toRecord(overrides))),
     topicRulesFor: (overrides) => topicRulesOf(config.topicConfig(toRecord(overrides))),
     validateTopicConfigs: (configs) => validateTopicConfigs(Object.fromEntries(configs)).map((e) => ({ key: e.key, message: e.message })),

@@ -10,6 +10,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { registerConsumeCommand } from './commands/consume.js';
+import { registerGroupCommands } from './commands/group.js';
 import { registerProduceCommand } from './commands/produce.js';
 import { registerTopicCommands } from './commands/topic.js';
 import { EXIT_RUNTIME, EXIT_USAGE, registerStartCommand } from './start.js';
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
   registerTopicCommands(program);
   registerProduceCommand(program);
   registerConsumeCommand(program);
+  registerGroupCommands(program);
   return program;
 }
 

@@ -11,7 +11,12 @@ export type {
   ConfigSource,
   CreateTopicResult,
   DeleteTopicResult,
+  GroupDescription,
+  GroupListing,
+  GroupMemberDescription,
+  GroupResult,
   NewTopic,
+  PartitionResult,
   PartitionDescription,
   TopicDescription,
   TopicListing,
@@ -44,3 +49,30 @@ export {
   throwIfKafkaError,
 } from './errors.js';
 export { FrameDecoder } from './frame-decoder.js';
+export {
+  ASSIGNMENT_VERSION_DEFAULT,
+  CONSUMER_PROTOCOL_TYPE,
+  ConsumerProtocolAssignment,
+  ConsumerProtocolSubscription,
+  SUBSCRIPTION_VERSION_DEFAULT,
+  decodeAssignment,
+  decodeSubscription,
+  encodeAssignment,
+  encodeSubscription,
+  flatten,
+  groupByTopic,
+} from './consumer-protocol.js';
+export type { Assignment, Subscription, TopicPartitions } from './consumer-protocol.js';
+export { ASSIGNORS, RangeAssignor, RoundRobinAssignor, compareMembers } from './assignors.js';
+export type { Assignor, AssignorMember } from './assignors.js';
+export {
+  GroupMember,
+  HEARTBEAT_INTERVAL_MS_DEFAULT,
+  REBALANCE_TIMEOUT_MS_DEFAULT,
+  SESSION_TIMEOUT_MS_DEFAULT,
+  describePartitions,
+} from './group.js';
+export type { GenerationInfo, GroupMemberOptions } from './group.js';
+export { GroupApis, findCoordinator, withCoordinator, type CoordinatorNode } from './group-apis.js';
+export { STANDALONE_COMMIT, commitOffsets, fetchCommittedOffsets } from './group-offsets.js';
+export type { CommitIdentity, CommitResult, CommittedOffset, OffsetToCommit } from './group-offsets.js';

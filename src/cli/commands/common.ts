@@ -127,6 +127,15 @@ const KAFKA_HINTS: Readonly<Record<string, string>> = {
   TOPIC_AUTHORIZATION_FAILED: 'the principal is not allowed to use this topic (ACLs)',
   CLUSTER_AUTHORIZATION_FAILED: 'the principal is not allowed to do this on the cluster (ACLs)',
   UNSUPPORTED_VERSION: 'the broker does not support this request version; upgrade the broker',
+  NON_EMPTY_GROUP: 'the group has active members: stop the consumers first',
+  GROUP_ID_NOT_FOUND: 'check the group id with `tributary group list`',
+  UNKNOWN_MEMBER_ID: 'the group has active members (or this member was removed): stop the consumers first, or rejoin',
+  COORDINATOR_NOT_AVAILABLE: 'the group coordinator is not available yet; retry in a moment',
+  NOT_COORDINATOR: 'the group coordinator moved and retries ran out; retry in a moment',
+  COORDINATOR_LOAD_IN_PROGRESS: 'the broker is still loading its groups; retry in a moment',
+  INCONSISTENT_GROUP_PROTOCOL: 'the members of the group use different assignors or protocol types; use the same assignor in every member',
+  GROUP_SUBSCRIBED_TO_TOPIC: 'the group still consumes this topic: stop the consumers first',
+  GROUP_AUTHORIZATION_FAILED: 'the principal is not allowed to use this group (ACLs)',
 };
 
 function clientHint(code: string, bootstrap: string | undefined): string | undefined {

@@ -228,6 +228,11 @@ export class SimClient {
 
   private onSync(r: SyncGroupResult, generationId: number): void {
     this.inFlight = false;
+    if (this.state === 'joining') {
+      // A heartbeat answer sent us back to joining while this SyncGroup was in flight.
+      this.run(() => this.sendJoin(), this.world.backoffMs());
+      return;
+    }
     if (this.state !== 'syncing' || this.generationId !== generationId) return;
     if (r.errorCode === ErrorCode.NONE) {
       this.assignment = decodeAssignment(r.assignment);

@@ -137,10 +137,12 @@ export class SimWorld {
     this.coordinator = this.newCoordinator();
     this.lastGeneration = new Map();
     const loadMs = this.random.int(500);
-    this.loadingUntilMs = this.nowMs() + loadMs;
+    this.loadingUntilMs = Infinity;
     const c = this.coordinator;
     this.timers.schedule(loadMs, () => {
-      if (this.coordinator === c) c.loadPartition(this.persistence.load());
+      if (this.coordinator !== c) return;
+      c.loadPartition(this.persistence.load());
+      this.loadingUntilMs = 0;
     });
   }
 

@@ -1,0 +1,512 @@
+/**
+ * `GroupMember`: one member of a consumer group in the classic (eager)
+ * protocol, the base of the CLI's `consume --group` and of the later Consumer.
+ *
+ *   const member = new GroupMember(cluster, { groupId: 'audit', topics: ['orders'],
+ *     onAssigned: (tps) => ..., onRevoked: async (tps) => commit(...) });
+ *   for (;;) { await member.ensureActive(); ...fetch member.assignment... }
+ *   await member.close();
+ *
+ * - Coordinator: FindCoordinator, retried on COORDINATOR_NOT_AVAILABLE,
+ *   NOT_COORDINATOR and COORDINATOR_LOAD_IN_PROGRESS with backoff. The member
+ *   talks to it over a connection of its own: a JoinGroup may be parked for
+ *   up to the rebalance timeout, and Kafka answers one connection's requests
+ *   in order, so sharing the cluster's connection would stall fetches.
+ * - Join: JoinGroup with the subscription encoded for each assignor (in
+ *   preference order). MEMBER_ID_REQUIRED (v4+, KIP-394) is answered by
+ *   joining again at once with the id the broker gave. The leader decodes the
+ *   members' subscriptions, loads the partition counts of their topics and
+ *   runs the assignor the broker chose; then SyncGroup hands out the result.
+ * - Rebalances are driven by the caller, as in the Java client: the
+ *   heartbeat timer only notices them (REBALANCE_IN_PROGRESS,
+ *   ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, or no successful heartbeat for a
+ *   session timeout) and sets `rejoinNeeded` (and calls `onRejoinNeeded`);
+ *   the next `ensureActive()` revokes the whole assignment (eager:
+ *   `onRevoked`, where the caller commits), joins and syncs again, and calls
+ *   `onAssigned`. UNKNOWN_MEMBER_ID also resets the member id.
+ * - Heartbeats: every `heartbeatIntervalMs` while the member has a
+ *   generation, one at a time, each bounded by the request timeout. They
+ *   continue while a rebalance is pending (the broker counts them as signs of
+ *   life until the member rejoins) and stop during join/sync and on close.
+ * - Close: stops the timer, revokes (`onRevoked`), sends LeaveGroup (not for
+ *   static members: a restart within the session timeout must not cause a
+ *   rebalance, KIP-345) and closes the coordinator connection. Every wait is
+ *   bounded by a request timeout; no timer survives close.
+ *
+ * Offsets: `fetchCommitted` (OffsetFetch) and `commit` (OffsetCommit with the
+ * generation and member id). A commit refused because the group rebalanced
+ * (REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID) sets
+ * `rejoinNeeded` and throws the KafkaProtocolError.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { ASSIGNORS, RangeAssignor, type Assignor, type AssignorMember } from './assignors.js';
+import { request } from './apis.js';
+import type { Cluster } from './cluster.js';
+import { Connection, type ConnectionOptions } from './connection.js';
+import {
+  CONSUMER_PROTOCOL_TYPE,
+  decodeAssignment,
+  decodeSubscription,
+  encodeAssignment,
+  encodeSubscription,
+  flatten,
+  type TopicPartitions,
+} from './consumer-protocol.js';
+import { ConnectionClosedError, KafkaProtocolError, invalidArgument } from './errors.js';
+import { COORDINATOR_ERRORS, COORDINATOR_RETRY_ERRORS, GroupApis, findCoordinator, isCoordinatorRetriable, type CoordinatorNode } from './group-apis.js';
+import { commitOffsets, fetchCommittedOffsets, type CommitResult, type CommittedOffset, type OffsetToCommit } from './group-offsets.js';
+
+export const SESSION_TIMEOUT_MS_DEFAULT = 45_000;
+/** Java's max.poll.interval.ms, which it sends as the rebalance timeout. */
+export const REBALANCE_TIMEOUT_MS_DEFAULT = 300_000;
+export const HEARTBEAT_INTERVAL_MS_DEFAULT = 3_000;
+/** Join/sync rounds in one `ensureActive` before giving up (each bounded by its request timeout). */
+export const JOIN_ATTEMPTS_MAX = 50;
+/** Added to the rebalance timeout for the JoinGroup request timeout (Java adds 5 s too). */
+const JOIN_TIMEOUT_MARGIN_MS = 5_000;
+
+export interface GroupMemberOptions {
+  groupId: string;
+  /** Topics to subscribe to. */
+  topics: readonly string[];
+  /** Assignors offered, in order of preference (default: range). */
+  assignors?: readonly Assignor[];
+  /** Static membership (KIP-345; JoinGroup v5+). */
+  groupInstanceId?: string | null;
+  sessionTimeoutMs?: number;
+  rebalanceTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  /** For the coordinator connection (default: client id 'tributary', 30 s request timeout). */
+  connection?: Omit<ConnectionOptions, 'host' | 'port'>;
+  /** Sent in the subscription (v3+). */
+  rackId?: string | null;
+  /** After each successful sync, with the new assignment (possibly empty). */
+  onAssigned?: (partitions: TopicPartitions[], generation: GenerationInfo) => void | Promise<void>;
+  /** Before rejoining and on close, with every partition owned (eager protocol); commit here. */
+  onRevoked?: (partitions: TopicPartitions[]) => void | Promise<void>;
+  /** The heartbeat found that the group is rebalancing (call ensureActive soon). */
+  onRejoinNeeded?: (reason: string) => void;
+  /** Errors of the background heartbeat that need attention (fatal ones, e.g. FENCED_INSTANCE_ID). */
+  onError?: (err: unknown) => void;
+}
+
+export interface GenerationInfo {
+  generationId: number;
+  memberId: string;
+  leaderId: string;
+  protocolName: string;
+  isLeader: boolean;
+}
+
+type MemberState = 'unjoined' | 'joining' | 'stable' | 'closing' | 'closed';
+
+/** Join errors after which the member simply joins again (maybe with a new id). */
+const REJOIN_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.MEMBER_ID_REQUIRED,
+  ErrorCode.UNKNOWN_MEMBER_ID,
+  ErrorCode.ILLEGAL_GENERATION,
+  ErrorCode.REBALANCE_IN_PROGRESS,
+]);
+
+export class GroupMember {
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly sessionTimeoutMs: number;
+  readonly rebalanceTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  private readonly cluster: Cluster;
+  private readonly options: GroupMemberOptions;
+  private readonly assignors: readonly Assignor[];
+  private readonly groupInstanceId: string | null;
+  private state: MemberState = 'unjoined';
+  private memberIdValue = '';
+  private generation: GenerationInfo | null = null;
+  private assigned: TopicPartitions[] = [];
+  private rejoin = true;
+  private coordinator: { node: CoordinatorNode; connection: Connection } | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private heartbeatInFlight: Promise<void> | null = null;
+  private heartbeatEpoch = 0;
+  private lastHeartbeatOkMs = 0;
+  private joining: Promise<boolean> | null = null;
+
+  constructor(cluster: Cluster, options: GroupMemberOptions) {
+    if (options.groupId.length === 0) throw invalidArgument('the group id must not be empty');
+    if (options.topics.length === 0) throw invalidArgument('subscribe to at least one topic');
+    this.cluster = cluster;
+    this.options = options;
+    this.groupId = options.groupId;
+    this.topics = [...new Set(options.topics)];
+    this.assignors = options.assignors ?? [RangeAssignor];
+    if (this.assignors.length === 0) throw invalidArgument('give at least one assignor');
+    this.groupInstanceId = options.groupInstanceId ?? null;
+    this.sessionTimeoutMs = positiveMs(options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS_DEFAULT, 'sessionTimeoutMs');
+    this.rebalanceTimeoutMs = positiveMs(options.rebalanceTimeoutMs ?? REBALANCE_TIMEOUT_MS_DEFAULT, 'rebalanceTimeoutMs');
+    this.heartbeatIntervalMs = positiveMs(options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS_DEFAULT, 'heartbeatIntervalMs');
+    if (this.heartbeatIntervalMs >= this.sessionTimeoutMs) {
+      throw invalidArgument(`heartbeatIntervalMs (${this.heartbeatIntervalMs}) must be lower than sessionTimeoutMs (${this.sessionTimeoutMs})`);
+    }
+  }
+
+  get memberId(): string {
+    return this.memberIdValue;
+  }
+
+  /** The current generation, or null before the first successful sync. */
+  get generationInfo(): GenerationInfo | null {
+    return this.generation;
+  }
+
+  /** The partitions of the current generation (empty while rebalancing). */
+  get assignment(): TopicPartitions[] {
+    return this.assigned;
+  }
+
+  /** True when the next ensureActive() will rejoin. */
+  get rejoinNeeded(): boolean {
+    return this.rejoin;
+  }
+
+  get isClosed(): boolean {
+    return this.state === 'closing' || this.state === 'closed';
+  }
+
+  /**
+   * Joins (or rejoins) the group when needed: revokes, joins, syncs, starts
+   * heartbeats. Resolves true when a new generation began, false when
+   * nothing had to be done. Concurrent calls share one join.
+   */
+  ensureActive(): Promise<boolean> {
+    if (this.isClosed) return Promise.reject(new ConnectionClosedError(`group member of ${this.groupId} is closed`));
+    if (!this.rejoin && this.state === 'stable') return Promise.resolve(false);
+    this.joining ??= this.rebalance().finally(() => {
+      this.joining = null;
+    });
+    return this.joining;
+  }
+
+  /** The group's committed offsets for `partitions` (default: the current assignment). */
+  async fetchCommitted(partitions: readonly TopicPartitions[] = this.assigned, options: { requireStable?: boolean } = {}): Promise<CommittedOffset[]> {
+    if (partitions.length === 0) return [];
+    return this.onCoordinator((conn) => fetchCommittedOffsets(conn, this.groupId, partitions, options));
+  }
+
+  /**
+   * Commits offsets (the next offset to read, as Kafka) with this member's
+   * generation. Throws the first partition error; a rebalance error also sets
+   * rejoinNeeded (UNKNOWN_MEMBER_ID resets the member id).
+   */
+  async commit(offsets: readonly OffsetToCommit[]): Promise<CommitResult[]> {
+    if (offsets.length === 0) return [];
+    if (this.state === 'closed') throw new ConnectionClosedError(`group member of ${this.groupId} is closed`);
+    const generation = this.generation;
+    if (generation === null) throw new KafkaProtocolError(ErrorCode.UNKNOWN_MEMBER_ID, { api: `OffsetCommit ${this.groupId}`, serverMessage: 'the member has not joined the group' });
+    const identity = { groupId: this.groupId, generationId: generation.generationId, memberId: this.memberIdValue, groupInstanceId: this.groupInstanceId };
+    const results = await this.onCoordinator((conn) => commitOffsets(conn, identity, offsets));
+    const failed = results.find((r) => r.error !== null)?.error;
+    if (failed !== undefined && failed !== null) {
+      this.noteGroupError(failed.errorCode, 'commit');
+      throw failed;
+    }
+    return results;
+  }
+
+  /** Revokes, leaves the group (dynamic members) and closes the coordinator connection. */
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    const joining = this.joining;
+    this.state = 'closing';
+    this.stopHeartbeats();
+    if (joining !== null) {
+      // A JoinGroup may be parked for the whole rebalance timeout: drop its connection to end it now.
+      this.dropCoordinator();
+      await joining.catch(() => undefined);
+    }
+    await this.heartbeatInFlight;
+    try {
+      await this.revoke();
+    } finally {
+      try {
+        if (this.memberIdValue !== '' && this.groupInstanceId === null) {
+          await this.coordinatorConnection(3)
+            .then((conn) => this.leave(conn))
+            .catch((err: unknown) => this.options.onError?.(err));
+        }
+      } finally {
+        this.generation = null;
+        this.dropCoordinator();
+        this.state = 'closed';
+      }
+    }
+  }
+
+  // ------------------------------------------------------------- rebalance
+
+  private async rebalance(): Promise<boolean> {
+    this.stopHeartbeats();
+    await this.heartbeatInFlight;
+    await this.revoke();
+    this.state = 'joining';
+    const generation = await this.joinAndSync();
+    this.lastHeartbeatOkMs = performance.now();
+    this.startHeartbeats();
+    await this.options.onAssigned?.(this.assigned, generation);
+    return true;
+  }
+
+  /** Join/sync rounds until one succeeds, a non-retriable error, close, or JOIN_ATTEMPTS_MAX. */
+  private async joinAndSync(): Promise<GenerationInfo> {
+    let lastError: unknown = null;
+    for (let attempt = 0; attempt < JOIN_ATTEMPTS_MAX; attempt++) {
+      if (this.isClosed) throw new ConnectionClosedError(`group member of ${this.groupId} closed while joining`);
+      try {
+        const conn = await this.coordinatorConnection();
+        const joined = await this.join(conn);
+        if (joined === 'rejoin') continue;
+        const assignment = await this.sync(conn, joined);
+        if (assignment === 'rejoin') continue;
+        if (this.isClosed) throw new ConnectionClosedError(`group member of ${this.groupId} closed while joining`);
+        this.generation = joined;
+        this.assigned = assignment;
+        this.rejoin = false;
+        this.state = 'stable';
+        return joined;
+      } catch (err) {
+        lastError = err;
+        if (this.isClosed || !isCoordinatorRetriable(err)) {
+          if (!this.isClosed) this.state = 'unjoined';
+          throw err;
+        }
+        if (!(err instanceof KafkaProtocolError && COORDINATOR_RETRY_ERRORS.has(err.errorCode))) this.dropCoordinator();
+        await this.cluster.backoff(Math.min(attempt, 10));
+      }
+    }
+    this.state = 'unjoined';
+    throw lastError instanceof Error ? lastError : new KafkaProtocolError(ErrorCode.REBALANCE_IN_PROGRESS, { api: `JoinGroup ${this.groupId}`, serverMessage: `no stable generation after ${JOIN_ATTEMPTS_MAX} attempts` });
+  }
+
+  /** JoinGroup; 'rejoin' after errors that call for joining again at once. */
+  private async join(conn: Connection): Promise<GenerationInfo | 'rejoin'> {
+    const subscription = encodeSubscription({
+      topics: this.topics,
+      ownedPartitions: [],
+      generationId: this.generation?.generationId ?? -1,
+      rackId: this.options.rackId ?? null,
+    });
+    const { response } = await request(
+      conn,
+      GroupApis.JoinGroup,
+      () => ({
+        groupId: this.groupId,
+        sessionTimeoutMs: this.sessionTimeoutMs,
+        rebalanceTimeoutMs: this.rebalanceTimeoutMs,
+        memberId: this.memberIdValue,
+        groupInstanceId: this.groupInstanceId,
+        protocolType: CONSUMER_PROTOCOL_TYPE,
+        protocols: this.assignors.map((a) => ({ name: a.name, metadata: subscription })),
+      }),
+      this.rebalanceTimeoutMs + JOIN_TIMEOUT_MARGIN_MS,
+    );
+    if (response.errorCode === ErrorCode.MEMBER_ID_REQUIRED) {
+      this.memberIdValue = response.memberId;
+      return 'rejoin';
+    }
+    if (response.errorCode !== 0) {
+      if (REJOIN_ERRORS.has(response.errorCode)) {
+        this.noteGroupError(response.errorCode, 'join');
+        return 'rejoin';
+      }
+      throw new KafkaProtocolError(response.errorCode, { api: `JoinGroup ${this.groupId}` });
+    }
+    this.memberIdValue = response.memberId;
+    const info: GenerationInfo = {
+      generationId: response.generationId,
+      memberId: response.memberId,
+      leaderId: response.leader,
+      protocolName: response.protocolName,
+      isLeader: response.leader === response.memberId,
+    };
+    if (info.isLeader) this.leaderMembers = response.members;
+    return info;
+  }
+
+  /** The JoinGroup members, kept for the leader's assignment. */
+  private leaderMembers: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[] = [];
+
+  /** SyncGroup (the leader sends the assignment); 'rejoin' when the generation is gone. */
+  private async sync(conn: Connection, generation: GenerationInfo): Promise<TopicPartitions[] | 'rejoin'> {
+    const assignments = generation.isLeader ? await this.computeAssignment(generation.protocolName) : [];
+    this.leaderMembers = [];
+    const { response } = await request(conn, GroupApis.SyncGroup, () => ({
+      groupId: this.groupId,
+      generationId: generation.generationId,
+      memberId: generation.memberId,
+      groupInstanceId: this.groupInstanceId,
+      assignments,
+    }));
+    if (response.errorCode !== 0) {
+      if (REJOIN_ERRORS.has(response.errorCode)) {
+        this.noteGroupError(response.errorCode, 'sync');
+        return 'rejoin';
+      }
+      throw new KafkaProtocolError(response.errorCode, { api: `SyncGroup ${this.groupId}` });
+    }
+    return decodeAssignment(response.assignment).assignedPartitions;
+  }
+
+  /** The leader's job: decode the subscriptions, load partition counts, run the chosen assignor. */
+  private async computeAssignment(protocolName: string): Promise<{ memberId: string; assignment: Buffer }[]> {
+    const assignor = this.assignors.find((a) => a.name === protocolName) ?? ASSIGNORS.get(protocolName);
+    if (assignor === undefined) {
+      throw new KafkaProtocolError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, { api: `JoinGroup ${this.groupId}`, serverMessage: `the broker chose assignor '${protocolName}', which this member does not have` });
+    }
+    const members: AssignorMember[] = this.leaderMembers.map((m) => {
+      let topics: string[] = [];
+      try {
+        topics = decodeSubscription(m.metadata).topics;
+      } catch {
+        // A member whose subscription does not parse gets nothing (Java would fail the rebalance).
+      }
+      return { memberId: m.memberId, groupInstanceId: m.groupInstanceId, subscription: { topics } };
+    });
+    const allTopics = [...new Set(members.flatMap((m) => m.subscription.topics))];
+    const metadata = allTopics.length === 0 ? null : await this.cluster.withRetry(() => this.cluster.refreshMetadata(allTopics));
+    const partitionsPerTopic = new Map<string, number>();
+    for (const topic of allTopics) {
+      const t = metadata?.topics.get(topic);
+      if (t !== undefined && t.errorCode === 0 && t.partitions.length > 0) partitionsPerTopic.set(topic, t.partitions.length);
+    }
+    const result = assignor.assign(members, partitionsPerTopic);
+    return members.map((m) => ({ memberId: m.memberId, assignment: encodeAssignment({ assignedPartitions: result.get(m.memberId) ?? [] }) }));
+  }
+
+  private async revoke(): Promise<void> {
+    const owned = this.assigned;
+    this.assigned = [];
+    if (owned.length > 0) await this.options.onRevoked?.(owned);
+  }
+
+  private async leave(conn: Connection): Promise<void> {
+    const { version, response } = await request(conn, GroupApis.LeaveGroup, () => ({
+      groupId: this.groupId,
+      memberId: this.memberIdValue,
+      members: [{ memberId: this.memberIdValue, groupInstanceId: this.groupInstanceId }],
+    }));
+    const code = response.errorCode !== 0 ? response.errorCode : version >= 3 ? (response.members[0]?.errorCode ?? 0) : 0;
+    // UNKNOWN_MEMBER_ID: the session already expired; nothing to leave.
+    if (code !== 0 && code !== ErrorCode.UNKNOWN_MEMBER_ID) throw new KafkaProtocolError(code, { api: `LeaveGroup ${this.groupId}` });
+  }
+
+  /** Reacts to a group error from any request: mark for rejoin, reset the id when unknown. */
+  private noteGroupError(code: number, where: string): void {
+    if (code === ErrorCode.UNKNOWN_MEMBER_ID) {
+      this.memberIdValue = '';
+      this.generation = null;
+    }
+    if (code === ErrorCode.ILLEGAL_GENERATION) this.generation = null;
+    if (code === ErrorCode.REBALANCE_IN_PROGRESS || code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.ILLEGAL_GENERATION) {
+      const first = !this.rejoin;
+      this.rejoin = true;
+      if (first && this.state === 'stable') this.options.onRejoinNeeded?.(`${where}: ${new KafkaProtocolError(code).errorName}`);
+    }
+  }
+
+  // ------------------------------------------------------------- heartbeat
+
+  private startHeartbeats(): void {
+    this.stopHeartbeats();
+    this.scheduleHeartbeat(++this.heartbeatEpoch);
+  }
+
+  /** Each start gets an epoch; a chain from an earlier start ends instead of rescheduling. */
+  private scheduleHeartbeat(epoch: number): void {
+    if (this.state !== 'stable' || epoch !== this.heartbeatEpoch) return;
+    this.heartbeatTimer = setTimeout(() => {
+      this.heartbeatTimer = null;
+      this.heartbeatInFlight = this.heartbeat().finally(() => {
+        this.heartbeatInFlight = null;
+        this.scheduleHeartbeat(epoch);
+      });
+    }, this.heartbeatIntervalMs);
+  }
+
+  private stopHeartbeats(): void {
+    this.heartbeatEpoch++;
+    if (this.heartbeatTimer !== null) clearTimeout(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+  }
+
+  /** One heartbeat; never throws (errors become rejoinNeeded or onError). */
+  private async heartbeat(): Promise<void> {
+    const generation = this.generation;
+    if (this.state !== 'stable' || generation === null) return;
+    try {
+      const conn = await this.coordinatorConnection(3);
+      const { response } = await request(
+        conn,
+        GroupApis.Heartbeat,
+        () => ({ groupId: this.groupId, generationId: generation.generationId, memberId: this.memberIdValue, groupInstanceId: this.groupInstanceId }),
+        Math.min(conn.requestTimeoutMs, this.sessionTimeoutMs),
+      );
+      const code = response.errorCode;
+      if (code === 0 || code === ErrorCode.REBALANCE_IN_PROGRESS) this.lastHeartbeatOkMs = performance.now();
+      if (code === 0) return;
+      if (COORDINATOR_ERRORS.has(code)) this.dropCoordinator();
+      else if (REJOIN_ERRORS.has(code)) this.noteGroupError(code, 'heartbeat');
+      else if (!COORDINATOR_RETRY_ERRORS.has(code)) this.options.onError?.(new KafkaProtocolError(code, { api: `Heartbeat ${this.groupId}` }));
+    } catch (err) {
+      if (isCoordinatorRetriable(err)) this.dropCoordinator();
+      else this.options.onError?.(err);
+    }
+    // No successful heartbeat for a session: the broker has dropped us; join again.
+    if (this.state === 'stable' && performance.now() - this.lastHeartbeatOkMs > this.sessionTimeoutMs) {
+      this.noteGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'heartbeat (session timed out)');
+    }
+  }
+
+  // ----------------------------------------------------------- coordinator
+
+  /** The coordinator connection, found (with `attempts` lookups at most) and opened when missing. */
+  private async coordinatorConnection(attempts?: number): Promise<Connection> {
+    if (this.coordinator !== null && !this.coordinator.connection.isClosed) return this.coordinator.connection;
+    this.dropCoordinator();
+    const node = await findCoordinator(this.cluster, this.groupId, attempts);
+    const connection = await Connection.connect({ clientId: 'tributary', ...this.options.connection, host: node.host, port: node.port });
+    if (this.isClosed && this.state === 'closed') {
+      connection.destroy();
+      throw new ConnectionClosedError(`group member of ${this.groupId} is closed`);
+    }
+    this.coordinator = { node, connection };
+    return connection;
+  }
+
+  private dropCoordinator(): void {
+    const c = this.coordinator;
+    this.coordinator = null;
+    if (c !== null) void c.connection.close().catch(() => undefined);
+  }
+
+  /** Runs an offsets operation on the coordinator, finding it again (bounded) when it moved. */
+  private async onCoordinator<T>(operation: (conn: Connection) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await operation(await this.coordinatorConnection());
+      } catch (err) {
+        if (attempt >= this.cluster.retries || !isCoordinatorRetriable(err) || this.state === 'closed') throw err;
+        if (!(err instanceof KafkaProtocolError && COORDINATOR_RETRY_ERRORS.has(err.errorCode))) this.dropCoordinator();
+        await this.cluster.backoff(attempt);
+      }
+    }
+  }
+}
+
+function positiveMs(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) throw invalidArgument(`${name} must be a positive integer of milliseconds, got ${value}`);
+  return value;
+}
+
+/** `topic-partition` pairs of an assignment, for logs and tables. */
+export function describePartitions(list: readonly TopicPartitions[]): string {
+  const pairs = flatten(list);
+  return pairs.length === 0 ? '(none)' : pairs.map((p) => `${p.topic}-${p.partition}`).join(', ');
+}
