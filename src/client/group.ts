@@ -167,6 +167,11 @@ export class GroupMember {
     return this.rejoin;
   }
 
+  /** True while a join/sync is under way. */
+  get isJoining(): boolean {
+    return this.state === 'joining';
+  }
+
   get isClosed(): boolean {
     return this.state === 'closing' || this.state === 'closed';
   }

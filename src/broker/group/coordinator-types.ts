@@ -241,12 +241,21 @@ export const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
  * which makes clients rediscover the coordinator and retry (Kafka maps
  * append timeouts and missing replicas the same way).
  */
+const PASSED_ON: ReadonlySet<number> = new Set([
+  ErrorCode.NOT_COORDINATOR,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  // The store's own answers for oversized commits and timed-out writes.
+  ErrorCode.INVALID_COMMIT_OFFSET_SIZE,
+  ErrorCode.REQUEST_TIMED_OUT,
+  ErrorCode.REBALANCE_IN_PROGRESS,
+  ErrorCode.UNKNOWN_SERVER_ERROR,
+]);
+
 export function persistenceErrorCode(err: unknown): number {
   if (typeof err === 'object' && err !== null && 'errorCode' in err) {
     const code = (err as { errorCode: unknown }).errorCode;
-    if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) {
-      return code;
-    }
+    if (typeof code === 'number' && PASSED_ON.has(code)) return code;
   }
   return ErrorCode.COORDINATOR_NOT_AVAILABLE;
 }

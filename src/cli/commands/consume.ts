@@ -8,11 +8,16 @@
  *   [partition:offset<TAB>][key<TAB>]value      (--print-offset, --print-key)
  *   {"topic":..,"partition":..,"offset":..,"timestamp":..,"key":..,"value":..,"headers":{..}}   (--json)
  * Null keys and values print as `null`.
+ *
+ * With --group G the command joins consumer group G instead of reading every
+ * partition (see consume-group.ts): it starts from the group's committed
+ * offsets and commits what it printed.
  */
 import type { Command } from 'commander';
 import type { Cluster } from '../../client/cluster.js';
 import { invalidArgument } from '../../client/errors.js';
 import { fetchMany, listOffsetsMany, type ConsumedRecord, type FetchPosition } from '../../client/records.js';
+import { consumeGroup } from './consume-group.js';
 import { EXIT_USAGE, checkBootstrap, connectCluster, nonNegativeInt, positiveInt, run, toJson, withClientOptions, writeOut, type CommonOptions } from './common.js';
 
 /** Longest single fetch wait, so --timeout-ms and Ctrl-C are noticed promptly. */
@@ -28,6 +33,7 @@ interface ConsumeCliOptions extends CommonOptions {
   printOffset?: boolean;
   json?: boolean;
   isolationLevel: string;
+  group?: string;
 }
 
 type StartOffset = 'earliest' | 'latest' | bigint;
@@ -44,6 +50,7 @@ export function registerConsumeCommand(program: Command): void {
     .option('--print-offset', 'print partition:offset<TAB> before each record')
     .option('--json', 'print one JSON object per record')
     .option('--isolation-level <level>', 'read_uncommitted or read_committed', 'read_uncommitted')
+    .option('-g, --group <group>', 'consume as a member of this consumer group (start from its committed offsets; --offset applies when there are none)')
     .action(async (topic: string, options: ConsumeCliOptions, cmd: Command) => {
       checkBootstrap(cmd, options.bootstrap);
       let start: StartOffset;
@@ -52,6 +59,11 @@ export function registerConsumeCommand(program: Command): void {
         if (options.isolationLevel !== 'read_uncommitted' && options.isolationLevel !== 'read_committed') {
           throw new Error('--isolation-level must be read_uncommitted or read_committed');
         }
+        if (options.group !== undefined) {
+          if (options.group.length === 0) throw new Error('--group needs a group id');
+          if (options.partition !== undefined) throw new Error('--partition cannot be used with --group (the group assigns the partitions)');
+          if (typeof start === 'bigint') throw new Error('with --group, --offset is earliest or latest (where to start when the group has no committed offset)');
+        }
       } catch (err) {
         cmd.error(`error: ${(err as Error).message}`, { exitCode: EXIT_USAGE, code: 'tributary.usage' });
       }
@@ -59,7 +71,8 @@ export function registerConsumeCommand(program: Command): void {
         async () => {
           const cluster = await connectCluster(options);
           try {
-            await consume(cluster, topic, start, options);
+            if (options.group !== undefined) await consumeGroup(cluster, topic, options.group, start === 'earliest' ? 'earliest' : 'latest', options);
+            else await consume(cluster, topic, start, options);
           } finally {
             await cluster.close();
           }

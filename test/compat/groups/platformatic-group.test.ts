@@ -57,7 +57,7 @@ describe('@platformatic/kafka 1.35 consumer group', { timeout: 120_000 }, () => 
   after(async () => {
     for (const m of members) {
       await m.stream.close().catch(() => undefined);
-      await m.consumer.close(true).catch(() => undefined);
+      await new Promise<void>((resolve) => m.consumer.close(true, () => resolve()));
     }
     await broker?.cleanup();
   });
@@ -140,6 +140,12 @@ describe('@platformatic/kafka 1.35 consumer group', { timeout: 120_000 }, () => 
         30_000,
         state,
       );
+      // Let fetches issued under the first (single-member) assignment finish: platformatic
+      // 1.35 pushes records from a fetch that was in flight when its partitions were
+      // revoked, so records produced right after a rebalance can reach the old owner too
+      // (seen as 40 duplicates without this pause). At-least-once still holds; it is
+      // reported below, not asserted.
+      await sleep(1000);
       const batch1 = numberedValues('pk-a', 0, 80);
       await produceOnce(broker.bootstrap, topic, batch1, PARTITIONS);
       await waitUntil('every record of batch 1 processed', () => tally(batch1, processed).missing.length === 0, 30_000, state);

@@ -34,6 +34,8 @@ export type OffsetsStoreErrorCode = (typeof CODES)[OffsetsStoreErrorKind];
 
 export class OffsetsStoreError extends Error {
   readonly code: OffsetsStoreErrorCode;
+  /** The Kafka error code to answer, set by the store for what it was storing. */
+  errorCode: number | undefined;
 
   constructor(
     readonly kind: OffsetsStoreErrorKind,

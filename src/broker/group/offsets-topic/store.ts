@@ -21,7 +21,18 @@ import { StorageError } from '../../../storage/errors.js';
 import { invariant } from '../../../util/assert.js';
 import type { Clock } from '../../../util/clock.js';
 import type { CommittedOffset, GroupPersistence, GroupSnapshot, OffsetTombstone } from '../types.js';
-import { OffsetsStoreError } from './errors.js';
+import { OffsetsStoreError, wireErrorFor } from './errors.js';
+
+/**
+ * Attaches the wire code Kafka answers for a failed store (see wireErrorFor)
+ * as `errorCode`, which the coordinator passes on to the client.
+ */
+function withWireCode(stored: 'offsets' | 'group', work: Promise<void>): Promise<void> {
+  return work.catch((err: unknown) => {
+    if (err instanceof OffsetsStoreError) err.errorCode = wireErrorFor(err.kind, stored);
+    throw err;
+  });
+}
 import { partitionForGroup } from './partitioner.js';
 import { encodeGroupMetadataKey, encodeGroupMetadataValue, encodeOffsetCommitKey, encodeOffsetCommitValue } from './records.js';
 
@@ -75,14 +86,18 @@ export class OffsetsTopicStore implements GroupPersistence {
   }
 
   storeGroup(groupId: string, snapshot: GroupSnapshot | null): Promise<void> {
-    return this.run(groupId, () => {
+    return withWireCode('group', this.run(groupId, () => {
       invariant(snapshot === null || snapshot.groupId === groupId, 'the snapshot belongs to the group');
       const value = snapshot === null ? null : encodeGroupMetadataValue(snapshot);
       return [{ key: encodeGroupMetadataKey(groupId), value }];
-    });
+    }));
   }
 
   storeOffsets(groupId: string, commits: readonly (CommittedOffset | OffsetTombstone)[]): Promise<void> {
+    return withWireCode('offsets', this.storeOffsetsRaw(groupId, commits));
+  }
+
+  private storeOffsetsRaw(groupId: string, commits: readonly (CommittedOffset | OffsetTombstone)[]): Promise<void> {
     if (commits.length === 0) return Promise.resolve();
     if (commits.length > OFFSETS_BATCH_RECORDS_MAX) {
       return Promise.reject(
