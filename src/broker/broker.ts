@@ -22,8 +22,12 @@ import type { BrokerServices, TopicRules } from './services.js';
 import { settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../util/config/broker.js';
 import { startMetadata } from './metadata-bridge.js';
+import { ConfigService } from './configs/config-service.js';
+import { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
+import { parseBrokerConfig } from '../util/config/broker.js';
 import { GroupService } from './group/group-service.js';
 import { OFFSETS_TOPIC_NAME } from './group/offsets-topic/index.js';
+import { MetricsExporter, TrafficMetrics } from './metrics/index.js';
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
 
@@ -32,10 +36,28 @@ export interface RunningBroker {
   readonly clusterId: string;
   readonly boundAddresses: { name: string; host: string; port: number }[];
   readonly services: BrokerServices;
+  /** `metrics.listeners` as bound (port 0 replaced by the real port); empty when metrics are off. */
+  readonly metricsAddresses: readonly { host: string; port: number; url: string }[];
   stop(reason?: string): Promise<void>;
 }
 
-export async function runBroker(settings: BrokerSettings, logger: Logger, clock: Clock = systemClock): Promise<RunningBroker> {
+export interface RunBrokerOptions {
+  /** `metrics.listeners`: `http://host:port` entries serving /metrics and /health; none = off. */
+  readonly metricsListeners?: readonly string[];
+}
+
+export async function runBroker(settings: BrokerSettings, logger: Logger, clock: Clock = systemClock, options: RunBrokerOptions = {}): Promise<RunningBroker> {
+  // Bound first so /health answers 503 while the logs recover.
+  const exporter = await MetricsExporter.start(options.metricsListeners ?? [], logger);
+  try {
+    return await runBrokerWith(settings, logger, clock, exporter);
+  } catch (err) {
+    await exporter?.close();
+    throw err;
+  }
+}
+
+async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Clock, exporter: MetricsExporter | null): Promise<RunningBroker> {
   const fs = new NodeFileSystem();
   const started = performance.now();
   const topicOverrides = new Map<string, ReadonlyMap<string, string>>();
@@ -43,7 +65,12 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
   // Resolving a topic's config parses every key; Produce needs the rules per
   // partition, so cache them per overrides map (a config change replaces the
   // topic's map, which drops the cached entry with it).
-  const rulesCache = new WeakMap<ReadonlyMap<string, string>, TopicRules>();
+  let rulesCache = new WeakMap<ReadonlyMap<string, string>, TopicRules>();
+  // Dynamic broker defaults (AlterConfigs on a broker resource) change every topic's rules.
+  const dynamicConfig = settings.dynamicConfig ?? new DynamicBrokerConfig(parseBrokerConfig({}));
+  dynamicConfig.onChange(() => {
+    rulesCache = new WeakMap();
+  });
   const topicRules = (topic: string): TopicRules => {
     const overrides = overridesOf(topic);
     let rules = rulesCache.get(overrides);
@@ -104,9 +131,11 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
     replicaManager: hosted,
     metadata: metadata.service,
     metrics,
+    traffic: new TrafficMetrics(),
     groups: groupService,
     apiVersions: () => (registry as HandlerRegistry).ranges(),
     topicRules,
+    configs: new ConfigService({ config: dynamicConfig, metadata: metadata.service, topicOverrides: overridesOf }),
   };
   registry = new HandlerRegistry(allHandlers);
   const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);
@@ -123,6 +152,18 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
 
   groupService.loadHostedPartitions();
   groupService.start();
+  exporter?.attach({
+    nodeId: settings.nodeId,
+    clusterId: metadata.service.clusterId,
+    requests: metrics,
+    traffic: services.traffic,
+    replicaManager: hosted,
+    groups: groupService.coordinator,
+    topicExists: (topic) => metadata.service.topicExists(topic),
+    connections: () => server.connectionsByListener(),
+    connectionsAccepted: () => server.acceptedByListener,
+  });
+  exporter?.setState('serving');
 
   const tick = setInterval(() => {
     try {
@@ -172,12 +213,14 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
   const stop = (reason = 'stop requested'): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down');
+      exporter?.setState('stopping');
       clearInterval(tick);
       clearInterval(cleanerTimer);
       cleanerStopped = true;
       await cleaning;
       hosted.delayedFetches.wakeAll();
       await server.shutdown(settings.shutdownGraceMs);
+      await exporter?.close();
       groupService.stop();
       await metadata.close();
       logManager.close();
@@ -190,7 +233,7 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
     { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, listeners: bound, dataDir: settings.dataDir, startupMs: Math.round(performance.now() - started) },
     'broker started',
   );
-  return { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, boundAddresses: bound, services, stop };
+  return { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, boundAddresses: bound, services, metricsAddresses: exporter?.addresses ?? [], stop };
 }
 
 /** Advertised endpoints, with port 0 replaced by the port actually bound. */
@@ -203,5 +246,5 @@ function advertised(settings: BrokerSettings, bound: readonly ListenerSettings[]
 
 /** Starts a broker from a parsed config (the `tributary start` entry point). */
 export async function startBroker(config: BrokerConfig, options: { logger: Logger }): Promise<RunningBroker> {
-  return runBroker(settingsFromConfig(config), options.logger);
+  return runBroker(settingsFromConfig(config), options.logger, systemClock, { metricsListeners: config.get('metrics.listeners') });
 }

@@ -27,6 +27,8 @@ import { NO_RESPONSE, type AnyHandler } from './handler.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { RequestContext } from './request-context.js';
 import type { BrokerServices } from './services.js';
+import { topLevelErrorCode } from './request-metrics.js';
+import { requestPartitions } from './metrics/log-context.js';
 
 export interface ConnectionLimits {
   readonly requestBytesMax: number;
@@ -124,6 +126,7 @@ export class Connection {
           { size, requestBytesMax: this.limits.requestBytesMax },
           size > this.limits.requestBytesMax ? 'request larger than socket.request.max.bytes; closing connection' : 'request frame too small; closing connection',
         );
+        this.services.metrics.requestRejected('bad_frame_size');
         this.close('bad frame size');
         return;
       }
@@ -165,12 +168,14 @@ export class Connection {
       header = readRequestHeaderPrefix(reader);
     } catch (err) {
       this.logger.warn({ err }, 'unreadable request header; closing connection');
+      this.services.metrics.requestRejected('bad_header');
       this.close('bad header');
       return;
     }
     const handler = this.registry.get(header.apiKey);
     if (!handler) {
       this.logger.warn({ apiKey: header.apiKey, correlationId: header.correlationId }, 'unknown API key; closing connection');
+      this.services.metrics.requestRejected('unknown_api_key');
       this.close('unknown api key');
       return;
     }
@@ -185,6 +190,7 @@ export class Connection {
         { api: apiKeyName(header.apiKey), apiVersion: header.apiVersion, supported: `${handler.minVersion}-${handler.maxVersion}` },
         'unsupported API version; closing connection',
       );
+      this.services.metrics.requestRejected('unsupported_version');
       this.close('unsupported version');
       return;
     }
@@ -195,7 +201,11 @@ export class Connection {
       body = compile(handler.request, header.apiVersion).read(reader);
       if (reader.remaining !== 0) throw new DecodeError(`${reader.remaining} trailing bytes`);
     } catch (err) {
-      this.logger.warn({ err, api: apiKeyName(header.apiKey), apiVersion: header.apiVersion, correlationId: header.correlationId }, 'malformed request; closing connection');
+      this.logger.warn(
+        { err, api: apiKeyName(header.apiKey), apiVersion: header.apiVersion, correlationId: header.correlationId, clientId: header.clientId },
+        'malformed request; closing connection',
+      );
+      this.services.metrics.requestRejected('malformed');
       this.close('malformed request');
       return;
     }
@@ -216,34 +226,44 @@ export class Connection {
     this.pending.push(slot);
     this.services.metrics.requestStarted(header.apiKey);
     let result;
+    let failed = false;
     try {
       result = handler.handle(ctx, body as never);
     } catch (err) {
       result = this.failedResponse(handler, body, ctx, err);
+      failed = true;
     }
     if (result instanceof Promise) {
       result.then(
         (r) => this.complete(slot, handler, ctx, r),
-        (err: unknown) => this.complete(slot, handler, ctx, this.failedResponse(handler, body, ctx, err)),
+        (err: unknown) => this.complete(slot, handler, ctx, this.failedResponse(handler, body, ctx, err), true),
       );
     } else {
-      this.complete(slot, handler, ctx, result);
+      this.complete(slot, handler, ctx, result, failed);
     }
   }
 
   private failedResponse(handler: AnyHandler, body: unknown, ctx: RequestContext, err: unknown): unknown {
-    ctx.logger.error({ err, api: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId }, 'request failed');
+    ctx.logger.error(
+      { err, api: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId, partitions: requestPartitions(body) },
+      'request failed',
+    );
     return handler.errorResponse(body as never, ErrorCode.UNKNOWN_SERVER_ERROR, ctx);
   }
 
-  private complete(slot: ResponseSlot, handler: AnyHandler, ctx: RequestContext, result: unknown): void {
-    this.services.metrics.requestCompleted(ctx.apiKey, performance.now() - ctx.receivedAtMs);
+  private complete(slot: ResponseSlot, handler: AnyHandler, ctx: RequestContext, result: unknown, failed = false): void {
+    const latencyMs = performance.now() - ctx.receivedAtMs;
+    const errored = failed || topLevelErrorCode(result) !== 0;
+    this.services.metrics.requestCompleted(ctx.apiKey, latencyMs, ctx.apiVersion, errored);
+    if (ctx.logger.isLevelEnabled('debug')) {
+      ctx.logger.debug({ api: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId, latencyMs: Math.round(latencyMs * 1000) / 1000, errored }, 'request');
+    }
     if (this.closed) return;
     if (result !== NO_RESPONSE) {
       try {
         slot.chunks = encodeResponse(handler, ctx.apiVersion, ctx.correlationId, result);
       } catch (err) {
-        ctx.logger.error({ err, api: handler.name, apiVersion: ctx.apiVersion }, 'could not encode response; closing connection');
+        ctx.logger.error({ err, api: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId }, 'could not encode response; closing connection');
         this.close('encode failure');
         return;
       }

@@ -13,8 +13,13 @@ import type { MetadataDelta } from '../controller/metadata/delta.js';
 import type { MetadataImage, TopicState } from '../controller/metadata/image.js';
 import { bootController, type BootedController } from '../controller/boot.js';
 import type { BrokerEndpoint, MetadataService, TopicView } from './metadata-service.js';
+import type { OngoingReassignmentView, TopicPartitionResults } from './metadata-service.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { ongoingReassignment, planElection, planReassignment, type ClusterView, type PlanItem } from '../replication/partition-plans.js';
 import type { ReplicaManager } from './replica-manager.js';
 import type { BrokerSettings, ListenerSettings } from './settings.js';
+import type { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
+import { configSchemaFor } from './configs/schema.js';
 
 export interface StartMetadataOptions {
   settings: BrokerSettings;
@@ -54,7 +59,12 @@ export function applyDelta(delta: MetadataDelta, image: MetadataImage, opts: Sta
     logger.info({ topic: t.name, topicId: t.topicId }, 'topic deleted');
   }
   const touchedTopics = new Set<string>();
+  let brokerConfigChanged = false;
   for (const c of delta.configsChanged) {
+    if (c.resourceType === ConfigResourceType.Broker) {
+      brokerConfigChanged = applyBrokerConfig(c.resourceName, image, opts) || brokerConfigChanged;
+      continue;
+    }
     if (c.resourceType !== ConfigResourceType.Topic) continue;
     topicOverrides.set(c.resourceName, new Map(image.topicConfigs(c.resourceName)));
     touchedTopics.add(c.resourceName);
@@ -70,9 +80,22 @@ export function applyDelta(delta: MetadataDelta, image: MetadataImage, opts: Sta
       leaderEpoch: e.partition.leaderEpoch,
     });
   }
+  // A dynamic broker default changes every topic that does not override it.
+  if (brokerConfigChanged) for (const p of replicaManager.all()) touchedTopics.add(p.topic);
   for (const topic of touchedTopics) replicaManager.updateTopicConfig(topic);
   for (const e of [...delta.partitionsAdded, ...delta.partitionsChanged]) opts.onPartitionChanged?.(e.topicName, e.partition.partitionId);
   for (const t of delta.topicsCreated) logger.info({ topic: t.name, topicId: t.topicId }, 'topic created');
+}
+
+/** Feeds a broker resource's committed configs to the dynamic overlay; true when this node's config changed. */
+function applyBrokerConfig(resourceName: string, image: MetadataImage, opts: StartMetadataOptions): boolean {
+  const dynamic = opts.settings.dynamicConfig;
+  if (dynamic === undefined) return false;
+  const configs = image.configs(ConfigResourceType.Broker, resourceName);
+  const { changed, problems } = dynamic.apply(resourceName, configs);
+  for (const p of problems) opts.logger.warn({ resource: resourceName, key: p.key }, p.message);
+  if (changed) opts.logger.info({ resource: resourceName === '' ? '<cluster default>' : resourceName, configs: Object.fromEntries(configs) }, 'dynamic broker config applied');
+  return changed;
 }
 
 export async function startMetadata(opts: StartMetadataOptions): Promise<StartedMetadata> {
@@ -85,6 +108,12 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
     numPartitionsDefault: settings.numPartitions,
     replicationFactorDefault: settings.defaultReplicationFactor,
     validateTopicConfigs: (configs) => settings.validateTopicConfigs(configs),
+    ...(settings.dynamicConfig === undefined
+      ? {}
+      : {
+          validateBrokerConfigs: (resourceName: string, configs: ReadonlyMap<string, string>) => (settings.dynamicConfig as DynamicBrokerConfig).validate(resourceName, configs),
+          configSchema: configSchemaFor(settings.dynamicConfig),
+        }),
     onDelta: (delta, image) => applyDelta(delta, image, opts),
   });
   const image = (): MetadataImage => booted.image();
@@ -117,11 +146,82 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
       return booted.controller.deleteTopics(refs);
     },
     createPartitions: (specs, validateOnly) => booted.controller.createPartitions(specs, { validateOnly }),
+    ...partitionLeadershipOps(image),
+    alterConfigs: (resources, validateOnly) => booted.controller.alterConfigs(resources, { validateOnly }),
+    incrementalAlterConfigs: (resources, validateOnly) => booted.controller.incrementalAlterConfigs(resources, { validateOnly }),
   };
 
   return {
     service,
     registerBroker: (endpoints) => booted.controller.registerBroker({ endpoints, rack: settings.rack }),
     close: () => booted.close(),
+  };
+}
+
+/**
+ * ElectLeaders and partition reassignments, decided against the image with
+ * Kafka's rules (src/replication/partition-plans.ts). A plan that needs a
+ * partition change record cannot be committed yet: the controller has no
+ * PartitionChangeRecord operation until replication lands, so such items
+ * answer the error Kafka gives when it cannot build the change. With one
+ * node no valid request needs a change (its only replica is the preferred
+ * leader and the only possible replica set), so every one-node answer is
+ * exact. When the controller gains these operations, these calls go to it.
+ */
+function partitionLeadershipOps(image: () => MetadataImage): Pick<MetadataService, 'electLeaders' | 'alterPartitionReassignments' | 'listPartitionReassignments'> {
+  const view = (): ClusterView => {
+    const img = image();
+    return {
+      topicExists: (topic) => img.topicByName(topic) !== undefined,
+      partition: (topic, partition) => img.partition(topic, partition),
+      isRegistered: (id) => img.broker(id) !== undefined,
+      isActive: (id) => {
+        const b = img.broker(id);
+        return b !== undefined && !b.fenced && !b.inControlledShutdown;
+      },
+    };
+  };
+  const result = (partition: number, item: PlanItem, uncommitted: { errorCode: number; errorMessage: string }) =>
+    item.change === null ? { partition, errorCode: item.errorCode, errorMessage: item.errorMessage } : { partition, ...uncommitted };
+  const noLeaderChange = { errorCode: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, errorMessage: 'Leader changes need the replication issue (no PartitionChangeRecord support yet).' };
+  const noMove = { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: 'Moving replicas between brokers needs the replication issue (no PartitionChangeRecord support yet).' };
+  return {
+    electLeaders: (electionType, topicPartitions) => {
+      const v = view();
+      const uncommitted = electionType === 0 ? noLeaderChange : { ...noLeaderChange, errorCode: ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE };
+      if (topicPartitions === null) {
+        const all: TopicPartitionResults[] = [...image().topics()].map((t) => ({
+          topic: t.name,
+          partitions: [...t.partitions.keys()]
+            .sort((a, b) => a - b)
+            .map((p) => result(p, planElection(v, t.name, p, electionType), uncommitted))
+            .filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED),
+        }));
+        return Promise.resolve(all);
+      }
+      return Promise.resolve(
+        topicPartitions.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => result(p, planElection(v, t.topic, p, electionType), uncommitted)) })),
+      );
+    },
+    alterPartitionReassignments: (targets) => {
+      const v = view();
+      return Promise.resolve(
+        targets.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => result(p.partition, planReassignment(v, t.topic, p.partition, p.replicas), noMove)) })),
+      );
+    },
+    listPartitionReassignments: (topics) => {
+      const img = image();
+      const requested = topics ?? [...img.topics()].map((t) => ({ topic: t.name, partitions: [...t.partitions.keys()] }));
+      const out: OngoingReassignmentView[] = [];
+      for (const t of requested) {
+        const partitions = t.partitions.flatMap((p) => {
+          const state = img.partition(t.topic, p);
+          const ongoing = state === undefined ? null : ongoingReassignment(state);
+          return ongoing === null ? [] : [{ partition: p, ...ongoing }];
+        });
+        if (partitions.length > 0) out.push({ topic: t.topic, partitions });
+      }
+      return out;
+    },
   };
 }

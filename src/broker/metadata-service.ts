@@ -68,6 +68,54 @@ export interface TopicErrorResult {
   errorMessage: string | null;
 }
 
+/** A config resource (2 = topic, 4 = broker: '' for the cluster default, else a node id). */
+export interface AlterConfigsSpec {
+  resourceType: number;
+  resourceName: string;
+  configs: readonly { name: string; value: string | null }[];
+}
+
+export interface IncrementalAlterConfigsSpec {
+  resourceType: number;
+  resourceName: string;
+  /** configOperation: 0 SET, 1 DELETE, 2 APPEND, 3 SUBTRACT. */
+  configs: readonly { name: string; configOperation: number; value: string | null }[];
+}
+
+export interface ConfigResourceResult {
+  resourceType: number;
+  resourceName: string;
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+export interface TopicPartitionsRef {
+  topic: string;
+  partitions: readonly number[];
+}
+
+export interface PartitionItemResult {
+  partition: number;
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+export interface TopicPartitionResults {
+  topic: string;
+  partitions: PartitionItemResult[];
+}
+
+export interface ReassignmentTarget {
+  topic: string;
+  /** replicas null cancels the partition's reassignment in progress. */
+  partitions: readonly { partition: number; replicas: readonly number[] | null }[];
+}
+
+export interface OngoingReassignmentView {
+  topic: string;
+  partitions: { partition: number; replicas: number[]; addingReplicas: number[]; removingReplicas: number[] }[];
+}
+
 export interface MetadataService {
   readonly clusterId: string;
   /** The active controller's node id (this node, for a cluster of one). */
@@ -81,6 +129,20 @@ export interface MetadataService {
   createTopics(topics: readonly NewTopicSpec[], validateOnly: boolean): Promise<CreatedTopic[]>;
   deleteTopics(refs: readonly { name: string | null; topicId: string | null }[]): Promise<DeletedTopicResult[]>;
   createPartitions(specs: readonly NewPartitionsSpec[], validateOnly: boolean): Promise<TopicErrorResult[]>;
+  /**
+   * ElectLeaders (electionType 0 preferred, 1 unclean; the caller checks it).
+   * null = every partition, answering only those that needed an election
+   * (Kafka's rule); otherwise one result per requested partition.
+   */
+  electLeaders(electionType: 0 | 1, topicPartitions: readonly TopicPartitionsRef[] | null): Promise<TopicPartitionResults[]>;
+  /** AlterPartitionReassignments: one result per requested partition. */
+  alterPartitionReassignments(targets: readonly ReassignmentTarget[]): Promise<TopicPartitionResults[]>;
+  /** Reassignments in progress; null = all. Unknown topics and partitions are left out. */
+  listPartitionReassignments(topics: readonly TopicPartitionsRef[] | null): OngoingReassignmentView[];
+  /** AlterConfigs: each resource's explicit configs become exactly the given set (validated, ConfigRecords). */
+  alterConfigs(resources: readonly AlterConfigsSpec[], validateOnly: boolean): Promise<ConfigResourceResult[]>;
+  /** IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT per key (validated, ConfigRecords). */
+  incrementalAlterConfigs(resources: readonly IncrementalAlterConfigsSpec[], validateOnly: boolean): Promise<ConfigResourceResult[]>;
   /** Broker settings the Metadata handler needs. */
   readonly autoCreateTopicsEnable: boolean;
 }

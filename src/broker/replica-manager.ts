@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { Partition } from '../replication/partition.js';
 import type { LogManager } from '../storage/log-manager.js';
+import type { PartitionLog } from '../storage/partition-log.js';
 import type { LogConfig } from '../storage/config.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { DelayedFetches } from './delayed-fetch.js';
@@ -65,6 +66,7 @@ export class ReplicaManager {
       existing.leaderEpoch = a.leaderEpoch;
       existing.replicas = a.replicas;
       existing.isr = a.isr;
+      existing.assignLeaderEpochStart();
       return existing;
     }
     const log = this.logManager.getOrCreateLog(a.topic, a.partition, this.logConfigFor(a.topic));
@@ -111,6 +113,14 @@ export class ReplicaManager {
     const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch });
     if (r.kind === 'offset_out_of_range') return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
     return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes };
+  }
+
+  /**
+   * The data directories and the partition logs in each (DescribeLogDirs):
+   * every log the LogManager holds, hosted or not, as Kafka reports them.
+   */
+  logDirs(): { dir: string; logs: PartitionLog[] }[] {
+    return [{ dir: this.logManager.dataDir, logs: this.logManager.allLogs() }];
   }
 
   /** Flushes every log (shutdown). */

@@ -21,6 +21,8 @@ export class SocketServer {
   private readonly servers: Server[] = [];
   private readonly connections = new Set<Connection>();
   private nextConnectionId = 0;
+  /** Connections accepted since start, per listener name (metrics). */
+  readonly acceptedByListener = new Map<string, number>();
 
   constructor(
     private readonly registry: HandlerRegistry,
@@ -33,6 +35,13 @@ export class SocketServer {
     return this.connections.size;
   }
 
+  /** Open connections per listener name (metrics, at scrape time). */
+  connectionsByListener(): Map<string, number> {
+    const counts = new Map<string, number>([...this.acceptedByListener.keys()].map((name) => [name, 0]));
+    for (const c of this.connections) counts.set(c.listenerName, (counts.get(c.listenerName) ?? 0) + 1);
+    return counts;
+  }
+
   async listen(spec: ListenerSpec): Promise<BoundListener> {
     const server = createServer({ noDelay: true }, (socket) => {
       const id = `${spec.name}-${this.nextConnectionId++}`;
@@ -40,6 +49,7 @@ export class SocketServer {
         this.connections.delete(c),
       );
       this.connections.add(connection);
+      this.acceptedByListener.set(spec.name, (this.acceptedByListener.get(spec.name) ?? 0) + 1);
     });
     server.maxConnections = 10_000;
     await new Promise<void>((resolve, reject) => {
@@ -51,6 +61,7 @@ export class SocketServer {
     });
     server.on('error', (err) => this.logger.error({ err, listener: spec.name }, 'listener error'));
     this.servers.push(server);
+    if (!this.acceptedByListener.has(spec.name)) this.acceptedByListener.set(spec.name, 0);
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : spec.port;
     return { name: spec.name, host: spec.host, port };

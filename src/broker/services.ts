@@ -5,9 +5,11 @@
 import type { Clock } from '../util/clock.js';
 import type { ApiVersionRange } from './handler-registry.js';
 import type { RequestMetrics } from './request-metrics.js';
+import type { TrafficMetrics } from './metrics/traffic.js';
 import type { ReplicaManager } from './replica-manager.js';
 import type { MetadataService } from './metadata-service.js';
 import type { GroupService } from './group/group-service.js';
+import type { ConfigService } from './configs/config-service.js';
 
 /** Per-topic rules the request path enforces (resolved topic config). */
 export interface TopicRules {
@@ -19,6 +21,8 @@ export interface TopicRules {
   readonly minInsyncReplicas: number;
   /** cleanup.policy includes compact: every record needs a key. */
   readonly compacted: boolean;
+  /** compression.type: a codec other than `producer` makes Produce recompress batches in another codec. */
+  readonly compressionType?: 'uncompressed' | 'zstd' | 'lz4' | 'snappy' | 'gzip' | 'producer';
 }
 
 export interface BrokerServices {
@@ -27,8 +31,12 @@ export interface BrokerServices {
   readonly replicaManager: ReplicaManager;
   readonly metadata: MetadataService;
   readonly metrics: RequestMetrics;
+  /** Bytes and records in/out per topic, partition-level errors (Produce and Fetch count them). */
+  readonly traffic: TrafficMetrics;
   /** Consumer groups: the coordinator and its __consumer_offsets wiring. */
   readonly groups: GroupService;
+  /** Topic and broker configs: DescribeConfigs, AlterConfigs, IncrementalAlterConfigs. */
+  readonly configs: ConfigService;
   apiVersions(): ApiVersionRange[];
   topicRules(topic: string): TopicRules;
 }

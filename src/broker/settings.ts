@@ -44,10 +44,18 @@ export interface BrokerSettings {
   topicRulesFor(overrides: ReadonlyMap<string, string>): TopicRules;
   /** Validates topic config overrides (CreateTopics); one message per bad key. */
   validateTopicConfigs(configs: ReadonlyMap<string, string>): { key: string; message: string }[];
+  /**
+   * The static config overlaid with dynamic broker configs (DescribeConfigs,
+   * AlterConfigs); logConfigFor/topicRulesFor resolve through it, so dynamic
+   * broker defaults apply. Absent when settings are built by hand: the broker
+   * then describes defaults and dynamic broker defaults do not apply.
+   */
+  dynamicConfig?: DynamicBrokerConfig;
 }
 
 import type { BrokerConfig } from '../util/config/broker.js';
 import { validateTopicConfigs, type TopicConfig } from '../util/config/topic.js';
+import { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
 
 function toRecord(overrides: ReadonlyMap<string, string>): Record<string, string> {
   return Object.fromEntries(overrides);
@@ -80,11 +88,13 @@ export function topicRulesOf(t: TopicConfig): TopicRules {
     timestampAfterMaxMs: t.timestampAfterMaxMs,
     minInsyncReplicas: t.minInsyncReplicas,
     compacted: t.cleanupPolicy.compact,
+    compressionType: t.compressionType,
   };
 }
 
 /** Resolves a parsed server.properties (plus overrides) into BrokerSettings. */
 export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
+  const dynamic = new DynamicBrokerConfig(config);
   const dataDir = config.logDirs[0] ?? './data';
   return {
     nodeId: config.nodeId,
@@ -117,8 +127,9 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
         offsetMetadataMaxBytes: config.get('offset.metadata.max.bytes'),
       },
     },
-    logConfigFor: (overrides) => logConfigOf(config.topicConfig(toRecord(overrides))),
-    topicRulesFor: (overrides) => topicRulesOf(config.topicConfig(toRecord(overrides))),
+    logConfigFor: (overrides) => logConfigOf(dynamic.topicConfig(toRecord(overrides))),
+    topicRulesFor: (overrides) => topicRulesOf(dynamic.topicConfig(toRecord(overrides))),
     validateTopicConfigs: (configs) => validateTopicConfigs(Object.fromEntries(configs)).map((e) => ({ key: e.key, message: e.message })),
+    dynamicConfig: dynamic,
   };
 }

@@ -41,6 +41,8 @@ export function collectOverride(value: string, previous: Record<string, string> 
 export type StartBrokerFn = (config: BrokerConfig, options: { logger: Logger }) => Promise<{
   stop(reason?: string): Promise<void>;
   boundAddresses: readonly { name: string; host: string; port: number }[];
+  /** metrics.listeners as bound; absent or empty when metrics are off. */
+  metricsAddresses?: readonly { url: string }[];
 }>;
 
 /** Loads the broker module lazily, after the config is known to be valid. */
@@ -127,9 +129,11 @@ async function runUntilSignalled(config: BrokerConfig, startBroker: StartBrokerF
   }
   installSignalHandlers(broker, logger);
   const addresses = broker.boundAddresses.map((a) => formatEndpoint(a)).join(', ');
+  const metricsUrls = (broker.metricsAddresses ?? []).map((m) => `${m.url}/metrics`);
+  const metricsNote = metricsUrls.length > 0 ? `; metrics on ${metricsUrls.join(', ')}` : '';
   logger.info(
-    { listeners: broker.boundAddresses, dataDir: config.logDirs[0], nodeId: config.nodeId, startupMs: Math.round(performance.now() - startedMs) },
-    `Tributary broker ${config.nodeId} listening on ${addresses}; data in ${config.logDirs.join(', ')}`,
+    { listeners: broker.boundAddresses, metrics: metricsUrls, dataDir: config.logDirs[0], nodeId: config.nodeId, startupMs: Math.round(performance.now() - startedMs) },
+    `Tributary broker ${config.nodeId} listening on ${addresses}; data in ${config.logDirs.join(', ')}${metricsNote}`,
   );
 }
 

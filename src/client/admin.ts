@@ -13,17 +13,22 @@ import { Apis, request, supports } from './apis.js';
 import { Cluster, type ClusterOptions, type PartitionMetadata } from './cluster.js';
 import { KafkaProtocolError, invalidArgument } from './errors.js';
 import { listOffsetsMany, type ListedOffset, type OffsetSpec } from './records.js';
-import { request as sendRequest } from './apis.js';
-import { CONSUMER_PROTOCOL_TYPE, compareStrings, decodeAssignment, decodeSubscription, groupByTopic, type TopicPartitions } from './consumer-protocol.js';
-import { COORDINATOR_ATTEMPTS_MAX, COORDINATOR_ERRORS, COORDINATOR_RETRY_ERRORS, GroupApis, withCoordinator } from './group-apis.js';
+import type { TopicPartitions } from './consumer-protocol.js';
 import {
-  STANDALONE_COMMIT,
-  commitOffsets,
-  fetchCommittedOffsets,
-  type CommitResult,
-  type CommittedOffset,
-  type OffsetToCommit,
-} from './group-offsets.js';
+  commitGroupOffsets,
+  deleteGroupOffsets,
+  deleteGroups,
+  describeGroups,
+  fetchGroupOffsets,
+  listGroups,
+  type GroupDescription,
+  type GroupListing,
+  type GroupResult,
+  type PartitionResult,
+} from './group-admin.js';
+import type { CommitResult, CommittedOffset, OffsetToCommit } from './group-offsets.js';
+
+export type { GroupDescription, GroupListing, GroupMemberDescription, GroupResult, PartitionResult } from './group-admin.js';
 
 export const ADMIN_TIMEOUT_MS_DEFAULT = 30_000;
 /** DescribeConfigs resource type of a topic. */
@@ -111,50 +116,6 @@ export interface TopicDescription {
   configs: ConfigEntry[] | null;
   error: KafkaProtocolError | null;
 }
-
-export interface GroupListing {
-  groupId: string;
-  /** 'consumer' for consumer groups; '' for groups that only store offsets. */
-  protocolType: string;
-  /** Empty, Stable, PreparingRebalance, CompletingRebalance, Dead; null when the broker does not say (ListGroups before v4). */
-  state: string | null;
-}
-
-export interface GroupMemberDescription {
-  memberId: string;
-  groupInstanceId: string | null;
-  clientId: string;
-  clientHost: string;
-  /** Decoded with the consumer protocol; null for other protocol types or bytes that do not parse. */
-  assignment: TopicPartitions[] | null;
-  /** Subscribed topics (consumer protocol), or null. */
-  subscription: string[] | null;
-}
-
-export interface GroupDescription {
-  groupId: string;
-  /** Empty, Stable, PreparingRebalance, CompletingRebalance or Dead (Kafka says Dead for a group that does not exist). */
-  state: string;
-  protocolType: string;
-  /** The assignor chosen (consumer groups), '' when none. */
-  protocol: string;
-  members: GroupMemberDescription[];
-  error: KafkaProtocolError | null;
-}
-
-export interface GroupResult {
-  groupId: string;
-  error: KafkaProtocolError | null;
-}
-
-export interface PartitionResult {
-  topic: string;
-  partition: number;
-  error: KafkaProtocolError | null;
-}
-
-/** Errors of a standalone commit refused because the group has live members. */
-const ACTIVE_GROUP_COMMIT_ERRORS: ReadonlySet<number> = new Set([ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.ILLEGAL_GENERATION, ErrorCode.REBALANCE_IN_PROGRESS]);
 
 export class Admin {
   constructor(readonly cluster: Cluster) {}
@@ -340,147 +301,36 @@ export class Admin {
   }
 
   // ----------------------------------------------------------------- groups
+  // Implemented in group-admin.ts; each request goes to the group's coordinator.
 
-  /**
-   * Groups on every broker, sorted by id. `states` filters by state
-   * (ListGroups v4+ does it on the broker; before v4 the groups are
-   * described to learn their state).
-   */
-  async listGroups(states: readonly string[] = []): Promise<GroupListing[]> {
-    const metadata = await this.cluster.withRetry(() => this.cluster.refreshMetadata([]));
-    const nodeIds = [...metadata.brokers.keys()];
-    const perBroker = await Promise.all(nodeIds.map((nodeId) => this.listGroupsOn(nodeId, states)));
-    const out = new Map<string, GroupListing>();
-    let needStates = false;
-    for (const r of perBroker) {
-      if (r.version < 4) needStates = true;
-      for (const g of r.groups) out.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType, state: r.version >= 4 ? g.groupState : null });
-    }
-    let listed = [...out.values()];
-    if (states.length > 0 && needStates) {
-      const described = new Map((await this.describeGroups(listed.map((g) => g.groupId))).map((d) => [d.groupId, d.state]));
-      listed = listed.map((g) => ({ ...g, state: g.state ?? described.get(g.groupId) ?? null }));
-      const wanted = new Set(states.map((s) => s.toLowerCase()));
-      listed = listed.filter((g) => g.state !== null && wanted.has(g.state.toLowerCase()));
-    }
-    return listed.sort((a, b) => compareStrings(a.groupId, b.groupId));
+  /** Groups on every broker, sorted by id; `states` filters by state (e.g. ['Stable']). */
+  listGroups(states: readonly string[] = []): Promise<GroupListing[]> {
+    return listGroups(this.cluster, states);
   }
 
-  /** ListGroups on one broker; COORDINATOR_LOAD_IN_PROGRESS (groups still loading) is retried with backoff. */
-  private async listGroupsOn(nodeId: number, states: readonly string[]): Promise<{ version: number; groups: { groupId: string; protocolType: string; groupState: string }[] }> {
-    for (let attempt = 0; ; attempt++) {
-      const { version, response } = await this.cluster.withRetry(async () =>
-        sendRequest(await this.cluster.connectionTo(nodeId), GroupApis.ListGroups, () => ({ statesFilter: [...states] })),
-      );
-      if (response.errorCode === 0) return { version, groups: response.groups };
-      if (!COORDINATOR_RETRY_ERRORS.has(response.errorCode) || attempt + 1 >= COORDINATOR_ATTEMPTS_MAX) {
-        throw new KafkaProtocolError(response.errorCode, { api: 'ListGroups', serverMessage: `broker ${nodeId}` });
-      }
-      await this.cluster.backoff(attempt);
-    }
+  /** Describes groups; member assignments are decoded for consumer groups. */
+  describeGroups(groupIds: readonly string[]): Promise<GroupDescription[]> {
+    return describeGroups(this.cluster, groupIds);
   }
 
-  /** Describes groups (each at its coordinator); member assignments are decoded for consumer groups. */
-  async describeGroups(groupIds: readonly string[]): Promise<GroupDescription[]> {
-    return Promise.all(groupIds.map((id) => this.describeGroup(id)));
+  /** Deletes groups (each must have no members: NON_EMPTY_GROUP otherwise); one result per group. */
+  deleteGroups(groupIds: readonly string[]): Promise<GroupResult[]> {
+    return deleteGroups(this.cluster, groupIds);
   }
 
-  private async describeGroup(groupId: string): Promise<GroupDescription> {
-    const g = await withCoordinator(this.cluster, groupId, async (conn) => {
-      const { response } = await sendRequest(conn, GroupApis.DescribeGroups, () => ({ groups: [groupId], includeAuthorizedOperations: false }));
-      const r = response.groups.find((x) => x.groupId === groupId) ?? response.groups[0];
-      if (r === undefined) throw missingGroup('DescribeGroups', groupId);
-      if (COORDINATOR_ERRORS.has(r.errorCode) || COORDINATOR_RETRY_ERRORS.has(r.errorCode)) throw new KafkaProtocolError(r.errorCode, { api: `DescribeGroups ${groupId}` });
-      return r;
-    });
-    const consumer = g.protocolType === CONSUMER_PROTOCOL_TYPE;
-    return {
-      groupId,
-      state: g.groupState,
-      protocolType: g.protocolType,
-      protocol: g.protocolData,
-      members: g.members.map((m) => ({
-        memberId: m.memberId,
-        groupInstanceId: m.groupInstanceId,
-        clientId: m.clientId,
-        clientHost: m.clientHost,
-        assignment: consumer ? tryDecode(() => decodeAssignment(m.memberAssignment).assignedPartitions) : null,
-        subscription: consumer && m.memberMetadata.length > 0 ? tryDecode(() => decodeSubscription(m.memberMetadata).topics) : null,
-      })),
-      error: g.errorCode === 0 ? null : new KafkaProtocolError(g.errorCode, { api: 'DescribeGroups', serverMessage: `group ${groupId}` }),
-    };
+  /** The group's committed offsets (partitions that have one), optionally for some topics only. */
+  fetchGroupOffsets(groupId: string, topics?: readonly string[]): Promise<CommittedOffset[]> {
+    return fetchGroupOffsets(this.cluster, groupId, topics);
   }
 
-  /** Deletes groups (each must be empty: NON_EMPTY_GROUP otherwise); one result per group. */
-  async deleteGroups(groupIds: readonly string[]): Promise<GroupResult[]> {
-    return Promise.all(
-      groupIds.map(async (groupId) => {
-        const code = await withCoordinator(this.cluster, groupId, async (conn) => {
-          const { response } = await sendRequest(conn, GroupApis.DeleteGroups, () => ({ groupsNames: [groupId] }));
-          const r = response.results.find((x) => x.groupId === groupId) ?? response.results[0];
-          const c = r?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
-          if (COORDINATOR_ERRORS.has(c) || COORDINATOR_RETRY_ERRORS.has(c)) throw new KafkaProtocolError(c, { api: `DeleteGroups ${groupId}` });
-          return c;
-        });
-        return { groupId, error: code === 0 ? null : new KafkaProtocolError(code, { api: 'DeleteGroups', serverMessage: `group ${groupId}` }) };
-      }),
-    );
-  }
-
-  /**
-   * The group's committed offsets (only partitions that have one), optionally
-   * for some topics only; sorted by topic and partition.
-   */
-  async fetchGroupOffsets(groupId: string, topics?: readonly string[]): Promise<CommittedOffset[]> {
-    const all = await withCoordinator(this.cluster, groupId, (conn) => fetchCommittedOffsets(conn, groupId, null));
-    const wanted = topics === undefined ? null : new Set(topics);
-    return all.filter((o) => (wanted === null || wanted.has(o.topic)) && (o.offset >= 0n || o.error !== null));
-  }
-
-  /**
-   * A standalone commit (generation -1, no member id), as
-   * kafka-consumer-groups.sh --reset-offsets does. The broker accepts it only
-   * while the group has no active members; otherwise each partition carries
-   * its error (UNKNOWN_MEMBER_ID), with a message saying so.
-   */
-  async commitGroupOffsets(groupId: string, offsets: readonly OffsetToCommit[]): Promise<CommitResult[]> {
-    const results = await withCoordinator(this.cluster, groupId, (conn) => commitOffsets(conn, { groupId, ...STANDALONE_COMMIT }, offsets));
-    return results.map((r) =>
-      r.error !== null && ACTIVE_GROUP_COMMIT_ERRORS.has(r.error.errorCode)
-        ? {
-            ...r,
-            error: new KafkaProtocolError(r.error.errorCode, {
-              api: `OffsetCommit ${groupId}`,
-              topic: r.topic,
-              partition: r.partition,
-              serverMessage: `group ${groupId} has active members; offsets can only be changed while the group is empty`,
-            }),
-          }
-        : r,
-    );
+  /** A standalone commit (generation -1, no member id): accepted only while the group has no members. */
+  commitGroupOffsets(groupId: string, offsets: readonly OffsetToCommit[]): Promise<CommitResult[]> {
+    return commitGroupOffsets(this.cluster, groupId, offsets);
   }
 
   /** Deletes committed offsets (OffsetDelete); GROUP_SUBSCRIBED_TO_TOPIC for topics the group still consumes. */
-  async deleteGroupOffsets(groupId: string, partitions: readonly TopicPartitions[]): Promise<PartitionResult[]> {
-    const list = groupByTopic(partitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition }))));
-    if (list.length === 0) return [];
-    const response = await withCoordinator(this.cluster, groupId, async (conn) => {
-      const { response: r } = await sendRequest(conn, GroupApis.OffsetDelete, () => ({
-        groupId,
-        topics: list.map((t) => ({ name: t.topic, partitions: t.partitions.map((partitionIndex) => ({ partitionIndex })) })),
-      }));
-      if (COORDINATOR_ERRORS.has(r.errorCode) || COORDINATOR_RETRY_ERRORS.has(r.errorCode)) throw new KafkaProtocolError(r.errorCode, { api: `OffsetDelete ${groupId}` });
-      return r;
-    });
-    if (response.errorCode !== 0) throw new KafkaProtocolError(response.errorCode, { api: 'OffsetDelete', serverMessage: `group ${groupId}` });
-    const codes = new Map<string, number>();
-    for (const t of response.topics) for (const p of t.partitions) codes.set(`${t.name}\u0000${p.partitionIndex}`, p.errorCode);
-    return list.flatMap((t) =>
-      t.partitions.map((partition) => {
-        const code = codes.get(`${t.topic}\u0000${partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR;
-        return { topic: t.topic, partition, error: code === 0 ? null : new KafkaProtocolError(code, { api: 'OffsetDelete', topic: t.topic, partition }) };
-      }),
-    );
+  deleteGroupOffsets(groupId: string, partitions: readonly TopicPartitions[]): Promise<PartitionResult[]> {
+    return deleteGroupOffsets(this.cluster, groupId, partitions);
   }
 }
 
@@ -512,14 +362,3 @@ function missing(api: string, topic: string): KafkaProtocolError {
   return new KafkaProtocolError(ErrorCode.UNKNOWN_SERVER_ERROR, { api, topic, serverMessage: 'the broker did not answer for this topic' });
 }
 
-function missingGroup(api: string, groupId: string): KafkaProtocolError {
-  return new KafkaProtocolError(ErrorCode.UNKNOWN_SERVER_ERROR, { api, serverMessage: `the broker did not answer for group ${groupId}` });
-}
-
-function tryDecode<T>(decode: () => T): T | null {
-  try {
-    return decode();
-  } catch {
-    return null;
-  }
-}

@@ -255,7 +255,13 @@ export class GroupMember {
     const generation = await this.joinAndSync();
     this.lastHeartbeatOkMs = performance.now();
     this.startHeartbeats();
-    await this.options.onAssigned?.(this.assigned, generation);
+    try {
+      await this.options.onAssigned?.(this.assigned, generation);
+    } catch (err) {
+      // The caller could not take the partitions over: the next ensureActive() revokes and joins again.
+      this.rejoin = true;
+      throw err;
+    }
     return true;
   }
 

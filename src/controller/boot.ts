@@ -20,6 +20,7 @@ import type { FileSystem, LogConfig } from '../storage/index.js';
 import type { Clock } from '../util/clock.js';
 import { validateTopicConfigs as validateTopicConfigsDefault } from '../util/config/topic.js';
 import { systemRandom, type Random } from '../util/random.js';
+import type { ConfigSchema } from './config-plan.js';
 import { QuorumController } from './controller.js';
 import { MetadataImage } from './metadata/image.js';
 import { MetadataPublisher, type DeltaListener } from './metadata/publisher.js';
@@ -44,6 +45,8 @@ export interface BootControllerOptions {
   /** Default: src/util/config/topic.ts validateTopicConfigs. */
   validateTopicConfigs?: TopicConfigValidator | undefined;
   validateBrokerConfigs?: BrokerConfigValidator | undefined;
+  /** Key types and inherited values for IncrementalAlterConfigs APPEND/SUBTRACT. */
+  configSchema?: ConfigSchema | undefined;
   featureLevels?: Readonly<Record<string, number>> | undefined;
   /** Subscribed before the replay: gets the initial delta, then one per committed batch. */
   onDelta?: DeltaListener | undefined;
@@ -104,6 +107,7 @@ export async function bootController(opts: BootControllerOptions): Promise<Boote
     replicationFactorDefault: opts.replicationFactorDefault,
     validateTopicConfigs: opts.validateTopicConfigs ?? adaptTopicValidator,
     validateBrokerConfigs: opts.validateBrokerConfigs ?? null,
+    configSchema: opts.configSchema ?? null,
     featureLevels: opts.featureLevels,
   });
   await controller.finalizeFeatures();

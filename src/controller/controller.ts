@@ -15,7 +15,7 @@
 import { ZERO_UUID } from '../protocol/codec.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Random } from '../util/random.js';
-import { planAlterConfigs } from './config-plan.js';
+import { legacyAlterToIncremental, planAlterConfigs, type ConfigPlanContext, type ConfigSchema } from './config-plan.js';
 import { planDeleteTopics } from './delete-plan.js';
 import { METADATA_BATCH_RECORDS_MAX } from './metadata/batch.js';
 import type { EndPoint, MetadataImage } from './metadata/image.js';
@@ -75,6 +75,8 @@ export interface ControllerOptions {
   replicationFactorDefault: number;
   validateTopicConfigs: TopicConfigValidator;
   validateBrokerConfigs?: BrokerConfigValidator | null | undefined;
+  /** Key types and inherited values for IncrementalAlterConfigs APPEND/SUBTRACT. */
+  configSchema?: ConfigSchema | null | undefined;
   /** Topics DeleteTopics refuses (default: __consumer_offsets, __transaction_state). */
   protectedTopics?: ReadonlySet<string> | undefined;
   featureLevels?: Readonly<Record<string, number>> | undefined;
@@ -117,13 +119,32 @@ export class QuorumController {
   /** IncrementalAlterConfigs (plumbing: topic configs validated; broker configs need a validator). */
   incrementalAlterConfigs(resources: readonly AlterConfigsResource[], options: { validateOnly: boolean }): Promise<AlterConfigsResult[]> {
     return this.run(async () => {
-      const plan = planAlterConfigs(
-        { image: this.image, validateTopicConfigs: this.opts.validateTopicConfigs, validateBrokerConfigs: this.opts.validateBrokerConfigs ?? null },
-        resources,
-        options.validateOnly,
-      );
+      const plan = planAlterConfigs(this.configPlanContext(), resources, options.validateOnly);
       return this.commit(plan, (r) => r);
     });
+  }
+
+  /**
+   * AlterConfigs (legacy): each resource's explicit configs become exactly
+   * the given set; validated and written like incrementalAlterConfigs.
+   */
+  alterConfigs(
+    resources: readonly { resourceType: number; resourceName: string; configs: readonly { name: string; value: string | null }[] }[],
+    options: { validateOnly: boolean },
+  ): Promise<AlterConfigsResult[]> {
+    return this.run(async () => {
+      const plan = planAlterConfigs(this.configPlanContext(), legacyAlterToIncremental(this.image, resources), options.validateOnly);
+      return this.commit(plan, (r) => r);
+    });
+  }
+
+  private configPlanContext(): ConfigPlanContext {
+    return {
+      image: this.image,
+      validateTopicConfigs: this.opts.validateTopicConfigs,
+      validateBrokerConfigs: this.opts.validateBrokerConfigs ?? null,
+      schema: this.opts.configSchema ?? null,
+    };
   }
 
   /**

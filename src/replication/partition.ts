@@ -11,6 +11,8 @@
  */
 import { invariant } from '../util/assert.js';
 import type { PartitionLog } from '../storage/partition-log.js';
+import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
+import { LeaderEpochCache, type EpochEndOffset } from './leader-epoch-cache.js';
 
 export interface AppendResult {
   baseOffset: bigint;
@@ -18,8 +20,19 @@ export interface AppendResult {
   logAppendTimeMs: bigint;
 }
 
+/** DeleteRecords' outcome for one partition (the handler maps it to a wire code). */
+export type DeleteRecordsResult =
+  | { kind: 'ok'; lowWatermark: bigint }
+  /** Below 0 (other than -1) or above the high watermark. */
+  | { kind: 'offset_out_of_range' };
+
+/** DeleteRecords' "up to the high watermark" offset. */
+export const DELETE_TO_HIGH_WATERMARK = -1n;
+
 export class Partition {
   private highWatermarkOffset: bigint;
+  /** Epoch -> first offset, from the batch headers (OffsetForLeaderEpoch). */
+  readonly leaderEpochs: LeaderEpochCache;
   /** Bumped on every append; delayed fetches compare it to decide whether to look again. */
   appendedBytesTotal = 0;
 
@@ -37,6 +50,25 @@ export class Partition {
     // On a restart the log holds only what reached this replica; on a single
     // node that is exactly what was committed.
     this.highWatermarkOffset = this.isrIsSelfOnly() ? log.logEndOffset : log.logStartOffset;
+    this.leaderEpochs = openLeaderEpochCache(log);
+    this.assignLeaderEpochStart();
+  }
+
+  /**
+   * As leader, records that the current leader epoch starts at the log end
+   * offset before any append in it (Kafka's makeLeader), so the checkpoint
+   * already holds the epoch of every batch written. Call after a metadata
+   * change of leader or epoch; a no-op when nothing changed.
+   */
+  assignLeaderEpochStart(): void {
+    if (this.isLeader && this.leaderEpoch >= 0 && this.leaderEpoch >= this.leaderEpochs.latestEpoch) {
+      this.leaderEpochs.assign(this.leaderEpoch, this.log.logEndOffset);
+    }
+  }
+
+  /** OffsetForLeaderEpoch: where `epoch` ends in this replica's log (see LeaderEpochCache.endOffsetFor). */
+  endOffsetForEpoch(epoch: number): EpochEndOffset {
+    return this.leaderEpochs.endOffsetFor(epoch, this.log.logEndOffset);
   }
 
   get isLeader(): boolean {
@@ -64,6 +96,7 @@ export class Partition {
   appendAsLeader(batches: Buffer): AppendResult {
     invariant(this.isLeader, 'only the leader appends client batches');
     const result = this.log.append(batches);
+    this.trackEpochs(batches);
     this.appendedBytesTotal += batches.length;
     this.maybeAdvanceHighWatermark();
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
@@ -81,8 +114,63 @@ export class Partition {
     this.highWatermarkOffset = next;
   }
 
+  /**
+   * Every appended batch's partitionLeaderEpoch goes into the epoch cache
+   * (base offsets were written by the log). Normally they carry the current
+   * epoch, already assigned, so this is a comparison per batch.
+   */
+  private trackEpochs(batches: Buffer): void {
+    for (let p = 0; p + BATCH_HEADER_BYTES <= batches.length; p += batchSizeAt(batches, p)) {
+      const epoch = batches.readInt32BE(p + Offsets.partitionLeaderEpoch);
+      if (epoch >= 0) this.leaderEpochs.assign(epoch, batches.readBigInt64BE(p + Offsets.baseOffset));
+    }
+  }
+
   /** Log start moved (retention, DeleteRecords): the high watermark is at least there. */
   onLogStartOffsetChanged(): void {
     if (this.highWatermarkOffset < this.log.logStartOffset) this.highWatermarkOffset = this.log.logStartOffset;
+    this.leaderEpochs.truncateFromStart(this.log.logStartOffset);
   }
+
+  /**
+   * DeleteRecords as leader: moves the log start offset up to `offset`
+   * (-1 = the high watermark). Offsets above the high watermark, or below 0,
+   * are out of range; an offset at or below the current start changes
+   * nothing. The new start is checkpointed by the log before this returns.
+   * The low watermark is the log start offset (with followers it becomes the
+   * lowest log start over the replicas).
+   */
+  deleteRecordsBefore(offset: bigint): DeleteRecordsResult {
+    invariant(this.isLeader, 'only the leader deletes records');
+    const target = offset === DELETE_TO_HIGH_WATERMARK ? this.highWatermarkOffset : offset;
+    if (target < 0n || target > this.highWatermarkOffset) return { kind: 'offset_out_of_range' };
+    const r = this.log.deleteRecordsBefore(target);
+    invariant(r.kind === 'ok', 'an offset at or below the high watermark is inside the log');
+    this.onLogStartOffsetChanged();
+    return { kind: 'ok', lowWatermark: this.log.logStartOffset };
+  }
+}
+
+/**
+ * Loads the cache from the partition's leader-epoch-checkpoint, or rebuilds
+ * it from the batch headers when the file is missing or damaged (then writes
+ * it). Entries are brought in line with the recovered log: nothing past its
+ * end (a crash cut the tail), nothing below its start.
+ */
+function openLeaderEpochCache(log: PartitionLog): LeaderEpochCache {
+  const stored = log.readLeaderEpochCheckpoint();
+  const usable = Array.isArray(stored) && LeaderEpochCache.isValid(stored);
+  const rebuilt = usable ? null : monotonic(log.scanLeaderEpochs());
+  const cache = new LeaderEpochCache(usable ? stored : (rebuilt ?? []), { write: (entries) => log.writeLeaderEpochCheckpoint(entries) });
+  const changed = cache.truncateFromEnd(log.logEndOffset);
+  cache.truncateFromStart(log.logStartOffset);
+  if (rebuilt !== null ? rebuilt.length > 0 || stored !== null : changed) cache.persist();
+  return cache;
+}
+
+/** Scanned epochs with Kafka's assign rule applied (a lower epoch replaces what it contradicts). */
+function monotonic(scanned: readonly { epoch: number; startOffset: bigint }[]): { epoch: number; startOffset: bigint }[] {
+  const cache = new LeaderEpochCache([], null);
+  for (const e of scanned) cache.assign(e.epoch, e.startOffset);
+  return [...cache.list()];
 }

@@ -25,3 +25,9 @@ export {
   type TickResult,
 } from './log-manager.js';
 export { formatCheckpoint, parseCheckpoint, type CheckpointEntry } from './checkpoint.js';
+export {
+  LEADER_EPOCH_CHECKPOINT,
+  formatLeaderEpochCheckpoint,
+  parseLeaderEpochCheckpoint,
+  type EpochEntry,
+} from './leader-epoch-checkpoint.js';

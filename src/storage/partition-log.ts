@@ -10,6 +10,7 @@ import type { Clock } from '../util/clock.js';
 import { compactionConfigOf, validateLogConfig, type LogConfig } from './config.js';
 import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
+import { LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
 import { LogSegment } from './segment.js';
 
 export interface PartitionLogOptions {
@@ -531,6 +532,44 @@ export class PartitionLog {
     const doomed = `${this.dir}.${n}-delete`;
     this.fs.rename(this.dir, doomed);
     this.fs.rmrf(doomed);
+  }
+
+  /**
+   * The partition's `leader-epoch-checkpoint` (owned by replication's leader
+   * epoch cache): entries, null when absent, or a problem string when it
+   * does not parse (the caller rebuilds with scanLeaderEpochs).
+   */
+  readLeaderEpochCheckpoint(): EpochEntry[] | null | string {
+    this.checkOpen();
+    return readLeaderEpochCheckpoint(this.fs, join(this.dir, LEADER_EPOCH_CHECKPOINT));
+  }
+
+  /** Replaces the `leader-epoch-checkpoint` atomically (fsynced before returning). */
+  writeLeaderEpochCheckpoint(entries: readonly EpochEntry[]): void {
+    this.checkOpen();
+    writeLeaderEpochCheckpoint(this.fs, join(this.dir, LEADER_EPOCH_CHECKPOINT), entries);
+  }
+
+  /**
+   * Leader epoch changes recorded in the stored batch headers, from the log
+   * start on: (epoch, first offset) each time partitionLeaderEpoch changes.
+   * Batches without an epoch (-1) are skipped. Reads every batch header once;
+   * for rebuilding a missing or damaged leader-epoch-checkpoint. An epoch
+   * lower than one already seen (not written by a correct leader) is
+   * reported as it is; the cache decides what to keep.
+   */
+  scanLeaderEpochs(): EpochEntry[] {
+    this.checkOpen();
+    const found: EpochEntry[] = [];
+    let latest = -1;
+    for (let i = this.floorSegment(this.startOffset); i < this.segments.length; i++) {
+      (this.segments[i] as LogSegment).forEachBatchHeader((info, epoch) => {
+        if (epoch < 0 || epoch === latest || info.lastOffset < this.startOffset) return;
+        latest = epoch;
+        found.push({ epoch, startOffset: info.baseOffset > this.startOffset ? info.baseOffset : this.startOffset });
+      });
+    }
+    return found;
   }
 
   /** For diagnostics and tests: path of a segment file. */

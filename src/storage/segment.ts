@@ -230,6 +230,22 @@ export class LogSegment {
     return readRange(this.log, position, length);
   }
 
+  /**
+   * Visits every batch from the start of the file with its header info and
+   * partitionLeaderEpoch, reading headers only (rebuilding the leader epoch
+   * cache). Corrupt framing throws StorageError, as on the read path.
+   */
+  forEachBatchHeader(visit: (info: BatchInfo, partitionLeaderEpoch: number) => void): void {
+    const win = this.scanWindow();
+    let position = 0;
+    while (position < this.sizeBytes) {
+      const info = this.headerAt(win, position);
+      const at = win.ensure(position, Offsets.partitionLeaderEpoch + 4);
+      visit(info, win.buffer.readInt32BE(at + Offsets.partitionLeaderEpoch));
+      position += info.sizeBytes;
+    }
+  }
+
   /** Removes the batch containing `offset` and everything after it; returns bytes removed. */
   truncateTo(offset: bigint): number {
     if (offset >= this.nextOffset) return 0;

@@ -90,7 +90,10 @@ export class PythonMember extends BaseMember {
   }
 }
 
-export function confluentMember(name: string, args: { bootstrap: string; topic: string; group: string; strategy: string; exit_when_idle_s?: number; debug?: string }): PythonMember {
+export function confluentMember(
+  name: string,
+  args: { bootstrap: string; topic: string; group: string; strategy: string; exit_when_idle_s?: number; debug?: string; instance_id?: string; session_timeout_ms?: number },
+): PythonMember {
   return new PythonMember(name, 'groups_confluent.py', args, args.strategy === 'cooperative-sticky');
 }
 

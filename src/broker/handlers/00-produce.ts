@@ -18,8 +18,12 @@
 // min.insync.replicas.
 //
 // Compacted topics (cleanup.policy=compact) refuse records without a key
-// (INVALID_RECORD), which means decompressing the batch; those appends go
-// through a per-partition queue so they still land in request order.
+// (INVALID_RECORD), which means decompressing the batch; topics whose
+// compression.type names a codec get batches in another codec rebuilt in
+// theirs (configs/recompress.ts; the size limits apply to the result too).
+// Those appends go through a per-partition queue, and while it holds work
+// every append to that partition joins it, so they still land in request
+// order.
 //
 // Simplifications until later issues: idempotent and transactional batches
 // (producerId >= 0) answer UNKNOWN_PRODUCER_ID / INVALID_TXN_STATE because
@@ -34,15 +38,31 @@ import type { Partition } from '../../replication/partition.js';
 import type { BatchHeader } from '../../protocol/record-batch/header.js';
 import type { TopicRules } from '../services.js';
 import { batchHasNullKey } from '../../storage/cleaner/keys.js';
+import { DecodeError } from '../../protocol/primitives/decode-error.js';
+import type { Compression } from '../../protocol/record-batch/header.js';
+import { needsRecompression, recompressBatch, topicCodec } from '../configs/recompress.js';
 
-/** The tail of each compacted partition's key-check queue (keeps appends in order). */
-const keyCheckQueues = new WeakMap<Partition, Promise<unknown>>();
+/** Each partition's queue of appends that await (key checks, recompression): its tail and how many wait. */
+const appendQueues = new WeakMap<Partition, { tail: Promise<unknown>; pending: number }>();
 
 function serially<T>(p: Partition, work: () => Promise<T>): Promise<T> {
-  const previous = keyCheckQueues.get(p) ?? Promise.resolve();
-  const next = previous.then(work, work);
-  keyCheckQueues.set(p, next);
+  let queue = appendQueues.get(p);
+  if (queue === undefined) {
+    queue = { tail: Promise.resolve(), pending: 0 };
+    appendQueues.set(p, queue);
+  }
+  const q = queue;
+  q.pending++;
+  const next = q.tail.then(work, work).finally(() => {
+    q.pending--;
+  });
+  q.tail = next.catch(() => undefined);
   return next;
+}
+
+/** True while earlier appends to `p` are still queued: a later one must queue behind them. */
+function hasQueuedAppends(p: Partition): boolean {
+  return (appendQueues.get(p)?.pending ?? 0) > 0;
 }
 
 interface PartitionResult {
@@ -95,12 +115,40 @@ function appendPartition(ctx: RequestContext, topic: string, index: number, reco
   if (batchBytes > rules.maxMessageBytes) return failed(index, ErrorCode.MESSAGE_TOO_LARGE);
   if (batchBytes > rules.segmentBytes) return failed(index, ErrorCode.RECORD_LIST_TOO_LARGE);
 
-  if (rules.compacted) {
-    return serially(p, async () =>
-      (await batchHasNullKey(records)) ? failed(index, ErrorCode.INVALID_RECORD) : stampAndAppend(ctx, p, records, header, rules, index),
-    );
+  const codec = topicCodec(rules.compressionType);
+  const recompress = needsRecompression(header.attributes, codec);
+  if (rules.compacted || recompress || hasQueuedAppends(p)) {
+    return serially(p, () => checkAndAppend(ctx, p, topic, records, header, rules, index, recompress ? codec : null));
   }
   return stampAndAppend(ctx, p, records, header, rules, index);
+}
+
+/** The queued path: recompress and/or check keys (both await), then append. */
+async function checkAndAppend(
+  ctx: RequestContext, p: Partition, topic: string, records: Buffer, header: BatchHeader, rules: TopicRules, index: number, codec: Compression | null,
+): Promise<PartitionResult> {
+  let batch = records;
+  let batchHeader = header;
+  try {
+    if (codec !== null) {
+      const rebuilt = await recompressBatch(records, codec);
+      batch = rebuilt.batch;
+      batchHeader = rebuilt.header;
+      const batchBytes = batch.length;
+      if (batchBytes > rules.maxMessageBytes) return failed(index, ErrorCode.MESSAGE_TOO_LARGE);
+      if (batchBytes > rules.segmentBytes) return failed(index, ErrorCode.RECORD_LIST_TOO_LARGE);
+      if (rules.compacted && rebuilt.records.some((r) => r.key === null)) return failed(index, ErrorCode.INVALID_RECORD);
+    } else if (rules.compacted && (await batchHasNullKey(records))) {
+      return failed(index, ErrorCode.INVALID_RECORD);
+    }
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    ctx.logger.debug({ topic, partition: index, reason: err.message, clientId: ctx.clientId }, 'rejected produced batch');
+    return failed(index, ErrorCode.CORRUPT_MESSAGE);
+  }
+  // Leadership may have moved (or the topic gone) while this append waited.
+  if (ctx.services.replicaManager.get(topic, index) !== p || !p.isLeader) return failed(index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  return stampAndAppend(ctx, p, batch, batchHeader, rules, index);
 }
 
 function stampAndAppend(ctx: RequestContext, p: Partition, records: Buffer, header: BatchHeader, rules: TopicRules, index: number): PartitionResult {
@@ -122,6 +170,7 @@ function stampAndAppend(ctx: RequestContext, p: Partition, records: Buffer, head
   }
   setPartitionLeaderEpoch(records, p.leaderEpoch);
   const appended = p.appendAsLeader(records);
+  services.traffic.produced(p.topic, records.length, header.recordsCount);
   services.replicaManager.delayedFetches.onAppend(p);
   return {
     index,
@@ -151,6 +200,7 @@ export const produceHandler = defineHandler({
       ),
     }));
     const results = await Promise.all(pending.map(async (t) => ({ name: t.name, partitions: await Promise.all(t.partitions) })));
+    ctx.services.traffic.produceAnswered(results);
     if (acks === 0) return NO_RESPONSE;
     if (acks === -1) {
       // The ISR is this broker alone until the replication issue adds

@@ -105,6 +105,7 @@ export const fetchHandler = defineHandler({
       await ctx.services.replicaManager.delayedFetches.wait(result.partitions, result.bytes, req.minBytes, maxWaitMs);
       result = collect(ctx, req);
     }
+    ctx.services.traffic.fetchAnswered(result.responses);
     return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: result.responses };
   },
   errorResponse: (req, errorCode) => ({

@@ -16,8 +16,11 @@ import { listGroupsHandler } from './16-list-groups.js';
 import { apiVersionsHandler } from './18-api-versions.js';
 import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
+import { describeConfigsHandler } from './32-describe-configs.js';
+import { alterConfigsHandler } from './33-alter-configs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
 import { deleteGroupsHandler } from './42-delete-groups.js';
+import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
 
 export const allHandlers: readonly AnyHandler[] = [
@@ -37,7 +40,10 @@ export const allHandlers: readonly AnyHandler[] = [
   apiVersionsHandler,
   createTopicsHandler,
   deleteTopicsHandler,
+  describeConfigsHandler,
+  alterConfigsHandler,
   createPartitionsHandler,
   deleteGroupsHandler,
+  incrementalAlterConfigsHandler,
   offsetDeleteHandler,
 ] as unknown as readonly AnyHandler[];

@@ -212,7 +212,14 @@ export interface TopicConfig {
   readonly source: Readonly<Record<TopicConfigKey, TopicConfigSourceInfo>>;
 }
 
-function brokerSource(broker: BrokerConfig, topicKey: TopicConfigKey): TopicConfigSourceInfo {
+/**
+ * What topic resolution needs from the broker: typed values and where each
+ * came from. A BrokerConfig (static) is one; the broker's dynamic overlay
+ * (static + dynamic cluster default + dynamic per-broker values) is another.
+ */
+export type BrokerConfigView = Pick<BrokerConfig, 'get' | 'sourceOf'>;
+
+function brokerSource(broker: BrokerConfigView, topicKey: TopicConfigKey): TopicConfigSourceInfo {
   for (const brokerKey of TOPIC_BROKER_SYNONYMS[topicKey]) {
     const info = broker.sourceOf(brokerKey);
     if (info.source !== 'DEFAULT_CONFIG') return info;
@@ -230,7 +237,7 @@ function timestampBound(value: number, difference: number): number {
  * the synonym key. Throws ConfigError listing every bad override (overrides
  * come from validated metadata, so that means a bug or a corrupt record).
  */
-export function effectiveTopicConfig(broker: BrokerConfig, overrides: Readonly<Record<string, string>> = {}): TopicConfig {
+export function effectiveTopicConfig(broker: BrokerConfigView, overrides: Readonly<Record<string, string>> = {}): TopicConfig {
   const parsed = parseConfigs(TOPIC_CONFIGS, overrides, { hints: TOPIC_HINTS, what: 'topic config' });
   if (parsed.problems.length > 0) throw new ConfigError('ERR_TRIB_CONFIG_INVALID', parsed.problems);
   const values: Record<string, unknown> = {};

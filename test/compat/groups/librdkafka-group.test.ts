@@ -38,7 +38,7 @@ const PARTITIONS = 6;
 const BATCH = 60;
 const STRATEGIES = ['range', 'roundrobin', 'cooperative-sticky'] as const;
 
-describe('librdkafka 2.0.2 consumer groups (kcat -G, confluent-kafka-python)', { timeout: 150_000, concurrency: 3 }, () => {
+describe('librdkafka 2.0.2 consumer groups (kcat -G, confluent-kafka-python)', { timeout: 150_000, concurrency: 4 }, () => {
   let broker: BrokerProcess;
   const all: GroupMember[] = [];
 
@@ -131,4 +131,48 @@ describe('librdkafka 2.0.2 consumer groups (kcat -G, confluent-kafka-python)', {
       });
     });
   }
+
+  it('static membership (group.instance.id, KIP-345): a member restarted within its session timeout gets its partitions back, no rebalance', async (t) => {
+    await broker.explain(async () => {
+      const topic = uniqueName('rd-static');
+      const group = uniqueName('rd-static-g');
+      await createTopic(broker, topic, PARTITIONS);
+      const base = { bootstrap: broker.bootstrap, topic, group, strategy: 'range', session_timeout_ms: 10_000 };
+      const members: GroupMember[] = [];
+      const make = (name: string, instance: string): GroupMember => {
+        const m = confluentMember(name, { ...base, instance_id: instance });
+        all.push(m);
+        members.push(m);
+        return m;
+      };
+      const state = (): string => members.map((m) => `${m.name}: owned ${JSON.stringify(m.owned())}, processed ${m.processed.length}, rebalances ${JSON.stringify(m.rebalances)}\n${m.proc.tail(15)}`).join('\n');
+      const processed = () => members.flatMap((m) => m.processed);
+
+      const a1 = make('static-a', 'inst-a');
+      await waitUntil('static-a owns every partition', () => a1.owned().length === PARTITIONS, 30_000, state);
+      const b = make('static-b', 'inst-b');
+      await waitUntil('static-a and static-b share the partitions', () => a1.owned().length > 0 && b.owned().length > 0 && a1.owned().length + b.owned().length === PARTITIONS, 30_000, state);
+      const aPartitions = a1.owned();
+      const batch1 = numberedValues('rd-static-a', 0, BATCH);
+      await produceOnce(broker.bootstrap, topic, batch1, PARTITIONS);
+      await waitUntil('batch 1 consumed', () => tally(batch1, processed()).missing.length === 0, 20_000, state);
+      const bRebalances = b.rebalances.length;
+
+      // A static member's close sends no LeaveGroup; the same instance id comes back well within 10 s.
+      assert.equal((await a1.stop()).forced, false, 'static-a did not stop on SIGTERM');
+      const restartedAt = Date.now();
+      const a2 = make('static-a-again', 'inst-a');
+      await waitUntil('the restarted static-a gets its partitions back', () => a2.owned().length > 0, 20_000, state);
+      const rejoinMs = Date.now() - restartedAt;
+      assert.deepEqual(a2.owned(), aPartitions, `same partitions for the same instance id: ${state()}`);
+      const batch2 = numberedValues('rd-static-b', 0, BATCH);
+      await produceOnce(broker.bootstrap, topic, batch2, PARTITIONS);
+      const both = [...batch1, ...batch2];
+      await waitUntil('batch 2 consumed', () => tally(both, processed()).missing.length === 0, 20_000, state);
+      assert.equal(b.rebalances.length, bRebalances, `static-b was not rebalanced while static-a restarted: ${state()}`);
+      await Promise.all([a2.stop(), b.stop()]);
+      assertExactlyOnce('static membership restart', both, processed());
+      t.diagnostic(`static-a rejoined in ${rejoinMs} ms with ${JSON.stringify(aPartitions)}; static-b rebalances ${JSON.stringify(b.rebalances.map((r) => [r.kind, r.partitions]))}`);
+    });
+  });
 });

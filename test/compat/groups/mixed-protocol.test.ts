@@ -12,11 +12,24 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Consumer } from 'kafkajs';
 import { startBroker, type BrokerProcess } from '../../helpers/broker-process.js';
-import { FAST_GROUP_OVERRIDES, assertGroupsAdvertised, createTopic, numberedValues, produceOnce, sleep, stopAll, tally, waitUntil, type Processed } from '../../helpers/groups.js';
+import {
+  FAST_GROUP_OVERRIDES,
+  HEARTBEAT_INTERVAL_MS,
+  REBALANCE_TIMEOUT_MS,
+  SESSION_TIMEOUT_MS,
+  assertGroupsAdvertised,
+  createTopic,
+  numberedValues,
+  produceOnce,
+  sleep,
+  stopAll,
+  tally,
+  waitUntil,
+  type Processed,
+} from '../../helpers/groups.js';
 import { memberKafka, runKafkajsMember, type KafkajsAssignment } from '../../helpers/groups-kafkajs.js';
 import { confluentMember, type PythonMember } from '../../helpers/groups-members.js';
 import { uniqueName } from '../../helpers/records.js';
-import { HEARTBEAT_INTERVAL_MS, REBALANCE_TIMEOUT_MS, SESSION_TIMEOUT_MS } from '../../helpers/groups.js';
 
 const PARTITIONS = 3;
 const INCONSISTENT_GROUP_PROTOCOL = 23;

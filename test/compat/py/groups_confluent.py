@@ -3,7 +3,7 @@
 
 Usage: /usr/bin/python3 groups_confluent.py member '<json args>'
   args: {bootstrap, topic, group, strategy, name?, session_timeout_ms?,
-         auto_commit?, max_runtime_s?, exit_when_idle_s?}
+         auto_commit?, max_runtime_s?, exit_when_idle_s?, instance_id?, debug?}
 
 Subscribes to `topic` in `group` with partition.assignment.strategy =
 `strategy` and prints one JSON object per line, flushed at once:
@@ -66,6 +66,9 @@ def member(args):
         "topic.metadata.refresh.interval.ms": 2000,
         "error_cb": on_error,
     }
+    if args.get("instance_id"):
+        # Static membership (KIP-345): JoinGroup v5 group_instance_id; close() sends no LeaveGroup.
+        conf["group.instance.id"] = args["instance_id"]
     if args.get("debug"):
         conf["debug"] = args["debug"]
     consumer = Consumer(conf)

@@ -1,0 +1,69 @@
+// 23 OffsetForLeaderEpoch, v0-4 (v1: response leaderEpoch; v2:
+// currentLeaderEpoch fencing (KIP-320) and throttleTimeMs; v3: replicaId;
+// v4 flexible). Consumers that validate their position after a leader change
+// (Java, librdkafka 2.1+) and, later, followers truncating their logs
+// (KIP-101) ask: where does leader epoch E end in your log?
+//
+// The answer comes from the partition's leader epoch cache (built from the
+// partitionLeaderEpoch the leader stamps into every batch header, persisted
+// in leader-epoch-checkpoint): for the latest epoch, the log end offset; for
+// an older epoch, the start offset of the next larger one, with the largest
+// known epoch <= E; for an epoch older than every epoch still in the log
+// (its data is below the log start), E and the first retained epoch's start
+// offset (the log start), as Kafka answers; for leaderEpoch -1, an epoch
+// newer than any known, or a log that never had an epoch, -1/-1 with no
+// error.
+//
+// currentLeaderEpoch (v2+) fences as in Fetch: older than ours answers
+// FENCED_LEADER_EPOCH, newer UNKNOWN_LEADER_EPOCH, -1 skips the check. Then
+// only the leader answers (NOT_LEADER_OR_FOLLOWER otherwise), as modern Kafka
+// does for every replicaId. replicaId (v3+; -1 consumer, -2 debug, >= 0 a
+// follower; -2 before v3) is accepted as it is: it only decides Kafka's ACL
+// check (CLUSTER_ACTION for followers), and there are no ACLs yet.
+// Not on the wire here: ListOffsets-style HW bounds (Kafka answers the log
+// end offset for the latest epoch even to consumers; on one node it equals
+// the high watermark).
+import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from '../handler.js';
+import type { RequestContext } from '../request-context.js';
+
+function endOffset(ctx: RequestContext, topic: string, partition: number, currentLeaderEpoch: number, leaderEpoch: number) {
+  const none = { partition, leaderEpoch: -1, endOffset: -1n };
+  const p = ctx.services.replicaManager.get(topic, partition);
+  if (!p) {
+    const known = ctx.services.metadata.topic(topic)?.partitions.some((x) => x.partition === partition) ?? false;
+    return { ...none, errorCode: known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+  }
+  if (currentLeaderEpoch >= 0 && currentLeaderEpoch !== p.leaderEpoch) {
+    return { ...none, errorCode: currentLeaderEpoch < p.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH };
+  }
+  if (!p.isLeader) return { ...none, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+  const found = p.endOffsetForEpoch(leaderEpoch);
+  return { partition, errorCode: ErrorCode.NONE, leaderEpoch: found.epoch, endOffset: found.endOffset };
+}
+
+export const offsetForLeaderEpochHandler = defineHandler({
+  apiKey: 23,
+  name: 'OffsetForLeaderEpoch',
+  minVersion: 0,
+  maxVersion: 4,
+  request: OffsetForLeaderEpochRequest,
+  response: OffsetForLeaderEpochResponse,
+  handle(ctx, req) {
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => ({
+        topic: t.topic,
+        partitions: t.partitions.map((p) => endOffset(ctx, t.topic, p.partition, p.currentLeaderEpoch, p.leaderEpoch)),
+      })),
+    };
+  },
+  errorResponse: (req, errorCode) => ({
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({
+      topic: t.topic,
+      partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode, leaderEpoch: -1, endOffset: -1n })),
+    })),
+  }),
+});

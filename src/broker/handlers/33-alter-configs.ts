@@ -1,0 +1,31 @@
+// 33 AlterConfigs, v0-2 (v1: no wire change; v2: flexible). kafkajs sends
+// v0-1, librdkafka v0, kafka-python v1, platformatic v2.
+// Replaces the whole set of dynamic configs of each resource: keys given are
+// set, explicit keys not given go back to their inherited value (null values
+// count as not given, as KRaft does). Topics (2) and broker resources (4:
+// '' = cluster-wide default, or a node id). The controller validates the
+// result (INVALID_CONFIG naming the key: unknown, read-only or bad values),
+// honours validateOnly and writes ConfigRecords; the change is applied on
+// this broker before the response (logs, produce rules, dynamic defaults).
+import { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/messages/33-alter-configs.js';
+import { defineHandler } from '../handler.js';
+
+export const alterConfigsHandler = defineHandler({
+  apiKey: 33,
+  name: 'AlterConfigs',
+  minVersion: 0,
+  maxVersion: 2,
+  request: AlterConfigsRequest,
+  response: AlterConfigsResponse,
+  async handle(ctx, req) {
+    const results = await ctx.services.configs.alter(req.resources, req.validateOnly);
+    return {
+      throttleTimeMs: 0,
+      responses: results.map((r) => ({ errorCode: r.errorCode, errorMessage: r.errorMessage, resourceType: r.resourceType, resourceName: r.resourceName })),
+    };
+  },
+  errorResponse: (req, errorCode) => ({
+    throttleTimeMs: 0,
+    responses: req.resources.map((r) => ({ errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
+  }),
+});

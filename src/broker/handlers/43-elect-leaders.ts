@@ -1,0 +1,62 @@
+// 43 ElectLeaders, v0-2 (v0 was ElectPreferredLeaders: always a preferred
+// election; v1: electionType (KIP-460: 0 preferred, 1 unclean) and a
+// top-level errorCode; v2 flexible). The admin tools' leader-election command.
+//
+// Decided by the controller's rules against the metadata image (the
+// MetadataService; src/replication/partition-plans.ts), per partition:
+// unknown topic or partition UNKNOWN_TOPIC_OR_PARTITION; preferred election
+// when the first replica already leads, or unclean election when the
+// partition has a leader, ELECTION_NOT_NEEDED; PREFERRED_LEADER_NOT_AVAILABLE
+// / ELIGIBLE_LEADERS_NOT_AVAILABLE when no eligible replica is active.
+// topicPartitions null = every partition, and then (Kafka's rule) only the
+// partitions that needed an election are listed, under every topic.
+// An unknown electionType answers INVALID_REQUEST at the top and for every
+// requested partition (Kafka's error response).
+//
+// One node: its single replica always leads, so every existing partition
+// answers ELECTION_NOT_NEEDED. Leader changes for real (with followers) need
+// PartitionChangeRecords from the controller, which the replication issue
+// adds; until then such a plan answers PREFERRED_LEADER_NOT_AVAILABLE /
+// ELIGIBLE_LEADERS_NOT_AVAILABLE with a message saying so. timeoutMs is
+// unused (answers are immediate).
+import { ElectLeadersRequest, ElectLeadersResponse } from '../../protocol/messages/43-elect-leaders.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { isElectionType } from '../../replication/partition-plans.js';
+import { defineHandler } from '../handler.js';
+
+type Req = ElectLeadersRequest;
+
+function errorBody(req: Req, errorCode: number, errorMessage: string | null) {
+  return {
+    throttleTimeMs: 0,
+    errorCode,
+    replicaElectionResults: (req.topicPartitions ?? []).map((t) => ({
+      topic: t.topic,
+      partitionResult: t.partitions.map((partitionId) => ({ partitionId, errorCode, errorMessage })),
+    })),
+  };
+}
+
+export const electLeadersHandler = defineHandler({
+  apiKey: 43,
+  name: 'ElectLeaders',
+  minVersion: 0,
+  maxVersion: 2,
+  request: ElectLeadersRequest,
+  response: ElectLeadersResponse,
+  async handle(ctx, req) {
+    const electionType = ctx.apiVersion === 0 ? 0 : req.electionType;
+    if (!isElectionType(electionType)) return errorBody(req, ErrorCode.INVALID_REQUEST, `Unknown election type ${electionType}`);
+    const refs = req.topicPartitions === null ? null : req.topicPartitions.map((t) => ({ topic: t.topic, partitions: t.partitions }));
+    const results = await ctx.services.metadata.electLeaders(electionType, refs);
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      replicaElectionResults: results.map((t) => ({
+        topic: t.topic,
+        partitionResult: t.partitions.map((p) => ({ partitionId: p.partition, errorCode: p.errorCode, errorMessage: p.errorMessage })),
+      })),
+    };
+  },
+  errorResponse: (req, errorCode) => errorBody(req, errorCode, null),
+});
