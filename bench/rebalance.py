@@ -30,8 +30,9 @@ Definitions (all times CLOCK_MONOTONIC):
   paused      partitions whose consumption the protocol stopped: the leaver's, plus those a remaining
               member revoked (or lost) after t0. Eager (range): all of them; cooperative: the leaver's.
   group stall the longest interval after t0 with no delivery on any partition (eager's stop-the-world)
-  baseline    the longest gap(p) over every partition in the BASELINE s before t0 (steady state; records
-              arrive every P/RATE = 50 ms per partition)
+  baseline    the same two measures in the BASELINE s before t0, with no rebalance: the longest gap(p) over
+              every partition (records arrive every P/RATE = 50 ms per partition) and the longest
+              interval with no delivery at all. On a busy 2-core machine both are far from 0.
 """
 import argparse
 import json
@@ -164,7 +165,7 @@ def cmd_produce(a):
 
 
 # ----------------------------------------------------------------------------------- member process
-def member_main(idx, conf, topic, q, leave_evt, stop_evt, flush_ms, deadline_mono):
+def member_main(idx, conf, topic, q, leave_evt, stop_evt, flush_ms, deadline_mono, debug_file=None):
     """One group member: subscribe(), poll() one record at a time (the receive time is taken when
     poll() returns it), report records in batches and every callback / assignment change."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -179,7 +180,16 @@ def member_main(idx, conf, topic, q, leave_evt, stop_evt, flush_ms, deadline_mon
 
         def on_error(err):
             q.put(('client_error', idx, time.monotonic_ns(), str(err)))
-        c = Consumer({**conf, 'client.id': f'rebalance-m{idx}', 'error_cb': on_error})
+        conf = {**conf, 'client.id': f'rebalance-m{idx}', 'error_cb': on_error}
+        if debug_file:  # --debug-leaver: librdkafka cgrp/protocol debug of this member, wall-clock stamped
+            import logging
+            lg = logging.getLogger(f'rdkafka-m{idx}')
+            h = logging.FileHandler(debug_file)
+            h.setFormatter(logging.Formatter('%(created).3f %(message)s'))
+            lg.addHandler(h)
+            lg.setLevel(logging.DEBUG)
+            conf.update({'debug': 'cgrp,protocol', 'logger': lg})
+        c = Consumer(conf)
         c.subscribe([topic], on_assign=cb('assign'), on_revoke=cb('revoke'), on_lost=cb('lost'))
         q.put(('started', idx, time.monotonic_ns(), os.getpid()))
         batch = []
@@ -214,6 +224,9 @@ def member_main(idx, conf, topic, q, leave_evt, stop_evt, flush_ms, deadline_mon
         leaving = leave_evt.is_set()
         t0 = time.monotonic_ns()
         q.put(('leave' if leaving else 'closing', idx, t0))
+        if debug_file:
+            with open(debug_file, 'a') as f:
+                f.write(f'{time.time():.3f} ==== close() starts ({"leave" if leaving else "stop"})\n')
         c.close()  # revokes (callback), commits (auto-commit), LeaveGroup
         q.put(('left' if leaving else 'closed', idx, time.monotonic_ns()))
     except Exception:  # noqa: BLE001
@@ -351,6 +364,9 @@ def analyze(g, t0, leaver, remaining, gap_threshold_ms, baseline_s, t_end):
     for x, y in zip(allt, allt[1:]):
         if y > t0:
             stall = max(stall, y - max(x, t0))
+    # the same over the BASELINE s before the leave: what a stall looks like with no rebalance
+    pre = sorted(d[0] for p in g.parts for d in g.deliveries[p] if t0 - baseline_s * NS <= d[0] <= t0)
+    base_stall = max((y - x for x, y in zip(pre, pre[1:])), default=0)
 
     def worst(ps, f):
         v = [f(p) for p in ps]
@@ -370,6 +386,7 @@ def analyze(g, t0, leaver, remaining, gap_threshold_ms, baseline_s, t_end):
         'median_gap_of_paused_ms': ms(statistics.median(gaps[p] for p in stopped)) if stopped else None,
         f'gaps_over_{gap_threshold_ms:g}ms': len([p for p in g.parts if gaps[p] > gap_threshold_ms * 1e6]),
         'group_stall_ms': ms(stall),
+        'baseline_group_stall_ms': ms(base_stall),
         'baseline_max_gap_ms': ms(base_gap),
         'first_revoke_ms': ms(min(revokes) - t0) if revokes else None,
         'last_revoke_ms': ms(max(revokes) - t0) if revokes else None,
@@ -401,7 +418,9 @@ def run_once(a, strategy, run_no, stamp):
     g = Group(a.members, parts)
     hard_deadline = time.monotonic() + a.stable_timeout + a.recover_timeout + a.tail + 60
     procs = [ctx.Process(target=member_main, name=f'member-{i}', daemon=True,
-                         args=(i, conf, a.topic, q, leaves[i], stop, a.flush_ms, hard_deadline))
+                         args=(i, conf, a.topic, q, leaves[i], stop, a.flush_ms, hard_deadline,
+                               f'{a.debug_leaver}-{strategy}-{run_no}.log' if a.debug_leaver and
+                               i == a.leaver % a.members else None))
              for i in range(a.members)]
     rec = {'bench': 'rebalance', 'strategy': strategy, 'run': run_no, 'group': group_id, 'members': a.members,
            'partitions': a.partitions, 'rate': a.rate, 'session_timeout_ms': a.session_timeout_ms,
@@ -573,16 +592,16 @@ def table(rows):
 
     out = ['| assignor | runs ok | recovery ms | leaver\'s partitions ms | other partitions ms | '
            'paused partitions | longest gap ms | longest gap, other partitions ms | group stall ms | '
-           'steady-state max gap ms | revoke seen ms | last assign ms | revoke → assign ms | assign → consumed ms | '
+           'steady-state max gap ms | steady-state group stall ms | revoke seen ms | last assign ms | revoke → assign ms | assign → consumed ms | '
            'other cores |',
-           '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+           '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for s in dict.fromkeys(r['strategy'] for r in rows):
         rs = [r for r in rows if r['strategy'] == s]
         ok = [r for r in rs if r.get('ok')]
         out.append(f'| {s} | {len(ok)}/{len(rs)} | {mm(ok, "recovery_ms")} | {mm(ok, "recovery_leaver_parts_ms")} | '
                    f'{mm(ok, "recovery_other_parts_ms")} | {mm(ok, "paused_partitions")} | {mm(ok, "longest_gap_ms")} | '
                    f'{mm(ok, "longest_gap_other_parts_ms")} | {mm(ok, "group_stall_ms")} | '
-                   f'{mm(ok, "baseline_max_gap_ms")} | {mm(ok, "first_revoke_ms")} | {mm(ok, "last_assign_ms")} | '
+                   f'{mm(ok, "baseline_max_gap_ms")} | {mm(ok, "baseline_group_stall_ms")} | {mm(ok, "first_revoke_ms")} | {mm(ok, "last_assign_ms")} | '
                    f'{mm(ok, "join_sync_ms")} | {mm(ok, "assign_to_consumed_ms")} | {mm(ok, "other_cores", 2)} |')
     out.append('')
     out.append('(median, (min–max) over the runs; ms after the leave unless a gap)')
@@ -630,6 +649,8 @@ def main():
     ap.add_argument('--baseline', type=float, default=3.0, help='s before the leave for the steady-state gap')
     ap.add_argument('--gap-threshold-ms', type=float, default=500.0,
                     help='also count partitions whose gap exceeds this (gaps_over_<N>ms)')
+    ap.add_argument('--debug-leaver', metavar='PREFIX',
+                    help="write the leaver's librdkafka cgrp,protocol debug log to PREFIX-<strategy>-<run>.log")
     ap.add_argument('--producer-pid', type=int, default=0, help='for client CPU')
     ap.add_argument('--flush-ms', type=float, default=50.0, help='members report records at least this often')
     ap.add_argument('--stable-timeout', type=float, default=120.0)

@@ -9,9 +9,12 @@ import { readFileSync } from 'node:fs';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { registerClusterCommands } from './commands/cluster.js';
+import { registerConfigCommands } from './commands/config.js';
 import { registerConsumeCommand } from './commands/consume.js';
 import { registerGroupCommands } from './commands/group.js';
 import { registerProduceCommand } from './commands/produce.js';
+import { registerRecordsCommands } from './commands/records.js';
 import { registerTopicCommands } from './commands/topic.js';
 import { EXIT_RUNTIME, EXIT_USAGE, registerStartCommand } from './start.js';
 
@@ -33,6 +36,15 @@ Examples:
   tributary topic list
   tributary produce orders < events.jsonl
   tributary consume orders --group audit --from-beginning
+  tributary group describe audit
+  tributary config set --topic orders retention.ms=86400000
+  tributary cluster describe
+  tributary records delete orders --all
+
+Client commands take --bootstrap host:port (default: $TRIBUTARY_BOOTSTRAP,
+else 127.0.0.1:9092); listings and descriptions print tables, or JSON with
+--json. Exit codes: 0 success, 1 runtime failure (a Kafka error, an
+unreachable broker), 2 usage error.
 
 Run "tributary <command> --help" for a command's options. Any Kafka client or
 tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
@@ -55,6 +67,9 @@ export function buildProgram(): Command {
   registerProduceCommand(program);
   registerConsumeCommand(program);
   registerGroupCommands(program);
+  registerConfigCommands(program);
+  registerClusterCommands(program);
+  registerRecordsCommands(program);
   return program;
 }
 

@@ -27,8 +27,58 @@ import {
   type PartitionResult,
 } from './group-admin.js';
 import type { CommitResult, CommittedOffset, OffsetToCommit } from './group-offsets.js';
+import {
+  alterConfigs,
+  describeConfigs,
+  incrementalAlterConfigs,
+  type AlterConfigsOptions,
+  type ConfigOp,
+  type ConfigResource,
+  type ConfigResourceDescription,
+  type DescribeConfigsOptions,
+  type DescribeConfigsResource,
+} from './config-admin.js';
+import {
+  alterPartitionReassignments,
+  deleteRecords,
+  describeCluster,
+  describeLogDirs,
+  electLeaders,
+  listPartitionReassignments,
+  type BrokerLogDirs,
+  type ClusterDescription,
+  type DeleteRecordsResult,
+  type ElectionResult,
+  type ElectionType,
+  type PartitionReassignment,
+  type ReassignmentTarget,
+} from './cluster-admin.js';
 
 export type { GroupDescription, GroupListing, GroupMemberDescription, GroupResult, PartitionResult } from './group-admin.js';
+export type {
+  AlterConfigsOptions,
+  ConfigEntryDetail,
+  ConfigOp,
+  ConfigOpType,
+  ConfigResource,
+  ConfigResourceDescription,
+  ConfigResourceType,
+  ConfigSynonym,
+  ConfigType,
+  DescribeConfigsOptions,
+  DescribeConfigsResource,
+} from './config-admin.js';
+export type {
+  BrokerLogDirs,
+  ClusterDescription,
+  DeleteRecordsResult,
+  ElectionResult,
+  ElectionType,
+  LogDirDescription,
+  LogDirPartition,
+  PartitionReassignment,
+  ReassignmentTarget,
+} from './cluster-admin.js';
 
 export const ADMIN_TIMEOUT_MS_DEFAULT = 30_000;
 /** DescribeConfigs resource type of a topic. */
@@ -298,6 +348,64 @@ export class Admin {
     const [result] = await listOffsetsMany(this.cluster, [{ topic, partition, spec }]);
     if (result === undefined) throw missing('ListOffsets', topic);
     return result;
+  }
+
+  // ---------------------------------------------------------------- configs
+  // Implemented in config-admin.ts.
+
+  /**
+   * Configs of topics and brokers (broker name: a node id, or '' for the
+   * cluster-wide dynamic defaults); one result per resource with `error`.
+   */
+  describeConfigs(resources: readonly DescribeConfigsResource[], options: DescribeConfigsOptions = {}): Promise<ConfigResourceDescription[]> {
+    return describeConfigs(this.cluster, resources, options);
+  }
+
+  /** Legacy AlterConfigs: `configs` replaces the resource's whole set of dynamic configs. Throws KafkaProtocolError. */
+  alterConfigs(resource: ConfigResource, configs: Readonly<Record<string, string>>, options: AlterConfigsOptions = {}): Promise<void> {
+    return alterConfigs(this.cluster, resource, configs, options);
+  }
+
+  /** IncrementalAlterConfigs: set / delete / append / subtract keys of one resource. Throws KafkaProtocolError (INVALID_CONFIG names the key). */
+  incrementalAlterConfigs(resource: ConfigResource, ops: readonly ConfigOp[], options: AlterConfigsOptions = {}): Promise<void> {
+    return incrementalAlterConfigs(this.cluster, resource, ops, options);
+  }
+
+  // ------------------------------------------------- records, cluster, log dirs
+  // Implemented in cluster-admin.ts.
+
+  /** Deletes records below `{ partition: offset }` (-1: the high watermark); one result per partition. */
+  deleteRecords(
+    topic: string,
+    offsets: Readonly<Record<number, bigint | number>> | ReadonlyMap<number, bigint | number>,
+    options: Pick<AdminOptions, 'timeoutMs'> = {},
+  ): Promise<DeleteRecordsResult[]> {
+    return deleteRecords(this.cluster, topic, offsets, options.timeoutMs ?? ADMIN_TIMEOUT_MS_DEFAULT);
+  }
+
+  /** Cluster id, controller and brokers (DescribeCluster, or Metadata on brokers without it). */
+  describeCluster(): Promise<ClusterDescription> {
+    return describeCluster(this.cluster);
+  }
+
+  /** Log directories of every broker with the size of each partition; `topics` limits the partitions. */
+  describeLogDirs(topics: readonly string[] | null = null): Promise<BrokerLogDirs[]> {
+    return describeLogDirs(this.cluster, topics);
+  }
+
+  /** ElectLeaders for the given partitions (null: all); ELECTION_NOT_NEEDED per partition when the leader is already right. */
+  electLeaders(type: ElectionType, partitions: readonly TopicPartitions[] | null = null, options: Pick<AdminOptions, 'timeoutMs'> = {}): Promise<ElectionResult[]> {
+    return electLeaders(this.cluster, type, partitions, options.timeoutMs ?? ADMIN_TIMEOUT_MS_DEFAULT);
+  }
+
+  /** Partition reassignments in progress (null: all partitions). */
+  listPartitionReassignments(partitions: readonly TopicPartitions[] | null = null, options: Pick<AdminOptions, 'timeoutMs'> = {}): Promise<PartitionReassignment[]> {
+    return listPartitionReassignments(this.cluster, partitions, options.timeoutMs ?? ADMIN_TIMEOUT_MS_DEFAULT);
+  }
+
+  /** Starts (replicas) or cancels (null) partition reassignments; one result per partition. */
+  alterPartitionReassignments(targets: readonly ReassignmentTarget[], options: Pick<AdminOptions, 'timeoutMs'> = {}): Promise<ElectionResult[]> {
+    return alterPartitionReassignments(this.cluster, targets, options.timeoutMs ?? ADMIN_TIMEOUT_MS_DEFAULT);
   }
 
   // ----------------------------------------------------------------- groups

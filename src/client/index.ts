@@ -21,6 +21,33 @@ export type {
   TopicDescription,
   TopicListing,
 } from './admin.js';
+export { AdminApis } from './admin-apis.js';
+export { CONFIG_OP_CODES, RESOURCE_TYPE_CODES, configSourceName, describeResource, validateResource } from './config-admin.js';
+export type {
+  AlterConfigsOptions,
+  ConfigEntryDetail,
+  ConfigOp,
+  ConfigOpType,
+  ConfigResource,
+  ConfigResourceDescription,
+  ConfigResourceType,
+  ConfigSynonym,
+  ConfigType,
+  DescribeConfigsOptions,
+  DescribeConfigsResource,
+} from './config-admin.js';
+export { HIGH_WATERMARK } from './cluster-admin.js';
+export type {
+  BrokerLogDirs,
+  ClusterDescription,
+  DeleteRecordsResult,
+  ElectionResult,
+  ElectionType,
+  LogDirDescription,
+  LogDirPartition,
+  PartitionReassignment,
+  ReassignmentTarget,
+} from './cluster-admin.js';
 export { COMPRESSION_CODECS, decodeRecords, fetch, fetchMany, listOffsetsMany, produce, produceMany } from './records.js';
 export type {
   Acks,

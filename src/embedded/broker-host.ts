@@ -22,7 +22,7 @@ import type { RunningBroker } from '../broker/broker.js';
 import { isParentMessage, toWireError, type HostMessage, type ParentMessage, type StartParams } from './messages.js';
 import type { LogLevel } from '../util/config/broker.js';
 
-const entryMs = performance.now();
+const entryAtMs = performance.timeOrigin + performance.now();
 /** How long a child whose parent vanished waits for a graceful stop before exiting anyway. */
 const ORPHAN_STOP_TIMEOUT_MS = 10_000;
 
@@ -83,7 +83,7 @@ async function start(params: StartParams): Promise<void> {
       nodeId: broker.nodeId,
       clusterId: broker.clusterId,
       listeners: broker.boundAddresses.map((a) => ({ name: a.name, host: a.host, port: a.port })),
-      timings: { entryMs, importMs, runBrokerMs: performance.now() - runStartMs },
+      timings: { entryAtMs, importMs, runBrokerMs: performance.now() - runStartMs },
     });
   } catch (err) {
     await channel.send({ type: 'failed', error: toWireError(err) });

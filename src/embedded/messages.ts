@@ -22,11 +22,11 @@ export interface BoundListener {
   readonly port: number;
 }
 
-/** Where the start-up time went, in the host (for bench/startup.mjs). */
-export interface StartupTimings {
-  /** Host start (thread or process) until its entry module ran. */
-  readonly entryMs: number;
-  /** Loading the broker modules (dynamic import). */
+/** What the host measures of its start-up (see StartupTimings in cluster.ts). */
+export interface HostTimings {
+  /** When the entry module ran, epoch ms (performance.timeOrigin + now(): a worker shares the process's origin). */
+  readonly entryAtMs: number;
+  /** Loading the config and broker modules (dynamic imports). */
   readonly importMs: number;
   /** runBroker: recover logs, replay metadata, bind, register. */
   readonly runBrokerMs: number;
@@ -48,7 +48,7 @@ export type HostMessage =
       readonly nodeId: number;
       readonly clusterId: string;
       readonly listeners: readonly BoundListener[];
-      readonly timings: StartupTimings;
+      readonly timings: HostTimings;
     }
   | { readonly type: 'failed'; readonly error: WireError }
   | { readonly type: 'stopped' };

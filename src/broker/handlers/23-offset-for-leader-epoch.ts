@@ -20,9 +20,8 @@
 // does for every replicaId. replicaId (v3+; -1 consumer, -2 debug, >= 0 a
 // follower; -2 before v3) is accepted as it is: it only decides Kafka's ACL
 // check (CLUSTER_ACTION for followers), and there are no ACLs yet.
-// Not on the wire here: ListOffsets-style HW bounds (Kafka answers the log
-// end offset for the latest epoch even to consumers; on one node it equals
-// the high watermark).
+// The latest epoch's end is the log end offset even for consumers, as in
+// Kafka (no high-watermark bound); on one node the two are equal.
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';

@@ -16,12 +16,19 @@ import { listGroupsHandler } from './16-list-groups.js';
 import { apiVersionsHandler } from './18-api-versions.js';
 import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
+import { deleteRecordsHandler } from './21-delete-records.js';
+import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
 import { deleteGroupsHandler } from './42-delete-groups.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
+import { describeLogDirsHandler } from './35-describe-log-dirs.js';
+import { electLeadersHandler } from './43-elect-leaders.js';
+import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassignments.js';
+import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
+import { describeClusterHandler } from './60-describe-cluster.js';
 
 export const allHandlers: readonly AnyHandler[] = [
   produceHandler,
@@ -46,4 +53,11 @@ export const allHandlers: readonly AnyHandler[] = [
   deleteGroupsHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
+  deleteRecordsHandler,
+  offsetForLeaderEpochHandler,
+  describeLogDirsHandler,
+  electLeadersHandler,
+  alterPartitionReassignmentsHandler,
+  listPartitionReassignmentsHandler,
+  describeClusterHandler,
 ] as unknown as readonly AnyHandler[];

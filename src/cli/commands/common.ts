@@ -1,16 +1,21 @@
 /**
- * Shared pieces of the client commands (topic, produce, consume): the
- * --bootstrap option, argument parsing with usage errors, error reporting
- * with hints, tables, and the exit codes of main.ts:
+ * Shared pieces of the client commands (topic, produce, consume, group,
+ * config, cluster, records): the --bootstrap option (also from
+ * TRIBUTARY_BOOTSTRAP), argument parsing with usage errors, examples in
+ * --help, error reporting with hints, tables, progress lines, and the exit
+ * codes of main.ts:
  *   0 success, 1 runtime failure (broker errors, unreachable broker),
  *   2 usage error (bad option value, missing argument, unknown option).
  */
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { Admin } from '../../client/admin.js';
 import { Cluster, DEFAULT_BOOTSTRAP, parseBootstrap } from '../../client/cluster.js';
 import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../client/errors.js';
 
 export const EXIT_RUNTIME = 1;
 export const EXIT_USAGE = 2;
+/** Environment variable giving the default of --bootstrap. */
+export const BOOTSTRAP_ENV = 'TRIBUTARY_BOOTSTRAP';
 
 export interface CommonOptions {
   bootstrap: string;
@@ -18,14 +23,30 @@ export interface CommonOptions {
 }
 
 /**
- * Adds --bootstrap and --request-timeout-ms. Usage errors follow the program's
- * policy (main.ts: exitOverride, commander.* codes exit 2); errors raised
- * here use `cmd.error(..., { exitCode: 2, code: 'tributary.usage' })`.
+ * Adds --bootstrap (default: $TRIBUTARY_BOOTSTRAP, else 127.0.0.1:9092) and
+ * --request-timeout-ms. Usage errors follow the program's policy (main.ts:
+ * exitOverride, commander.* codes exit 2); errors raised here use
+ * `usageError(cmd, message)`.
  */
 export function withClientOptions(cmd: Command): Command {
   return cmd
-    .option('-b, --bootstrap <host:port[,host:port]>', 'brokers to bootstrap from', DEFAULT_BOOTSTRAP)
+    .addOption(new Option('-b, --bootstrap <host:port[,host:port]>', 'brokers to bootstrap from').env(BOOTSTRAP_ENV).default(DEFAULT_BOOTSTRAP))
     .option('--request-timeout-ms <ms>', 'timeout of each request', positiveInt('--request-timeout-ms'), 30_000);
+}
+
+/** Appends an "Examples:" section to the command's --help (one example per line, `$ ` omitted). */
+export function withExamples(cmd: Command, examples: readonly string[]): Command {
+  return cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`);
+}
+
+/** Raises a usage error (exit 2) with the program's policy; never returns. */
+export function usageError(cmd: Command, message: string): never {
+  cmd.error(`error: ${message}`, { exitCode: EXIT_USAGE, code: 'tributary.usage' });
+}
+
+/** commander argParser for repeatable options. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** commander argParser: a positive integer. */
@@ -66,12 +87,27 @@ export function checkBootstrap(cmd: Command, bootstrap: string): void {
   try {
     parseBootstrap(bootstrap);
   } catch (err) {
-    cmd.error(`error: ${(err as Error).message}`, { exitCode: EXIT_USAGE, code: 'tributary.usage' });
+    usageError(cmd, (err as Error).message);
   }
 }
 
 export async function connectCluster(options: CommonOptions): Promise<Cluster> {
   return Cluster.connect({ bootstrap: options.bootstrap, requestTimeoutMs: options.requestTimeoutMs, clientId: 'tributary-cli' });
+}
+
+/** Runs `body` with an Admin client (closed afterwards) under `run`'s error policy. */
+export async function withAdmin(options: CommonOptions, body: (admin: Admin) => Promise<void>): Promise<void> {
+  await run(
+    async () => {
+      const admin = new Admin(await connectCluster(options));
+      try {
+        await body(admin);
+      } finally {
+        await admin.close();
+      }
+    },
+    { bootstrap: options.bootstrap },
+  );
 }
 
 /**
@@ -112,10 +148,10 @@ const KAFKA_HINTS: Readonly<Record<string, string>> = {
   NOT_LEADER_OR_FOLLOWER: 'leadership moved and retries ran out; retry in a moment',
   INVALID_PARTITIONS: 'use --partitions with a value of 1 or more (and more than the current count when adding partitions)',
   INVALID_REPLICATION_FACTOR: 'use a --replication-factor between 1 and the number of brokers',
-  INVALID_CONFIG: 'check the --config keys and values (Kafka topic config names, e.g. cleanup.policy=compact)',
+  INVALID_CONFIG: 'check the key and value named above; `tributary config describe --topic T --all` (or --broker ID) lists the keys with their current values',
   INVALID_TOPIC_EXCEPTION: 'topic names use 1-249 characters from [a-zA-Z0-9._-]',
   TOPIC_DELETION_DISABLED: 'set delete.topic.enable=true on the broker',
-  OFFSET_OUT_OF_RANGE: 'use --offset earliest or --offset latest, or an offset inside the partition',
+  OFFSET_OUT_OF_RANGE: 'use an offset between the partition\'s log start and its high watermark (consume: --offset earliest or latest; records delete: --all)',
   MESSAGE_TOO_LARGE: 'lower --batch-size or raise max.message.bytes on the topic',
   RECORD_LIST_TOO_LARGE: 'lower --batch-size or raise max.message.bytes on the topic',
   UNSUPPORTED_COMPRESSION_TYPE: 'choose another --compression',
@@ -136,6 +172,12 @@ const KAFKA_HINTS: Readonly<Record<string, string>> = {
   INCONSISTENT_GROUP_PROTOCOL: 'the members of the group use different assignors or protocol types; use the same assignor in every member',
   GROUP_SUBSCRIBED_TO_TOPIC: 'the group still consumes this topic: stop the consumers first',
   GROUP_AUTHORIZATION_FAILED: 'the principal is not allowed to use this group (ACLs)',
+  INVALID_REQUEST: 'the broker refused the request as malformed; see its message above',
+  ELECTION_NOT_NEEDED: 'the preferred leader already leads the partition',
+  PREFERRED_LEADER_NOT_AVAILABLE: 'the preferred replica is not alive or not in sync; bring it back and retry',
+  ELIGIBLE_LEADERS_NOT_AVAILABLE: 'no replica can lead the partition; bring a replica back and retry',
+  INVALID_REPLICA_ASSIGNMENT: 'check the replica list: registered brokers, none twice (`tributary cluster describe` lists them)',
+  NO_REASSIGNMENT_IN_PROGRESS: 'there is no reassignment of this partition to cancel',
 };
 
 function clientHint(code: string, bootstrap: string | undefined): string | undefined {
@@ -201,3 +243,22 @@ export async function writeOut(text: string): Promise<void> {
   }
 }
 
+
+/** A progress line on stderr: refreshed in place on a TTY, one line per update otherwise. */
+export class Progress {
+  private readonly tty = process.stderr.isTTY === true;
+  private shown = false;
+
+  constructor(private readonly enabled: boolean) {}
+
+  show(text: string): void {
+    if (!this.enabled) return;
+    this.shown = true;
+    if (this.tty) process.stderr.write(`\r${text}\u001b[K`);
+    else process.stderr.write(`${text}\n`);
+  }
+
+  done(): void {
+    if (this.tty && this.shown) process.stderr.write('\r\u001b[K');
+  }
+}

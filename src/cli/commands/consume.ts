@@ -18,7 +18,7 @@ import type { Cluster } from '../../client/cluster.js';
 import { invalidArgument } from '../../client/errors.js';
 import { fetchMany, listOffsetsMany, type ConsumedRecord, type FetchPosition } from '../../client/records.js';
 import { consumeGroup } from './consume-group.js';
-import { EXIT_USAGE, checkBootstrap, connectCluster, nonNegativeInt, positiveInt, run, toJson, withClientOptions, writeOut, type CommonOptions } from './common.js';
+import { checkBootstrap, connectCluster, nonNegativeInt, positiveInt, run, toJson, usageError, withClientOptions, withExamples, writeOut, type CommonOptions } from './common.js';
 
 /** Longest single fetch wait, so --timeout-ms and Ctrl-C are noticed promptly. */
 const FETCH_WAIT_MS_MAX = 500;
@@ -39,7 +39,12 @@ interface ConsumeCliOptions extends CommonOptions {
 type StartOffset = 'earliest' | 'latest' | bigint;
 
 export function registerConsumeCommand(program: Command): void {
-  withClientOptions(program.command('consume').description('print records of a topic, one value per line'))
+  withExamples(withClientOptions(program.command('consume').description('print records of a topic, one value per line')), [
+    'tributary consume orders                                   new records, until Ctrl-C',
+    'tributary consume orders --offset earliest --max 10 --print-key --print-offset',
+    'tributary consume orders --partition 2 --from-beginning --timeout-ms 1000 --json',
+    'tributary consume orders --group audit --from-beginning    as a member of consumer group audit',
+  ])
     .argument('<topic>', 'topic to read')
     .option('-p, --partition <n>', 'read only this partition (default: all)', nonNegativeInt('--partition'))
     .option('-o, --offset <offset>', 'where to start: earliest, latest or an offset (default: latest)')
@@ -65,7 +70,7 @@ export function registerConsumeCommand(program: Command): void {
           if (typeof start === 'bigint') throw new Error('with --group, --offset is earliest or latest (where to start when the group has no committed offset)');
         }
       } catch (err) {
-        cmd.error(`error: ${(err as Error).message}`, { exitCode: EXIT_USAGE, code: 'tributary.usage' });
+        usageError(cmd, (err as Error).message);
       }
       await run(
         async () => {

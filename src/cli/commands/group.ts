@@ -10,7 +10,7 @@
  * only while the group has no members, so it checks the group is empty first.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { Admin, type GroupDescription } from '../../client/admin.js';
+import type { Admin, GroupDescription } from '../../client/admin.js';
 import type { Cluster } from '../../client/cluster.js';
 import { compareStrings, flatten } from '../../client/consumer-protocol.js';
 import { KafkaProtocolError, invalidArgument } from '../../client/errors.js';
@@ -18,14 +18,16 @@ import type { CommittedOffset } from '../../client/group-offsets.js';
 import { listOffsetsMany, type OffsetSpec } from '../../client/records.js';
 import {
   EXIT_RUNTIME,
-  EXIT_USAGE,
+  Progress,
   checkBootstrap,
-  connectCluster,
+  collect,
   formatTable,
   reportError,
-  run,
   toJson,
+  usageError,
+  withAdmin,
   withClientOptions,
+  withExamples,
   writeOut,
   type CommonOptions,
 } from './common.js';
@@ -81,8 +83,12 @@ export interface PlannedOffset {
 
 export function registerGroupCommands(program: Command): void {
   const group = program.command('group').description('list, describe, delete consumer groups and reset their offsets');
+  withExamples(group, ['tributary group list', 'tributary group describe audit', 'tributary group reset-offsets audit --topic orders --to-earliest --execute']);
 
-  withClientOptions(group.command('list').description('list consumer groups'))
+  withExamples(withClientOptions(group.command('list').description('list consumer groups')), [
+    'tributary group list',
+    'tributary group list --state Stable --json',
+  ])
     .option('--state <state>', 'only groups in this state (Empty, Stable, PreparingRebalance, CompletingRebalance, Dead); repeatable', collect)
     .option('--json', 'print JSON')
     .action(async (options: ListOptions, cmd: Command) => {
@@ -98,7 +104,10 @@ export function registerGroupCommands(program: Command): void {
       });
     });
 
-  withClientOptions(group.command('describe').description('describe a group: state, members, committed offsets and lag'))
+  withExamples(withClientOptions(group.command('describe').description('describe a group: state, members, committed offsets and lag')), [
+    'tributary group describe audit',
+    'tributary group describe audit --json',
+  ])
     .argument('<group>', 'group id')
     .option('--json', 'print JSON')
     .action(async (groupId: string, options: DescribeOptions, cmd: Command) => {
@@ -110,7 +119,10 @@ export function registerGroupCommands(program: Command): void {
       });
     });
 
-  withClientOptions(group.command('delete').description('delete groups (they must have no active members)'))
+  withExamples(withClientOptions(group.command('delete').description('delete groups (they must have no active members)')), [
+    'tributary group delete audit',
+    'tributary group delete audit billing',
+  ])
     .argument('<groups...>', 'group ids')
     .action(async (groupIds: string[], options: CommonOptions, cmd: Command) => {
       checkBootstrap(cmd, options.bootstrap);
@@ -126,7 +138,12 @@ export function registerGroupCommands(program: Command): void {
       });
     });
 
-  withClientOptions(group.command('reset-offsets').description("reset a group's committed offsets (a dry run unless --execute)"))
+  withExamples(withClientOptions(group.command('reset-offsets').description("reset a group's committed offsets (a dry run unless --execute)")), [
+    'tributary group reset-offsets audit --topic orders --to-earliest            print the plan only',
+    'tributary group reset-offsets audit --topic orders --to-earliest --execute',
+    'tributary group reset-offsets audit --topic orders:0,1 --shift-by -100 --execute',
+    'tributary group reset-offsets audit --topic orders --to-datetime 2024-05-01T12:00:00Z --json',
+  ])
     .argument('<group>', 'group id')
     .requiredOption('-t, --topic <topic[:p,p...]>', 'topic, optionally with partitions (orders or orders:0,2); repeatable', collect)
     .option('--to-earliest', 'reset to the earliest offset of each partition')
@@ -146,14 +163,10 @@ export function registerGroupCommands(program: Command): void {
         selections = options.topic.map(parseTopicSelection);
         if (options.execute === true && options.dryRun === true) throw new Error('--dry-run and --execute exclude each other');
       } catch (err) {
-        cmd.error(`error: ${(err as Error).message}`, { exitCode: EXIT_USAGE, code: 'tributary.usage' });
+        usageError(cmd, (err as Error).message);
       }
       await withAdmin(options, (admin) => resetOffsets(admin, groupId, selections, scenario, options));
     });
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 function parseDatetime(value: string): number {
@@ -195,20 +208,6 @@ export function parseTopicSelection(text: string): TopicSelection {
   const parts = text.slice(colon + 1).split(',');
   if (parts.some((p) => !/^\d+$/.test(p.trim()))) throw new Error(`--topic ${text}: partitions must be integers >= 0 separated by commas (e.g. ${topic}:0,1)`);
   return { topic, partitions: [...new Set(parts.map((p) => Number(p.trim())))].sort((a, b) => a - b) };
-}
-
-async function withAdmin(options: CommonOptions, body: (admin: Admin) => Promise<void>): Promise<void> {
-  await run(
-    async () => {
-      const admin = new Admin(await connectCluster(options));
-      try {
-        await body(admin);
-      } finally {
-        await admin.close();
-      }
-    },
-    { bootstrap: options.bootstrap },
-  );
 }
 
 // ---------------------------------------------------------------- describe
@@ -437,23 +436,4 @@ export function formatPlan(plan: readonly PlannedOffset[]): string {
 
 function key(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
-}
-
-/** A progress line on stderr: refreshed in place on a TTY, one line per update otherwise. */
-class Progress {
-  private readonly tty = process.stderr.isTTY === true;
-  private shown = false;
-
-  constructor(private readonly enabled: boolean) {}
-
-  show(text: string): void {
-    if (!this.enabled) return;
-    this.shown = true;
-    if (this.tty) process.stderr.write(`\r${text}\u001b[K`);
-    else process.stderr.write(`${text}\n`);
-  }
-
-  done(): void {
-    if (this.tty && this.shown) process.stderr.write('\r\u001b[K');
-  }
 }

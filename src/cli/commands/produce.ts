@@ -16,7 +16,7 @@ import { DefaultPartitioner } from '../../client/partitioner.js';
 import { produceMany, type Acks, type CompressionName, type PartitionRecords } from '../../client/records.js';
 import { invalidArgument } from '../../client/errors.js';
 import type { Cluster } from '../../client/cluster.js';
-import { EXIT_USAGE, checkBootstrap, choice, connectCluster, nonNegativeInt, positiveInt, run, withClientOptions, writeOut, type CommonOptions } from './common.js';
+import { checkBootstrap, choice, connectCluster, nonNegativeInt, positiveInt, run, usageError, withClientOptions, withExamples, writeOut, type CommonOptions } from './common.js';
 
 /** Uncompressed bytes per batch: below the broker's 1 MiB message.max.bytes default, with room for overhead. */
 export const BATCH_BYTES_MAX = 900 * 1024;
@@ -37,7 +37,12 @@ interface ProduceCliOptions extends CommonOptions {
 }
 
 export function registerProduceCommand(program: Command): void {
-  withClientOptions(program.command('produce').description('write lines from stdin or a file as records'))
+  withExamples(withClientOptions(program.command('produce').description('write lines from stdin or a file as records')), [
+    'tributary produce orders < events.jsonl',
+    "printf 'alice\\tone\\nbob\\ttwo\\n' | tributary produce orders --key-separator      keyed records",
+    'tributary produce orders --file big.txt --compression lz4 --acks 1',
+    'seq 1 100 | tributary produce orders --partition 0',
+  ])
     .argument('<topic>', 'topic to write to')
     .option('-f, --file <path>', 'read lines from a file instead of stdin')
     .option('-p, --partition <n>', 'write every record to this partition', nonNegativeInt('--partition'))
@@ -48,7 +53,7 @@ export function registerProduceCommand(program: Command): void {
     .action(async (topic: string, options: ProduceCliOptions, cmd: Command) => {
       checkBootstrap(cmd, options.bootstrap);
       const separator = parseSeparator(options.keySeparator);
-      if (separator === '') cmd.error('error: --key-separator must not be empty', { exitCode: EXIT_USAGE, code: 'tributary.usage' });
+      if (separator === '') usageError(cmd, '--key-separator must not be empty');
       await run(
         async () => {
           const cluster = await connectCluster(options);

@@ -4,21 +4,21 @@
  * so it works against any Kafka-compatible broker.
  */
 import type { Command } from 'commander';
-import { Admin, type TopicDescription } from '../../client/admin.js';
+import type { TopicDescription } from '../../client/admin.js';
 import {
   EXIT_RUNTIME,
   checkBootstrap,
   collectKeyValue,
-  connectCluster,
   formatTable,
   positiveInt,
   reportError,
-  run,
   toJson,
+  withAdmin,
   withClientOptions,
+  withExamples,
   writeOut,
-  type CommonOptions,
 } from './common.js';
+import type { CommonOptions } from './common.js';
 
 interface CreateOptions extends CommonOptions {
   partitions?: number;
@@ -43,8 +43,13 @@ interface DeleteOptions extends CommonOptions {
 
 export function registerTopicCommands(program: Command): void {
   const topic = program.command('topic').description('create, list, describe and delete topics');
+  withExamples(topic, ['tributary topic create orders --partitions 6', 'tributary topic list', 'tributary topic describe orders', 'tributary topic delete orders']);
 
-  withClientOptions(topic.command('create').description('create a topic'))
+  withExamples(withClientOptions(topic.command('create').description('create a topic')), [
+    'tributary topic create orders --partitions 6',
+    'tributary topic create events --config cleanup.policy=compact --config retention.ms=86400000',
+    'tributary topic create orders --if-not-exists            exit 0 when it already exists',
+  ])
     .argument('<name>', 'topic name')
     .option('-p, --partitions <n>', 'number of partitions (default: the broker num.partitions)', positiveInt('--partitions'))
     .option('-r, --replication-factor <n>', 'replicas per partition (default: the broker default.replication.factor)', positiveInt('--replication-factor'))
@@ -79,7 +84,10 @@ export function registerTopicCommands(program: Command): void {
       });
     });
 
-  withClientOptions(topic.command('list').description('list topics'))
+  withExamples(withClientOptions(topic.command('list').description('list topics')), [
+    'tributary topic list',
+    'tributary topic list --include-internal --json',
+  ])
     .option('--json', 'print JSON')
     .option('--include-internal', 'include internal topics such as __consumer_offsets')
     .action(async (options: ListOptions, cmd: Command) => {
@@ -95,7 +103,11 @@ export function registerTopicCommands(program: Command): void {
       });
     });
 
-  withClientOptions(topic.command('describe').description('describe topics: partitions, leaders, replicas, ISR, configs'))
+  withExamples(withClientOptions(topic.command('describe').description('describe topics: partitions, leaders, replicas, ISR, configs')), [
+    'tributary topic describe                    every topic',
+    'tributary topic describe orders payments',
+    'tributary topic describe orders --json',
+  ])
     .argument('[names...]', 'topics to describe (default: all)')
     .option('--json', 'print JSON')
     .action(async (names: string[], options: DescribeOptions, cmd: Command) => {
@@ -113,7 +125,10 @@ export function registerTopicCommands(program: Command): void {
       });
     });
 
-  withClientOptions(topic.command('delete').description('delete topics'))
+  withExamples(withClientOptions(topic.command('delete').description('delete topics')), [
+    'tributary topic delete orders',
+    'tributary topic delete orders payments --if-exists',
+  ])
     .argument('<names...>', 'topics to delete')
     .option('--if-exists', 'succeed for topics that do not exist')
     .action(async (names: string[], options: DeleteOptions, cmd: Command) => {
@@ -130,20 +145,6 @@ export function registerTopicCommands(program: Command): void {
         }
       });
     });
-}
-
-async function withAdmin(options: CommonOptions, body: (admin: Admin) => Promise<void>): Promise<void> {
-  await run(
-    async () => {
-      const admin = new Admin(await connectCluster(options));
-      try {
-        await body(admin);
-      } finally {
-        await admin.close();
-      }
-    },
-    { bootstrap: options.bootstrap },
-  );
 }
 
 /** kafka-topics.sh style: a summary line, then one row per partition. */

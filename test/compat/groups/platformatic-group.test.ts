@@ -49,6 +49,7 @@ interface Member {
 describe('@platformatic/kafka 1.35 consumer group', { timeout: 120_000 }, () => {
   let broker: BrokerProcess;
   const members: Member[] = [];
+  const events: string[] = [];
 
   before(async () => {
     broker = await startBroker({ name: 'pk-group', overrides: { ...FAST_GROUP_OVERRIDES } });
@@ -70,6 +71,7 @@ describe('@platformatic/kafka 1.35 consumer group', { timeout: 120_000 }, () => 
       const processed: Processed[] = [];
       const joins: OwnedPartitions[] = [];
       const commitErrors: string[] = [];
+      const t0 = Date.now();
 
       const start = async (name: string, sink: Processed[]): Promise<Member> => {
         const consumer: StringConsumer = new Consumer({
@@ -80,7 +82,14 @@ describe('@platformatic/kafka 1.35 consumer group', { timeout: 120_000 }, () => 
           retries: 5,
           timeout: 15_000,
         });
+        // A Consumer emits 'error' (e.g. "rejoinGroup failed N times") and heartbeat errors; without a
+        // listener an 'error' event is an uncaught exception. Record them with a timestamp instead.
+        consumer.on('error', (err: unknown) => events.push(`${Date.now() - t0} ${name} error: ${err instanceof Error ? `${err.message} ${JSON.stringify((err as { errors?: unknown[] }).errors?.map(String))}` : String(err)}`));
+        consumer.on('consumer:heartbeat:error', (p) => events.push(`${Date.now() - t0} ${name} heartbeat error gen ${String(p.generationId)}: ${p.error.message}`));
+        consumer.on('consumer:group:rejoin', () => events.push(`${Date.now() - t0} ${name} rejoin`));
+        consumer.on('consumer:group:leave', (p) => events.push(`${Date.now() - t0} ${name} leave gen ${String(p.generationId)}`));
         consumer.on('consumer:group:join', (payload) => {
+          events.push(`${Date.now() - t0} ${name} join gen ${String(payload.generationId)} ${JSON.stringify(payload.assignments)}`);
           const partitions = (payload.assignments ?? []).filter((a) => a.topic === topic).flatMap((a) => a.partitions);
           joins.push({ member: name, generationId: payload.generationId ?? -1, partitions: [...partitions].sort((a, b) => a - b) });
         });
@@ -115,15 +124,18 @@ describe('@platformatic/kafka 1.35 consumer group', { timeout: 120_000 }, () => 
         return m;
       };
       const close = async (m: Member): Promise<void> => {
+        events.push(`${Date.now() - t0} ${m.name} closing`);
         await m.stream.close();
         await m.consumer.close();
         await m.loop;
+        events.push(`${Date.now() - t0} ${m.name} closed`);
       };
       const state = (): string =>
         [
           describeTally(tally([], processed)),
           `joins ${JSON.stringify(joins)}`,
           `commit errors ${JSON.stringify(commitErrors.slice(0, 10))}`,
+          `client events:\n${events.join('\n')}`,
           ...members.map((m) => `${m.name}: generation ${m.consumer.generationId} member ${m.consumer.memberId} assignments ${JSON.stringify(m.consumer.assignments)} errors ${m.errors.map(String).join('; ')}`),
         ].join('\n');
 
@@ -175,6 +187,16 @@ describe('@platformatic/kafka 1.35 consumer group', { timeout: 120_000 }, () => 
       await close(p3);
       assertExactlyOnce('resumed consumer', batch2, resumed);
       assert.deepEqual(p3.errors.map(String), [], 'pk-resume stream errors');
+
+      // A closed consumer stays quiet: no rejoin, join, heartbeat or error after close() resolved.
+      await sleep(1500);
+      const late = events.filter((e) => {
+        const [at, name] = e.split(' ');
+        const closedAt = events.find((x) => x.endsWith(`${name ?? ''} closed`));
+        return closedAt !== undefined && Number(at) > Number(closedAt.split(' ')[0]) && !e.endsWith(' closed');
+      });
+      t.diagnostic(`client events:\n${events.join('\n')}`);
+      assert.deepEqual(late, [], 'activity of a consumer after its close()');
     });
   });
 });

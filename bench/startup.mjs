@@ -1,0 +1,223 @@
+#!/usr/bin/env node
+// Start-up benchmark (issue 5, Performance): time from "start the broker" to
+// the first accepted produce, and the idle broker's resident memory, for
+//
+//   worker   startCluster() (a worker thread) in a fresh node process per run
+//   process  startCluster({ isolation: 'process' }) (a child process)
+//   cli      `node dist/src/cli/main.js start` spawned with a fresh data dir
+//
+// "First accepted produce" = connect (ApiVersions) + CreateTopics + one
+// Produce with acks=1 answered without error, through our src/client. For the
+// CLI the client retries the connection every 5 ms until the port accepts.
+// Each run uses a new process (no warm module cache) and a new data dir.
+//
+// Memory: VmRSS from /proc/PID/status 1 s after the produce (the broker idle).
+// For the CLI and 'process' that is the broker's own process; for 'worker' it
+// is the RSS increase of the caller's process (after it loaded the client and
+// the tributary entry) from before startCluster to after, i.e. what the
+// broker thread costs the test process.
+//
+// Also reported: the broker's CPU time to the produce (utime+stime of the
+// broker process, CLI and 'process' only), which other load on the machine
+// inflates far less than wall time, and where the time went inside the host
+// (cluster.startupTimings: spawn to the host's entry module, module import, runBroker).
+//
+//   node bench/startup.mjs                 # 10 runs of each mode (build first)
+//   RUNS=3 MODES=cli,worker node bench/startup.mjs
+//   BROKER_DIST=bench/startup-build/dist node bench/startup.mjs   # a private build
+//   CPU_PROF=1 node bench/startup.mjs      # also one CLI start under --cpu-prof (bench/profiles/)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir, cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..');
+const dist = resolve(repo, process.env.BROKER_DIST ?? 'dist');
+const RUNS = Number(process.env.RUNS ?? 10);
+const MODES = (process.env.MODES ?? 'worker,process,cli').split(',');
+const IDLE_SETTLE_MS = 1000;
+const GOAL_MS = 500;
+const GOAL_MB = 80;
+const CONNECT_RETRY_MS = 5;
+const RUN_TIMEOUT_MS = 60_000;
+const TICKS_PER_S = 100; // USER_HZ on Linux
+
+// ---------------------------------------------------------------- helpers
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function rssKiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+/** utime+stime of a process, in ms. */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+}
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function loadClient() {
+  return import(pathToFileURL(join(dist, 'src', 'client', 'index.js')).href);
+}
+
+/** Connect (retrying while refused), create a topic, produce one record with acks=1. */
+async function firstProduce(client, bootstrap, deadlineMs) {
+  let admin;
+  for (;;) {
+    try {
+      admin = await client.Admin.connect({ bootstrap, retries: 0, connectTimeoutMs: 1000 });
+      break;
+    } catch (err) {
+      if (performance.now() > deadlineMs) throw err;
+      await sleep(CONNECT_RETRY_MS);
+    }
+  }
+  try {
+    const [created] = await admin.createTopics([{ name: 'startup', numPartitions: 1 }]);
+    if (created?.error) throw created.error;
+    const result = await client.produce(admin.cluster, 'startup', 0, [{ value: Buffer.from('hello') }], { acks: 1 });
+    if (result.baseOffset !== 0n) throw new Error(`unexpected base offset ${result.baseOffset}`);
+  } finally {
+    await admin.cluster.close();
+  }
+}
+
+function median(xs) {
+  const s = [...xs].filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+// ---------------------------------------------------------------- one run in a fresh process (worker, process)
+
+/** Child mode: `node startup.mjs --child worker|process` prints one JSON line. */
+async function childRun(isolation) {
+  const client = await loadClient();
+  const { startCluster } = await import(pathToFileURL(join(dist, 'src', 'index.js')).href);
+  const rssBeforeKiB = rssKiB(process.pid);
+  const t0 = performance.now();
+  const cluster = await startCluster({ isolation, logLevel: 'warn' });
+  const readyMs = performance.now() - t0;
+  await firstProduce(client, cluster.bootstrap, t0 + RUN_TIMEOUT_MS);
+  const produceMs = performance.now() - t0;
+  const brokerCpuMs = cluster.pid === null ? NaN : cpuMs(cluster.pid);
+  await sleep(IDLE_SETTLE_MS);
+  const rssAfterKiB = rssKiB(process.pid);
+  const brokerRssKiB = cluster.pid === null ? rssAfterKiB - rssBeforeKiB : rssKiB(cluster.pid);
+  const timings = cluster.startupTimings;
+  await cluster.stop();
+  process.stdout.write(`${JSON.stringify({ readyMs, produceMs, brokerCpuMs, brokerRssKiB, callerRssKiB: rssAfterKiB, timings })}\n`);
+}
+
+function runChild(isolation) {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', isolation], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env } });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`${isolation} run exited with ${code}: ${out}`));
+      resolveRun(JSON.parse(out.trim().split('\n').pop()));
+    });
+  });
+}
+
+// ---------------------------------------------------------------- one CLI run
+
+async function cliRun(client, options = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tributary-startup-'));
+  const port = await freePort();
+  const args = [...(options.execArgv ?? []), join(dist, 'src', 'cli', 'main.js'), 'start', '--override', `listeners=PLAINTEXT://127.0.0.1:${port}`, '--override', `log.dirs=${dataDir}`, '--override', 'log.level=warn'];
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((r) => child.once('exit', r));
+  try {
+    await firstProduce(client, `127.0.0.1:${port}`, t0 + RUN_TIMEOUT_MS);
+    const produceMs = performance.now() - t0;
+    const brokerCpuMs = cpuMs(child.pid);
+    await sleep(IDLE_SETTLE_MS);
+    const brokerRssKiB = rssKiB(child.pid);
+    return { readyMs: NaN, produceMs, brokerCpuMs, brokerRssKiB, timings: null };
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+function fmt(x, digits = 0) {
+  return Number.isFinite(x) ? x.toFixed(digits) : '-';
+}
+
+async function main() {
+  if (!existsSync(join(dist, 'src', 'index.js'))) {
+    console.error(`${join(dist, 'src', 'index.js')} missing: build first (npx tsc -p tsconfig.build.json)`);
+    process.exit(1);
+  }
+  const client = await loadClient();
+  console.log(`start-up benchmark: ${RUNS} runs per mode, node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (before)`);
+  const rows = [];
+  for (const mode of MODES) {
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) {
+      runs.push(mode === 'cli' ? await cliRun(client) : await runChild(mode));
+      process.stderr.write('.');
+    }
+    process.stderr.write('\n');
+    const pick = (f) => median(runs.map(f));
+    rows.push({
+      mode,
+      produceMs: pick((r) => r.produceMs),
+      minMs: Math.min(...runs.map((r) => r.produceMs)),
+      maxMs: Math.max(...runs.map((r) => r.produceMs)),
+      readyMs: pick((r) => r.readyMs),
+      cpuMs: pick((r) => r.brokerCpuMs),
+      rssMB: pick((r) => r.brokerRssKiB) / 1024,
+      spawnMs: pick((r) => r.timings?.spawnMs ?? NaN),
+      importMs: pick((r) => r.timings?.importMs ?? NaN),
+      runBrokerMs: pick((r) => r.timings?.runBrokerMs ?? NaN),
+    });
+  }
+  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (after)\n`);
+  console.log('| mode | first produce, median ms (min–max) | ready ms | broker CPU ms | host: spawn / import / runBroker ms | idle RSS MB | goals |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const ok = `${r.produceMs < GOAL_MS ? '✓' : '✗'} ${GOAL_MS} ms, ${r.rssMB < GOAL_MB ? '✓' : '✗'} ${GOAL_MB} MB`;
+    const host = Number.isFinite(r.importMs) ? `${fmt(r.spawnMs)} / ${fmt(r.importMs)} / ${fmt(r.runBrokerMs)}` : '-';
+    console.log(`| ${r.mode} | ${fmt(r.produceMs)} (${fmt(r.minMs)}–${fmt(r.maxMs)}) | ${fmt(r.readyMs)} | ${fmt(r.cpuMs)} | ${host} | ${fmt(r.rssMB, 1)} | ${ok} |`);
+  }
+  console.log('\nworker RSS = increase of the calling process; process/cli RSS = the broker process.');
+
+  if (process.env.CPU_PROF === '1') {
+    const dir = join(here, 'profiles');
+    mkdirSync(dir, { recursive: true });
+    await cliRun(client, { execArgv: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=startup-cli.cpuprofile'] });
+    console.log(`\nCPU profile of one CLI start: ${join(dir, 'startup-cli.cpuprofile')} (node bench/top-profile.mjs it)`);
+  }
+}
+
+if (process.argv[2] === '--child') {
+  await childRun(process.argv[3]);
+} else {
+  await main();
+}
