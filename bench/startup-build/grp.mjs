@@ -11,3 +11,5 @@ for (const parts of [50, 1]) {
   console.log('offsets partitions', parts, 'first join ms', Math.round(performance.now() - t0));
   await consumer.disconnect(); await c.stop();
 }
+console.log(process.getActiveResourcesInfo());
+setTimeout(() => console.log('after 2s', process.getActiveResourcesInfo()), 2000).unref();
