@@ -27,11 +27,12 @@ function sources(dir: string): string[] {
   return out;
 }
 
-/** Source text with comments removed, so prose about Date.now() is allowed. */
+/** Source text with comments and string contents removed, so prose about Date.now() or "any" is allowed. */
 function code(path: string): string {
   return readFileSync(path, 'utf8')
     .replace(/\/\*[\s\S]*?\*\//g, '')
-    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+    .replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, "''");
 }
 
 test('no `any` in src', () => {
