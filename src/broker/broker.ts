@@ -27,7 +27,7 @@ import { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
 import { parseBrokerConfig } from '../util/config/broker.js';
 import { GroupService } from './group/group-service.js';
 import { OFFSETS_TOPIC_NAME } from './group/offsets-topic/index.js';
-import { MetricsExporter, TrafficMetrics } from './metrics/index.js';
+import { startMetricsExporter, TrafficMetrics, type MetricsExporter } from './metrics/index.js';
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
 
@@ -48,7 +48,7 @@ export interface RunBrokerOptions {
 
 export async function runBroker(settings: BrokerSettings, logger: Logger, clock: Clock = systemClock, options: RunBrokerOptions = {}): Promise<RunningBroker> {
   // Bound first so /health answers 503 while the logs recover.
-  const exporter = await MetricsExporter.start(options.metricsListeners ?? [], logger);
+  const exporter = await startMetricsExporter(options.metricsListeners ?? [], logger);
   try {
     return await runBrokerWith(settings, logger, clock, exporter);
   } catch (err) {
