@@ -18,7 +18,8 @@
 // broker thread costs the test process.
 //
 // Also reported: the broker's CPU time to the produce (utime+stime of the
-// broker process, CLI and 'process' only), which other load on the machine
+// broker process; for 'worker', of the calling process from startCluster on,
+// so it includes the client's few ms), which other load on the machine
 // inflates far less than wall time, and where the time went inside the host
 // (cluster.startupTimings: spawn to the host's entry module, module import, runBroker).
 //
@@ -112,12 +113,15 @@ async function childRun(isolation) {
   const client = await loadClient();
   const { startCluster } = await import(pathToFileURL(join(dist, 'src', 'index.js')).href);
   const rssBeforeKiB = rssKiB(process.pid);
+  const cpuBefore = process.cpuUsage();
   const t0 = performance.now();
   const cluster = await startCluster({ isolation, logLevel: 'warn' });
   const readyMs = performance.now() - t0;
   await firstProduce(client, cluster.bootstrap, t0 + RUN_TIMEOUT_MS);
   const produceMs = performance.now() - t0;
-  const brokerCpuMs = cluster.pid === null ? NaN : cpuMs(cluster.pid);
+  // A worker shares this process: its CPU is this process's, client included (a few ms).
+  const cpu = process.cpuUsage(cpuBefore);
+  const brokerCpuMs = cluster.pid === null ? (cpu.user + cpu.system) / 1000 : cpuMs(cluster.pid);
   await sleep(IDLE_SETTLE_MS);
   const rssAfterKiB = rssKiB(process.pid);
   const brokerRssKiB = cluster.pid === null ? rssAfterKiB - rssBeforeKiB : rssKiB(cluster.pid);

@@ -48,7 +48,7 @@ export interface RunBrokerOptions {
 
 export async function runBroker(settings: BrokerSettings, logger: Logger, clock: Clock = systemClock, options: RunBrokerOptions = {}): Promise<RunningBroker> {
   // Bound first so /health answers 503 while the logs recover.
-  const exporter = await startMetricsExporter(options.metricsListeners ?? [], logger);
+  const exporter = await startMetricsExporter(options.metricsListeners ?? settings.metricsListeners, logger);
   try {
     return await runBrokerWith(settings, logger, clock, exporter);
   } catch (err) {
@@ -246,5 +246,5 @@ function advertised(settings: BrokerSettings, bound: readonly ListenerSettings[]
 
 /** Starts a broker from a parsed config (the `tributary start` entry point). */
 export async function startBroker(config: BrokerConfig, options: { logger: Logger }): Promise<RunningBroker> {
-  return runBroker(settingsFromConfig(config), options.logger, systemClock, { metricsListeners: config.get('metrics.listeners') });
+  return runBroker(settingsFromConfig(config), options.logger, systemClock);
 }

@@ -36,6 +36,8 @@ export interface BrokerSettings {
   /** log.cleaner.backoff.ms */
   logCleanerBackoffMs: number;
   shutdownGraceMs: number;
+  /** metrics.listeners: HTTP listeners for /metrics and /health (empty = off). */
+  metricsListeners: readonly string[];
   /** Consumer groups and __consumer_offsets. */
   groups: GroupSettings;
   /** Effective log config for a topic, given its config overrides. */
@@ -113,6 +115,7 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     logCleanerEnable: config.get('log.cleaner.enable'),
     logCleanerBackoffMs: config.get('log.cleaner.backoff.ms'),
     shutdownGraceMs: 10_000,
+    metricsListeners: config.get('metrics.listeners'),
     groups: {
       offsetsTopicNumPartitions: config.get('offsets.topic.num.partitions'),
       offsetsTopicReplicationFactor: config.get('offsets.topic.replication.factor'),

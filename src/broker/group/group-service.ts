@@ -143,7 +143,7 @@ export class GroupService {
       await this.creatingTopic;
       return null;
     } catch (err) {
-      this.logger.error({ err }, 'could not create __consumer_offsets');
+      this.logger.error({ err, topic: OFFSETS_TOPIC_NAME }, 'could not create __consumer_offsets');
       return err instanceof Error ? err.message : String(err);
     }
   }
@@ -183,7 +183,7 @@ export class GroupService {
       const { stats } = state;
       this.logger.info({ partition: n, groups: state.groups.length, ms: Math.round(performance.now() - started), stats }, 'loaded __consumer_offsets partition');
     } catch (err) {
-      this.logger.error({ err, partition: n }, 'could not load __consumer_offsets partition; its groups stay unavailable');
+      this.logger.error({ err, topic: OFFSETS_TOPIC_NAME, partition: n }, 'could not load __consumer_offsets partition; its groups stay unavailable');
     } finally {
       this.loading.delete(n);
     }
