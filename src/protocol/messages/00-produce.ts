@@ -1,5 +1,5 @@
-// 0 Produce. v0-v2: the old message formats (magic 0/1); defined for the wire
-// but not advertised (we advertise 3-7, see PROTOCOL-COMPAT.md). v1: response
+// 0 Produce. v0-v2: the old message formats (magic 0/1); the broker advertises
+// them only so that librdkafka compresses (see handlers/00-produce.ts). v1: response
 // throttleTimeMs. v2: response logAppendTimeMs. v3: transactionalId and record
 // batch v2 (magic 2). v4: KAFKA_STORAGE_ERROR may be returned. v5: response
 // logStartOffset. v6: same as v5. v7: zstd allowed (KIP-110).
