@@ -1,8 +1,7 @@
 // 23 OffsetForLeaderEpoch. v1: response leaderEpoch. v2: request
 // currentLeaderEpoch (fencing, KIP-320); response throttleTimeMs. v3: request
 // replicaId (-2 = a debug consumer, -1 = a consumer, >= 0 = a follower).
-// v4: flexible. Not advertised (PROTOCOL-COMPAT: no client in the four needs
-// it); the schema exists for followers and future clients.
+// v4: flexible.
 import { array, field, request, response, struct, type Infer } from '../schema.js';
 
 export const OffsetForLeaderEpochRequest = request(23, { versions: '0-4', flexible: '4+', name: 'OffsetForLeaderEpochRequest' }, [

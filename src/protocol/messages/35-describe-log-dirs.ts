@@ -1,7 +1,7 @@
 // 35 DescribeLogDirs. v1: the broker responds before throttling (no wire
 // change). v2: flexible. v3: response top-level errorCode. v4: response
 // totalBytes and usableBytes per log dir (KIP-827). A null topics list asks
-// for every partition. Not advertised (no client in PROTOCOL-COMPAT uses it).
+// for every partition.
 import { array, field, request, response, struct, type Infer } from '../schema.js';
 
 export const DescribeLogDirsRequest = request(35, { versions: '0-4', flexible: '2+', name: 'DescribeLogDirsRequest' }, [

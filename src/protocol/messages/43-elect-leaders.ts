@@ -1,7 +1,7 @@
 // 43 ElectLeaders (called ElectPreferredLeaders at v0). v1: request
 // electionType (KIP-460: 0 preferred, 1 unclean; v0 is always preferred) and
 // a response top-level errorCode. v2: flexible. topicPartitions null means
-// every partition. Not advertised (no client in PROTOCOL-COMPAT uses it).
+// every partition.
 import { array, field, request, response, struct, type Infer } from '../schema.js';
 
 export const ElectLeadersRequest = request(43, { versions: '0-2', flexible: '2+', name: 'ElectLeadersRequest' }, [

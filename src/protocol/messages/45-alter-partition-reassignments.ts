@@ -1,6 +1,6 @@
 // 45 AlterPartitionReassignments (KIP-455). v0 only, and flexible from the
 // start. replicas null cancels a pending reassignment of that partition. Not
-// here: v1 (allowReplicationFactorChange, KIP-860). Not advertised.
+// here: v1 (allowReplicationFactorChange, KIP-860).
 import { array, field, request, response, struct, type Infer } from '../schema.js';
 
 export const AlterPartitionReassignmentsRequest = request(

@@ -1,5 +1,5 @@
 // 46 ListPartitionReassignments (KIP-455). v0 only, and flexible from the
-// start. topics null lists every reassignment in progress. Not advertised.
+// start. topics null lists every reassignment in progress.
 import { array, field, request, response, struct, type Infer } from '../schema.js';
 
 export const ListPartitionReassignmentsRequest = request(
