@@ -16,12 +16,24 @@
  */
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
-import * as lz4 from 'lz4-napi';
-import snappy from 'snappy';
-import * as zstd from '@mongodb-js/zstd';
+import { createRequire } from 'node:module';
 import { DecodeError } from '../primitives/decode-error.js';
 import { readUVarint, type VarintCursor } from '../primitives/varint.js';
 import { Compression } from './header.js';
+
+// The native codec libraries are loaded on first use: each maps a shared
+// library (5-10 MB of resident memory), and an idle broker whose clients do
+// not compress, or whose topics keep batches as sent, never needs them.
+const requireNative = createRequire(import.meta.url);
+type Lz4 = typeof import('lz4-napi');
+type Snappy = typeof import('snappy');
+type Zstd = typeof import('@mongodb-js/zstd');
+let lz4Module: Lz4 | undefined;
+let snappyModule: Snappy | undefined;
+let zstdModule: Zstd | undefined;
+const lz4 = (): Lz4 => (lz4Module ??= requireNative('lz4-napi') as Lz4);
+const snappy = (): Snappy => (snappyModule ??= requireNative('snappy') as Snappy);
+const zstd = (): Zstd => (zstdModule ??= requireNative('@mongodb-js/zstd') as Zstd);
 
 /** Upper bound on the decompressed records section of one batch. */
 export const DECOMPRESSED_BYTES_MAX = 256 * 1024 * 1024;
@@ -73,7 +85,7 @@ export function compressSync(codec: number, data: Buffer): Buffer {
     case Compression.Snappy:
       return xerialSnappyCompress(data);
     case Compression.Lz4:
-      return lz4.compressFrameSync(data);
+      return lz4().compressFrameSync(data);
     case Compression.Zstd:
       throw new SyncCodecUnsupportedError(codec);
     default:
@@ -86,9 +98,9 @@ export async function compress(codec: number, data: Buffer): Promise<Buffer> {
     case Compression.Gzip:
       return gzipAsync(data, { level: GZIP_LEVEL });
     case Compression.Lz4:
-      return lz4.compressFrame(data);
+      return lz4().compressFrame(data);
     case Compression.Zstd:
-      return zstd.compress(data, ZSTD_LEVEL);
+      return zstd().compress(data, ZSTD_LEVEL);
     default:
       // none and snappy are cheap enough to run inline (snappy ~350 MB/s).
       return compressSync(codec, data);
@@ -100,7 +112,7 @@ export function xerialSnappyCompress(data: Buffer): Buffer {
   const blocks: Buffer[] = [];
   let total = XERIAL_HEADER_BYTES;
   for (let start = 0; start < data.length; start += XERIAL_BLOCK_BYTES) {
-    const block = snappy.compressSync(data.subarray(start, start + XERIAL_BLOCK_BYTES));
+    const block = snappy().compressSync(data.subarray(start, start + XERIAL_BLOCK_BYTES));
     blocks.push(block);
     total += 4 + block.length;
   }
@@ -147,7 +159,7 @@ export function decompressSync(codec: number, data: Buffer, maxBytes = DECOMPRES
         return snappyDecompress(data, maxBytes);
       case Compression.Lz4:
         checkDeclaredSize(codec, lz4DeclaredContentBytes(data), maxBytes);
-        return checkOutput(codec, lz4.decompressFrameSync(data), maxBytes);
+        return checkOutput(codec, lz4().decompressFrameSync(data), maxBytes);
       case Compression.Zstd:
         throw new SyncCodecUnsupportedError(codec);
       default:
@@ -166,10 +178,10 @@ export async function decompress(codec: number, data: Buffer, maxBytes = DECOMPR
         return await gunzipAsync(data, { maxOutputLength: maxBytes });
       case Compression.Lz4:
         checkDeclaredSize(codec, lz4DeclaredContentBytes(data), maxBytes);
-        return checkOutput(codec, await lz4.decompressFrame(data), maxBytes);
+        return checkOutput(codec, await lz4().decompressFrame(data), maxBytes);
       case Compression.Zstd:
         checkDeclaredSize(codec, zstdDeclaredContentBytes(data), maxBytes);
-        return checkOutput(codec, await zstd.decompress(data), maxBytes);
+        return checkOutput(codec, await zstd().decompress(data), maxBytes);
       default:
         return decompressSync(codec, data, maxBytes);
     }
@@ -249,7 +261,7 @@ function snappyBlockLength(block: Buffer, maxBytes: number): number {
 }
 
 function snappyBlock(block: Buffer, expectedBytes: number): Buffer {
-  const out = snappy.uncompressSync(block, { asBuffer: true });
+  const out = snappy().uncompressSync(block, { asBuffer: true });
   if (typeof out === 'string' || out.length !== expectedBytes) {
     throw new DecodeError('snappy block length does not match its preamble');
   }
