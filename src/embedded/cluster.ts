@@ -168,12 +168,13 @@ function resolveOptions(options: StartClusterOptions): ResolvedOptions {
 
 // ---------------------------------------------------------------- errors across the boundary
 
-function fromWire(e: WireError): Error {
+function fromWire(e: WireError, during: 'start' | 'stop' = 'start'): Error {
   if (e.name === 'ConfigError' && e.problems !== null && (e.code === 'ERR_TRIB_CONFIG_INVALID' || e.code === 'ERR_TRIB_CONFIG_FILE')) {
     return new ConfigError(e.code, e.problems as ConfigProblem[]);
   }
   const cause = Object.assign(new Error(e.message), { name: e.name, ...(e.code === null ? {} : { code: e.code }) });
   if (e.stack !== null) cause.stack = e.stack;
+  if (during === 'stop') return new EmbeddedError(EmbeddedErrorCode.STOP_FAILED, `broker failed to stop cleanly: ${e.message}`, { cause });
   return new EmbeddedError(EmbeddedErrorCode.START_FAILED, `broker failed to start: ${e.message}`, { cause });
 }
 
@@ -338,7 +339,7 @@ class Cluster implements EmbeddedCluster {
       host.onMessage((m) => {
         if (m.type === 'stopped') resolve('stopped');
         else if (m.type === 'failed') {
-          failure = fromWire(m.error);
+          failure = fromWire(m.error, 'stop');
           resolve('stopped');
         }
       });
@@ -348,13 +349,13 @@ class Cluster implements EmbeddedCluster {
     const how = await answered;
     clearTimeout(timer);
     if (how === 'timeout') process.stderr.write(`[tributary] embedded broker ${this.bootstrap} did not stop within ${this.options.stopTimeoutMs} ms; killing it\n`);
-    // A worker waits to be terminated after 'stopped'; a child exits by itself (bounded by kill below).
+    // A worker waits to be terminated after 'stopped'; a child exits by itself (bounded, then killed).
+    let exited: unknown = null;
     if (how === 'stopped' && host.isolation === 'process') {
-      const exited = await Promise.race([host.exited, new Promise<null>((r) => (timer = setTimeout(() => r(null), this.options.stopTimeoutMs)))]);
+      exited = await Promise.race([host.exited, new Promise<null>((r) => (timer = setTimeout(() => r(null), this.options.stopTimeoutMs)))]);
       clearTimeout(timer);
-      if (exited !== null) return;
     }
-    await host.kill();
+    if (exited === null) await host.kill();
     if (failure !== undefined) throw failure;
   }
 }

@@ -11,6 +11,8 @@ export const EmbeddedErrorCode = {
   INVALID_OPTIONS: 'ERR_TRIB_EMBEDDED_INVALID_OPTIONS',
   /** The broker threw while starting (port in use, unreadable data dir...); `cause` is its error. */
   START_FAILED: 'ERR_TRIB_EMBEDDED_START_FAILED',
+  /** The broker's graceful shutdown threw; the host was ended and the temporary dir removed anyway. */
+  STOP_FAILED: 'ERR_TRIB_EMBEDDED_STOP_FAILED',
   /** The broker did not report ready within startTimeoutMs; it was killed. */
   START_TIMEOUT: 'ERR_TRIB_EMBEDDED_START_TIMEOUT',
   /** The worker or child exited before the broker reported ready or stopped. */
