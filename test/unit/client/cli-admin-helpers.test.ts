@@ -81,8 +81,8 @@ test('cluster and records tables', () => {
   );
 });
 
-test('every client command has --bootstrap (env TRIBUTARY_BOOTSTRAP), examples in --help, and --json when it lists or describes', () => {
-  const program = buildProgram();
+test('every client command has --bootstrap (env TRIBUTARY_BOOTSTRAP), examples in --help, and --json when it lists or describes', async () => {
+  const program = await buildProgram();
   const leaves: { path: string; cmd: (typeof program.commands)[number] }[] = [];
   const walk = (cmd: (typeof program.commands)[number], path: string): void => {
     if (cmd.commands.length === 0) leaves.push({ path, cmd });
