@@ -34,6 +34,14 @@ export const ClientErrorCode = {
   NO_BROKERS: 'ERR_TRIB_NO_BROKERS',
   /** A caller passed an invalid argument (bad host:port, partition, offset). */
   INVALID_ARGUMENT: 'ERR_TRIB_INVALID_ARGUMENT',
+  /** The producer was closed before the record could be sent (or send() was called after close()). */
+  PRODUCER_CLOSED: 'ERR_TRIB_PRODUCER_CLOSED',
+  /** A record is larger than the producer's bufferMemory or maxRequestBytes. */
+  RECORD_TOO_LARGE: 'ERR_TRIB_RECORD_TOO_LARGE',
+  /** A record was not acknowledged within the producer's deliveryTimeoutMs (retries included). */
+  DELIVERY_TIMEOUT: 'ERR_TRIB_DELIVERY_TIMEOUT',
+  /** A key or value serializer threw; `cause` is its error. */
+  SERIALIZATION: 'ERR_TRIB_SERIALIZATION',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 

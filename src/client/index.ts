@@ -103,3 +103,15 @@ export type { GenerationInfo, GroupMemberOptions } from './group.js';
 export { GroupApis, findCoordinator, withCoordinator, type CoordinatorNode } from './group-apis.js';
 export { STANDALONE_COMMIT, commitOffsets, fetchCommittedOffsets } from './group-offsets.js';
 export type { CommitIdentity, CommitResult, CommittedOffset, OffsetToCommit } from './group-offsets.js';
+export {
+  BATCH_SIZE_DEFAULT,
+  BUFFER_MEMORY_DEFAULT,
+  DELIVERY_TIMEOUT_MS_DEFAULT,
+  LINGER_MS_DEFAULT,
+  Producer,
+  Serializers,
+} from './producer.js';
+export type { ProducerHeaders, ProducerOptions, ProducerRecord, Serializer } from './producer.js';
+export type { BatchAck, RecordMetadata } from './producer-accumulator.js';
+export { createPartitioner } from './producer-partitioners.js';
+export type { PartitionerArgs, PartitionerFunction, PartitionerOption, ProducerPartitioner } from './producer-partitioners.js';

@@ -13,20 +13,25 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin as KafkajsAdmin } from 'kafkajs';
 import { Admin as PlatformaticAdmin } from '@platformatic/kafka';
-import { repoRoot, startBroker, type BrokerProcess } from '../../helpers/broker-process.js';
+import { repoRoot } from '../../helpers/broker-process.js';
+import { startCluster, type EmbeddedCluster } from '../../../src/index.js';
 import { kcatQuery, offsetFromQuery } from '../../helpers/kcat.js';
 import { runPythonJson } from '../../helpers/run.js';
 
 const PY = join(repoRoot, 'test', 'integration', 'admin', 'py', 'admin_confluent.py');
 const RECORDS = 20;
 
+// The broker comes from the embeddable startCluster (what docs/testing.md
+// recommends to Node projects), in a worker thread outside this event loop.
 describe('admin APIs with real clients', { timeout: 240_000 }, () => {
-  let broker: BrokerProcess;
+  let cluster: EmbeddedCluster;
+  let broker: { bootstrap: string; port: number; dataDir: string };
   let kafka: Kafka;
   let admin: KafkajsAdmin;
 
   before(async () => {
-    broker = await startBroker({ name: 'admin-clients' });
+    cluster = await startCluster();
+    broker = { bootstrap: cluster.bootstrap, port: cluster.brokers[0]!.port, dataDir: cluster.dataDir };
     kafka = new Kafka({ clientId: 'tributary-admin-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 3 } });
     admin = kafka.admin();
     await admin.connect();
@@ -34,7 +39,7 @@ describe('admin APIs with real clients', { timeout: 240_000 }, () => {
 
   after(async () => {
     await admin?.disconnect();
-    await broker?.cleanup();
+    await cluster?.stop();
   });
 
   async function topicWithRecords(topic: string, partitions = 1): Promise<void> {

@@ -1,0 +1,463 @@
+/**
+ * A Raft voter as a pure, event-driven state machine (KRaft-style, pull-based).
+ *
+ * Inputs: `tick(nowMs)`, `receive(message, nowMs)`, `propose(data, nowMs)`.
+ * Outputs: the messages to send (returned by tick/receive) and writes to the
+ * injected RaftStorage (quorum state is durable at once; appends when flushed).
+ * No clock, timer, randomness or I/O of its own: time is `nowMs`, randomness
+ * the injected `Random` (election timeouts only).
+ *
+ * Replication is pulled, as in KRaft: followers send Fetch(fetchOffset,
+ * lastFetchedEpoch); the leader checks them against its log and answers with
+ * entries, or with a diverging epoch that tells the follower where to truncate.
+ */
+import { invariant, unreachable } from '../../util/assert.js';
+import type { Random } from '../../util/random.js';
+import { CandidateState, FollowerState, LeaderState, ProspectiveState, UnattachedState, type RoleState } from './roles.js';
+import { endOffsetForEpoch, lastEpochOf, type RaftStorage } from './storage.js';
+import {
+  checkQuorumTimeoutMs,
+  type BeginQuorumEpoch,
+  type FetchError,
+  type FetchRequest,
+  type FetchResponse,
+  type NodeId,
+  type OffsetAndEpoch,
+  type Outbound,
+  type ProposeResult,
+  type RaftConfig,
+  type RaftEntry,
+  type RaftMessage,
+  type VoteRequest,
+  type VoteResponse,
+} from './types.js';
+
+const EMPTY = new Uint8Array(0);
+
+export class RaftNode {
+  private role: RoleState;
+  private hw = 0;
+  private nowMs: number;
+  private out: Outbound[] = [];
+
+  constructor(
+    private readonly config: RaftConfig,
+    private readonly log: RaftStorage,
+    private readonly random: Random,
+    nowMs: number,
+  ) {
+    validateConfig(config);
+    this.nowMs = nowMs;
+    const qs = log.readQuorumState();
+    // A restarted node knows its epoch and vote, not its leader (KRaft keeps "Voted"/"Unattached").
+    this.role = new UnattachedState(qs.epoch, qs.votedFor, nowMs + this.electionTimeout());
+  }
+
+  get nodeId(): NodeId {
+    return this.config.nodeId;
+  }
+  get epoch(): number {
+    return this.role.epoch;
+  }
+  get roleName(): RoleState['name'] {
+    return this.role.name;
+  }
+  get leaderId(): NodeId | null {
+    if (this.role instanceof LeaderState) return this.config.nodeId;
+    if (this.role instanceof FollowerState) return this.role.leaderId;
+    return null;
+  }
+  /** Offset after the last committed entry this node knows of; never goes back while the node runs. */
+  get highWatermark(): number {
+    return this.hw;
+  }
+  get endOffset(): number {
+    return this.log.endOffset;
+  }
+
+  /** The leader we follow only while it is alive to us: a timed-out follower must not send voters back to a dead leader. */
+  private liveLeaderId(): NodeId | null {
+    const role = this.role;
+    if (role instanceof LeaderState) return this.config.nodeId;
+    if (role instanceof FollowerState && role.leaderAlive(this.nowMs, this.config.fetchTimeoutMs)) return role.leaderId;
+    return null;
+  }
+
+  /** Committed entries from `fromOffset` (up to `countMax`). */
+  readCommitted(fromOffset: number, countMax: number): RaftEntry[] {
+    if (fromOffset >= this.hw) return [];
+    return this.log.read(fromOffset, Math.min(countMax, this.hw - fromOffset));
+  }
+
+  tick(nowMs: number): Outbound[] {
+    this.advanceTime(nowMs);
+    const role = this.role;
+    switch (role.name) {
+      case 'unattached':
+        if (nowMs >= role.electionDeadlineMs) this.becomeProspective();
+        break;
+      case 'follower':
+        this.tickFollower(role);
+        break;
+      case 'prospective':
+        if (nowMs >= role.electionDeadlineMs) this.becomeProspective();
+        else this.sendVoteRequests(role.tally.due(nowMs, this.config.requestTimeoutMs), true);
+        break;
+      case 'candidate':
+        if (nowMs >= role.electionDeadlineMs) this.becomeProspective();
+        else this.sendVoteRequests(role.tally.due(nowMs, this.config.requestTimeoutMs), false);
+        break;
+      case 'leader':
+        this.tickLeader(role);
+        break;
+      default:
+        unreachable(role, 'role');
+    }
+    return this.drain();
+  }
+
+  receive(message: RaftMessage, nowMs: number): Outbound[] {
+    this.advanceTime(nowMs);
+    if (message.from === this.config.nodeId || !this.config.voters.includes(message.from)) return this.drain();
+    if (message.epoch > this.role.epoch) this.observeHigherEpoch(message);
+    switch (message.type) {
+      case 'vote':
+        this.handleVote(message);
+        break;
+      case 'voteResponse':
+        this.handleVoteResponse(message);
+        break;
+      case 'beginQuorumEpoch':
+        this.handleBeginQuorumEpoch(message);
+        break;
+      case 'fetch':
+        this.handleFetch(message);
+        break;
+      case 'fetchResponse':
+        this.handleFetchResponse(message);
+        break;
+      default:
+        unreachable(message, 'message');
+    }
+    return this.drain();
+  }
+
+  /** Appends entries at the leader; they commit once a majority has them durably. */
+  propose(data: readonly Uint8Array[], nowMs: number): ProposeResult {
+    this.advanceTime(nowMs);
+    const role = this.role;
+    if (!(role instanceof LeaderState)) return { ok: false, error: 'not_leader', leaderId: this.leaderId };
+    if (data.length === 0 || data.length > this.config.fetchEntriesMax) return { ok: false, error: 'invalid_request', leaderId: this.leaderId };
+    if (this.log.endOffset - this.hw + data.length > this.config.uncommittedEntriesMax) return { ok: false, error: 'busy', leaderId: this.leaderId };
+    const baseOffset = this.log.endOffset;
+    this.log.append(data.map((d) => ({ epoch: role.epoch, kind: 'data' as const, data: d })));
+    if (this.config.voters.length === 1) this.flushAndAdvance(role);
+    return { ok: true, epoch: role.epoch, baseOffset, lastOffset: this.log.endOffset - 1 };
+  }
+
+  // ---- time and transitions -------------------------------------------------------------
+
+  private advanceTime(nowMs: number): void {
+    invariant(nowMs >= this.nowMs, `time never goes back (${this.nowMs} -> ${nowMs})`);
+    this.nowMs = nowMs;
+  }
+
+  private electionTimeout(): number {
+    return this.config.electionTimeoutMs + this.random.int(this.config.electionTimeoutMs);
+  }
+
+  private drain(): Outbound[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  private send(to: NodeId, message: RaftMessage): void {
+    this.out.push({ to, message });
+  }
+
+  private persist(epoch: number, votedFor: NodeId | null): void {
+    const current = this.log.readQuorumState();
+    if (current.epoch !== epoch || current.votedFor !== votedFor) this.log.writeQuorumState({ epoch, votedFor });
+  }
+
+  private votedFor(): NodeId | null {
+    return this.role.votedFor;
+  }
+
+  private becomeUnattached(epoch: number, votedFor: NodeId | null): void {
+    invariant(epoch >= this.role.epoch, 'epochs only grow');
+    this.persist(epoch, votedFor);
+    this.role = new UnattachedState(epoch, votedFor, this.nowMs + this.electionTimeout());
+  }
+
+  /** `heard`: the leader itself told us (BeginQuorumEpoch, FetchResponse), not another voter. */
+  private becomeFollower(epoch: number, leaderId: NodeId, heard: boolean): void {
+    invariant(epoch >= this.role.epoch, 'epochs only grow');
+    invariant(leaderId !== this.config.nodeId, 'a node does not follow itself');
+    invariant(!(this.role instanceof LeaderState && this.role.epoch === epoch), 'a leader never follows another in its own epoch');
+    const votedFor = epoch === this.role.epoch ? this.votedFor() : null;
+    this.persist(epoch, votedFor);
+    this.role = new FollowerState(epoch, leaderId, votedFor, this.nowMs, heard);
+    this.sendFetch(this.role);
+  }
+
+  private becomeProspective(): void {
+    const epoch = this.role.epoch;
+    const role = new ProspectiveState(epoch, this.votedFor(), this.nowMs + this.electionTimeout(), this.config.nodeId, this.config.voters);
+    this.role = role;
+    if (role.tally.hasMajority()) return this.becomeCandidate();
+    this.sendVoteRequests(role.tally.due(this.nowMs, this.config.requestTimeoutMs), true);
+  }
+
+  private becomeCandidate(): void {
+    const epoch = this.role.epoch + 1;
+    this.persist(epoch, this.config.nodeId);
+    const role = new CandidateState(epoch, this.nowMs + this.electionTimeout(), this.config.nodeId, this.config.voters);
+    this.role = role;
+    if (role.tally.hasMajority()) return this.becomeLeader();
+    this.sendVoteRequests(role.tally.due(this.nowMs, this.config.requestTimeoutMs), false);
+  }
+
+  private becomeLeader(): void {
+    invariant(this.role instanceof CandidateState, 'only a candidate becomes leader');
+    const epoch = this.role.epoch;
+    const role = new LeaderState(epoch, this.config.nodeId, this.config.voters, this.log.endOffset, this.nowMs);
+    this.role = role;
+    // KRaft's LeaderChange control record: an entry of the new epoch, whose commit also commits everything before it.
+    this.log.append([{ epoch, kind: 'leader_change', data: EMPTY }]);
+    this.flushAndAdvance(role);
+    this.sendBeginQuorumEpoch(role);
+  }
+
+  /** Any message from a later epoch: follow its leader if the message names one, else wait unattached. */
+  private observeHigherEpoch(message: RaftMessage): void {
+    let leader: NodeId | null = null;
+    if (message.type === 'beginQuorumEpoch') leader = message.from;
+    else if (message.type === 'fetchResponse' || message.type === 'voteResponse') leader = message.leaderId;
+    if (leader !== null && leader !== this.config.nodeId) this.becomeFollower(message.epoch, leader, leader === message.from);
+    else this.becomeUnattached(message.epoch, null);
+  }
+
+  // ---- elections ----------------------------------------------------------------------
+
+  private sendVoteRequests(to: readonly NodeId[], preVote: boolean): void {
+    const lastEpoch = lastEpochOf(this.log);
+    for (const v of to) {
+      this.send(v, { type: 'vote', from: this.config.nodeId, epoch: this.role.epoch, preVote, lastEpoch, endOffset: this.log.endOffset });
+    }
+  }
+
+  private handleVote(req: VoteRequest): void {
+    const granted = req.epoch === this.role.epoch && this.wouldGrant(req);
+    if (granted && !req.preVote) {
+      // Durable before the answer leaves (writeQuorumState returns only when it is on disk).
+      this.becomeUnattached(this.role.epoch, req.from);
+    }
+    const response: VoteResponse = {
+      type: 'voteResponse',
+      from: this.config.nodeId,
+      epoch: this.role.epoch,
+      preVote: req.preVote,
+      granted,
+      leaderId: this.liveLeaderId(),
+    };
+    this.send(req.from, response);
+  }
+
+  private wouldGrant(req: VoteRequest): boolean {
+    const lastEpoch = lastEpochOf(this.log);
+    const logOk = req.lastEpoch > lastEpoch || (req.lastEpoch === lastEpoch && req.endOffset >= this.log.endOffset);
+    if (!logOk) return false;
+    const role = this.role;
+    if (req.preVote) {
+      // Pre-vote: refuse while we have a live leader, so a rejoining node cannot disrupt it.
+      if (role instanceof LeaderState) return false;
+      if (role instanceof FollowerState) return !role.leaderAlive(this.nowMs, this.config.fetchTimeoutMs);
+      return true;
+    }
+    if (role instanceof UnattachedState || role instanceof ProspectiveState) return role.votedFor === null || role.votedFor === req.from;
+    return false; // follower (a leader exists in this epoch), candidate or leader (voted for itself)
+  }
+
+  private handleVoteResponse(resp: VoteResponse): void {
+    const role = this.role;
+    if (resp.epoch !== role.epoch) return;
+    if (resp.leaderId !== null && resp.leaderId !== this.config.nodeId && (role instanceof ProspectiveState || role instanceof CandidateState || role instanceof UnattachedState)) {
+      return this.becomeFollower(role.epoch, resp.leaderId, false);
+    }
+    if (!resp.granted) return;
+    if (role instanceof ProspectiveState && resp.preVote) {
+      role.tally.grant(resp.from);
+      if (role.tally.hasMajority()) this.becomeCandidate();
+    } else if (role instanceof CandidateState && !resp.preVote) {
+      role.tally.grant(resp.from);
+      if (role.tally.hasMajority()) this.becomeLeader();
+    }
+  }
+
+  private handleBeginQuorumEpoch(msg: BeginQuorumEpoch): void {
+    const role = this.role;
+    if (msg.epoch !== role.epoch) return;
+    if (role instanceof FollowerState) {
+      invariant(role.leaderId === msg.from, `one leader per epoch: ${role.leaderId} and ${msg.from} in epoch ${role.epoch}`);
+      role.heard(this.nowMs);
+      return;
+    }
+    invariant(!(role instanceof LeaderState), `one leader per epoch: ${this.config.nodeId} and ${msg.from} in epoch ${role.epoch}`);
+    this.becomeFollower(role.epoch, msg.from, true);
+  }
+
+  // ---- replication: leader side -------------------------------------------------------
+
+  private tickLeader(role: LeaderState): void {
+    this.flushAndAdvance(role);
+    if (!role.hasQuorum(this.nowMs, checkQuorumTimeoutMs(this.config))) {
+      // Check-quorum: resign; we voted for ourselves in this epoch, so we cannot lead it again.
+      this.becomeUnattached(role.epoch, this.config.nodeId);
+      return;
+    }
+    this.sendBeginQuorumEpoch(role);
+  }
+
+  /** (Re)announce the epoch to voters that are not fetching from us. */
+  private sendBeginQuorumEpoch(role: LeaderState): void {
+    const quietMs = this.config.fetchBackoffMs + this.config.requestTimeoutMs;
+    for (const [id, r] of role.replicas) {
+      const fetching = r.lastFetchMs !== null && this.nowMs - r.lastFetchMs < quietMs;
+      const recentlySent = r.lastBeginSentMs !== null && this.nowMs - r.lastBeginSentMs < this.config.requestTimeoutMs;
+      if (fetching || recentlySent) continue;
+      r.lastBeginSentMs = this.nowMs;
+      this.send(id, { type: 'beginQuorumEpoch', from: this.config.nodeId, epoch: role.epoch });
+    }
+  }
+
+  private flushAndAdvance(role: LeaderState): void {
+    this.log.flush();
+    this.advanceLeaderHighWatermark(role);
+  }
+
+  /** Commit rule: a majority has the offset durably AND the entry before it is of our epoch. */
+  private advanceLeaderHighWatermark(role: LeaderState): void {
+    const m = role.majorityEndOffset(this.log.flushedEndOffset);
+    if (m <= this.hw) return;
+    const entry = this.log.entryAt(m - 1);
+    invariant(entry !== undefined, `the leader has entry ${m - 1}`);
+    if (entry.epoch !== role.epoch) return;
+    invariant(m > role.epochStartOffset, 'a current-epoch entry is after the epoch start');
+    this.hw = m;
+  }
+
+  private fetchResponse(req: FetchRequest, error: FetchError, rest: Partial<Pick<FetchResponse, 'entries' | 'divergingEpoch'>> = {}): FetchResponse {
+    return {
+      type: 'fetchResponse',
+      from: this.config.nodeId,
+      epoch: this.role.epoch,
+      error,
+      leaderId: this.leaderId,
+      fetchOffset: req.fetchOffset,
+      lastFetchedEpoch: req.lastFetchedEpoch,
+      highWatermark: this.hw,
+      entries: rest.entries ?? [],
+      divergingEpoch: rest.divergingEpoch ?? null,
+    };
+  }
+
+  private handleFetch(req: FetchRequest): void {
+    const role = this.role;
+    if (req.epoch < role.epoch) return this.send(req.from, this.fetchResponse(req, 'fenced_epoch'));
+    if (!(role instanceof LeaderState)) return this.send(req.from, this.fetchResponse(req, 'not_leader'));
+    if (!Number.isSafeInteger(req.fetchOffset) || req.fetchOffset < 0 || req.lastFetchedEpoch < 0 || req.lastFetchedEpoch > role.epoch) return;
+    const replica = role.replica(req.from);
+    replica.lastFetchMs = this.nowMs;
+    if (req.fetchOffset > 0) {
+      const ours = endOffsetForEpoch(this.log, req.lastFetchedEpoch);
+      if (ours.epoch !== req.lastFetchedEpoch || ours.offset < req.fetchOffset) {
+        return this.send(req.from, this.fetchResponse(req, 'none', { divergingEpoch: ours }));
+      }
+    }
+    // The follower's log equals ours below fetchOffset (same offset and epoch => same prefix).
+    replica.endOffset = req.fetchOffset;
+    this.advanceLeaderHighWatermark(role);
+    const entries = this.log.read(req.fetchOffset, this.config.fetchEntriesMax);
+    this.send(req.from, this.fetchResponse(req, 'none', { entries }));
+  }
+
+  // ---- replication: follower side -----------------------------------------------------
+
+  private tickFollower(role: FollowerState): void {
+    if (this.nowMs - role.fetchTimerStartMs >= this.config.fetchTimeoutMs) return this.becomeProspective();
+    const inFlight = role.fetchSentMs !== null && this.nowMs - role.fetchSentMs < this.config.requestTimeoutMs;
+    if (!inFlight && this.nowMs >= role.nextFetchMs) this.sendFetch(role);
+  }
+
+  private sendFetch(role: FollowerState): void {
+    role.fetchSentMs = this.nowMs;
+    this.send(role.leaderId, {
+      type: 'fetch',
+      from: this.config.nodeId,
+      epoch: role.epoch,
+      fetchOffset: this.log.endOffset,
+      lastFetchedEpoch: lastEpochOf(this.log),
+    });
+  }
+
+  private handleFetchResponse(resp: FetchResponse): void {
+    let role = this.role;
+    if (resp.epoch !== role.epoch) return; // stale (a later epoch was handled by observeHigherEpoch)
+    if (!(role instanceof FollowerState)) {
+      // Someone in our epoch knows the leader (we may be prospective/candidate/unattached).
+      if (role instanceof LeaderState || resp.leaderId === null || resp.leaderId === this.config.nodeId) return;
+      this.becomeFollower(role.epoch, resp.leaderId, resp.leaderId === resp.from);
+      role = this.role;
+      if (!(role instanceof FollowerState)) return;
+    }
+    if (resp.error !== 'none' || resp.from !== role.leaderId) return;
+    // Only the answer to our current position counts; duplicates and reordered answers are dropped.
+    if (resp.fetchOffset !== this.log.endOffset || resp.lastFetchedEpoch !== lastEpochOf(this.log)) return;
+    role.heard(this.nowMs);
+    role.fetchSentMs = null;
+    if (resp.divergingEpoch !== null) {
+      this.truncateToEndOffset(resp.divergingEpoch);
+      return this.sendFetch(role);
+    }
+    this.appendAsFollower(role, resp.entries);
+    // Our log now equals the leader's up to our end offset, so its commits up to there are ours.
+    const hw = Math.min(resp.highWatermark, this.log.endOffset);
+    if (hw > this.hw) this.hw = hw;
+    if (resp.entries.length > 0) this.sendFetch(role);
+    else role.nextFetchMs = this.nowMs + this.config.fetchBackoffMs;
+  }
+
+  private appendAsFollower(role: FollowerState, entries: readonly RaftEntry[]): void {
+    if (entries.length === 0) return;
+    for (const e of entries) {
+      // Bytes from the network are validated, not asserted: a bad entry ends this response's use.
+      if (!Number.isSafeInteger(e.epoch) || e.epoch < lastEpochOf(this.log) || e.epoch > role.epoch) return;
+      this.log.append([e]);
+    }
+    // Followers flush before their next fetch, so the offset they report is durable.
+    this.log.flush();
+  }
+
+  /** KRaft's truncateToEndOffset: cut back to where our log and the leader's agree. */
+  private truncateToEndOffset(diverging: OffsetAndEpoch): void {
+    let target: number;
+    if (diverging.epoch === 0) {
+      target = Math.min(diverging.offset, this.log.endOffset);
+    } else {
+      const local = endOffsetForEpoch(this.log, diverging.epoch);
+      target = local.epoch === diverging.epoch ? Math.min(local.offset, diverging.offset) : local.offset;
+    }
+    invariant(target < this.log.endOffset, `a divergence truncates (to ${target}, end ${this.log.endOffset})`);
+    invariant(target >= this.hw, `committed entries are never truncated (to ${target}, high watermark ${this.hw})`);
+    this.log.truncateTo(target);
+  }
+}
+
+function validateConfig(c: RaftConfig): void {
+  invariant(c.voters.length > 0 && new Set(c.voters).size === c.voters.length, 'voters are distinct and not empty');
+  invariant(c.voters.includes(c.nodeId), `node ${c.nodeId} is one of the voters`);
+  invariant(c.electionTimeoutMs > 0 && c.fetchTimeoutMs > 0 && c.fetchBackoffMs > 0 && c.requestTimeoutMs > 0, 'timeouts are positive');
+  invariant(c.fetchEntriesMax > 0 && c.uncommittedEntriesMax > 0, 'limits are positive');
+}

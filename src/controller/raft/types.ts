@@ -1,0 +1,127 @@
+/**
+ * Raft (KRaft-style) messages, entries and configuration. Names follow KRaft:
+ * `epoch` is the leader epoch (Raft's "term"), `endOffset` the offset after
+ * the last entry, `highWatermark` the offset after the last committed entry.
+ *
+ * Offsets here are `number` (asserted safe integers): the Raft log is indexed
+ * in memory and the metadata log stays far below 2^53 entries. The
+ * MetadataLog adapter converts to `bigint` at its boundary.
+ */
+
+export type NodeId = number;
+
+/** `leader_change` is the control entry a new leader appends at the start of its epoch (KRaft's LeaderChangeMessage). */
+export type EntryKind = 'data' | 'leader_change';
+
+export interface RaftEntry {
+  readonly epoch: number;
+  readonly kind: EntryKind;
+  readonly data: Uint8Array;
+}
+
+export interface OffsetAndEpoch {
+  readonly offset: number;
+  readonly epoch: number;
+}
+
+/** Vote and pre-vote (KIP-996). A pre-vote asks "would you vote for me at `epoch + 1`?" and changes no state. */
+export interface VoteRequest {
+  readonly type: 'vote';
+  readonly from: NodeId;
+  readonly epoch: number;
+  readonly preVote: boolean;
+  readonly lastEpoch: number;
+  readonly endOffset: number;
+}
+
+export interface VoteResponse {
+  readonly type: 'voteResponse';
+  readonly from: NodeId;
+  readonly epoch: number;
+  readonly preVote: boolean;
+  readonly granted: boolean;
+  /** The leader the responder follows in `epoch`, so a prospective node rejoins instead of waiting. */
+  readonly leaderId: NodeId | null;
+}
+
+/** Sent by a new leader (and resent to voters that are not fetching) so followers know whom to fetch from. */
+export interface BeginQuorumEpoch {
+  readonly type: 'beginQuorumEpoch';
+  readonly from: NodeId;
+  readonly epoch: number;
+}
+
+/** Follower → leader pull, KRaft's Fetch: "I have everything before fetchOffset; my last entry has lastFetchedEpoch". */
+export interface FetchRequest {
+  readonly type: 'fetch';
+  readonly from: NodeId;
+  readonly epoch: number;
+  readonly fetchOffset: number;
+  readonly lastFetchedEpoch: number;
+}
+
+export type FetchError = 'none' | 'fenced_epoch' | 'not_leader';
+
+export interface FetchResponse {
+  readonly type: 'fetchResponse';
+  readonly from: NodeId;
+  readonly epoch: number;
+  readonly error: FetchError;
+  readonly leaderId: NodeId | null;
+  /** Echo of the request, so a stale or duplicated response is recognised. */
+  readonly fetchOffset: number;
+  readonly lastFetchedEpoch: number;
+  readonly highWatermark: number;
+  readonly entries: readonly RaftEntry[];
+  /** Set when the follower's log diverges: the largest epoch ≤ lastFetchedEpoch the leader has, and where it ends. */
+  readonly divergingEpoch: OffsetAndEpoch | null;
+}
+
+export type RaftMessage = VoteRequest | VoteResponse | BeginQuorumEpoch | FetchRequest | FetchResponse;
+
+export interface Outbound {
+  readonly to: NodeId;
+  readonly message: RaftMessage;
+}
+
+export type RaftError = 'not_leader' | 'busy' | 'invalid_request';
+
+export type ProposeResult =
+  | { readonly ok: true; readonly epoch: number; readonly baseOffset: number; readonly lastOffset: number }
+  | { readonly ok: false; readonly error: RaftError; readonly leaderId: NodeId | null };
+
+export interface RaftConfig {
+  readonly nodeId: NodeId;
+  /** Static voter set (`controller.quorum.voters`); every node must be given the same list. */
+  readonly voters: readonly NodeId[];
+  /** Base election timeout; each wait is drawn from [base, 2*base) (`quorum.election.timeout.ms`). */
+  readonly electionTimeoutMs: number;
+  /** A follower that has not heard from its leader for this long starts a pre-vote (`quorum.fetch.timeout.ms`). */
+  readonly fetchTimeoutMs: number;
+  /** An idle follower re-fetches after this long (stands in for the leader's long poll). */
+  readonly fetchBackoffMs: number;
+  /** An unanswered Fetch, Vote or BeginQuorumEpoch is resent after this long. */
+  readonly requestTimeoutMs: number;
+  /** Entries per FetchResponse. */
+  readonly fetchEntriesMax: number;
+  /** Uncommitted entries the leader accepts before answering `busy`. */
+  readonly uncommittedEntriesMax: number;
+}
+
+export const DEFAULT_RAFT_TIMEOUTS = {
+  electionTimeoutMs: 1000,
+  fetchTimeoutMs: 2000,
+  fetchBackoffMs: 50,
+  requestTimeoutMs: 200,
+  fetchEntriesMax: 500,
+  uncommittedEntriesMax: 10_000,
+} as const;
+
+/** KRaft: the leader resigns when a majority has not fetched within 1.5 × fetch timeout. */
+export function checkQuorumTimeoutMs(config: RaftConfig): number {
+  return Math.floor(config.fetchTimeoutMs * 1.5);
+}
+
+export function majorityOf(voterCount: number): number {
+  return Math.floor(voterCount / 2) + 1;
+}

@@ -1,0 +1,316 @@
+/**
+ * The world of the Raft simulation: N RaftNodes on virtual time, a network
+ * that drops, duplicates, delays (hence reorders) and partitions messages,
+ * crashes that lose unflushed writes, and the safety checks run after every
+ * step (see raft-sim.test.ts).
+ */
+import assert from 'node:assert/strict';
+import { SeededRandom } from '../../../src/util/random.js';
+import {
+  DEFAULT_RAFT_TIMEOUTS,
+  InMemoryRaftStorage,
+  RaftNode,
+  majorityOf,
+  type NodeId,
+  type Outbound,
+  type RaftConfig,
+  type RaftEntry,
+  type RaftMessage,
+} from '../../../src/controller/raft/index.js';
+
+export const TICK_MS = 10;
+/** Full re-verification of every committed prefix every this many steps (incremental checks in between). */
+const FULL_CHECK_EVERY_STEPS = 64;
+const TRACE_MAX = 300;
+
+interface InFlight {
+  readonly atMs: number;
+  readonly seq: number;
+  readonly from: NodeId;
+  readonly to: NodeId;
+  readonly message: RaftMessage;
+}
+
+export interface NetworkFaults {
+  dropRate: number;
+  duplicateRate: number;
+  delayMaxMs: number;
+}
+
+export class SimNode {
+  raft: RaftNode | null;
+  /** High watermark seen in this incarnation (it restarts at 0 after a crash: KRaft's HW is volatile). */
+  lastHw = 0;
+  /** Below this the node's log was verified against the committed ledger. */
+  verifiedUpTo = 0;
+  crashes = 0;
+  constructor(
+    readonly id: NodeId,
+    readonly config: RaftConfig,
+    readonly storage: InMemoryRaftStorage,
+    random: SeededRandom,
+  ) {
+    this.raft = new RaftNode(config, storage, random, 0);
+  }
+}
+
+function sameEntry(a: RaftEntry, b: RaftEntry): boolean {
+  return a === b || (a.epoch === b.epoch && a.kind === b.kind && Buffer.compare(a.data, b.data) === 0);
+}
+
+export class SimWorld {
+  readonly random: SeededRandom;
+  readonly nodes: SimNode[] = [];
+  nowMs = 0;
+  steps = 0;
+  net: NetworkFaults = { dropRate: 0, duplicateRate: 0, delayMaxMs: 5 };
+  /** Partition group per node; messages flow only inside a group. */
+  group: number[];
+  private queue: InFlight[] = [];
+  private seq = 0;
+  /** Every committed entry ever observed, by offset. Never changes once written. */
+  readonly ledger: RaftEntry[] = [];
+  readonly leaderOfEpoch = new Map<number, NodeId>();
+  /** Acknowledged proposals: offset -> entry the leader appended. */
+  private readonly acked = new Map<number, RaftEntry>();
+  private readonly trace: string[] = [];
+  stats = { delivered: 0, dropped: 0, duplicated: 0, crashes: 0, partitions: 0, proposalsAcked: 0, maxEpoch: 0 };
+
+  constructor(
+    readonly seed: number,
+    readonly size: number,
+  ) {
+    this.random = new SeededRandom(seed);
+    const voters = Array.from({ length: size }, (_, i) => i + 1);
+    for (const id of voters) {
+      const config: RaftConfig = { ...DEFAULT_RAFT_TIMEOUTS, nodeId: id, voters, fetchEntriesMax: 20 };
+      this.nodes.push(new SimNode(id, config, new InMemoryRaftStorage(), this.random));
+    }
+    this.group = voters.map(() => 0);
+  }
+
+  log(line: string): void {
+    this.trace.push(`${this.nowMs}ms ${line}`);
+    if (this.trace.length > TRACE_MAX) this.trace.shift();
+  }
+
+  traceTail(lines = 40): string {
+    return this.trace.slice(-lines).join('\n');
+  }
+
+  pick<T>(items: readonly T[]): T {
+    const item = items[this.random.int(items.length)];
+    assert.ok(item !== undefined, 'pick from a non-empty list');
+    return item;
+  }
+
+  node(id: NodeId): SimNode {
+    const n = this.nodes[id - 1];
+    assert.ok(n !== undefined);
+    return n;
+  }
+
+  live(): SimNode[] {
+    return this.nodes.filter((n) => n.raft !== null);
+  }
+
+  connected(a: NodeId, b: NodeId): boolean {
+    return this.group[a - 1] === this.group[b - 1];
+  }
+
+  // ---- network ----------------------------------------------------------------------
+
+  private sendAll(from: NodeId, out: readonly Outbound[]): void {
+    for (const o of out) {
+      if (!this.connected(from, o.to) || this.random.next() < this.net.dropRate) {
+        this.stats.dropped++;
+        continue;
+      }
+      this.enqueue(from, o);
+      if (this.random.next() < this.net.duplicateRate) {
+        this.stats.duplicated++;
+        this.enqueue(from, o);
+      }
+    }
+  }
+
+  private enqueue(from: NodeId, o: Outbound): void {
+    const item: InFlight = { atMs: this.nowMs + 1 + this.random.int(this.net.delayMaxMs), seq: this.seq++, from, to: o.to, message: o.message };
+    // Sorted by (atMs, seq); random delays reorder messages.
+    let lo = 0;
+    let hi = this.queue.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const m = this.queue[mid];
+      assert.ok(m !== undefined);
+      if (m.atMs < item.atMs || (m.atMs === item.atMs && m.seq < item.seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    this.queue.splice(lo, 0, item);
+  }
+
+  // ---- running ----------------------------------------------------------------------
+
+  /** One tick: deliver what is due (checking after each), then tick every live node in random order. */
+  step(): void {
+    const end = this.nowMs + TICK_MS;
+    for (;;) {
+      const next = this.queue[0];
+      if (next === undefined || next.atMs > end) break;
+      this.queue.shift();
+      this.nowMs = Math.max(this.nowMs, next.atMs);
+      const dest = this.node(next.to);
+      if (dest.raft === null || !this.connected(next.from, next.to)) {
+        this.stats.dropped++;
+        continue;
+      }
+      this.stats.delivered++;
+      this.sendAll(next.to, dest.raft.receive(next.message, this.nowMs));
+      this.check();
+    }
+    this.nowMs = end;
+    const order = this.live();
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = this.random.int(i + 1);
+      const a = order[i];
+      const b = order[j];
+      assert.ok(a !== undefined && b !== undefined);
+      order[i] = b;
+      order[j] = a;
+    }
+    for (const n of order) {
+      if (n.raft === null) continue;
+      this.sendAll(n.id, n.raft.tick(this.nowMs));
+      this.check();
+    }
+    this.steps++;
+    if (this.steps % FULL_CHECK_EVERY_STEPS === 0) this.check(true);
+  }
+
+  crash(n: SimNode): void {
+    assert.ok(n.raft !== null);
+    const unflushed = n.storage.endOffset - n.storage.flushedEndOffset;
+    const keep = this.random.int(unflushed + 1);
+    this.log(`crash ${n.id} (${n.raft.roleName} epoch ${n.raft.epoch}), keeps ${keep}/${unflushed} unflushed`);
+    n.storage.crash(keep);
+    n.raft = null;
+    n.crashes++;
+    this.stats.crashes++;
+  }
+
+  restart(n: SimNode): void {
+    assert.ok(n.raft === null);
+    this.log(`restart ${n.id}`);
+    n.raft = new RaftNode(n.config, n.storage, this.random, this.nowMs);
+    n.lastHw = 0;
+    n.verifiedUpTo = 0;
+  }
+
+  setPartition(groups: number[]): void {
+    this.group = groups;
+    this.stats.partitions++;
+    this.log(`partition ${groups.join(',')}`);
+  }
+
+  heal(): void {
+    this.group = this.nodes.map(() => 0);
+    this.log('heal');
+  }
+
+  propose(n: SimNode, count: number): { offset: number; epoch: number } | null {
+    if (n.raft === null) return null;
+    const data = Array.from({ length: count }, () => Buffer.from(`s${this.seed}-e${this.seq++}`));
+    const r = n.raft.propose(data, this.nowMs);
+    if (!r.ok) return null;
+    this.stats.proposalsAcked++;
+    data.forEach((d, i) => this.acked.set(r.baseOffset + i, { epoch: r.epoch, kind: 'data', data: d }));
+    this.check();
+    return { offset: r.lastOffset, epoch: r.epoch };
+  }
+
+  leader(): SimNode | null {
+    // The live leader with the highest epoch, if any.
+    let best: SimNode | null = null;
+    for (const n of this.live()) {
+      if (n.raft?.roleName === 'leader' && (best?.raft === null || best === null || n.raft.epoch > (best.raft?.epoch ?? -1))) best = n;
+    }
+    return best;
+  }
+
+  // ---- invariants -------------------------------------------------------------------
+
+  check(full = false): void {
+    for (const n of this.live()) {
+      const raft = n.raft;
+      assert.ok(raft !== null);
+      this.stats.maxEpoch = Math.max(this.stats.maxEpoch, raft.epoch);
+      if (raft.roleName === 'leader') {
+        const prev = this.leaderOfEpoch.get(raft.epoch);
+        assert.ok(prev === undefined || prev === n.id, `two leaders in epoch ${raft.epoch}: ${prev} and ${n.id}`);
+        if (prev === undefined) this.log(`leader ${n.id} epoch ${raft.epoch}`);
+        this.leaderOfEpoch.set(raft.epoch, n.id);
+      }
+      const hw = raft.highWatermark;
+      assert.ok(hw >= n.lastHw, `the high watermark of node ${n.id} went back from ${n.lastHw} to ${hw}`);
+      assert.ok(hw <= n.storage.endOffset, `node ${n.id}: high watermark ${hw} beyond its log end ${n.storage.endOffset}`);
+      n.lastHw = hw;
+      this.checkCommittedPrefix(n, hw, full);
+    }
+    for (const n of this.live()) {
+      // Leader completeness: a leader holds every committed entry.
+      if (n.raft?.roleName === 'leader') this.checkHolds(n, n.storage.endOffset, full, `leader ${n.id} (epoch ${n.raft.epoch})`);
+    }
+    this.checkMajorityDurable(full);
+  }
+
+  /** Entries below a node's high watermark are the committed ones; new ones extend the ledger. */
+  private checkCommittedPrefix(n: SimNode, hw: number, full: boolean): void {
+    const from = full ? 0 : Math.min(n.verifiedUpTo, hw);
+    for (let offset = from; offset < hw; offset++) {
+      const entry = n.storage.entryAt(offset);
+      assert.ok(entry !== undefined, `node ${n.id} lacks entry ${offset} below its high watermark ${hw}`);
+      const known = this.ledger[offset];
+      if (known === undefined) {
+        assert.equal(offset, this.ledger.length, 'the ledger grows contiguously');
+        const acked = this.acked.get(offset);
+        if (acked !== undefined && acked.epoch === entry.epoch) {
+          assert.ok(sameEntry(acked, entry), `committed entry ${offset} differs from what the epoch-${entry.epoch} leader acknowledged`);
+        }
+        this.ledger.push(entry);
+      } else {
+        assert.ok(sameEntry(known, entry), `committed entry ${offset} changed on node ${n.id} (epoch ${known.epoch} -> ${entry.epoch})`);
+      }
+    }
+    n.verifiedUpTo = hw;
+  }
+
+  /** `n`'s log up to `end` (capped by the ledger) matches the ledger; the ledger fits in `end`. */
+  private checkHolds(n: SimNode, end: number, full: boolean, who: string): void {
+    assert.ok(end >= this.ledger.length, `${who} ends at ${end}, before the committed offset ${this.ledger.length}`);
+    const from = full ? 0 : Math.max(0, this.ledger.length - 4);
+    for (let offset = from; offset < this.ledger.length; offset++) {
+      const e = n.storage.entryAt(offset);
+      const c = this.ledger[offset];
+      assert.ok(e !== undefined && c !== undefined && sameEntry(c, e), `${who} lost or changed committed entry ${offset}`);
+    }
+  }
+
+  /** Every committed entry is durable on a majority (crashed nodes included: their disks remain). */
+  private checkMajorityDurable(full: boolean): void {
+    const len = this.ledger.length;
+    if (len === 0) return;
+    let holders = 0;
+    for (const n of this.nodes) {
+      if (n.storage.flushedEndOffset < len) continue;
+      const from = full ? 0 : len - 1;
+      let ok = true;
+      for (let offset = from; offset < len && ok; offset++) {
+        const e = n.storage.entryAt(offset);
+        const c = this.ledger[offset];
+        ok = e !== undefined && c !== undefined && sameEntry(c, e);
+      }
+      if (ok) holders++;
+    }
+    assert.ok(holders >= majorityOf(this.nodes.length), `only ${holders} of ${this.nodes.length} nodes hold the ${len} committed entries durably`);
+  }
+}
