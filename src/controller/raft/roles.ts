@@ -3,10 +3,12 @@
  * `ProspectiveState`, `CandidateState`, `LeaderState`). Each holds only that
  * role's volatile state; transitions and messages live in raft-node.ts.
  *
- *   unattached ──timeout──▶ prospective ──pre-vote majority──▶ candidate (epoch+1) ──vote majority──▶ leader
- *        ▲                      │  ▲                               │                                   │
- *        │      learns leader   ▼  │ fetch timeout                 │ timeout: back to prospective      │ check-quorum fails:
- *        └──── higher epoch ── follower ◀──────── learns the leader of its epoch ◀──────────────────┘ resigns (unattached)
+ *   unattached --election timeout--> prospective --pre-vote majority--> candidate (epoch+1) --vote majority--> leader
+ *   follower   --fetch timeout-----> prospective --timeout--> prospective (new round)
+ *   candidate  --election timeout--> prospective
+ *   leader     --check-quorum fails--> unattached (same epoch, voted for itself: cannot lead it again)
+ *   any role   --message with a higher epoch--> follower (if it names the leader) or unattached
+ *   unattached/prospective/candidate --learns the leader of its epoch--> follower
  */
 import { invariant } from '../../util/assert.js';
 import { majorityOf, type NodeId } from './types.js';

@@ -12,11 +12,19 @@
  *    watermark, every leader holds all of them, a majority holds them durably;
  *  - an acknowledged proposal that commits in its epoch is what was proposed;
  *  - a node's high watermark never goes back (per incarnation: it is volatile).
+ * Right after every leader's tick: check-quorum — a leader that has led for
+ * 1.5 x fetch timeout and received nothing from a majority in that window
+ * has resigned.
  * Then the faults stop with a majority connected (a minority may stay down
  * or cut off): a leader is elected and a new entry commits within 20 s.
+ * Finally everyone restarts and reconnects for 6 s: unless a returning node
+ * already has a higher epoch, the leader keeps its epoch (pre-vote), and every
+ * node ends with the leader's log and high watermark.
  *
- * SEED=n replays one seed; SIM_SEEDS sets how many run (default 100). The
- * seed is printed on failure; run-seeds.mjs runs any number.
+ * SEED=n replays one seed (SIM_TRACE=1 adds the last events to the failure);
+ * SIM_SEEDS sets how many run (default 500, about 9 s here: issue 6 asks CI
+ * for at least 500). The seed is printed on failure; run-seeds.mjs runs any
+ * number.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +32,7 @@ import { simulate } from './sim-run.js';
 
 describe('raft simulation', () => {
   const only = process.env['SEED'];
-  const seeds = only !== undefined ? [Number(only)] : Array.from({ length: Number(process.env['SIM_SEEDS'] ?? 100) }, (_, i) => i + 1);
+  const seeds = only !== undefined ? [Number(only)] : Array.from({ length: Number(process.env['SIM_SEEDS'] ?? 500) }, (_, i) => i + 1);
 
   it(`${seeds.length} seeded fault schedules keep Raft safe and live`, () => {
     let crashes = 0;

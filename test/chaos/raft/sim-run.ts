@@ -1,11 +1,13 @@
-/** The Raft simulation driver (see raft-sim.test.ts): a fault phase, then a stable phase that must make progress. */
+/** The Raft simulation driver (see raft-sim.test.ts): a fault phase, a stable phase that must make progress, then everyone rejoins. */
 import assert from 'node:assert/strict';
 import { majorityOf } from '../../../src/controller/raft/index.js';
-import { SimWorld, TICK_MS, type SimNode } from './sim-world.js';
+import { SimWorld, type SimNode } from './sim-world.js';
 
 export const FAULT_PHASE_MS = 15_000;
 /** After the faults stop: time allowed to elect a leader and commit a new entry. */
 export const LIVENESS_BOUND_MS = 20_000;
+/** Then everyone rejoins: time to catch up (the restarted wait up to 2 election timeouts before asking). */
+export const REJOIN_MS = 6_000;
 
 export interface SimResult {
   readonly world: SimWorld;
@@ -19,13 +21,14 @@ function randomPartition(w: SimWorld): number[] {
   return w.nodes.map(() => w.random.int(groups));
 }
 
-function injectFaults(w: SimWorld): void {
+/** `chaos` scales the fault rates per seed (0.5x..4x), so some schedules are calm and some violent. */
+function injectFaults(w: SimWorld, chaos: number): void {
   const r = w.random;
   for (const n of w.nodes) {
-    if (n.raft !== null && r.next() < 0.002) w.crash(n);
+    if (n.raft !== null && r.next() < 0.002 * chaos) w.crash(n);
     else if (n.raft === null && r.next() < 0.01) w.restart(n);
   }
-  if (r.next() < 0.003) w.setPartition(randomPartition(w));
+  if (r.next() < 0.003 * chaos) w.setPartition(randomPartition(w));
   else if (r.next() < 0.004) w.heal();
   if (r.next() < 0.002) {
     w.net = { dropRate: r.next() * 0.3, duplicateRate: r.next() * 0.15, delayMaxMs: 1 + r.int(150) };
@@ -34,7 +37,7 @@ function injectFaults(w: SimWorld): void {
   if (r.next() < 0.15) {
     // Clients propose to whoever they think leads; non-leaders refuse.
     const live = w.live();
-    if (live.length > 0) w.propose(w.pick(live), 1 + r.int(3));
+    if (live.length > 0) w.propose(w.pick(live), 1 + r.int(Math.min(3, w.nodes[0]?.config.fetchEntriesMax ?? 1)));
   }
 }
 
@@ -67,6 +70,29 @@ function stabilise(w: SimWorld): SimNode[] {
   return w.nodes.filter((n) => !out.includes(n));
 }
 
+/**
+ * Everyone comes back (restarted, reconnected). Pre-vote: a rejoining node whose epoch is not
+ * above the leader's must not disturb it. Then every node catches up to the leader's log.
+ */
+function rejoin(w: SimWorld, leader: SimNode): void {
+  const raft = leader.raft;
+  assert.ok(raft !== null);
+  const epoch = raft.epoch;
+  for (const n of w.nodes) if (n.raft === null) w.restart(n);
+  const disruptable = w.nodes.some((n) => (n.raft?.epoch ?? 0) > epoch);
+  w.heal();
+  const untilMs = w.nowMs + REJOIN_MS;
+  while (w.nowMs < untilMs) {
+    w.step();
+    if (!disruptable) assert.ok(leader.raft === raft && raft.roleName === 'leader' && raft.epoch === epoch, `a rejoining node disturbed leader ${leader.id} of epoch ${epoch}`);
+  }
+  if (disruptable || raft.roleName !== 'leader') return;
+  for (const n of w.nodes) {
+    assert.equal(n.storage.endOffset, leader.storage.endOffset, `node ${n.id} caught up with the leader's log`);
+    assert.equal(n.raft?.highWatermark, raft.highWatermark, `node ${n.id} caught up with the leader's high watermark`);
+  }
+}
+
 export function simulate(seed: number): SimResult {
   let world: SimWorld | null = null;
   try {
@@ -84,9 +110,10 @@ function run(seed: number, expose: (w: SimWorld) => void): SimResult {
   const w = new SimWorld(seed, size);
   expose(w);
   w.net = { dropRate: w.random.next() * 0.2, duplicateRate: w.random.next() * 0.1, delayMaxMs: 1 + w.random.int(100) };
+  const chaos = 0.5 + w.random.next() * 3.5;
   while (w.nowMs < FAULT_PHASE_MS) {
     w.step();
-    injectFaults(w);
+    injectFaults(w, chaos);
   }
   const majority = stabilise(w);
   const stableFromMs = w.nowMs;
@@ -103,12 +130,12 @@ function run(seed: number, expose: (w: SimWorld) => void): SimResult {
     }
     const committed = w.ledger[probe.offset];
     if (committed !== undefined && committed.epoch === probe.epoch) {
+      const recoveryMs = w.nowMs - stableFromMs;
+      rejoin(w, leader);
       w.check(true);
-      return { world: w, recoveryMs: w.nowMs - stableFromMs };
+      return { world: w, recoveryMs };
     }
   }
   assert.fail(`no entry committed within ${LIVENESS_BOUND_MS} ms after the faults stopped (majority ${majority.map((n) => n.id).join(',')}, ` +
     `leader ${w.leader()?.id ?? 'none'}, epochs ${w.nodes.map((n) => `${n.id}:${n.raft?.roleName ?? 'down'}@${n.raft?.epoch ?? '-'}`).join(' ')})`);
 }
-
-export { TICK_MS };

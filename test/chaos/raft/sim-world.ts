@@ -10,6 +10,7 @@ import {
   DEFAULT_RAFT_TIMEOUTS,
   InMemoryRaftStorage,
   RaftNode,
+  checkQuorumTimeoutMs,
   majorityOf,
   type NodeId,
   type Outbound,
@@ -71,9 +72,14 @@ export class SimWorld {
   /** Every committed entry ever observed, by offset. Never changes once written. */
   readonly ledger: RaftEntry[] = [];
   readonly leaderOfEpoch = new Map<number, NodeId>();
+  /** When each epoch's leader was first seen leading. */
+  private readonly leaderSinceMs = new Map<number, number>();
   /** Acknowledged proposals: offset -> entry the leader appended. */
   private readonly acked = new Map<number, RaftEntry>();
   private readonly trace: string[] = [];
+  /** Per node: since when it has been cut off from a majority of live voters (null while connected). */
+  /** `${to}<${from}` -> when `to` last received anything from `from` (this incarnation). */
+  private readonly lastContactMs = new Map<string, number>();
   stats = { delivered: 0, dropped: 0, duplicated: 0, crashes: 0, partitions: 0, proposalsAcked: 0, maxEpoch: 0 };
 
   constructor(
@@ -82,8 +88,10 @@ export class SimWorld {
   ) {
     this.random = new SeededRandom(seed);
     const voters = Array.from({ length: size }, (_, i) => i + 1);
+    // Small fetch sizes split catch-up into many rounds (and expose commit-rule mistakes).
+    const fetchEntriesMax = [1, 2, 5, 20][this.random.int(4)] ?? 20;
     for (const id of voters) {
-      const config: RaftConfig = { ...DEFAULT_RAFT_TIMEOUTS, nodeId: id, voters, fetchEntriesMax: 20 };
+      const config: RaftConfig = { ...DEFAULT_RAFT_TIMEOUTS, nodeId: id, voters, fetchEntriesMax };
       this.nodes.push(new SimNode(id, config, new InMemoryRaftStorage(), this.random));
     }
     this.group = voters.map(() => 0);
@@ -165,6 +173,7 @@ export class SimWorld {
         continue;
       }
       this.stats.delivered++;
+      this.lastContactMs.set(`${next.to}<${next.from}`, this.nowMs);
       this.sendAll(next.to, dest.raft.receive(next.message, this.nowMs));
       this.check();
     }
@@ -181,6 +190,7 @@ export class SimWorld {
     for (const n of order) {
       if (n.raft === null) continue;
       this.sendAll(n.id, n.raft.tick(this.nowMs));
+      this.checkQuorumHonoured(n);
       this.check();
     }
     this.steps++;
@@ -203,6 +213,7 @@ export class SimWorld {
     this.log(`restart ${n.id}`);
     n.raft = new RaftNode(n.config, n.storage, this.random, this.nowMs);
     n.lastHw = 0;
+    for (const v of this.nodes) this.lastContactMs.delete(`${n.id}<${v.id}`);
     n.verifiedUpTo = 0;
   }
 
@@ -231,8 +242,12 @@ export class SimWorld {
   leader(): SimNode | null {
     // The live leader with the highest epoch, if any.
     let best: SimNode | null = null;
+    let bestEpoch = -1;
     for (const n of this.live()) {
-      if (n.raft?.roleName === 'leader' && (best?.raft === null || best === null || n.raft.epoch > (best.raft?.epoch ?? -1))) best = n;
+      if (n.raft?.roleName === 'leader' && n.raft.epoch > bestEpoch) {
+        best = n;
+        bestEpoch = n.raft.epoch;
+      }
     }
     return best;
   }
@@ -247,7 +262,10 @@ export class SimWorld {
       if (raft.roleName === 'leader') {
         const prev = this.leaderOfEpoch.get(raft.epoch);
         assert.ok(prev === undefined || prev === n.id, `two leaders in epoch ${raft.epoch}: ${prev} and ${n.id}`);
-        if (prev === undefined) this.log(`leader ${n.id} epoch ${raft.epoch}`);
+        if (prev === undefined) {
+          this.log(`leader ${n.id} epoch ${raft.epoch}`);
+          this.leaderSinceMs.set(raft.epoch, this.nowMs);
+        }
         this.leaderOfEpoch.set(raft.epoch, n.id);
       }
       const hw = raft.highWatermark;
@@ -256,11 +274,31 @@ export class SimWorld {
       n.lastHw = hw;
       this.checkCommittedPrefix(n, hw, full);
     }
+    // Leader completeness: the leader of the latest epoch holds every committed entry. (A deposed
+    // leader of an older epoch that has not noticed yet may lack entries committed after it.)
+    const latestEpoch = Math.max(0, ...this.leaderOfEpoch.keys());
     for (const n of this.live()) {
-      // Leader completeness: a leader holds every committed entry.
-      if (n.raft?.roleName === 'leader') this.checkHolds(n, n.storage.endOffset, full, `leader ${n.id} (epoch ${n.raft.epoch})`);
+      if (n.raft?.roleName === 'leader' && n.raft.epoch === latestEpoch) this.checkHolds(n, n.storage.endOffset, full, `leader ${n.id} (epoch ${n.raft.epoch})`);
     }
     this.checkMajorityDurable(full);
+  }
+
+  /**
+   * Check-quorum: right after its tick, a leader that has led for the check-quorum timeout
+   * (1.5 x fetch timeout) and has received nothing from a majority within that time has resigned.
+   */
+  private checkQuorumHonoured(n: SimNode): void {
+    const raft = n.raft;
+    if (raft === null || raft.roleName !== 'leader') return;
+    const timeoutMs = checkQuorumTimeoutMs(n.config);
+    const sinceMs = this.leaderSinceMs.get(raft.epoch) ?? this.nowMs;
+    if (this.nowMs - sinceMs < timeoutMs) return;
+    let heard = 1;
+    for (const v of this.nodes) {
+      const at = this.lastContactMs.get(`${n.id}<${v.id}`);
+      if (v !== n && at !== undefined && this.nowMs - at < timeoutMs) heard++;
+    }
+    assert.ok(heard >= majorityOf(this.nodes.length), `leader ${n.id} (epoch ${raft.epoch}) heard from ${heard - 1} voters in ${timeoutMs} ms and still leads`);
   }
 
   /** Entries below a node's high watermark are the committed ones; new ones extend the ledger. */
