@@ -45,16 +45,12 @@ export interface Sink {
   fail(err: Error, count: number): void;
 }
 
-interface Waiter {
-  sink: Sink;
-  /** Index of the first record in the batch. */
-  first: number;
-  count: number;
-}
-
 export class ProducerBatch {
   readonly records: RecordInput[] = [];
-  readonly waiters: Waiter[] = [];
+  /** Who waits for which records: parallel arrays (no object per record): run i is records [firsts[i], firsts[i] + counts[i]). */
+  private readonly sinks: Sink[] = [];
+  private readonly firsts: number[] = [];
+  private readonly counts: number[] = [];
   sizeBytes = BATCH_OVERHEAD_BYTES;
   memoryBytes = 0;
   /** No more appends: full, lingered, or sent. */
@@ -79,20 +75,28 @@ export class ProducerBatch {
     this.records.push(record);
     this.sizeBytes += bytes;
     this.memoryBytes += bytes;
-    const last = this.waiters[this.waiters.length - 1];
-    if (last !== undefined && last.sink === sink && last.first + last.count === index) last.count++;
-    else this.waiters.push({ sink, first: index, count: 1 });
+    const last = this.sinks.length - 1;
+    if (last >= 0 && this.sinks[last] === sink) {
+      (this.counts as number[])[last] = (this.counts[last] as number) + 1;
+    } else {
+      this.sinks.push(sink);
+      this.firsts.push(index);
+      this.counts.push(1);
+    }
   }
 
   /** Resolves every waiter from the batch's base offset (-1n: unknown, acks=0). */
   succeed(baseOffset: bigint): void {
     const { topic, partition } = this.queue;
-    for (const w of this.waiters) w.sink.done(topic, partition, baseOffset < 0n ? -1n : baseOffset + BigInt(w.first), w.count);
+    for (let i = 0; i < this.sinks.length; i++) {
+      const first = this.firsts[i] as number;
+      (this.sinks[i] as Sink).done(topic, partition, baseOffset < 0n ? -1n : baseOffset + BigInt(first), this.counts[i] as number);
+    }
     this.settle();
   }
 
   fail(err: Error): void {
-    for (const w of this.waiters) w.sink.fail(err, w.count);
+    for (let i = 0; i < this.sinks.length; i++) (this.sinks[i] as Sink).fail(err, this.counts[i] as number);
     this.settle();
   }
 
@@ -102,7 +106,9 @@ export class ProducerBatch {
   }
 
   private settle(): void {
-    this.waiters.length = 0;
+    this.sinks.length = 0;
+    this.firsts.length = 0;
+    this.counts.length = 0;
     for (const resolve of this.doneWaiters ?? []) resolve();
     this.doneWaiters = null;
   }

@@ -17,87 +17,32 @@
  * same broker for different partitions are still pipelined, and each request
  * carries one batch for every ready partition the broker leads).
  */
-import { ErrorCode, errorInfo } from '../protocol/errors.js';
+import { ErrorCode } from '../protocol/errors.js';
 import { buildRecordBatch, buildRecordBatchSync, type RecordInput } from '../protocol/record-batch/builder.js';
-import type { BytesInput, RecordHeaderInput } from '../protocol/record-batch/record.js';
 import { Apis, versionFor } from './apis.js';
-import { Cluster, REFRESH_METADATA_ERRORS, type ClusterOptions } from './cluster.js';
-import {
-  ClientErrorCode,
-  ConnectionClosedError,
-  ConnectionError,
-  KafkaProtocolError,
-  RequestTimeoutError,
-  TributaryClientError,
-  invalidArgument,
-} from './errors.js';
-import { COMPRESSION_CODECS, type Acks, type CompressionName } from './records.js';
+import { Cluster, REFRESH_METADATA_ERRORS } from './cluster.js';
+import { ClientErrorCode, KafkaProtocolError, TributaryClientError, invalidArgument } from './errors.js';
+import { COMPRESSION_CODECS } from './records.js';
 import { RecordAccumulator, recordBytes, type BatchAck, type PartitionQueue, type ProducerBatch, type RecordMetadata, type Sink } from './producer-accumulator.js';
-import { createPartitioner, type PartitionerOption, type ProducerPartitioner, type RandomSource } from './producer-partitioners.js';
+import { createPartitioner, type ProducerPartitioner } from './producer-partitioners.js';
+import { Fifo, RecordSink, deliveryTimeout, isRetriable, nonNegative, positive, sleep, toHeaderList } from './producer-support.js';
+import {
+  BATCH_SIZE_DEFAULT,
+  BUFFER_MEMORY_DEFAULT,
+  DELIVERY_TIMEOUT_MS_DEFAULT,
+  LINGER_MS_DEFAULT,
+  MAX_REQUEST_BYTES_DEFAULT,
+  PRODUCE_REQUEST_TIMEOUT_MS_DEFAULT,
+  PRODUCER_RETRIES_DEFAULT,
+  PRODUCER_RETRY_BACKOFF_MS_DEFAULT,
+  PRODUCER_RETRY_BACKOFF_MS_MAX,
+  Serializers,
+  type ProducerOptions,
+  type ProducerRecord,
+  type Serializer,
+} from './producer-types.js';
 
-export const BATCH_SIZE_DEFAULT = 16_384;
-export const LINGER_MS_DEFAULT = 5;
-export const BUFFER_MEMORY_DEFAULT = 32 * 1024 * 1024;
-export const PRODUCER_RETRIES_DEFAULT = 5;
-export const PRODUCER_RETRY_BACKOFF_MS_DEFAULT = 100;
-export const PRODUCER_RETRY_BACKOFF_MS_MAX = 1_000;
-export const DELIVERY_TIMEOUT_MS_DEFAULT = 120_000;
-export const PRODUCE_REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
-export const MAX_REQUEST_BYTES_DEFAULT = 1024 * 1024;
-
-/** Turns a key or value into bytes (a string is written as UTF-8 by the batch builder). */
-export type Serializer<T> = (data: T, topic: string) => Buffer | string | null;
-
-export const Serializers = {
-  /** Buffers and strings as they are; null stays null. */
-  buffer: ((data: Buffer | string | null) => data) as Serializer<Buffer | string | null>,
-  string: ((data: string | null) => data) as Serializer<string | null>,
-  json: ((data: unknown) => (data === undefined ? null : JSON.stringify(data))) as Serializer<unknown>,
-} as const;
-
-export type ProducerHeaders = Readonly<Record<string, Buffer | string | null>> | readonly RecordHeaderInput[];
-
-export interface ProducerRecord<K, V> {
-  topic: string;
-  key?: K | null;
-  value: V;
-  headers?: ProducerHeaders;
-  /** Explicit partition; skips the partitioner. */
-  partition?: number;
-  /** Epoch ms (CreateTime); defaults to the time the record's batch was opened. */
-  timestamp?: number | bigint;
-}
-
-export interface ProducerOptions<K, V> {
-  /** Use this cluster client (not closed by close()) instead of connecting one. */
-  cluster?: Cluster;
-  /** Options for the cluster client the producer connects (when `cluster` is not given). */
-  clusterOptions?: ClusterOptions;
-  keySerializer?: Serializer<K>;
-  valueSerializer?: Serializer<V>;
-  /** 0: fire and forget; 1: the leader appended; -1: all in-sync replicas (default -1). */
-  acks?: Acks;
-  compression?: CompressionName;
-  /** Bytes per partition batch before it is sent (default 16384). */
-  batchSize?: number;
-  /** How long a batch waits for more records (default 5, as Java since 3.x); 0 sends on the next tick. */
-  lingerMs?: number;
-  /** Bytes of records accepted but not yet acknowledged; send() waits for room (default 32 MiB). */
-  bufferMemory?: number;
-  /** Retries of a batch after a retriable error (default 5); 0 disables. */
-  retries?: number;
-  /** First retry backoff, doubled per attempt up to PRODUCER_RETRY_BACKOFF_MS_MAX (default 100). */
-  retryBackoffMs?: number;
-  /** A record fails when not acknowledged this long after its batch opened (default 120000). */
-  deliveryTimeoutMs?: number;
-  /** Produce request timeout, also sent to the broker as timeoutMs (default 30000). */
-  requestTimeoutMs?: number;
-  /** Produce requests are split to stay under this many bytes (default 1 MiB). */
-  maxRequestBytes?: number;
-  partitioner?: PartitionerOption;
-  /** Randomness for the sticky partitioner (tests). */
-  random?: RandomSource;
-}
+export * from './producer-types.js';
 
 type Resolved = Required<
   Pick<ProducerOptions<unknown, unknown>, 'acks' | 'batchSize' | 'lingerMs' | 'bufferMemory' | 'retries' | 'retryBackoffMs' | 'deliveryTimeoutMs' | 'requestTimeoutMs' | 'maxRequestBytes'>
@@ -123,7 +68,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   private readonly settings: Resolved;
   private readonly accumulator: RecordAccumulator;
   private readonly partitioner: ProducerPartitioner;
-  private readonly blocked: Blocked[] = [];
+  private readonly blocked = new Fifo<Blocked>();
   private pumping = false;
   private blockedDrained: (() => void)[] = [];
   private drainScheduled = false;
@@ -184,10 +129,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
 
   /** Sends one record; resolves with its partition and offset once its batch is acknowledged. */
   send(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
-    return new Promise((resolve, reject) => {
-      const sink: Sink = { done: (topic, partition, offset) => resolve({ topic, partition, offset }), fail: (err) => reject(err) };
-      this.accept(record, sink);
-    });
+    return new Promise((resolve, reject) => this.accept(record, new RecordSink(resolve, reject)));
   }
 
   /**
@@ -269,39 +211,45 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         1,
       );
     }
-    const blocked: Blocked = { topic: r.topic, partition: r.partition, key, value, record, bytes, sink };
-    if (this.blocked.length > 0 || !this.tryAppend(blocked)) {
-      this.blocked.push(blocked);
-      void this.pump();
-    }
+    if (this.blocked.length === 0 && this.tryAppend(r.topic, r.partition, key, value, record, bytes, sink)) return;
+    this.blocked.push({ topic: r.topic, partition: r.partition, key, value, record, bytes, sink });
+    void this.pump();
   }
 
   /** Appends when the topic's metadata is cached and there is room; false when it must wait. */
-  private tryAppend(b: Blocked): boolean {
-    const t = this.cluster.metadata.topics.get(b.topic);
+  private tryAppend(
+    topic: string,
+    explicitPartition: number | undefined,
+    key: Buffer | string | null,
+    value: Buffer | string | null,
+    record: RecordInput,
+    bytes: number,
+    sink: Sink,
+  ): boolean {
+    const t = this.cluster.metadata.topics.get(topic);
     if (t === undefined || t.errorCode !== 0 || t.partitions.length === 0) return false;
-    if (!this.accumulator.hasRoom(b.bytes)) return false;
+    if (!this.accumulator.hasRoom(bytes)) return false;
     const count = t.partitions.length;
     let partition: number | null;
-    if (b.partition !== undefined) {
-      if (!Number.isInteger(b.partition) || b.partition < 0 || b.partition >= count) {
-        b.sink.fail(new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, { topic: b.topic, partition: b.partition }), 1);
+    if (explicitPartition !== undefined) {
+      if (!Number.isInteger(explicitPartition) || explicitPartition < 0 || explicitPartition >= count) {
+        sink.fail(new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, { topic: topic, partition: explicitPartition }), 1);
         return true;
       }
-      partition = b.partition;
+      partition = explicitPartition;
     } else {
       try {
-        partition = this.partitioner.partition({ topic: b.topic, key: b.key, value: b.value, partitionCount: count });
+        partition = this.partitioner.partition({ topic, key, value, partitionCount: count });
       } catch (err) {
-        b.sink.fail(err as Error, 1);
+        sink.fail(err as Error, 1);
         return true;
       }
       if (partition !== null && (!Number.isInteger(partition) || partition < 0 || partition >= count)) {
-        b.sink.fail(invalidArgument(`the partitioner chose partition ${String(partition)} of ${b.topic}, which has ${count}`), 1);
+        sink.fail(invalidArgument(`the partitioner chose partition ${String(partition)} of ${topic}, which has ${count}`), 1);
         return true;
       }
     }
-    this.accumulator.append(b.topic, partition, count, b.record, b.bytes, b.sink);
+    this.accumulator.append(topic, partition, count, record, bytes, sink);
     return true;
   }
 
@@ -312,20 +260,21 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     try {
       let attempt = 0;
       while (this.blocked.length > 0) {
-        const head = this.blocked[0] as Blocked;
-        if (this.tryAppend(head)) {
+        const head = this.blocked.peek() as Blocked;
+        if (this.tryAppend(head.topic, head.partition, head.key, head.value, head.record, head.bytes, head.sink)) {
           this.blocked.shift();
           attempt = 0;
           continue;
         }
-        if (!this.cluster.metadata.topics.get(head.topic)?.partitions.length) {
+        const t = this.cluster.metadata.topics.get(head.topic);
+        if (t === undefined || t.errorCode !== 0 || t.partitions.length === 0) {
           try {
             await this.cluster.topic(head.topic, attempt > 0);
           } catch (err) {
             if (attempt >= this.settings.retries || !isRetriable(err)) {
               // Fail every blocked record of this topic: they would fail the same way.
               const topic = head.topic;
-              for (let i = this.blocked.length - 1; i >= 0; i--) if ((this.blocked[i] as Blocked).topic === topic) this.blocked.splice(i, 1)[0]?.sink.fail(err as Error, 1);
+              for (const b of this.blocked.removeWhere((x) => x.topic === topic)) b.sink.fail(err as Error, 1);
               attempt = 0;
               continue;
             }
@@ -475,6 +424,8 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     if (!(err instanceof KafkaProtocolError) || REFRESH_METADATA_ERRORS.has(err.errorCode)) this.refreshMetadata(true);
     const timer = setTimeout(() => {
       this.retryTimers.delete(timer);
+      // Timers may fire a little before Date.now() reaches retryAtMs; the wait is over.
+      q.retryAtMs = 0;
       this.scheduleDrain();
     }, delay);
     this.retryTimers.add(timer);
@@ -509,35 +460,4 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         if (thenDrain) this.scheduleDrain();
       });
   }
-}
-
-function isRetriable(err: unknown): boolean {
-  if (err instanceof KafkaProtocolError) return errorInfo(err.errorCode).retriable || REFRESH_METADATA_ERRORS.has(err.errorCode);
-  return err instanceof ConnectionError || err instanceof ConnectionClosedError || err instanceof RequestTimeoutError;
-}
-
-function deliveryTimeout(batch: ProducerBatch): TributaryClientError {
-  const { topic, partition } = batch.queue;
-  return new TributaryClientError(ClientErrorCode.DELIVERY_TIMEOUT, `records for ${topic}-${partition} were not acknowledged within deliveryTimeoutMs`, {
-    cause: batch.lastError ?? undefined,
-  });
-}
-
-function toHeaderList(headers: ProducerHeaders): RecordHeaderInput[] {
-  if (Array.isArray(headers)) return headers as RecordHeaderInput[];
-  return Object.entries(headers as Record<string, BytesInput>).map(([key, value]) => ({ key, value }));
-}
-
-function positive(value: number, name: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw invalidArgument(`${name} must be a positive number, got ${value}`);
-  return value;
-}
-
-function nonNegative(value: number, name: string): number {
-  if (!Number.isFinite(value) || value < 0) throw invalidArgument(`${name} must be >= 0, got ${value}`);
-  return value;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

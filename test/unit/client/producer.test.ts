@@ -15,77 +15,78 @@ interface Produced {
 }
 
 type ProduceHook = (partition: number, attempt: number) => number | Promise<number>;
+/** Sees every request first; `next()` is the normal answer. */
+type Intercept = (req: FakeRequest, next: () => Promise<FakeReply>) => FakeReply | Promise<FakeReply>;
 
 /**
  * A one-node fake cluster with topic `t` of `partitions` partitions that
  * appends produced batches to per-partition logs. `hook` returns the error
  * code for a partition (0: append) and may wait first.
  */
-async function fakeCluster(partitions: number, hook: ProduceHook = () => 0) {
+async function fakeCluster(partitions: number, hook: ProduceHook = () => 0, intercept: Intercept = (_req, next) => next()) {
   const logs = new Map<number, string[]>();
   const batches: Produced[] = [];
   const attempts = new Map<number, number>();
   let metadataCalls = 0;
   let inFlight = 0;
   let maxInFlight = 0;
-  const broker = await FakeBroker.start(
-    withApiVersions(async (req: FakeRequest, b): Promise<FakeReply> => {
-      if (req.apiKey === 3) {
-        metadataCalls++;
-        return {
-          body: {
-            throttleTimeMs: 0,
-            brokers: [{ nodeId: 1, host: '127.0.0.1', port: b.port, rack: null }],
-            clusterId: 'fake',
-            controllerId: 1,
-            topics: ((req.body.topics as { name: string }[] | null) ?? [{ name: 't' }]).map(({ name }) =>
-              name !== 't'
-                ? { errorCode: 3, name, isInternal: false, partitions: [] }
-                : {
+  const answer = async (req: FakeRequest, b: FakeBroker): Promise<FakeReply> => {
+    if (req.apiKey === 3) {
+      metadataCalls++;
+      return {
+        body: {
+          throttleTimeMs: 0,
+          brokers: [{ nodeId: 1, host: '127.0.0.1', port: b.port, rack: null }],
+          clusterId: 'fake',
+          controllerId: 1,
+          topics: ((req.body.topics as { name: string }[] | null) ?? [{ name: 't' }]).map(({ name }) =>
+            name !== 't'
+              ? { errorCode: 3, name, isInternal: false, partitions: [] }
+              : {
+                  errorCode: 0,
+                  name,
+                  isInternal: false,
+                  partitions: Array.from({ length: partitions }, (_, i) => ({
                     errorCode: 0,
-                    name,
-                    isInternal: false,
-                    partitions: Array.from({ length: partitions }, (_, i) => ({
-                      errorCode: 0,
-                      partitionIndex: i,
-                      leaderId: 1,
-                      leaderEpoch: 0,
-                      replicaNodes: [1],
-                      isrNodes: [1],
-                      offlineReplicas: [],
-                    })),
-                  },
-            ),
-          },
-        };
-      }
-      if (req.apiKey !== 0) return { none: true };
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      const topicData = req.body.topicData as { name: string; partitionData: { index: number; records: Buffer }[] }[];
-      const responses = [];
-      for (const t of topicData) {
-        const partitionResponses = [];
-        for (const p of t.partitionData) {
-          const attempt = attempts.get(p.index) ?? 0;
-          attempts.set(p.index, attempt + 1);
-          const errorCode = await hook(p.index, attempt);
-          const log = logs.get(p.index) ?? [];
-          logs.set(p.index, log);
-          const baseOffset = BigInt(log.length);
-          if (errorCode === 0) {
-            const { records } = decodeRecordBatchSync(p.records);
-            batches.push({ partition: p.index, values: records.map((r) => String(r.value)), keys: records.map((r) => (r.key === null ? null : String(r.key))) });
-            for (const r of records) log.push(String(r.value));
-          }
-          partitionResponses.push({ index: p.index, errorCode, baseOffset: errorCode === 0 ? baseOffset : -1n, logAppendTimeMs: -1n, logStartOffset: 0n });
+                    partitionIndex: i,
+                    leaderId: 1,
+                    leaderEpoch: 0,
+                    replicaNodes: [1],
+                    isrNodes: [1],
+                    offlineReplicas: [],
+                  })),
+                },
+          ),
+        },
+      };
+    }
+    if (req.apiKey !== 0) return { none: true };
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    const topicData = req.body.topicData as { name: string; partitionData: { index: number; records: Buffer }[] }[];
+    const responses = [];
+    for (const t of topicData) {
+      const partitionResponses = [];
+      for (const p of t.partitionData) {
+        const attempt = attempts.get(p.index) ?? 0;
+        attempts.set(p.index, attempt + 1);
+        const errorCode = await hook(p.index, attempt);
+        const log = logs.get(p.index) ?? [];
+        logs.set(p.index, log);
+        const baseOffset = BigInt(log.length);
+        if (errorCode === 0) {
+          const { records } = decodeRecordBatchSync(p.records);
+          batches.push({ partition: p.index, values: records.map((r) => String(r.value)), keys: records.map((r) => (r.key === null ? null : String(r.key))) });
+          for (const r of records) log.push(String(r.value));
         }
-        responses.push({ name: t.name, partitionResponses });
+        partitionResponses.push({ index: p.index, errorCode, baseOffset: errorCode === 0 ? baseOffset : -1n, logAppendTimeMs: -1n, logStartOffset: 0n });
       }
-      inFlight--;
-      return { body: { responses, throttleTimeMs: 0 } };
-    }),
-  );
+      responses.push({ name: t.name, partitionResponses });
+    }
+    inFlight--;
+    return { body: { responses, throttleTimeMs: 0 } };
+  };
+  const broker = await FakeBroker.start(withApiVersions((req, b) => intercept(req, () => answer(req, b))));
   const cluster = await Cluster.connect({ bootstrap: `127.0.0.1:${broker.port}` });
   return {
     broker,
@@ -267,4 +268,30 @@ test('non-retriable errors, exhausted retries, closed producer and sendBatch', a
   await json.close();
   await p.close();
   await assert.rejects(p.send({ topic: 't', value: 'late' }), (e: TributaryClientError) => e.code === ClientErrorCode.PRODUCER_CLOSED);
+});
+
+test('a connection closed before the response is retried on a new connection (at-least-once)', async (t) => {
+  let produceCalls = 0;
+  const fake = await fakeCluster(1, () => 0, (req, next) => (req.apiKey === 0 && produceCalls++ === 0 ? { close: true } : next()));
+  t.after(() => fake.stop());
+  const p = await producer(fake.cluster, { lingerMs: 0, retryBackoffMs: 5 });
+  const r = await p.send({ topic: 't', value: 'again' });
+  assert.equal(r.offset, 0n);
+  assert.equal(produceCalls, 2);
+  await p.close();
+});
+
+test('acks=0 resolves once written, with offset -1', async (t) => {
+  // The broker appends but sends no response, as Kafka does for acks=0.
+  const fake = await fakeCluster(1, () => 0, async (req, next) => {
+    const reply = await next();
+    return req.apiKey === 0 ? { none: true } : reply;
+  });
+  t.after(() => fake.stop());
+  const p = await producer(fake.cluster, { lingerMs: 0, acks: 0 });
+  const results = await Promise.all([p.send({ topic: 't', value: 'a' }), p.send({ topic: 't', value: 'b' })]);
+  assert.deepEqual(results.map((r) => r.offset), [-1n, -1n]);
+  await p.close();
+  for (let i = 0; i < 50 && (fake.logs.get(0)?.length ?? 0) < 2; i++) await new Promise((res) => setTimeout(res, 10));
+  assert.deepEqual(fake.logs.get(0), ['a', 'b']);
 });

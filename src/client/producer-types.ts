@@ -1,0 +1,69 @@
+/** The Producer's options, record type, serializers and defaults (see producer.ts). */
+import type { RecordHeaderInput } from '../protocol/record-batch/record.js';
+import type { Cluster, ClusterOptions } from './cluster.js';
+import type { PartitionerOption, RandomSource } from './producer-partitioners.js';
+import type { Acks, CompressionName } from './records.js';
+
+export const BATCH_SIZE_DEFAULT = 16_384;
+export const LINGER_MS_DEFAULT = 5;
+export const BUFFER_MEMORY_DEFAULT = 32 * 1024 * 1024;
+export const PRODUCER_RETRIES_DEFAULT = 5;
+export const PRODUCER_RETRY_BACKOFF_MS_DEFAULT = 100;
+export const PRODUCER_RETRY_BACKOFF_MS_MAX = 1_000;
+export const DELIVERY_TIMEOUT_MS_DEFAULT = 120_000;
+export const PRODUCE_REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
+export const MAX_REQUEST_BYTES_DEFAULT = 1024 * 1024;
+
+/** Turns a key or value into bytes (a string is written as UTF-8 by the batch builder). */
+export type Serializer<T> = (data: T, topic: string) => Buffer | string | null;
+
+export const Serializers = {
+  /** Buffers and strings as they are; null stays null. */
+  buffer: ((data: Buffer | string | null) => data) as Serializer<Buffer | string | null>,
+  string: ((data: string | null) => data) as Serializer<string | null>,
+  json: ((data: unknown) => (data === undefined ? null : JSON.stringify(data))) as Serializer<unknown>,
+} as const;
+
+export type ProducerHeaders = Readonly<Record<string, Buffer | string | null>> | readonly RecordHeaderInput[];
+
+export interface ProducerRecord<K, V> {
+  topic: string;
+  key?: K | null;
+  value: V;
+  headers?: ProducerHeaders;
+  /** Explicit partition; skips the partitioner. */
+  partition?: number;
+  /** Epoch ms (CreateTime); defaults to the time the record's batch was opened. */
+  timestamp?: number | bigint;
+}
+
+export interface ProducerOptions<K, V> {
+  /** Use this cluster client (not closed by close()) instead of connecting one. */
+  cluster?: Cluster;
+  /** Options for the cluster client the producer connects (when `cluster` is not given). */
+  clusterOptions?: ClusterOptions;
+  keySerializer?: Serializer<K>;
+  valueSerializer?: Serializer<V>;
+  /** 0: fire and forget; 1: the leader appended; -1: all in-sync replicas (default -1). */
+  acks?: Acks;
+  compression?: CompressionName;
+  /** Bytes per partition batch before it is sent (default 16384). */
+  batchSize?: number;
+  /** How long a batch waits for more records (default 5, as Java since 3.x); 0 sends on the next tick. */
+  lingerMs?: number;
+  /** Bytes of records accepted but not yet acknowledged; send() waits for room (default 32 MiB). */
+  bufferMemory?: number;
+  /** Retries of a batch after a retriable error (default 5); 0 disables. */
+  retries?: number;
+  /** First retry backoff, doubled per attempt up to PRODUCER_RETRY_BACKOFF_MS_MAX (default 100). */
+  retryBackoffMs?: number;
+  /** A record fails when not acknowledged this long after its batch opened (default 120000). */
+  deliveryTimeoutMs?: number;
+  /** Produce request timeout, also sent to the broker as timeoutMs (default 30000). */
+  requestTimeoutMs?: number;
+  /** Produce requests are split to stay under this many bytes (default 1 MiB). */
+  maxRequestBytes?: number;
+  partitioner?: PartitionerOption;
+  /** Randomness for the sticky partitioner (tests). */
+  random?: RandomSource;
+}
