@@ -55,30 +55,6 @@ import {
 } from './cluster-admin.js';
 
 export type { GroupDescription, GroupListing, GroupMemberDescription, GroupResult, PartitionResult } from './group-admin.js';
-export type {
-  AlterConfigsOptions,
-  ConfigEntryDetail,
-  ConfigOp,
-  ConfigOpType,
-  ConfigResource,
-  ConfigResourceDescription,
-  ConfigResourceType,
-  ConfigSynonym,
-  ConfigType,
-  DescribeConfigsOptions,
-  DescribeConfigsResource,
-} from './config-admin.js';
-export type {
-  BrokerLogDirs,
-  ClusterDescription,
-  DeleteRecordsResult,
-  ElectionResult,
-  ElectionType,
-  LogDirDescription,
-  LogDirPartition,
-  PartitionReassignment,
-  ReassignmentTarget,
-} from './cluster-admin.js';
 
 export const ADMIN_TIMEOUT_MS_DEFAULT = 30_000;
 /** DescribeConfigs resource type of a topic. */

@@ -32,17 +32,88 @@ function grownBigInt64(a: BigInt64Array, need: number): BigInt64Array {
   return b;
 }
 
-/** Sparse relativeOffset -> position. */
-export class OffsetIndex {
-  private rel: Int32Array = new Int32Array(0);
-  private pos: Int32Array = new Int32Array(0);
-  private entries = 0;
-  private persisted = 0;
+/**
+ * What both indexes share: fixed-size entries appended to a file, with the
+ * newest ones buffered in memory until `persist` writes them in one call.
+ */
+abstract class SparseIndexFile {
+  protected entries = 0;
+  protected persisted = 0;
 
-  constructor(private readonly file: FileHandle, public maxEntries: number) {}
+  constructor(
+    private readonly file: FileHandle,
+    private readonly entryBytes: number,
+    public maxEntries: number,
+  ) {}
 
   get count(): number {
     return this.entries;
+  }
+
+  /** Writes entry `i` into `buf` at `at`. */
+  protected abstract writeEntry(buf: Buffer, at: number, i: number): void;
+
+  /** Keeps the first `n` entries (in memory and in the file). */
+  protected truncateEntries(n: number): void {
+    this.entries = n;
+    if (this.persisted > n) {
+      this.file.truncate(n * this.entryBytes);
+      this.persisted = n;
+    }
+  }
+
+  /** The whole file when it holds whole entries; null when it is unusable. */
+  protected readWholeFile(): Buffer | null {
+    const size = this.file.size();
+    if (size % this.entryBytes !== 0) return null;
+    const buf = Buffer.allocUnsafe(size);
+    return this.file.read(buf, 0, size, 0) === size ? buf : null;
+  }
+
+  /** Marks `n` loaded entries as in memory and on disk. */
+  protected loaded(n: number): void {
+    this.entries = n;
+    this.persisted = n;
+  }
+
+  protected persistIfDue(): void {
+    if (this.entries - this.persisted >= PERSIST_EVERY_ENTRIES) this.persist();
+  }
+
+  reset(): void {
+    this.entries = 0;
+    this.persisted = 0;
+    this.file.truncate(0);
+  }
+
+  /** Writes buffered entries in one call. */
+  persist(): void {
+    const pending = this.entries - this.persisted;
+    if (pending === 0) return;
+    const buf = Buffer.allocUnsafe(pending * this.entryBytes);
+    for (let i = 0; i < pending; i++) this.writeEntry(buf, i * this.entryBytes, this.persisted + i);
+    this.file.write(buf, this.persisted * this.entryBytes);
+    this.persisted = this.entries;
+  }
+
+  sync(): void {
+    this.persist();
+    this.file.sync();
+  }
+
+  close(): void {
+    this.persist();
+    this.file.close();
+  }
+}
+
+/** Sparse relativeOffset -> position. */
+export class OffsetIndex extends SparseIndexFile {
+  private rel: Int32Array = new Int32Array(0);
+  private pos: Int32Array = new Int32Array(0);
+
+  constructor(file: FileHandle, maxEntries: number) {
+    super(file, OFFSET_INDEX_ENTRY_BYTES, maxEntries);
   }
 
   get isFull(): boolean {
@@ -58,7 +129,7 @@ export class OffsetIndex {
     this.rel[n] = relOffset;
     this.pos[n] = position;
     this.entries = n + 1;
-    if (this.entries - this.persisted >= PERSIST_EVERY_ENTRIES) this.persist();
+    this.persistIfDue();
   }
 
   /** Position of the last entry with relativeOffset <= target, or 0. */
@@ -87,17 +158,7 @@ export class OffsetIndex {
   truncateToPosition(position: number): void {
     let n = this.entries;
     while (n > 0 && (this.pos[n - 1] as number) >= position) n--;
-    this.entries = n;
-    if (this.persisted > n) {
-      this.file.truncate(n * OFFSET_INDEX_ENTRY_BYTES);
-      this.persisted = n;
-    }
-  }
-
-  reset(): void {
-    this.entries = 0;
-    this.persisted = 0;
-    this.file.truncate(0);
+    this.truncateEntries(n);
   }
 
   /**
@@ -105,11 +166,9 @@ export class OffsetIndex {
    * strictly increasing, positions inside the log. False when it is unusable.
    */
   load(logSizeBytes: number): boolean {
-    const size = this.file.size();
-    if (size % OFFSET_INDEX_ENTRY_BYTES !== 0) return false;
-    const n = size / OFFSET_INDEX_ENTRY_BYTES;
-    const buf = Buffer.allocUnsafe(size);
-    if (this.file.read(buf, 0, size, 0) !== size) return false;
+    const buf = this.readWholeFile();
+    if (buf === null) return false;
+    const n = buf.length / OFFSET_INDEX_ENTRY_BYTES;
     const rel = new Int32Array(Math.max(n, 16));
     const pos = new Int32Array(Math.max(n, 16));
     for (let i = 0; i < n; i++) {
@@ -122,8 +181,7 @@ export class OffsetIndex {
     }
     this.rel = rel;
     this.pos = pos;
-    this.entries = n;
-    this.persisted = n;
+    this.loaded(n);
     return true;
   }
 
@@ -131,41 +189,19 @@ export class OffsetIndex {
     return this.entries === 0 ? -1 : (this.rel[this.entries - 1] as number);
   }
 
-  /** Writes buffered entries in one call. */
-  persist(): void {
-    const pending = this.entries - this.persisted;
-    if (pending === 0) return;
-    const buf = Buffer.allocUnsafe(pending * OFFSET_INDEX_ENTRY_BYTES);
-    for (let i = 0; i < pending; i++) {
-      buf.writeInt32BE(this.rel[this.persisted + i] as number, i * 8);
-      buf.writeInt32BE(this.pos[this.persisted + i] as number, i * 8 + 4);
-    }
-    this.file.write(buf, this.persisted * OFFSET_INDEX_ENTRY_BYTES);
-    this.persisted = this.entries;
-  }
-
-  sync(): void {
-    this.persist();
-    this.file.sync();
-  }
-
-  close(): void {
-    this.persist();
-    this.file.close();
+  protected writeEntry(buf: Buffer, at: number, i: number): void {
+    buf.writeInt32BE(this.rel[i] as number, at);
+    buf.writeInt32BE(this.pos[i] as number, at + 4);
   }
 }
 
 /** Sparse maxTimestampSoFar -> relativeOffset of that timestamp's batch. */
-export class TimeIndex {
+export class TimeIndex extends SparseIndexFile {
   private ts: BigInt64Array = new BigInt64Array(0);
   private rel: Int32Array = new Int32Array(0);
-  private entries = 0;
-  private persisted = 0;
 
-  constructor(private readonly file: FileHandle, public maxEntries: number) {}
-
-  get count(): number {
-    return this.entries;
+  constructor(file: FileHandle, maxEntries: number) {
+    super(file, TIME_INDEX_ENTRY_BYTES, maxEntries);
   }
 
   /** One slot stays free for the final entry written when the segment rolls. */
@@ -191,7 +227,7 @@ export class TimeIndex {
     this.ts[n] = timestampMs;
     this.rel[n] = relOffset;
     this.entries = n + 1;
-    if (this.entries - this.persisted >= PERSIST_EVERY_ENTRIES) this.persist();
+    this.persistIfDue();
   }
 
   /**
@@ -218,26 +254,14 @@ export class TimeIndex {
   truncateToRelOffset(relOffset: number): void {
     let n = this.entries;
     while (n > 0 && (this.rel[n - 1] as number) >= relOffset) n--;
-    this.entries = n;
-    if (this.persisted > n) {
-      this.file.truncate(n * TIME_INDEX_ENTRY_BYTES);
-      this.persisted = n;
-    }
-  }
-
-  reset(): void {
-    this.entries = 0;
-    this.persisted = 0;
-    this.file.truncate(0);
+    this.truncateEntries(n);
   }
 
   /** Loads and checks: whole entries, timestamps increasing, offsets in [0, maxRelOffset]. */
   load(maxRelOffset: number): boolean {
-    const size = this.file.size();
-    if (size % TIME_INDEX_ENTRY_BYTES !== 0) return false;
-    const n = size / TIME_INDEX_ENTRY_BYTES;
-    const buf = Buffer.allocUnsafe(size);
-    if (this.file.read(buf, 0, size, 0) !== size) return false;
+    const buf = this.readWholeFile();
+    if (buf === null) return false;
+    const n = buf.length / TIME_INDEX_ENTRY_BYTES;
     const ts = new BigInt64Array(Math.max(n, 16));
     const rel = new Int32Array(Math.max(n, 16));
     for (let i = 0; i < n; i++) {
@@ -250,30 +274,12 @@ export class TimeIndex {
     }
     this.ts = ts;
     this.rel = rel;
-    this.entries = n;
-    this.persisted = n;
+    this.loaded(n);
     return true;
   }
 
-  persist(): void {
-    const pending = this.entries - this.persisted;
-    if (pending === 0) return;
-    const buf = Buffer.allocUnsafe(pending * TIME_INDEX_ENTRY_BYTES);
-    for (let i = 0; i < pending; i++) {
-      buf.writeBigInt64BE(this.ts[this.persisted + i] as bigint, i * 12);
-      buf.writeInt32BE(this.rel[this.persisted + i] as number, i * 12 + 8);
-    }
-    this.file.write(buf, this.persisted * TIME_INDEX_ENTRY_BYTES);
-    this.persisted = this.entries;
-  }
-
-  sync(): void {
-    this.persist();
-    this.file.sync();
-  }
-
-  close(): void {
-    this.persist();
-    this.file.close();
+  protected writeEntry(buf: Buffer, at: number, i: number): void {
+    buf.writeBigInt64BE(this.ts[i] as bigint, at);
+    buf.writeInt32BE(this.rel[i] as number, at + 8);
   }
 }
