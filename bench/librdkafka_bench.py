@@ -221,10 +221,13 @@ def cmd_produce(a):
     failed = [0]
     first_err = []
     t_last = [0.0]
+    ack_lat = [] if a.latency else None  # --latency: librdkafka's produce() -> delivery report, seconds
 
     def on_delivery(err, msg):
         if err is None:
             delivered[0] += 1
+            if ack_lat is not None:
+                ack_lat.append(msg.latency())
         else:
             failed[0] += 1
             if not first_err:
@@ -280,6 +283,11 @@ def cmd_produce(a):
         rec['client_errors'] = errors[:5]
     if a.label:
         rec['label'] = a.label
+    if ack_lat:
+        ack_lat.sort()
+        for q, key in ((50, 'ack_p50_ms'), (95, 'ack_p95_ms'), (99, 'ack_p99_ms'), (99.9, 'ack_p999_ms')):
+            rec[key] = round(pct(ack_lat, q) * 1000, 3)
+        rec['ack_max_ms'] = round(ack_lat[-1] * 1000, 3)
     emit(rec, f'produce {n:,} x {size} B acks={a.acks} P={len(parts)}: {rec["records_per_s"]:,} rec/s, '
               f'{rec["mb_per_s"]} MB/s in {wall:.2f}s (delivered {delivered[0]:,}, failed {failed[0]}); '
               f'broker {rec.get("broker_us_per_rec")} us/rec, client {rec["client_us_per_rec"]} us/rec')
@@ -811,6 +819,8 @@ def main():
     ap.add_argument('--timeout', type=float, default=300.0, help='deadline in seconds for the phase')
     ap.add_argument('--broker-pid', type=int, default=int(os.environ.get('BROKER_PID', '0') or 0))
     ap.add_argument('--label', default=os.environ.get('BENCH_LABEL'))
+    ap.add_argument('--latency', action='store_true',
+                    help='produce: also report the acknowledgement latency percentiles (msg.latency(), costs a little per record)')
     ap.add_argument('-X', action='append', help='extra librdkafka property key=value (repeatable)')
     a = ap.parse_intermixed_args()
     if a.mode == 'summarize':

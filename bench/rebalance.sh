@@ -50,21 +50,9 @@ DATA_DIR="$WORK/data"
 BROKER_LOG="$WORK/broker.log"
 PRODUCER_OUT="$WORK/producer.out"
 
-log() { printf '[rebalance.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-
-stop_pid() {  # stop_pid PID NAME: SIGTERM, wait up to 30 s, then SIGKILL
-  local pid=$1 name=$2
-  [[ -n $pid ]] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "$name $pid did not exit 30 s after SIGTERM: SIGKILL"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-  fi
-  wait "$pid" 2>/dev/null || true
-}
+LIB_NAME=rebalance.sh
+# shellcheck source=bench/lib.sh
+source "$HERE/lib.sh"  # log, stop_pid, build_private, start_broker, broker_warnings
 
 cleanup() {
   local rc=$?
@@ -76,51 +64,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
-free_port() {
-  $PY - <<'EOF'
-import socket
-s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()
-EOF
-}
-
 build() {
-  [[ $BUILD == 1 ]] || return 0
-  if [[ $BROKER_DIST == "$BUILD_ROOT/dist" ]]; then
-    # Private incremental build outside the tree. Node finds the packages through a node_modules
-    # symlink, and "type": "module" (and the CLI's version) through a copy of package.json.
-    mkdir -p "$BUILD_ROOT"
-    ln -sfn "$ROOT/node_modules" "$BUILD_ROOT/node_modules"
-    cp "$ROOT/package.json" "$BUILD_ROOT/package.json"
-    log "building into $BROKER_DIST (tsc, incremental)"
-    (cd "$ROOT" && timeout 600 npx tsc -p tsconfig.build.json --outDir "$BROKER_DIST" \
-        --tsBuildInfoFile "$BUILD_ROOT/tsbuildinfo" --declaration false --declarationMap false) \
-      || log "tsc reported errors (emitted anyway); continuing if the broker entry point exists"
-  fi
+  [[ $BUILD == 1 && $BROKER_DIST == "$BUILD_ROOT/dist" ]] && build_private "$BUILD_ROOT"
   [[ -f $BROKER_DIST/src/cli/main.js ]] || { echo "rebalance.sh: no $BROKER_DIST/src/cli/main.js" >&2; exit 2; }
 }
 
-start_broker() {
-  PORT=$(free_port)
-  mkdir -p "$DATA_DIR"
-  local overrides=(--override "listeners=PLAINTEXT://127.0.0.1:$PORT" --override "log.dirs=$DATA_DIR"
-                   --override "group.initial.rebalance.delay.ms=0")
-  for kv in $BROKER_OVERRIDES; do overrides+=(--override "$kv"); done
-  node "$BROKER_DIST/src/cli/main.js" start "${overrides[@]}" >"$BROKER_LOG" 2>&1 &
-  BROKER_PID=$!
-  BOOTSTRAP="127.0.0.1:$PORT"
-  log "broker pid $BROKER_PID on $BOOTSTRAP, data $DATA_DIR"
-  for _ in $(seq 1 300); do  # 30 s
-    if ! kill -0 "$BROKER_PID" 2>/dev/null; then
-      echo "rebalance.sh: broker exited during start-up; log:" >&2; tail -n 40 "$BROKER_LOG" >&2; exit 1
-    fi
-    if timeout 5 kcat -b "$BOOTSTRAP" -L -m 2 >/dev/null 2>&1; then return 0; fi
-    sleep 0.1
-  done
-  echo "rebalance.sh: broker not answering Metadata after 30 s; log:" >&2; tail -n 40 "$BROKER_LOG" >&2; exit 1
-}
-
 build
-start_broker
+start_broker "$DATA_DIR" "$BROKER_LOG" -- group.initial.rebalance.delay.ms=0
 timeout 60 $PY "$HERE/librdkafka_bench.py" create -t "$TOPIC" -p "$PARTITIONS" --bootstrap "$BOOTSTRAP" --timeout 30
 log "producer: $RATE records/s over $PARTITIONS partitions, $SIZE B (bounded at $TIMEOUT s)"
 # no `timeout` wrapper, so that PRODUCER_PID is the Python process (its CPU is measured): --seconds bounds it,
@@ -145,12 +95,7 @@ log "producer: $(grep -h '^{' "$PRODUCER_OUT" | tail -n 1 || cat "$PRODUCER_OUT"
 grep -h '^{' "$PRODUCER_OUT" | tail -n 1 >>"$RESULTS" || true  # {"bench": "rebalance-producer", ...}
 log "broker RSS $(awk '/VmHWM/{print $2" "$3" peak"}' /proc/$BROKER_PID/status 2>/dev/null || echo '?')"
 stop_pid "$BROKER_PID" broker; BROKER_PID=""
-# pino levels: 40 warn, 50 error, 60 fatal
-nwarn=$(grep -c -E '"level":(40|50|60)' "$BROKER_LOG" || true)
-if [[ ${nwarn:-0} != 0 ]]; then
-  log "broker logged $nwarn warning/error line(s); first 5:"; grep -E '"level":(40|50|60)' "$BROKER_LOG" | head -n 5 | cut -c1-400 >&2
-  cp "$BROKER_LOG" "$RESULTS_DIR/broker-$STAMP.log"
-fi
+broker_warnings "$BROKER_LOG" "$RESULTS_DIR/broker-$STAMP.log"
 echo
 echo "raw results: $RESULTS"
 [[ $rc == 0 ]] || { echo "rebalance.sh: benchmark failed (exit $rc)" >&2; exit "$rc"; }

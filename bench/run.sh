@@ -50,21 +50,13 @@ BROKER_PID=""
 DATA_DIR=""
 BROKER_LOG=""
 WORK=$(mktemp -d /tmp/tributary-bench.XXXXXX)
-
-log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+LIB_NAME=bench
+# shellcheck source=bench/lib.sh
+source "$HERE/lib.sh"
 
 stop_broker() {
-  [[ -n $BROKER_PID ]] || return 0
-  if kill -0 "$BROKER_PID" 2>/dev/null; then
-    kill -TERM "$BROKER_PID" 2>/dev/null || true
-    # graceful shutdown flushes logs (and writes the CPU profile); bounded at 30 s
-    for _ in $(seq 1 300); do kill -0 "$BROKER_PID" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$BROKER_PID" 2>/dev/null; then
-      log "broker $BROKER_PID did not exit 30 s after SIGTERM: SIGKILL"
-      kill -KILL "$BROKER_PID" 2>/dev/null || true
-    fi
-  fi
-  wait "$BROKER_PID" 2>/dev/null || true
+  # graceful shutdown flushes logs (and writes the CPU profile); bounded at 30 s
+  stop_pid "$BROKER_PID" broker
   BROKER_PID=""
 }
 
@@ -77,51 +69,24 @@ cleanup() {
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
-free_port() {
-  $PY - <<'EOF'
-import socket
-s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()
-EOF
-}
-
 build() {
-  if [[ $BUILD != 1 ]]; then return 0; fi
-  if [[ $BROKER_DIST == "$HERE/.build/dist" ]]; then
-    # Private incremental build: other engineers rebuild dist/ concurrently; this keeps the broker we
-    # benchmark from being swapped half-way. No .d.ts (tsconfig includes bench/, .d.ts there would be inputs).
-    log "building into $BROKER_DIST (tsc, incremental)"
-    (cd "$ROOT" && timeout 600 npx tsc -p tsconfig.build.json --outDir "$HERE/.build/dist" \
-        --tsBuildInfoFile "$HERE/.build/tsbuildinfo" --declaration false --declarationMap false) \
-      || log "tsc reported errors (emitted anyway); continuing if the broker entry point exists"
-  fi
+  # Private incremental build (lib.sh): other engineers rebuild dist/ concurrently; this keeps the broker
+  # we benchmark from being swapped half-way.
+  if [[ $BUILD == 1 && $BROKER_DIST == "$HERE/.build/dist" ]]; then build_private "$HERE/.build"; fi
   [[ -f $BROKER_DIST/src/cli/main.js ]] || { echo "run.sh: no $BROKER_DIST/src/cli/main.js" >&2; exit 2; }
 }
 
-start_broker() {
+start_broker_run() {
   local run=$1
-  PORT=$(free_port)
   DATA_DIR="$WORK/data-$run"
   BROKER_LOG="$WORK/broker-$run.log"
-  mkdir -p "$DATA_DIR"
   local node_args=()
   if [[ $PROFILE == 1 ]]; then
     mkdir -p "$PROFILE_DIR"
     node_args+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR" --cpu-prof-name="broker-$STAMP-run$run.cpuprofile")
   fi
-  local overrides=(--override "listeners=PLAINTEXT://127.0.0.1:$PORT" --override "log.dirs=$DATA_DIR")
-  for kv in $BROKER_OVERRIDES; do overrides+=(--override "$kv"); done
-  node "${node_args[@]}" "$BROKER_DIST/src/cli/main.js" start "${overrides[@]}" >"$BROKER_LOG" 2>&1 &
-  BROKER_PID=$!
-  BOOTSTRAP="127.0.0.1:$PORT"
-  log "run $run: broker pid $BROKER_PID on $BOOTSTRAP, data $DATA_DIR"
-  for _ in $(seq 1 300); do  # 30 s
-    if ! kill -0 "$BROKER_PID" 2>/dev/null; then
-      echo "run.sh: broker exited during start-up; log:" >&2; tail -n 40 "$BROKER_LOG" >&2; exit 1
-    fi
-    if timeout 5 kcat -b "$BOOTSTRAP" -L -m 2 >/dev/null 2>&1; then return 0; fi
-    sleep 0.1
-  done
-  echo "run.sh: broker not answering Metadata after 30 s; log:" >&2; tail -n 40 "$BROKER_LOG" >&2; exit 1
+  start_broker "$DATA_DIR" "$BROKER_LOG" "${node_args[@]}"
+  log "run $run: broker pid $BROKER_PID on $BOOTSTRAP"
 }
 
 FAILED=()
@@ -144,7 +109,7 @@ has_phase() { [[ " $PHASES " == *" $1 "* ]]; }
 build
 log "results -> $RESULTS"
 for RUN in $(seq 1 "$RUNS"); do
-  start_broker "$RUN"
+  start_broker_run "$RUN"
   T_SMALL="bench-small-$RUN"; T_LARGE="bench-large-$RUN"; T_E2E="bench-e2e-$RUN"
   T_KSMALL="bench-kcat-small-$RUN"; T_KLARGE="bench-kcat-large-$RUN"
   timeout 60 $PY "$BENCH" create -t "$T_SMALL" -t "$T_LARGE" -t "$T_E2E" -t "$T_KSMALL" -t "$T_KLARGE" -p "$PARTITIONS" \
@@ -166,12 +131,7 @@ for RUN in $(seq 1 "$RUNS"); do
   fi
   log "run $RUN: data dir $(du -sh "$DATA_DIR" 2>/dev/null | cut -f1), broker RSS $(awk '/VmHWM/{print $2" "$3" peak"}' /proc/$BROKER_PID/status 2>/dev/null || echo '?')"
   stop_broker
-  # pino levels: 40 warn, 50 error, 60 fatal
-  nwarn=$(grep -c -E '"level":(40|50|60)' "$BROKER_LOG" || true)
-  if [[ ${nwarn:-0} != 0 ]]; then
-    log "run $RUN: broker logged $nwarn warning/error line(s); first 5:"; grep -E '"level":(40|50|60)' "$BROKER_LOG" | head -n 5 | cut -c1-400 >&2
-    cp "$BROKER_LOG" "$RESULTS_DIR/broker-$STAMP-run$RUN.log"
-  fi
+  broker_warnings "$BROKER_LOG" "$RESULTS_DIR/broker-$STAMP-run$RUN.log"
   [[ $KEEP_DATA == 1 ]] || rm -rf "$DATA_DIR"
 done
 

@@ -10,3 +10,5 @@ export { EmbeddedError, EmbeddedErrorCode } from './embedded/errors.js';
 export { ConfigError } from './util/config/errors.js';
 export type { ConfigErrorCode, ConfigProblem } from './util/config/errors.js';
 export type { LogLevel } from './util/config/broker-defs.js';
+/** The client library (Producer, Consumer, Admin, errors, serializers): see docs/client.md. */
+export * from './client/index.js';

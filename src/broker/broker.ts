@@ -28,6 +28,9 @@ import { parseBrokerConfig } from '../util/config/broker.js';
 import { GroupService } from './group/group-service.js';
 import { OFFSETS_TOPIC_NAME } from './group/offsets-topic/index.js';
 import { startMetricsExporter, TrafficMetrics, type MetricsExporter } from './metrics/index.js';
+import { ProducerIdManager } from './producer-ids.js';
+import { ClusterNode } from './lifecycle/cluster-node.js';
+import { handlersForListener } from './lifecycle/listener-apis.js';
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
 
@@ -98,6 +101,10 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   });
   for (const r of reports) {
     if (r.truncations.length > 0 || r.segmentsDropped.length > 0) logger.warn({ recovery: r }, 'recovered a log with a damaged tail');
+    const ps = r.producerState;
+    if (ps !== undefined && ps.snapshotProblems.length > 0) {
+      logger.warn({ dir: r.dir, problems: ps.snapshotProblems, rebuiltFrom: ps.snapshotLoaded ?? 'log start', batchesScanned: ps.batchesScanned }, 'ignored unusable producer state snapshots; rebuilt the state from an older one or the log');
+    }
   }
   for (const p of checkpointProblems) logger.warn({ problem: p }, 'ignored an unreadable checkpoint file');
   for (const d of deletionsCompleted) logger.info({ dir: d }, 'finished an interrupted topic deletion');
@@ -112,7 +119,10 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   // registers its advertised endpoints with the controller: bind first, serve
   // once metadata is ready (connections wait in the accept queue meanwhile).
   let groups: GroupService | undefined;
+  // Not alone (controller.quorum.voters names others): the Raft log, the controller channel, the lifecycle.
+  const clusterNode = ClusterNode.create({ settings, fs, clock, logger });
   const metadata = await startMetadata({
+    ...(clusterNode === null ? {} : { log: clusterNode.log }),
     settings,
     fs,
     clock,
@@ -123,6 +133,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
       if (topic === OFFSETS_TOPIC_NAME) groups?.onOffsetsPartitionChanged(partition);
     },
   });
+  clusterNode?.attach(metadata.booted);
   const groupService = new GroupService(settings.groups, metadata.service, hosted, clock, logger);
   groups = groupService;
   const services: BrokerServices = {
@@ -136,15 +147,22 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     apiVersions: () => (registry as HandlerRegistry).ranges(),
     topicRules,
     configs: new ConfigService({ config: dynamicConfig, metadata: metadata.service, topicOverrides: overridesOf }),
+    producerIds: new ProducerIdManager(metadata.service),
+    ...(clusterNode === null ? {} : { cluster: clusterNode.services, raft: clusterNode.log.service }),
   };
-  registry = new HandlerRegistry(allHandlers);
+  registry = new HandlerRegistry(handlersForListener(allHandlers, 'broker', clusterNode !== null));
   const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);
   const bound: ListenerSettings[] = [];
   try {
-    for (const l of settings.listeners) bound.push(await server.listen(l));
-    await metadata.registerBroker(advertised(settings, bound));
+    for (const l of settings.listeners) {
+      if (clusterNode?.isControllerListener(l.name) === true) bound.push(await server.listen(l, clusterNode.controllerListenerApis(allHandlers, services)));
+      else if (clusterNode?.isControllerOnly !== true) bound.push(await server.listen(l));
+    }
+    if (clusterNode === null) await metadata.registerBroker(advertised(settings, bound));
+    else if (!clusterNode.isControllerOnly) await clusterNode.startBroker(advertised(settings, bound));
   } catch (err) {
     await server.shutdown(0);
+    await clusterNode?.close();
     await metadata.close();
     logManager.close();
     throw err;
@@ -165,8 +183,14 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   });
   exporter?.setState('serving');
 
+  let producersCheckedMs = clock.nowMs();
   const tick = setInterval(() => {
     try {
+      const nowMs = clock.nowMs();
+      if (nowMs - producersCheckedMs >= dynamicConfig.get('producer.id.expiration.check.interval.ms')) {
+        producersCheckedMs = nowMs;
+        expireProducers(hosted, services.producerIds, nowMs, dynamicConfig.get('producer.id.expiration.ms'), logger);
+      }
       const result = logManager.tick(clock.nowMs());
       if (result.segmentsDeleted > 0) {
         for (const p of hosted.all()) p.onLogStartOffsetChanged();
@@ -218,10 +242,12 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
       clearInterval(cleanerTimer);
       cleanerStopped = true;
       await cleaning;
+      await clusterNode?.controlledShutdown();
       hosted.delayedFetches.wakeAll();
       await server.shutdown(settings.shutdownGraceMs);
       await exporter?.close();
       groupService.stop();
+      await clusterNode?.close();
       await metadata.close();
       logManager.close();
       logger.info('shut down cleanly');
@@ -234,6 +260,14 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     'broker started',
   );
   return { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, boundAddresses: bound, services, metricsAddresses: exporter?.addresses ?? [], stop };
+}
+
+/** producer.id.expiration.ms: forgets producers with no append (or InitProducerId) for that long. */
+function expireProducers(hosted: ReplicaManager, ids: ProducerIdManager, nowMs: number, expirationMs: number, logger: Logger): void {
+  let removed = 0;
+  for (const p of hosted.all()) removed += p.log.removeExpiredProducers(nowMs, expirationMs);
+  ids.removeExpired(nowMs, expirationMs);
+  if (removed > 0) logger.info({ producersExpired: removed, expirationMs }, 'expired idle producer ids');
 }
 
 /** Advertised endpoints, with port 0 replaced by the port actually bound. */

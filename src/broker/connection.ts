@@ -8,6 +8,14 @@
  * requires it). Handlers make any order-sensitive change (a log append) before
  * their first await, so dispatch order is processing order.
  *
+ * Writes: responses that complete in the same turn of the event loop (for
+ * example the Produce requests of one socket read, answered before their
+ * first await) leave in one corked write (one writev), flushed on
+ * process.nextTick, instead of one write syscall each.
+ *
+ * Framing: a request that arrives in several socket chunks is copied once
+ * into a buffer of exactly its size; the bytes after it stay where they are.
+ *
  * Limits: a frame larger than `socket.request.max.bytes` closes the
  * connection (as Kafka does: the size prefix cannot be trusted after that);
  * at most `maxInFlightRequests` requests wait for their turn, after which the
@@ -50,6 +58,7 @@ export class Connection {
   private closed = false;
   private pausedForInFlight = false;
   private pausedForDrain = false;
+  private flushScheduled = false;
   private readonly logger: Logger;
   /** Resolves when every dispatched request has been answered (graceful shutdown). */
   private idleWaiters: (() => void)[] = [];
@@ -145,6 +154,7 @@ export class Connection {
     return merged;
   }
 
+  /** Removes and returns the first `n` buffered bytes (the caller checked they are there). */
   private take(n: number): Buffer {
     const first = this.buffered[0] as Buffer;
     let out: Buffer;
@@ -153,9 +163,19 @@ export class Connection {
       if (first.length === n) this.buffered.shift();
       else this.buffered[0] = first.subarray(n);
     } else {
-      const merged = Buffer.concat(this.buffered, this.bufferedBytes);
-      out = merged.subarray(0, n);
-      this.buffered = merged.length > n ? [merged.subarray(n)] : [];
+      // Copy exactly n bytes; a partial next frame in the last chunk is left as a view, not copied.
+      out = Buffer.allocUnsafe(n);
+      let filled = 0;
+      let used = 0;
+      while (filled < n) {
+        const chunk = this.buffered[used] as Buffer;
+        const k = Math.min(chunk.length, n - filled);
+        chunk.copy(out, filled, 0, k);
+        filled += k;
+        if (k === chunk.length) used++;
+        else this.buffered[used] = chunk.subarray(k);
+      }
+      this.buffered.splice(0, used);
     }
     this.bufferedBytes -= n;
     return out;
@@ -269,12 +289,22 @@ export class Connection {
       }
     }
     slot.done = true;
-    this.flushResponses();
+    this.scheduleFlush();
   }
 
   private enqueueEncoded(chunks: Buffer[]): void {
     this.pending.push({ done: true, chunks });
-    this.flushResponses();
+    this.scheduleFlush();
+  }
+
+  /** Flushes once the current turn's other completions are in too (one corked write for all of them). */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    process.nextTick(() => {
+      this.flushScheduled = false;
+      if (!this.closed) this.flushResponses();
+    });
   }
 
   private flushResponses(): void {

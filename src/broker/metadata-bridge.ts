@@ -12,6 +12,7 @@ import { ConfigResourceType } from '../controller/metadata/records.js';
 import type { MetadataDelta } from '../controller/metadata/delta.js';
 import type { MetadataImage, TopicState } from '../controller/metadata/image.js';
 import { bootController, type BootedController } from '../controller/boot.js';
+import type { MetadataLog } from '../controller/metadata-log.js';
 import type { BrokerEndpoint, MetadataService, TopicView } from './metadata-service.js';
 import type { OngoingReassignmentView, TopicPartitionResults } from './metadata-service.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -31,6 +32,8 @@ export interface StartMetadataOptions {
   topicOverrides: Map<string, ReadonlyMap<string, string>>;
   /** Told about every partition added or changed (after the replica manager applied it). */
   onPartitionChanged?: (topic: string, partition: number) => void;
+  /** The Raft metadata log of a multi-node cluster (src/broker/lifecycle/cluster-node.ts); default: the one-voter local log. */
+  log?: MetadataLog;
 }
 
 export interface StartedMetadata {
@@ -38,6 +41,8 @@ export interface StartedMetadata {
   /** Registers (or re-registers) this node with its advertised endpoints. */
   registerBroker(endpoints: readonly ListenerSettings[]): Promise<void>;
   close(): Promise<void>;
+  /** The controller, image and log (cluster nodes drive the controller and the lifecycle from these). */
+  booted: BootedController;
 }
 
 function isInternalTopic(name: string): boolean {
@@ -115,6 +120,8 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
           configSchema: configSchemaFor(settings.dynamicConfig),
         }),
     onDelta: (delta, image) => applyDelta(delta, image, opts),
+    ...(opts.log === undefined ? {} : { log: opts.log }),
+    ...(settings.cluster === undefined ? {} : { clusterId: settings.cluster.clusterId ?? undefined, brokerSessionTimeoutMs: settings.cluster.brokerSessionTimeoutMs }),
   });
   const image = (): MetadataImage => booted.image();
 
@@ -149,12 +156,16 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
     ...partitionLeadershipOps(image),
     alterConfigs: (resources, validateOnly) => booted.controller.alterConfigs(resources, { validateOnly }),
     incrementalAlterConfigs: (resources, validateOnly) => booted.controller.incrementalAlterConfigs(resources, { validateOnly }),
+    allocateProducerIds: () => booted.controller.allocateProducerIds(settings.nodeId, image().broker(settings.nodeId)?.brokerEpoch ?? -1n),
   };
 
   return {
     service,
-    registerBroker: (endpoints) => booted.controller.registerBroker({ endpoints, rack: settings.rack }),
+    registerBroker: async (endpoints) => {
+      await booted.controller.registerBroker({ endpoints, rack: settings.rack });
+    },
     close: () => booted.close(),
+    booted,
   };
 }
 

@@ -143,6 +143,12 @@ export interface MetadataService {
   alterConfigs(resources: readonly AlterConfigsSpec[], validateOnly: boolean): Promise<ConfigResourceResult[]>;
   /** IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT per key (validated, ConfigRecords). */
   incrementalAlterConfigs(resources: readonly IncrementalAlterConfigsSpec[], validateOnly: boolean): Promise<ConfigResourceResult[]>;
+  /**
+   * A block of producer ids for this broker from the active controller (a
+   * ProducerIdsRecord): ids [firstProducerId, firstProducerId + size), or an
+   * error code (NOT_CONTROLLER, UNKNOWN_SERVER_ERROR) with size 0.
+   */
+  allocateProducerIds(): Promise<{ errorCode: number; errorMessage: string | null; firstProducerId: bigint; size: number }>;
   /** Broker settings the Metadata handler needs. */
   readonly autoCreateTopicsEnable: boolean;
 }

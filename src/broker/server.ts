@@ -42,10 +42,17 @@ export class SocketServer {
     return counts;
   }
 
-  async listen(spec: ListenerSpec): Promise<BoundListener> {
+  /**
+   * Binds one listener. `apis` gives it its own API set (a controller
+   * listener's registry and services whose apiVersions() lists that set);
+   * default: the broker's.
+   */
+  async listen(spec: ListenerSpec, apis?: { registry: HandlerRegistry; services: BrokerServices }): Promise<BoundListener> {
+    const registry = apis?.registry ?? this.registry;
+    const services = apis?.services ?? this.services;
     const server = createServer({ noDelay: true }, (socket) => {
       const id = `${spec.name}-${this.nextConnectionId++}`;
-      const connection = new Connection(id, socket, spec.name, this.registry, this.services, this.limits, this.logger, (c) =>
+      const connection = new Connection(id, socket, spec.name, registry, services, this.limits, this.logger, (c) =>
         this.connections.delete(c),
       );
       this.connections.add(connection);

@@ -10,6 +10,9 @@ import type { ReplicaManager } from './replica-manager.js';
 import type { MetadataService } from './metadata-service.js';
 import type { GroupService } from './group/group-service.js';
 import type { ConfigService } from './configs/config-service.js';
+import type { ProducerIdManager } from './producer-ids.js';
+import type { ClusterServices } from './lifecycle/cluster-services.js';
+import type { RaftService } from '../controller/quorum/raft-service.js';
 
 /** Per-topic rules the request path enforces (resolved topic config). */
 export interface TopicRules {
@@ -37,6 +40,12 @@ export interface BrokerServices {
   readonly groups: GroupService;
   /** Topic and broker configs: DescribeConfigs, AlterConfigs, IncrementalAlterConfigs. */
   readonly configs: ConfigService;
+  /** Producer ids and epochs for InitProducerId (idempotent producers). */
+  readonly producerIds: ProducerIdManager;
+  /** Controller channel (forwarding) and broker-lifecycle operations; absent = a node alone, everything local. */
+  readonly cluster?: ClusterServices;
+  /** The metadata quorum's RPCs (Vote, BeginQuorumEpoch, DescribeQuorum, FetchSnapshot, raft Fetch); absent on a node that is not a voter. */
+  readonly raft?: RaftService;
   apiVersions(): ApiVersionRange[];
   topicRules(topic: string): TopicRules;
 }

@@ -53,6 +53,47 @@ export interface BrokerSettings {
    * then describes defaults and dynamic broker defaults do not apply.
    */
   dynamicConfig?: DynamicBrokerConfig;
+  /**
+   * Roles, quorum and liveness (docs/cluster.md). Absent = the single-node
+   * default: combined broker + controller, a one-voter quorum of this node.
+   */
+  cluster?: ClusterSettings;
+}
+
+export interface QuorumVoterSettings {
+  readonly id: number;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface ClusterSettings {
+  /** process.roles */
+  readonly roles: { readonly broker: boolean; readonly controller: boolean };
+  /** controller.quorum.voters; empty = this node alone (combined mode only). */
+  readonly voters: readonly QuorumVoterSettings[];
+  /** controller.listener.names (upper-case); the first is the one controllers talk on. */
+  readonly controllerListenerNames: readonly string[];
+  /** broker.session.timeout.ms */
+  readonly brokerSessionTimeoutMs: number;
+  /** broker.heartbeat.interval.ms */
+  readonly brokerHeartbeatIntervalMs: number;
+  /** controller.quorum.election.timeout.ms */
+  readonly electionTimeoutMs: number;
+  /** controller.quorum.fetch.timeout.ms */
+  readonly fetchTimeoutMs: number;
+  /** controller.quorum.request.timeout.ms */
+  readonly requestTimeoutMs: number;
+  /** controller.quorum.retry.backoff.ms */
+  readonly retryBackoffMs: number;
+  /** cluster.id for a new data dir (every node of a cluster the same); null = random (a lone node). */
+  readonly clusterId: string | null;
+}
+
+/** True when this node runs alone: one voter (itself, or none given) and both roles. */
+export function isSingleNode(settings: BrokerSettings): boolean {
+  const c = settings.cluster;
+  if (c === undefined) return true;
+  return c.roles.broker && c.roles.controller && (c.voters.length === 0 || (c.voters.length === 1 && c.voters[0]?.id === settings.nodeId));
 }
 
 import type { BrokerConfig } from '../util/config/broker.js';
@@ -134,5 +175,17 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     topicRulesFor: (overrides) => topicRulesOf(dynamic.topicConfig(toRecord(overrides))),
     validateTopicConfigs: (configs) => validateTopicConfigs(Object.fromEntries(configs)).map((e) => ({ key: e.key, message: e.message })),
     dynamicConfig: dynamic,
+    cluster: {
+      roles: config.roles,
+      voters: config.quorumVoters.map((v) => ({ id: v.id, host: v.host, port: v.port })),
+      controllerListenerNames: config.get('controller.listener.names').map((n) => n.toUpperCase()),
+      brokerSessionTimeoutMs: config.get('broker.session.timeout.ms'),
+      brokerHeartbeatIntervalMs: config.get('broker.heartbeat.interval.ms'),
+      electionTimeoutMs: config.get('controller.quorum.election.timeout.ms'),
+      fetchTimeoutMs: config.get('controller.quorum.fetch.timeout.ms'),
+      requestTimeoutMs: config.get('controller.quorum.request.timeout.ms'),
+      retryBackoffMs: config.get('controller.quorum.retry.backoff.ms'),
+      clusterId: config.get('cluster.id'),
+    },
   };
 }

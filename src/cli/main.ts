@@ -33,6 +33,7 @@ Examples:
   tributary config set --topic orders retention.ms=86400000
   tributary cluster describe
   tributary records delete orders --all
+  tributary bench produce --topic perf --create-topic --records 1000000 --acks 1
 
 Client commands take --bootstrap host:port (default: $TRIBUTARY_BOOTSTRAP,
 else 127.0.0.1:9092); listings and descriptions print tables, or JSON with
@@ -48,7 +49,7 @@ tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
  * second of start-up and some 20 MB.
  */
 async function registerClientCommands(program: Command): Promise<void> {
-  const [topic, produce, consume, group, config, cluster, records] = await Promise.all([
+  const [topic, produce, consume, group, config, cluster, records, bench] = await Promise.all([
     import('./commands/topic.js'),
     import('./commands/produce.js'),
     import('./commands/consume.js'),
@@ -56,6 +57,7 @@ async function registerClientCommands(program: Command): Promise<void> {
     import('./commands/config.js'),
     import('./commands/cluster.js'),
     import('./commands/records.js'),
+    import('./commands/bench.js'),
   ]);
   topic.registerTopicCommands(program);
   produce.registerProduceCommand(program);
@@ -64,6 +66,7 @@ async function registerClientCommands(program: Command): Promise<void> {
   config.registerConfigCommands(program);
   cluster.registerClusterCommands(program);
   records.registerRecordsCommands(program);
+  bench.registerBenchCommands(program);
 }
 
 /** The first argument that is not an option: the subcommand asked for. */

@@ -1,18 +1,42 @@
 /**
- * Admin operations on topics, over `Cluster`: create, delete, list,
- * describe (with configs through DescribeConfigs when the broker has it),
- * add partitions, list offsets.
+ * The Admin client: every admin API the broker implements, as plain
+ * promises of typed results. Topic operations are here (create, delete,
+ * list, describe with configs, add partitions); offsets are in
+ * admin-offsets.ts, configs in config-admin.ts, records/cluster/log dirs in
+ * cluster-admin.ts, groups in group-admin.ts.
  *
- * Batch operations (createTopics, deleteTopics, describeTopics) return one
- * result per topic with `error` set instead of throwing, as Kafka answers
- * per topic; the single-topic helpers throw a KafkaProtocolError.
+ * Batch operations return one result per resource with `error` set instead
+ * of throwing, as Kafka answers per resource (like the Java AdminClient's
+ * per-resource futures); the single-resource helpers (createTopic, the
+ * single-partition listOffsets, the alter-configs calls) throw a
+ * KafkaProtocolError.
  */
 import { ZERO_UUID } from '../protocol/codec.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { Apis, request, supports } from './apis.js';
 import { Cluster, type ClusterOptions, type PartitionMetadata } from './cluster.js';
 import { KafkaProtocolError, invalidArgument } from './errors.js';
-import { listOffsetsMany, type ListedOffset, type OffsetSpec } from './records.js';
+import type { ListedOffset } from './records.js';
+import {
+  listOffsetsFor,
+  offsetsForLeaderEpochFor,
+  type AdminOffsetSpec,
+  type LeaderEpochRequest,
+  type LeaderEpochResult,
+  type ListOffsetsOptions,
+  type ListOffsetsRequest,
+  type ListOffsetsResult,
+} from './admin-offsets.js';
+import {
+  createPartitionsFor,
+  topicAuthorizedOperations,
+  validateAssignment,
+  type CreatePartitionsOptions,
+  type NewPartitions,
+  type ReplicaAssignment,
+  type TopicResult,
+} from './admin-topics.js';
+import type { AclOperation } from './admin-apis.js';
 import type { TopicPartitions } from './consumer-protocol.js';
 import {
   commitGroupOffsets,
@@ -21,6 +45,14 @@ import {
   describeGroups,
   fetchGroupOffsets,
   listGroups,
+  removeGroupMembers,
+  resetGroupOffsets,
+  type DescribeGroupsOptions,
+  type MemberToRemove,
+  type RemoveMembersResult,
+  type ResetOffsetsOptions,
+  type ResetOffsetsResult,
+  type ResetOffsetsTarget,
   type GroupDescription,
   type GroupListing,
   type GroupResult,
@@ -40,13 +72,16 @@ import {
 } from './config-admin.js';
 import {
   alterPartitionReassignments,
+  apiVersions,
   deleteRecords,
   describeCluster,
   describeLogDirs,
   electLeaders,
   listPartitionReassignments,
+  type BrokerApiVersions,
   type BrokerLogDirs,
   type ClusterDescription,
+  type DescribeClusterOptions,
   type DeleteRecordsResult,
   type ElectionResult,
   type ElectionType,
@@ -56,26 +91,44 @@ import {
 
 export type { GroupDescription, GroupListing, GroupMemberDescription, GroupResult, PartitionResult } from './group-admin.js';
 
+/** Default time (ms) the controller may take for topic and partition changes. */
 export const ADMIN_TIMEOUT_MS_DEFAULT = 30_000;
 /** DescribeConfigs resource type of a topic. */
 const RESOURCE_TYPE_TOPIC = 2;
 
+/** A topic to create (`Admin.createTopics`). */
 export interface NewTopic {
   name: string;
-  /** Omitted: the broker's num.partitions (CreateTopics v4+), else 1. */
+  /** Omitted: the broker's num.partitions (CreateTopics v4+), else 1. Not with `assignments`. */
   numPartitions?: number;
-  /** Omitted: the broker's default.replication.factor (v4+), else 1. */
+  /** Omitted: the broker's default.replication.factor (v4+), else 1. Not with `assignments`. */
   replicationFactor?: number;
+  /** Explicit replicas of each partition (partition i gets `assignments[i]`); replaces numPartitions/replicationFactor. */
+  assignments?: ReplicaAssignment;
+  /** Topic configs, e.g. `{ 'cleanup.policy': 'compact' }`. */
   configs?: Readonly<Record<string, string>>;
 }
 
+/** Options of the topic-changing calls. */
 export interface AdminOptions {
+  /** How long the controller may take (ms; default 30 s); the request may take this plus the request timeout. */
   timeoutMs?: number;
+  /** Check the request without changing anything (CreateTopics, CreatePartitions). */
   validateOnly?: boolean;
 }
 
+/** Options of `Admin.describeTopics`. */
+export interface DescribeTopicsOptions {
+  /** Also load each topic's configs with DescribeConfigs (default true). */
+  includeConfigs?: boolean;
+  /** Ask for the operations the caller may perform on each topic (Metadata v8+). */
+  includeAuthorizedOperations?: boolean;
+}
+
+/** The answer for one topic of `Admin.createTopics`. */
 export interface CreateTopicResult {
   name: string;
+  /** The new topic's id (CreateTopics v7+); null otherwise. */
   topicId: string | null;
   /** -1 when the broker did not say (CreateTopics before v5). */
   numPartitions: number;
@@ -83,11 +136,13 @@ export interface CreateTopicResult {
   error: KafkaProtocolError | null;
 }
 
+/** The answer for one topic of `Admin.deleteTopics`. */
 export interface DeleteTopicResult {
   name: string;
   error: KafkaProtocolError | null;
 }
 
+/** One topic of `Admin.listTopics`. */
 export interface TopicListing {
   name: string;
   topicId: string | null;
@@ -96,16 +151,23 @@ export interface TopicListing {
   replicationFactor: number;
 }
 
+/** One partition of a described topic. */
 export interface PartitionDescription {
   partition: number;
+  /** The leader's node id; -1 when the partition has no leader (offline). */
   leader: number;
   leaderEpoch: number;
+  /** Node ids of the replicas; the first is the preferred leader. */
   replicas: readonly number[];
+  /** The in-sync replicas. */
   isr: readonly number[];
+  /** Replicas whose log directory is offline. */
   offlineReplicas: readonly number[];
+  /** Kafka's name of the partition's error (e.g. 'LEADER_NOT_AVAILABLE'), null when none. */
   error: string | null;
 }
 
+/** Where a config value comes from, as Kafka names it (DescribeConfigs configSource). */
 export type ConfigSource =
   | 'UNKNOWN'
   | 'DYNAMIC_TOPIC_CONFIG'
@@ -125,6 +187,7 @@ const CONFIG_SOURCES: readonly ConfigSource[] = [
   'DYNAMIC_BROKER_LOGGER_CONFIG',
 ];
 
+/** One config of a topic or broker. */
 export interface ConfigEntry {
   name: string;
   value: string | null;
@@ -133,6 +196,7 @@ export interface ConfigEntry {
   isSensitive: boolean;
 }
 
+/** The answer for one topic of `Admin.describeTopics`. */
 export interface TopicDescription {
   name: string;
   topicId: string | null;
@@ -140,20 +204,33 @@ export interface TopicDescription {
   partitions: PartitionDescription[];
   /** null when configs were not asked for or the broker has no DescribeConfigs. */
   configs: ConfigEntry[] | null;
+  /** With `includeAuthorizedOperations`: what the caller may do to the topic; null when not asked for or not provided. */
+  authorizedOperations: AclOperation[] | null;
   error: KafkaProtocolError | null;
 }
 
+/**
+ * The admin client. `Admin.connect({ bootstrap })` opens it (or
+ * `new Admin(cluster)` shares a `Cluster`); `close()` closes the cluster.
+ */
 export class Admin {
-  constructor(readonly cluster: Cluster) {}
+  /** Wraps a connected cluster client; `close()` closes it. */
+  constructor(
+    /** The cluster client the admin's requests go through (metadata, connections, retries). */
+    readonly cluster: Cluster,
+  ) {}
 
+  /** Connects to the cluster (tries the bootstrap brokers in order) and returns an Admin. */
   static async connect(options: ClusterOptions): Promise<Admin> {
     return new Admin(await Cluster.connect(options));
   }
 
+  /** Closes every connection. */
   async close(): Promise<void> {
     await this.cluster.close();
   }
 
+  /** Creates topics (CreateTopics); one result per topic, in order, with `error` (e.g. TOPIC_ALREADY_EXISTS). */
   async createTopics(topics: readonly NewTopic[], options: AdminOptions = {}): Promise<CreateTopicResult[]> {
     for (const t of topics) validateNewTopic(t);
     const { version, response } = await this.cluster.withRetry(async () => {
@@ -164,10 +241,10 @@ export class Admin {
         (v) => ({
           topics: topics.map((t) => ({
             name: t.name,
-            // v4+ (KIP-464): -1 means the broker default.
-            numPartitions: t.numPartitions ?? (v >= 4 ? -1 : 1),
-            replicationFactor: t.replicationFactor ?? (v >= 4 ? -1 : 1),
-            assignments: [],
+            // v4+ (KIP-464): -1 means the broker default; with assignments both are -1.
+            numPartitions: t.assignments !== undefined ? -1 : (t.numPartitions ?? (v >= 4 ? -1 : 1)),
+            replicationFactor: t.assignments !== undefined ? -1 : (t.replicationFactor ?? (v >= 4 ? -1 : 1)),
+            assignments: (t.assignments ?? []).map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds: [...brokerIds] })),
             configs: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value })),
           })),
           timeoutMs: options.timeoutMs ?? ADMIN_TIMEOUT_MS_DEFAULT,
@@ -200,6 +277,7 @@ export class Admin {
     return result;
   }
 
+  /** Deletes topics (DeleteTopics); one result per topic, in order, with `error` (e.g. UNKNOWN_TOPIC_OR_PARTITION). */
   async deleteTopics(names: readonly string[], options: Pick<AdminOptions, 'timeoutMs'> = {}): Promise<DeleteTopicResult[]> {
     const timeoutMs = options.timeoutMs ?? ADMIN_TIMEOUT_MS_DEFAULT;
     const { response } = await this.cluster.withRetry(async () => {
@@ -224,6 +302,7 @@ export class Admin {
     });
   }
 
+  /** Every topic, sorted by name; internal ones (`__consumer_offsets`) only with `includeInternal`. */
   async listTopics(options: { includeInternal?: boolean } = {}): Promise<TopicListing[]> {
     const metadata = await this.cluster.withRetry(() => this.cluster.refreshMetadata(null));
     return [...metadata.topics.values()]
@@ -238,12 +317,19 @@ export class Admin {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Describes the named topics, or every non-internal topic when `names` is empty. */
-  async describeTopics(names: readonly string[] = [], options: { includeConfigs?: boolean } = {}): Promise<TopicDescription[]> {
+  /**
+   * Describes the named topics, or every non-internal topic when `names` is
+   * empty: partitions with leader, replicas, ISR and offline replicas, topic
+   * id, configs, and (when asked) authorized operations. One result per
+   * topic with `error` (UNKNOWN_TOPIC_OR_PARTITION for a missing one).
+   */
+  async describeTopics(names: readonly string[] = [], options: DescribeTopicsOptions = {}): Promise<TopicDescription[]> {
     const all = names.length === 0;
     const metadata = await this.cluster.withRetry(() => this.cluster.refreshMetadata(all ? null : names));
     const wanted = all ? [...metadata.topics.values()].filter((t) => !t.isInternal).map((t) => t.name).sort() : [...names];
-    const configs = options.includeConfigs === false ? null : await this.describeTopicConfigs(wanted.filter((n) => metadata.topics.get(n)?.errorCode === 0));
+    const existing = wanted.filter((n) => metadata.topics.get(n)?.errorCode === 0);
+    const configs = options.includeConfigs === false ? null : await this.describeTopicConfigs(existing);
+    const operations = options.includeAuthorizedOperations === true ? await topicAuthorizedOperations(this.cluster, existing) : null;
     return wanted.map((name) => {
       const t = metadata.topics.get(name);
       if (t === undefined || t.errorCode !== 0) {
@@ -253,6 +339,7 @@ export class Admin {
           isInternal: false,
           partitions: [],
           configs: null,
+          authorizedOperations: null,
           error: new KafkaProtocolError(t?.errorCode ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, { topic: name }),
         };
       }
@@ -262,6 +349,7 @@ export class Admin {
         isInternal: t.isInternal,
         partitions: t.partitions.map(describePartition),
         configs: configs?.get(name) ?? null,
+        authorizedOperations: operations?.get(name) ?? null,
         error: null,
       };
     });
@@ -301,29 +389,52 @@ export class Admin {
     return out;
   }
 
-  /** Grows `topic` to `totalCount` partitions. */
-  async createPartitions(topic: string, totalCount: number, options: AdminOptions = {}): Promise<void> {
-    if (!Number.isInteger(totalCount) || totalCount < 1) throw invalidArgument(`partition count must be a positive integer, got ${totalCount}`);
-    const timeoutMs = options.timeoutMs ?? ADMIN_TIMEOUT_MS_DEFAULT;
-    const { response } = await this.cluster.withRetry(async () => {
-      const conn = await this.cluster.controllerConnection();
-      return request(
-        conn,
-        Apis.CreatePartitions,
-        () => ({ topics: [{ name: topic, count: totalCount, assignments: null }], timeoutMs, validateOnly: options.validateOnly ?? false }),
-        timeoutMs + conn.requestTimeoutMs,
-      );
-    });
-    const r = response.results.find((x) => x.name === topic);
-    if (r === undefined) throw missing('CreatePartitions', topic);
-    if (r.errorCode !== 0) throw new KafkaProtocolError(r.errorCode, { api: 'CreatePartitions', topic, serverMessage: r.errorMessage });
+  /** Grows `topic` to `totalCount` partitions; throws a KafkaProtocolError (INVALID_PARTITIONS, ...). */
+  async createPartitions(topic: string, totalCount: number, options?: CreatePartitionsOptions): Promise<void>;
+  /** Grows several topics (optionally with replica assignments for the new partitions); one result per topic with `error`. */
+  async createPartitions(list: readonly NewPartitions[], options?: CreatePartitionsOptions): Promise<TopicResult[]>;
+  async createPartitions(
+    topicOrList: string | readonly NewPartitions[],
+    countOrOptions?: number | CreatePartitionsOptions,
+    maybeOptions: CreatePartitionsOptions = {},
+  ): Promise<void | TopicResult[]> {
+    const single = typeof topicOrList === 'string';
+    const options = (single ? maybeOptions : countOrOptions) ?? {};
+    if (typeof options !== 'object') throw invalidArgument('createPartitions(list, options): options must be an object');
+    if (single && typeof countOrOptions !== 'number') throw invalidArgument(`partition count must be a positive integer, got ${String(countOrOptions)}`);
+    const list: readonly NewPartitions[] = single ? [{ topic: topicOrList, totalCount: countOrOptions as number }] : topicOrList;
+    const results = await createPartitionsFor(this.cluster, list, options.timeoutMs ?? ADMIN_TIMEOUT_MS_DEFAULT, options.validateOnly ?? false);
+    if (!single) return results;
+    const error = results[0]?.error;
+    if (error !== undefined && error !== null) throw error;
   }
 
-  /** The offset for 'earliest', 'latest' or a timestamp (ms) in one partition. */
-  async listOffsets(topic: string, partition: number, spec: OffsetSpec): Promise<ListedOffset> {
-    const [result] = await listOffsetsMany(this.cluster, [{ topic, partition, spec }]);
-    if (result === undefined) throw missing('ListOffsets', topic);
-    return result;
+  /** The offset for 'earliest', 'latest', 'max-timestamp' or a timestamp (ms) in one partition; throws a KafkaProtocolError. */
+  async listOffsets(topic: string, partition: number, spec: AdminOffsetSpec): Promise<ListedOffset>;
+  /** Offsets of many partitions (one request per leader); one result per partition, in order, with `error`. */
+  async listOffsets(requests: readonly ListOffsetsRequest[], options?: ListOffsetsOptions): Promise<ListOffsetsResult[]>;
+  async listOffsets(
+    topicOrRequests: string | readonly ListOffsetsRequest[],
+    partitionOrOptions?: number | ListOffsetsOptions,
+    spec?: AdminOffsetSpec,
+  ): Promise<ListedOffset | ListOffsetsResult[]> {
+    if (typeof topicOrRequests !== 'string') {
+      return listOffsetsFor(this.cluster, topicOrRequests, typeof partitionOrOptions === 'object' ? partitionOrOptions : {});
+    }
+    if (typeof partitionOrOptions !== 'number' || spec === undefined) throw invalidArgument('listOffsets(topic, partition, spec) needs a partition and a spec');
+    const [result] = await listOffsetsFor(this.cluster, [{ topic: topicOrRequests, partition: partitionOrOptions, spec }]);
+    if (result === undefined) throw missing('ListOffsets', topicOrRequests);
+    if (result.error !== null) throw result.error;
+    return { topic: result.topic, partition: result.partition, offset: result.offset, timestamp: result.timestamp, leaderEpoch: result.leaderEpoch };
+  }
+
+  /**
+   * OffsetForLeaderEpoch: for each partition, the end offset of the given
+   * leader epoch (where a follower or consumer that saw that epoch must
+   * truncate, KIP-101/320); one result per partition with `error`.
+   */
+  offsetsForLeaderEpoch(requests: readonly LeaderEpochRequest[]): Promise<LeaderEpochResult[]> {
+    return offsetsForLeaderEpochFor(this.cluster, requests);
   }
 
   // ---------------------------------------------------------------- configs
@@ -360,8 +471,13 @@ export class Admin {
   }
 
   /** Cluster id, controller and brokers (DescribeCluster, or Metadata on brokers without it). */
-  describeCluster(): Promise<ClusterDescription> {
-    return describeCluster(this.cluster);
+  describeCluster(options: DescribeClusterOptions = {}): Promise<ClusterDescription> {
+    return describeCluster(this.cluster, options);
+  }
+
+  /** What one broker advertises (ApiVersions): API version ranges and feature flags; `nodeId` omitted: the lowest node id. */
+  apiVersions(nodeId?: number): Promise<BrokerApiVersions> {
+    return apiVersions(this.cluster, nodeId);
   }
 
   /** Log directories of every broker with the size of each partition; `topics` limits the partitions. */
@@ -392,9 +508,18 @@ export class Admin {
     return listGroups(this.cluster, states);
   }
 
-  /** Describes groups; member assignments are decoded for consumer groups. */
-  describeGroups(groupIds: readonly string[]): Promise<GroupDescription[]> {
-    return describeGroups(this.cluster, groupIds);
+  /** Describes groups; member assignments are decoded for consumer groups. One result per group with `error`. */
+  describeGroups(groupIds: readonly string[], options: DescribeGroupsOptions = {}): Promise<GroupDescription[]> {
+    return describeGroups(this.cluster, groupIds, options);
+  }
+
+  /**
+   * Removes members from a group (one batched LeaveGroup v3+; Java's
+   * removeMembersFromConsumerGroup); no `members`: every current member.
+   * Errors come back per member and per group.
+   */
+  removeGroupMembers(groupId: string, members?: readonly MemberToRemove[]): Promise<RemoveMembersResult> {
+    return removeGroupMembers(this.cluster, groupId, members);
   }
 
   /** Deletes groups (each must have no members: NON_EMPTY_GROUP otherwise); one result per group. */
@@ -407,7 +532,11 @@ export class Admin {
     return fetchGroupOffsets(this.cluster, groupId, topics);
   }
 
-  /** A standalone commit (generation -1, no member id): accepted only while the group has no members. */
+  /**
+   * Sets a group's committed offsets (Java's alterConsumerGroupOffsets): a
+   * standalone commit (generation -1, no member id), accepted only while the
+   * group has no members. One result per partition with `error`.
+   */
   commitGroupOffsets(groupId: string, offsets: readonly OffsetToCommit[]): Promise<CommitResult[]> {
     return commitGroupOffsets(this.cluster, groupId, offsets);
   }
@@ -415,6 +544,20 @@ export class Admin {
   /** Deletes committed offsets (OffsetDelete); GROUP_SUBSCRIBED_TO_TOPIC for topics the group still consumes. */
   deleteGroupOffsets(groupId: string, partitions: readonly TopicPartitions[]): Promise<PartitionResult[]> {
     return deleteGroupOffsets(this.cluster, groupId, partitions);
+  }
+
+  /**
+   * Moves a group's committed offsets for `topics` to 'earliest', 'latest',
+   * a timestamp, `{ offset }` or `{ shiftBy }` (kafka-consumer-groups.sh
+   * --reset-offsets); the group must be empty. `dryRun` only computes them.
+   */
+  resetGroupOffsets(
+    groupId: string,
+    topics: readonly (string | TopicPartitions)[],
+    to: ResetOffsetsTarget,
+    options: ResetOffsetsOptions = {},
+  ): Promise<ResetOffsetsResult[]> {
+    return resetGroupOffsets(this.cluster, groupId, topics, to, options);
   }
 }
 
@@ -431,6 +574,10 @@ function describePartition(p: PartitionMetadata): PartitionDescription {
 }
 
 function validateNewTopic(t: NewTopic): void {
+  if (t.assignments !== undefined) {
+    if (t.numPartitions !== undefined || t.replicationFactor !== undefined) throw invalidArgument(`${t.name}: give assignments or numPartitions/replicationFactor, not both`);
+    validateAssignment(t.name, t.assignments);
+  }
   if (t.name.length === 0 || t.name.length > 249 || !/^[a-zA-Z0-9._-]+$/.test(t.name) || t.name === '.' || t.name === '..') {
     throw invalidArgument(`invalid topic name '${t.name}': use 1-249 characters from [a-zA-Z0-9._-], not '.' or '..'`);
   }

@@ -17,6 +17,8 @@ import {
   DescribeConfigsResponse,
   FetchRequest,
   FetchResponse,
+  InitProducerIdRequest,
+  InitProducerIdResponse,
   ListOffsetsRequest,
   ListOffsetsResponse,
   MetadataRequest,
@@ -26,6 +28,7 @@ import {
 } from '../protocol/messages/index.js';
 import type { ApiPair, Connection } from './connection.js';
 
+/** An API the client speaks: its request/response schemas and the version range the client implements. */
 export interface ClientApi<Req extends MessageSchema = MessageSchema, Res extends MessageSchema = MessageSchema> extends ApiPair<Req, Res> {
   readonly minVersion: number;
   readonly maxVersion: number;
@@ -49,6 +52,8 @@ export const Apis = {
   CreatePartitions: api(CreatePartitionsRequest, CreatePartitionsResponse, 0, 3),
   /** v1+: configSource instead of isDefault. */
   DescribeConfigs: api(DescribeConfigsRequest, DescribeConfigsResponse, 1, 4),
+  /** v0-v2: a new producer id; v3+: the current id and epoch, to bump the epoch (KIP-360); v4: PRODUCER_FENCED. */
+  InitProducerId: api(InitProducerIdRequest, InitProducerIdResponse, 0, 4),
 } as const;
 
 /** The version to use for `api` on `connection`. */

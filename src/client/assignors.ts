@@ -10,19 +10,28 @@
  * first, by that id; then the others by member id (String.compareTo, i.e.
  * UTF-16 code units). Topics missing from the metadata are skipped.
  * Rack-aware assignment (KIP-881) is not done: without racks, Java's result
- * is the same. Cooperative-sticky belongs to the full Consumer.
+ * is the same. Cooperative-sticky is in sticky-assignor.ts.
  */
 import { compareStrings, groupByTopic, type Subscription, type TopicPartitions } from './consumer-protocol.js';
 
+/** A group member as an assignor sees it: its id, static instance id and decoded subscription. */
 export interface AssignorMember {
   memberId: string;
   groupInstanceId: string | null;
   subscription: Pick<Subscription, 'topics'> & Partial<Subscription>;
 }
 
+/** A client-side partition assignor (the group leader runs it): `name` is the protocol name sent in JoinGroup. */
 export interface Assignor {
   /** The JoinGroup protocol name, e.g. 'range'. */
   readonly name: string;
+  /**
+   * The rebalance protocol it supports (KIP-429); default 'eager'. A member
+   * rebalances cooperatively only when every assignor it offers does.
+   */
+  readonly protocol?: 'eager' | 'cooperative';
+  /** The subscription userData for this assignor, from what the member owns and its generation (default none). */
+  userData?(owned: readonly TopicPartitions[], generation: number): Buffer | null;
   /**
    * Every member's partitions (an entry, maybe empty, for each member), from
    * the members' subscriptions and the partition count per topic.

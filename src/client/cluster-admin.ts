@@ -9,10 +9,13 @@
  * answers per partition; top-level errors throw.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { AdminApis } from './admin-apis.js';
+import { apiKeyName } from '../protocol/api-keys.js';
+import { ApiVersionsRequest, ApiVersionsResponse } from '../protocol/messages/18-api-versions.js';
+import { AdminApis, decodeAuthorizedOperations, type AclOperation } from './admin-apis.js';
 import { request, supports } from './apis.js';
 import { REFRESH_METADATA_ERRORS, type BrokerNode, type Cluster } from './cluster.js';
 import { compareStrings, groupByTopic, type TopicPartitions } from './consumer-protocol.js';
+import { CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION } from './connection.js';
 import { KafkaProtocolError, invalidArgument } from './errors.js';
 
 /** DeleteRecords offset meaning "up to the high watermark" (delete every record). */
@@ -22,14 +25,53 @@ const ELECTION_TYPES = { preferred: 0, unclean: 1 } as const;
 /** DescribeCluster v1 endpointType: brokers (KIP-919). */
 const ENDPOINT_TYPE_BROKERS = 1;
 
+/** The answer of `Admin.describeCluster`. */
 export interface ClusterDescription {
   clusterId: string | null;
   /** -1 when the cluster has no (known) controller. */
   controllerId: number;
   /** Sorted by node id. */
   brokers: BrokerNode[];
+  /** With `includeAuthorizedOperations` (DescribeCluster): what the caller may do to the cluster; null when not provided. */
+  authorizedOperations: AclOperation[] | null;
 }
 
+/** Options of `Admin.describeCluster`. */
+export interface DescribeClusterOptions {
+  /** Ask for the cluster operations the caller is allowed (needs DescribeCluster; null with the Metadata fallback). */
+  includeAuthorizedOperations?: boolean;
+}
+
+/** One API of a broker's ApiVersions answer. */
+export interface ApiVersionRange {
+  apiKey: number;
+  /** Kafka's name of the API, e.g. 'Produce'. */
+  name: string;
+  minVersion: number;
+  maxVersion: number;
+}
+
+/** A feature flag of ApiVersions v3+ (KIP-584): supported range, or finalized level. */
+export interface FeatureRange {
+  name: string;
+  minVersion: number;
+  maxVersion: number;
+}
+
+/** The answer of `Admin.apiVersions`: what one broker advertises. */
+export interface BrokerApiVersions {
+  nodeId: number;
+  /** Sorted by API key. */
+  apis: ApiVersionRange[];
+  /** Features the broker supports (ApiVersions v3+; empty before). */
+  supportedFeatures: FeatureRange[];
+  /** Features finalized cluster-wide (min/max version level; ApiVersions v3+). */
+  finalizedFeatures: FeatureRange[];
+  /** Epoch of the finalized features; -1n when unknown. */
+  finalizedFeaturesEpoch: bigint;
+}
+
+/** The answer for one partition of `Admin.deleteRecords`. */
 export interface DeleteRecordsResult {
   topic: string;
   partition: number;
@@ -38,6 +80,7 @@ export interface DeleteRecordsResult {
   error: KafkaProtocolError | null;
 }
 
+/** A partition's replica in a log directory. */
 export interface LogDirPartition {
   topic: string;
   partition: number;
@@ -48,6 +91,7 @@ export interface LogDirPartition {
   isFuture: boolean;
 }
 
+/** One log directory of a broker. */
 export interface LogDirDescription {
   path: string;
   error: KafkaProtocolError | null;
@@ -58,6 +102,7 @@ export interface LogDirDescription {
   partitions: LogDirPartition[];
 }
 
+/** The answer for one broker of `Admin.describeLogDirs`. */
 export interface BrokerLogDirs {
   nodeId: number;
   /** Sorted by path; empty when `error` is set. */
@@ -65,8 +110,10 @@ export interface BrokerLogDirs {
   error: KafkaProtocolError | null;
 }
 
+/** 'preferred' (the first replica, if in sync) or 'unclean' (any live replica, possibly losing data; ElectLeaders v1+). */
 export type ElectionType = keyof typeof ELECTION_TYPES;
 
+/** The answer for one partition of `Admin.electLeaders` and `Admin.alterPartitionReassignments`. */
 export interface ElectionResult {
   topic: string;
   partition: number;
@@ -74,6 +121,7 @@ export interface ElectionResult {
   error: KafkaProtocolError | null;
 }
 
+/** A reassignment in progress (`Admin.listPartitionReassignments`). */
 export interface PartitionReassignment {
   topic: string;
   partition: number;
@@ -82,6 +130,7 @@ export interface PartitionReassignment {
   removingReplicas: number[];
 }
 
+/** A partition to reassign (`Admin.alterPartitionReassignments`). */
 export interface ReassignmentTarget {
   topic: string;
   partition: number;
@@ -90,20 +139,58 @@ export interface ReassignmentTarget {
 }
 
 /** Cluster id, controller and brokers: DescribeCluster when the broker has it, else Metadata. */
-export async function describeCluster(cluster: Cluster): Promise<ClusterDescription> {
+export async function describeCluster(cluster: Cluster, options: DescribeClusterOptions = {}): Promise<ClusterDescription> {
   const conn = await cluster.withRetry(() => cluster.anyConnection());
   if (!supports(conn, AdminApis.DescribeCluster)) {
     const md = await cluster.withRetry(() => cluster.refreshMetadata([]));
-    return { clusterId: md.clusterId, controllerId: md.controllerId, brokers: [...md.brokers.values()].sort((a, b) => a.nodeId - b.nodeId) };
+    return { clusterId: md.clusterId, controllerId: md.controllerId, brokers: [...md.brokers.values()].sort((a, b) => a.nodeId - b.nodeId), authorizedOperations: null };
   }
+  const includeClusterAuthorizedOperations = options.includeAuthorizedOperations ?? false;
   const { response } = await cluster.withRetry(async () =>
-    request(await cluster.anyConnection(), AdminApis.DescribeCluster, () => ({ includeClusterAuthorizedOperations: false, endpointType: ENDPOINT_TYPE_BROKERS })),
+    request(await cluster.anyConnection(), AdminApis.DescribeCluster, () => ({ includeClusterAuthorizedOperations, endpointType: ENDPOINT_TYPE_BROKERS })),
   );
   if (response.errorCode !== 0) throw new KafkaProtocolError(response.errorCode, { api: 'DescribeCluster', serverMessage: response.errorMessage });
   return {
     clusterId: response.clusterId,
     controllerId: response.controllerId,
     brokers: response.brokers.map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack })).sort((a, b) => a.nodeId - b.nodeId),
+    authorizedOperations: includeClusterAuthorizedOperations ? decodeAuthorizedOperations(response.clusterAuthorizedOperations) : null,
+  };
+}
+
+/** The newest ApiVersions version the client reads (v3: features, KIP-584). */
+const API_VERSIONS_VERSION_MAX = 3;
+
+/**
+ * What one broker advertises (ApiVersions): every API with its version
+ * range, and the feature flags (v3+). `nodeId` omitted: any broker.
+ */
+export async function apiVersions(cluster: Cluster, nodeId?: number): Promise<BrokerApiVersions> {
+  let node = nodeId;
+  if (node === undefined) {
+    const brokers = cluster.metadata.brokers.size > 0 ? cluster.metadata.brokers : (await cluster.withRetry(() => cluster.refreshMetadata([]))).brokers;
+    node = Math.min(...brokers.keys());
+  }
+  const target = node;
+  const response = await cluster.withRetry(async () => {
+    const conn = await cluster.connectionTo(target);
+    const range = conn.apiVersions.get(ApiVersionsRequest.apiKey);
+    const version = Math.min(API_VERSIONS_VERSION_MAX, range?.maxVersion ?? 0);
+    const r = await conn.send({ request: ApiVersionsRequest, response: ApiVersionsResponse }, version, {
+      clientSoftwareName: CLIENT_SOFTWARE_NAME,
+      clientSoftwareVersion: CLIENT_SOFTWARE_VERSION,
+    });
+    return r;
+  });
+  if (response.errorCode !== 0) throw new KafkaProtocolError(response.errorCode, { api: 'ApiVersions', serverMessage: `broker ${target}` });
+  return {
+    nodeId: target,
+    apis: response.apiKeys
+      .map((a) => ({ apiKey: a.apiKey, name: apiKeyName(a.apiKey), minVersion: a.minVersion, maxVersion: a.maxVersion }))
+      .sort((a, b) => a.apiKey - b.apiKey),
+    supportedFeatures: response.supportedFeatures.map((f) => ({ name: f.name, minVersion: f.minVersion, maxVersion: f.maxVersion })),
+    finalizedFeatures: response.finalizedFeatures.map((f) => ({ name: f.name, minVersion: f.minVersionLevel, maxVersion: f.maxVersionLevel })),
+    finalizedFeaturesEpoch: response.finalizedFeaturesEpoch,
   };
 }
 

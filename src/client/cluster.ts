@@ -28,11 +28,13 @@ export const RETRIES_DEFAULT = 5;
 export const RETRY_BACKOFF_MS_DEFAULT = 100;
 export const RETRY_BACKOFF_MS_MAX = 2_000;
 
+/** A `host:port` pair, as parsed from a bootstrap string. */
 export interface BrokerAddress {
   readonly host: string;
   readonly port: number;
 }
 
+/** Options of `Cluster.connect` (and of every client's `clusterOptions`): bootstrap brokers, retries, and the connection options. */
 export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'negotiateVersions'> {
   /** 'host:port[,host:port...]' or a list of addresses. */
   bootstrap: string | readonly BrokerAddress[];
@@ -44,6 +46,7 @@ export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' 
   allowAutoTopicCreation?: boolean;
 }
 
+/** A broker of the cluster, as Metadata or DescribeCluster lists it. */
 export interface BrokerNode {
   readonly nodeId: number;
   readonly host: string;
@@ -51,6 +54,7 @@ export interface BrokerNode {
   readonly rack: string | null;
 }
 
+/** A partition's leader, epoch and replicas, from Metadata. */
 export interface PartitionMetadata {
   readonly partition: number;
   /** Kafka error code for this partition (0, or e.g. LEADER_NOT_AVAILABLE). */
@@ -63,6 +67,7 @@ export interface PartitionMetadata {
   readonly offlineReplicas: readonly number[];
 }
 
+/** A topic's id, internal flag and partitions, from Metadata (`errorCode` non-zero for a topic that failed). */
 export interface TopicMetadata {
   readonly name: string;
   /** Kafka error code for this topic (0, or e.g. UNKNOWN_TOPIC_OR_PARTITION). */
@@ -74,6 +79,7 @@ export interface TopicMetadata {
   readonly partitions: readonly PartitionMetadata[];
 }
 
+/** The cluster client's metadata cache: cluster id, controller, brokers and the topics loaded so far. */
 export interface ClusterMetadata {
   readonly clusterId: string | null;
   readonly controllerId: number;
@@ -110,6 +116,7 @@ export function parseBootstrap(text: string): BrokerAddress[] {
   });
 }
 
+/** The cluster client under Producer, Consumer and Admin: bootstrap, metadata cache, one connection per broker, leader routing and retries. */
 export class Cluster {
   private readonly options: ClusterOptions;
   private readonly bootstrapAddresses: readonly BrokerAddress[];
@@ -309,6 +316,7 @@ export class Cluster {
 
   // ------------------------------------------------------------------ close
 
+  /** Closes every connection; later calls fail with ERR_TRIB_CONNECTION_CLOSED. */
   async close(): Promise<void> {
     this.closed = true;
     const all: Promise<void>[] = [];

@@ -24,24 +24,29 @@ import { KafkaProtocolError, invalidArgument } from './errors.js';
 /** 'topic', or 'broker' (name: a node id, or '' for the cluster-wide dynamic defaults). */
 export type ConfigResourceType = 'topic' | 'broker';
 
+/** A topic or broker whose configs are described or changed. */
 export interface ConfigResource {
   type: ConfigResourceType;
   name: string;
 }
 
+/** A resource to describe, optionally limited to some keys. */
 export interface DescribeConfigsResource extends ConfigResource {
   /** Only these keys (unknown ones are skipped by the broker); omitted: every key. */
   keys?: readonly string[];
 }
 
+/** A config's value type (DescribeConfigs v3+). */
 export type ConfigType = 'UNKNOWN' | 'BOOLEAN' | 'STRING' | 'INT' | 'SHORT' | 'LONG' | 'DOUBLE' | 'LIST' | 'CLASS' | 'PASSWORD';
 
+/** One source a config value could come from (the topic, the broker, the cluster default, the static file, the default). */
 export interface ConfigSynonym {
   name: string;
   value: string | null;
   source: ConfigSource;
 }
 
+/** A config as `Admin.describeConfigs` returns it, with synonyms, type and documentation. */
 export interface ConfigEntryDetail extends ConfigEntry {
   /** Where the value could come from, most specific first (DescribeConfigs v1+ with includeSynonyms). */
   synonyms: ConfigSynonym[];
@@ -51,19 +56,23 @@ export interface ConfigEntryDetail extends ConfigEntry {
   documentation: string | null;
 }
 
+/** The answer for one resource of `Admin.describeConfigs`. */
 export interface ConfigResourceDescription extends ConfigResource {
   /** Sorted by name; empty when `error` is set. */
   configs: ConfigEntryDetail[];
   error: KafkaProtocolError | null;
 }
 
+/** Options of `Admin.describeConfigs`: include synonyms (v1+) and documentation (v3+). */
 export interface DescribeConfigsOptions {
   includeSynonyms?: boolean;
   includeDocumentation?: boolean;
 }
 
+/** IncrementalAlterConfigs operations: set a value, delete (back to the inherited value), append to / subtract from a list. */
 export type ConfigOpType = 'set' | 'delete' | 'append' | 'subtract';
 
+/** One change of `Admin.incrementalAlterConfigs`. */
 export interface ConfigOp {
   name: string;
   op: ConfigOpType;
@@ -71,6 +80,7 @@ export interface ConfigOp {
   value?: string | null;
 }
 
+/** Options of the alter-configs calls. */
 export interface AlterConfigsOptions {
   validateOnly?: boolean;
 }
@@ -92,6 +102,7 @@ const CONFIG_SOURCES: readonly ConfigSource[] = [
 
 const CONFIG_TYPES: readonly ConfigType[] = ['UNKNOWN', 'BOOLEAN', 'STRING', 'INT', 'SHORT', 'LONG', 'DOUBLE', 'LIST', 'CLASS', 'PASSWORD'];
 
+/** Kafka's name of a DescribeConfigs configSource code ('UNKNOWN' for codes it does not know). */
 export function configSourceName(code: number): ConfigSource {
   return CONFIG_SOURCES[code] ?? 'UNKNOWN';
 }

@@ -16,6 +16,12 @@
  *   on the connection is stuck behind it, so the connection is closed and the
  *   other pending requests fail with ERR_TRIB_CONNECTION_CLOSED (the Java
  *   client does the same). A request still queued is simply dropped.
+ *   Deadlines cost no timer per request: each request records its deadline,
+ *   and one timer per connection is armed for the earliest one known. When it
+ *   fires it fails what is overdue and re-arms for the earliest remaining
+ *   deadline; a completed request leaves the timer alone (it may fire for
+ *   nothing, once). The timer is unref'd: a pending request keeps the
+ *   process alive through its socket, not through the timer.
  * - Versions: `Connection.connect` sends ApiVersions v3 first. A broker that
  *   does not know v3 answers UNSUPPORTED_VERSION with a v0 body listing its
  *   own ApiVersions range (KIP-511); the client retries with that version.
@@ -40,6 +46,7 @@ import {
   RequestTimeoutError,
   TributaryClientError,
   UnsupportedVersionError,
+  invalidArgument,
 } from './errors.js';
 import { FrameDecoder } from './frame-decoder.js';
 
@@ -59,11 +66,14 @@ export const RESPONSE_BYTES_MAX_DEFAULT = 100 * 1024 * 1024;
 export const REQUEST_BYTES_MAX_DEFAULT = 100 * 1024 * 1024;
 export const IN_FLIGHT_REQUESTS_MAX_DEFAULT = 64;
 export const QUEUED_REQUESTS_MAX_DEFAULT = 10_000;
+/** Request header and small bodies fit, so the scratch comes from Buffer's shared pool; record batches are appended by reference. */
+const REQUEST_SCRATCH_BYTES = 1024;
 /** ApiVersions attempts: v3, then the broker's advertised version, then v0. */
 const API_VERSIONS_ATTEMPTS_MAX = 3;
 const API_VERSIONS_VERSION_MAX = 3;
 const CORRELATION_ID_MAX = 0x7fffffff;
 
+/** Options of `Connection.connect`. */
 export interface ConnectionOptions {
   host: string;
   port: number;
@@ -80,11 +90,13 @@ export interface ConnectionOptions {
   negotiateVersions?: boolean;
 }
 
+/** Per-request options of `Connection.send`. */
 export interface SendOptions {
   /** Overrides the connection's requestTimeoutMs (e.g. a long-poll fetch adds maxWaitMs). */
   timeoutMs?: number;
 }
 
+/** A broker's advertised version range of one API. */
 export interface VersionRange {
   readonly minVersion: number;
   readonly maxVersion: number;
@@ -102,10 +114,15 @@ interface PendingRequest {
   readonly responseHeaderVersion: number;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: Error) => void;
-  timer: NodeJS.Timeout | null;
+  /** performance.now() by which it must complete; the timeout it was given, for the message. */
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  /** Settled (answered, failed or timed out): the deadline no longer applies. */
+  settled: boolean;
   written: boolean;
 }
 
+/** One TCP connection to a broker: framing, pipelined requests, timeouts and ApiVersions negotiation. */
 export class Connection {
   readonly host: string;
   readonly port: number;
@@ -119,11 +136,16 @@ export class Connection {
   private readonly frames: FrameDecoder;
   private readonly waiting: PendingRequest[] = [];
   private readonly inFlight: PendingRequest[] = [];
+  /** One-way requests written to the socket whose write has not completed yet. */
+  private readonly unconfirmed: PendingRequest[] = [];
   private nextCorrelationId = 0;
   private closedError: TributaryClientError | null = null;
   private readonly closedPromise: Promise<void>;
   private brokerVersions: Map<number, VersionRange> | null = null;
   private apiVersionsVersionUsed = -1;
+  /** The one deadline timer, and the deadline it is armed for (Infinity: not armed). */
+  private deadlineTimer: NodeJS.Timeout | null = null;
+  private armedDeadline = Infinity;
 
   private constructor(socket: Socket, options: ConnectionOptions) {
     this.socket = socket;
@@ -161,10 +183,12 @@ export class Connection {
     return connection;
   }
 
+  /** `host:port` of the broker. */
   get address(): string {
     return `${this.host}:${this.port}`;
   }
 
+  /** True once the connection is closed (by either side). */
   get isClosed(): boolean {
     return this.closedError !== null;
   }
@@ -263,6 +287,7 @@ export class Connection {
       return Promise.reject(err);
     }
     this.nextCorrelationId = correlationId === CORRELATION_ID_MAX ? 0 : correlationId + 1;
+    const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
     return new Promise((resolve, reject) => {
       const pending: PendingRequest = {
         correlationId,
@@ -273,18 +298,19 @@ export class Connection {
         responseHeaderVersion: responseHeaderVersion(schema.apiKey, flexible),
         resolve,
         reject,
-        timer: null,
+        deadline: performance.now() + timeoutMs,
+        timeoutMs,
+        settled: false,
         written: false,
       };
-      const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
-      pending.timer = setTimeout(() => this.onTimeout(pending, timeoutMs), timeoutMs);
       this.waiting.push(pending);
+      this.armFor(pending.deadline);
       this.drain();
     });
   }
 
   private encodeFrame<Req extends MessageSchema>(schema: Req, version: number, correlationId: number, flexible: boolean, body: Input<Req>): Buffer[] {
-    const w = new Writer();
+    const w = new Writer(REQUEST_SCRATCH_BYTES);
     const sizeSlot = w.reserveInt32();
     const header = { apiKey: schema.apiKey, apiVersion: version, correlationId, clientId: this.clientId };
     writeRequestHeader(w, header, requestHeaderVersion(schema.apiKey, flexible));
@@ -305,13 +331,17 @@ export class Connection {
       if (!oneWay && this.inFlight.length >= this.maxInFlightRequests) return;
       this.waiting.shift();
       next.written = true;
-      if (!oneWay) this.inFlight.push(next);
+      if (oneWay) this.unconfirmed.push(next);
+      else this.inFlight.push(next);
       this.socket.cork();
       const last = next.chunks.length - 1;
       next.chunks.forEach((chunk, i) => {
         if (i === last && oneWay) {
           this.socket.write(chunk, (err) => {
-            this.clearTimer(next);
+            const at = this.unconfirmed.indexOf(next);
+            if (at >= 0) this.unconfirmed.splice(at, 1);
+            if (next.settled) return;
+            next.settled = true;
             if (err) next.reject(new ConnectionClosedError(`write to ${this.address} failed: ${err.message}`, { cause: err }));
             else next.resolve(undefined);
           });
@@ -323,22 +353,66 @@ export class Connection {
     }
   }
 
-  private onTimeout(pending: PendingRequest, timeoutMs: number): void {
-    pending.timer = null;
-    const what = `${apiKeyName(pending.apiKey)} v${pending.version} (correlation id ${pending.correlationId})`;
-    const err = new RequestTimeoutError(`${what} to ${this.address} got no response within ${timeoutMs} ms`);
-    const queued = this.waiting.indexOf(pending);
-    if (queued >= 0) {
-      this.waiting.splice(queued, 1);
-      pending.reject(err);
+  /** Makes sure the deadline timer fires by `deadline`. */
+  private armFor(deadline: number): void {
+    if (deadline >= this.armedDeadline) return;
+    if (this.deadlineTimer !== null) clearTimeout(this.deadlineTimer);
+    this.armedDeadline = deadline;
+    this.deadlineTimer = setTimeout(() => this.onDeadline(), Math.max(1, Math.ceil(deadline - performance.now())));
+    this.deadlineTimer.unref();
+  }
+
+  private disarm(): void {
+    if (this.deadlineTimer !== null) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = null;
+    this.armedDeadline = Infinity;
+  }
+
+  /** The deadline timer fired: fail what is overdue, re-arm for the earliest deadline left. */
+  private onDeadline(): void {
+    this.deadlineTimer = null;
+    this.armedDeadline = Infinity;
+    if (this.closedError !== null) return;
+    const now = performance.now();
+    // Queued requests that are overdue simply fail.
+    for (let i = 0; i < this.waiting.length; ) {
+      const p = this.waiting[i] as PendingRequest;
+      if (p.deadline <= now) {
+        this.waiting.splice(i, 1);
+        p.settled = true;
+        p.reject(this.timeoutError(p));
+      } else {
+        i++;
+      }
+    }
+    // A written request that is overdue: later responses would queue behind
+    // it forever. Fail it with the timeout and everything else with
+    // connection-closed.
+    const overdue = this.inFlight.find((p) => p.deadline <= now) ?? this.unconfirmed.find((p) => p.deadline <= now);
+    if (overdue !== undefined) {
+      for (const list of [this.inFlight, this.unconfirmed]) {
+        const at = list.indexOf(overdue);
+        if (at >= 0) list.splice(at, 1);
+      }
+      overdue.settled = true;
+      const err = this.timeoutError(overdue);
+      overdue.reject(err);
+      this.destroy(new ConnectionClosedError(`connection to ${this.address} closed after ${this.describe(overdue)} timed out`, { cause: err }));
       return;
     }
-    // Written: later responses would queue behind it forever. Fail it with
-    // the timeout and everything else with connection-closed.
-    const index = this.inFlight.indexOf(pending);
-    if (index >= 0) this.inFlight.splice(index, 1);
-    pending.reject(err);
-    this.destroy(new ConnectionClosedError(`connection to ${this.address} closed after ${what} timed out`, { cause: err }));
+    let next = Infinity;
+    for (const p of this.waiting) if (p.deadline < next) next = p.deadline;
+    for (const p of this.inFlight) if (p.deadline < next) next = p.deadline;
+    for (const p of this.unconfirmed) if (p.deadline < next) next = p.deadline;
+    if (next !== Infinity) this.armFor(next);
+  }
+
+  private describe(p: PendingRequest): string {
+    return `${apiKeyName(p.apiKey)} v${p.version} (correlation id ${p.correlationId})`;
+  }
+
+  private timeoutError(p: PendingRequest): RequestTimeoutError {
+    return new RequestTimeoutError(`${this.describe(p)} to ${this.address} got no response within ${p.timeoutMs} ms`);
   }
 
   // ------------------------------------------------------------- receiving
@@ -374,7 +448,7 @@ export class Connection {
       this.destroy(err);
       return;
     }
-    this.clearTimer(pending);
+    pending.settled = true;
     let value: unknown;
     try {
       const reader = new Reader(frame);
@@ -391,11 +465,6 @@ export class Connection {
     this.drain();
   }
 
-  private clearTimer(pending: PendingRequest): void {
-    if (pending.timer !== null) clearTimeout(pending.timer);
-    pending.timer = null;
-  }
-
   /**
    * Marks the connection closed and fails every pending request once. The
    * oldest in-flight request gets a protocol error as it is (its response was
@@ -404,12 +473,15 @@ export class Connection {
   private fail(err: TributaryClientError): void {
     if (this.closedError !== null) return;
     this.closedError = err;
-    const pending = [...this.inFlight, ...this.waiting];
+    this.disarm();
+    const oldest = this.inFlight[0];
+    const pending = [...this.inFlight, ...this.unconfirmed, ...this.waiting];
     this.inFlight.length = 0;
+    this.unconfirmed.length = 0;
     this.waiting.length = 0;
-    pending.forEach((p, i) => {
-      this.clearTimer(p);
-      if (i === 0 && err instanceof ProtocolError && p.written) p.reject(err);
+    pending.forEach((p) => {
+      p.settled = true;
+      if (p === oldest && err instanceof ProtocolError) p.reject(err);
       else p.reject(err instanceof ConnectionClosedError ? err : new ConnectionClosedError(err.message, { cause: err }));
     });
   }
@@ -481,6 +553,6 @@ function openSocket(host: string, port: number, timeoutMs: number): Promise<Sock
 }
 
 function positive(value: number, name: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  if (!Number.isFinite(value) || value <= 0) throw invalidArgument(`${name} must be a positive number, got ${value}`);
   return value;
 }

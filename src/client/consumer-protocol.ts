@@ -18,6 +18,7 @@
  */
 import { compile } from '../protocol/codec.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
+import { invalidArgument } from './errors.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import { array, data, field, struct, type Infer } from '../protocol/schema.js';
@@ -44,11 +45,13 @@ export const ConsumerProtocolAssignment = data({ name: 'ConsumerProtocolAssignme
 export const SUBSCRIPTION_VERSION_DEFAULT = 3;
 export const ASSIGNMENT_VERSION_DEFAULT = 3;
 
+/** Partitions of one topic. */
 export interface TopicPartitions {
   topic: string;
   partitions: number[];
 }
 
+/** A consumer group member's subscription (JoinGroup metadata of the "consumer" protocol). */
 export interface Subscription {
   /** The version read (after clamping to the highest known); written as given or the default. */
   version: number;
@@ -59,6 +62,7 @@ export interface Subscription {
   rackId: string | null;
 }
 
+/** A member's assignment (SyncGroup bytes of the "consumer" protocol). */
 export interface Assignment {
   version: number;
   assignedPartitions: TopicPartitions[];
@@ -68,6 +72,7 @@ export interface Assignment {
 type SubscriptionInput = Partial<Omit<Subscription, 'topics'>> & { topics: readonly string[] };
 type AssignmentInput = Partial<Omit<Assignment, 'assignedPartitions'>> & { assignedPartitions: readonly TopicPartitions[] };
 
+/** Encodes a subscription (v3 by default, as the Java client). */
 export function encodeSubscription(s: SubscriptionInput): Buffer {
   const version = s.version ?? SUBSCRIPTION_VERSION_DEFAULT;
   const value: Infer<typeof ConsumerProtocolSubscription> = {
@@ -80,11 +85,13 @@ export function encodeSubscription(s: SubscriptionInput): Buffer {
   return encodeVersioned(ConsumerProtocolSubscription, version, value);
 }
 
+/** Decodes subscription bytes of any version; bad bytes throw DecodeError (ERR_TRIB_DECODE). */
 export function decodeSubscription(bytes: Buffer): Subscription {
   const { version, value } = decodeVersioned(ConsumerProtocolSubscription, bytes);
   return { version, ...value };
 }
 
+/** Encodes an assignment (v3 by default). */
 export function encodeAssignment(a: AssignmentInput): Buffer {
   const version = a.version ?? ASSIGNMENT_VERSION_DEFAULT;
   return encodeVersioned(ConsumerProtocolAssignment, version, { assignedPartitions: [...a.assignedPartitions], userData: a.userData ?? null });
@@ -104,7 +111,7 @@ type VersionedSchema = typeof ConsumerProtocolSubscription | typeof ConsumerProt
 
 function encodeVersioned<S extends VersionedSchema>(schema: S, version: number, value: Infer<S>): Buffer {
   if (!Number.isInteger(version) || version < schema.minVersion || version > schema.maxVersion) {
-    throw new RangeError(`${schema.name} has no version ${version} (${schema.minVersion}-${schema.maxVersion})`);
+    throw invalidArgument(`${schema.name} has no version ${version} (${schema.minVersion}-${schema.maxVersion})`);
   }
   const w = new Writer();
   w.writeInt16(version);

@@ -8,6 +8,9 @@
  * (a unit test checks it).
  */
 import { errorInfo, type KafkaErrorInfo } from '../protocol/errors.js';
+import { TributaryError } from '../util/errors.js';
+
+export { TributaryError };
 
 export const ClientErrorCode = {
   /** The TCP connection could not be opened (refused, unreachable, DNS). */
@@ -42,19 +45,34 @@ export const ClientErrorCode = {
   DELIVERY_TIMEOUT: 'ERR_TRIB_DELIVERY_TIMEOUT',
   /** A key or value serializer threw; `cause` is its error. */
   SERIALIZATION: 'ERR_TRIB_SERIALIZATION',
+  /** Producer options that contradict each other, e.g. `idempotent: true` with `acks: 1` (Java's ConfigException). */
+  INVALID_CONFIG: 'ERR_TRIB_INVALID_CONFIG',
+  /** The idempotent producer was fenced (INVALID_PRODUCER_EPOCH, PRODUCER_FENCED): it cannot send any more; `cause` is the Kafka error. */
+  PRODUCER_FENCED: 'ERR_TRIB_PRODUCER_FENCED',
+  /** Bytes that do not parse outside a response frame: a record batch, an embedded consumer-protocol blob (`DecodeError`). */
+  DECODE: 'ERR_TRIB_DECODE',
+  /** The consumer was closed: calls after close(), and commits or seeks that close() cut short. */
+  CONSUMER_CLOSED: 'ERR_TRIB_CONSUMER_CLOSED',
+  /** A key or value deserializer threw; `cause` is its error. */
+  DESERIALIZATION: 'ERR_TRIB_DESERIALIZATION',
+  /** A consumer position is out of range (or unknown) and autoOffsetReset is 'none'. */
+  OFFSET_OUT_OF_RANGE: 'ERR_TRIB_OFFSET_OUT_OF_RANGE',
 } as const;
+/** One of the `ERR_TRIB_*` codes of {@link ClientErrorCode}. */
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
-export class TributaryClientError extends Error {
-  readonly code: ClientErrorCode;
-
+/**
+ * The base of the client's errors: a {@link TributaryError} whose `code` is one
+ * of {@link ClientErrorCode}. Branch on `code`, not on the class or message.
+ */
+export class TributaryClientError extends TributaryError<ClientErrorCode> {
   constructor(code: ClientErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options);
     this.name = 'TributaryClientError';
   }
 }
 
+/** A TCP connection could not be opened (`ERR_TRIB_CONNECTION`) or not in time (`ERR_TRIB_CONNECTION_TIMEOUT`). */
 export class ConnectionError extends TributaryClientError {
   constructor(code: typeof ClientErrorCode.CONNECTION | typeof ClientErrorCode.CONNECTION_TIMEOUT, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
@@ -62,6 +80,7 @@ export class ConnectionError extends TributaryClientError {
   }
 }
 
+/** The connection closed while a request was pending or queued (`ERR_TRIB_CONNECTION_CLOSED`); `cause` says why. */
 export class ConnectionClosedError extends TributaryClientError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(ClientErrorCode.CONNECTION_CLOSED, message, options);
@@ -69,6 +88,7 @@ export class ConnectionClosedError extends TributaryClientError {
   }
 }
 
+/** No response within the request timeout (`ERR_TRIB_REQUEST_TIMEOUT`); the connection is closed. */
 export class RequestTimeoutError extends TributaryClientError {
   constructor(message: string) {
     super(ClientErrorCode.REQUEST_TIMEOUT, message);
@@ -76,6 +96,7 @@ export class RequestTimeoutError extends TributaryClientError {
   }
 }
 
+/** The broker's bytes do not parse, or a frame is too large (`ERR_TRIB_PROTOCOL`, `ERR_TRIB_RESPONSE_TOO_LARGE`, `ERR_TRIB_REQUEST_TOO_LARGE`). */
 export class ProtocolError extends TributaryClientError {
   constructor(
     code: typeof ClientErrorCode.PROTOCOL | typeof ClientErrorCode.RESPONSE_TOO_LARGE | typeof ClientErrorCode.REQUEST_TOO_LARGE,
@@ -87,8 +108,10 @@ export class ProtocolError extends TributaryClientError {
   }
 }
 
+/** The broker and the client share no version of an API (`ERR_TRIB_UNSUPPORTED_VERSION`). */
 export class UnsupportedVersionError extends TributaryClientError {
   constructor(
+    /** The API key the broker does not support in a version the client knows. */
     readonly apiKey: number,
     message: string,
   ) {
@@ -97,36 +120,76 @@ export class UnsupportedVersionError extends TributaryClientError {
   }
 }
 
+/** Producer options that contradict each other (`ERR_TRIB_INVALID_CONFIG`), thrown by `Producer.connect`. */
+export class ConfigError extends TributaryClientError {
+  constructor(message: string) {
+    super(ClientErrorCode.INVALID_CONFIG, message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The idempotent producer was fenced (`ERR_TRIB_PRODUCER_FENCED`): the broker
+ * answered INVALID_PRODUCER_EPOCH or PRODUCER_FENCED for its current epoch.
+ * Every pending and later send fails with it; close the producer and make a new one.
+ */
+export class ProducerFencedError extends TributaryClientError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ClientErrorCode.PRODUCER_FENCED, message, options);
+    this.name = 'ProducerFencedError';
+  }
+}
+
 /** Where in a request a Kafka error applied. */
 export interface KafkaErrorContext {
   /** The API that failed, e.g. 'Produce'. */
   api?: string;
+  /** The topic the error applies to. */
   topic?: string;
+  /** The partition the error applies to (with `topic`). */
   partition?: number;
   /** The broker's error message, when the response carries one. */
   serverMessage?: string | null;
 }
 
-/** A Kafka error code from a response, e.g. UNKNOWN_TOPIC_OR_PARTITION (3). */
+/**
+ * A Kafka error code from a response, e.g. UNKNOWN_TOPIC_OR_PARTITION (3);
+ * `code` is always `ERR_TRIB_KAFKA`, `kafkaErrorName` says which.
+ */
 export class KafkaProtocolError extends TributaryClientError {
-  readonly errorCode: number;
-  /** Kafka's name for the code, e.g. 'NOT_LEADER_OR_FOLLOWER'. */
-  readonly errorName: string;
+  /** The Kafka error code from the wire, e.g. 6. */
+  readonly kafkaErrorCode: number;
+  /** Kafka's name for the code, e.g. 'NOT_LEADER_OR_FOLLOWER' ('UNKNOWN_ERROR_<n>' for a code this client does not know). */
+  readonly kafkaErrorName: string;
+  /** Whether Kafka classes the error as retriable (the same request may succeed later). */
   readonly retriable: boolean;
+  /** The topic the error applies to, when it applies to one. */
   readonly topic: string | undefined;
+  /** The partition the error applies to, when it applies to one. */
   readonly partition: number | undefined;
+  /** The broker's error message, when the response carries one. */
   readonly serverMessage: string | undefined;
 
   constructor(errorCode: number, context: KafkaErrorContext = {}) {
     const info: KafkaErrorInfo = errorInfo(errorCode);
     super(ClientErrorCode.KAFKA, describeKafkaError(info, context));
     this.name = 'KafkaProtocolError';
-    this.errorCode = errorCode;
-    this.errorName = info.name;
+    this.kafkaErrorCode = errorCode;
+    this.kafkaErrorName = info.name;
     this.retriable = info.retriable;
     this.topic = context.topic;
     this.partition = context.partition;
     this.serverMessage = context.serverMessage ?? undefined;
+  }
+
+  /** The same as `kafkaErrorCode` (the name used before the `kafka` prefix). */
+  get errorCode(): number {
+    return this.kafkaErrorCode;
+  }
+
+  /** The same as `kafkaErrorName` (the name used before the `kafka` prefix). */
+  get errorName(): string {
+    return this.kafkaErrorName;
   }
 }
 
@@ -144,10 +207,17 @@ export function throwIfKafkaError(errorCode: number, context: KafkaErrorContext 
   if (errorCode !== 0) throw new KafkaProtocolError(errorCode, context);
 }
 
+/** True when `err` is a KafkaProtocolError, and (when names are given) one of those Kafka error names. */
 export function isKafkaError(err: unknown, ...names: string[]): err is KafkaProtocolError {
-  return err instanceof KafkaProtocolError && (names.length === 0 || names.includes(err.errorName));
+  return err instanceof KafkaProtocolError && (names.length === 0 || names.includes(err.kafkaErrorName));
 }
 
+/** True when `err` is a TributaryError, and (when codes are given) has one of those codes. */
+export function isTributaryError(err: unknown, ...codes: string[]): err is TributaryError {
+  return err instanceof TributaryError && (codes.length === 0 || codes.includes(err.code));
+}
+
+/** An `ERR_TRIB_INVALID_ARGUMENT` error (thrown before anything is sent). */
 export function invalidArgument(message: string): TributaryClientError {
   return new TributaryClientError(ClientErrorCode.INVALID_ARGUMENT, message);
 }

@@ -9,6 +9,7 @@ import { ClientErrorCode, ProtocolError } from './errors.js';
 
 const SIZE_BYTES = 4;
 
+/** Splits a byte stream into int32-size-prefixed frames, refusing frames above a maximum size. */
 export class FrameDecoder {
   private readonly chunks: Buffer[] = [];
   private bufferedBytes = 0;

@@ -71,6 +71,7 @@ export const COORDINATOR_RETRY_ERRORS: ReadonlySet<number> = new Set([ErrorCode.
 /** Attempts of one coordinator lookup or coordinator operation (with backoff, ~30 s in all with the defaults). */
 export const COORDINATOR_ATTEMPTS_MAX = 20;
 
+/** A group coordinator, as FindCoordinator answers. */
 export interface CoordinatorNode {
   nodeId: number;
   host: string;

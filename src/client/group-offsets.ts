@@ -17,6 +17,7 @@ import { compareStrings, groupByTopic, type TopicPartitions } from './consumer-p
 import { KafkaProtocolError, UnsupportedVersionError, invalidArgument } from './errors.js';
 import { COORDINATOR_ERRORS, COORDINATOR_RETRY_ERRORS, GroupApis } from './group-apis.js';
 
+/** A group's committed offset of one partition (OffsetFetch). */
 export interface CommittedOffset {
   topic: string;
   partition: number;
@@ -28,6 +29,7 @@ export interface CommittedOffset {
   error: KafkaProtocolError | null;
 }
 
+/** An offset to commit: the next offset to read in the partition. */
 export interface OffsetToCommit {
   topic: string;
   partition: number;
@@ -36,6 +38,7 @@ export interface OffsetToCommit {
   metadata?: string | null;
 }
 
+/** The answer for one partition of a commit. */
 export interface CommitResult {
   topic: string;
   partition: number;

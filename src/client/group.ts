@@ -1,6 +1,7 @@
 /**
- * `GroupMember`: one member of a consumer group in the classic (eager)
- * protocol, the base of the CLI's `consume --group` and of the later Consumer.
+ * `GroupMember`: one member of a consumer group in the classic protocol,
+ * eager or cooperative (KIP-429), the base of the CLI's `consume --group` and
+ * of the Consumer.
  *
  *   const member = new GroupMember(cluster, { groupId: 'audit', topics: ['orders'],
  *     onAssigned: (tps) => ..., onRevoked: async (tps) => commit(...) });
@@ -24,6 +25,14 @@
  *   the next `ensureActive()` revokes the whole assignment (eager:
  *   `onRevoked`, where the caller commits), joins and syncs again, and calls
  *   `onAssigned`. UNKNOWN_MEMBER_ID also resets the member id.
+ * - Cooperative (every assignor offered has protocol 'cooperative'): the
+ *   member keeps its partitions while it rejoins and sends them as
+ *   ownedPartitions (with its generation; each assignor may add userData).
+ *   After the sync it revokes only what the new assignment lacks
+ *   (`onRevoked`), and if anything was revoked it rejoins at once so the
+ *   next round hands those partitions over; `onAssigned` gets the added ones.
+ *   A member that lost its generation (session expired, fenced) calls
+ *   `onLost` instead and does not commit.
  * - Heartbeats: every `heartbeatIntervalMs` while the member has a
  *   generation, one at a time, each bounded by the request timeout. They
  *   continue while a rebalance is pending (the broker counts them as signs of
@@ -50,6 +59,7 @@ import {
   encodeAssignment,
   encodeSubscription,
   flatten,
+  groupByTopic,
   type TopicPartitions,
 } from './consumer-protocol.js';
 import { ConnectionClosedError, KafkaProtocolError, invalidArgument } from './errors.js';
@@ -65,10 +75,13 @@ export const JOIN_ATTEMPTS_MAX = 50;
 /** Added to the rebalance timeout for the JoinGroup request timeout (Java adds 5 s too). */
 const JOIN_TIMEOUT_MARGIN_MS = 5_000;
 
+/** Options of `new GroupMember(cluster, options)`. */
 export interface GroupMemberOptions {
   groupId: string;
   /** Topics to subscribe to. */
   topics: readonly string[];
+  /** Allow an empty topic list (a pattern that matches nothing yet); default false. */
+  allowEmptyTopics?: boolean;
   /** Assignors offered, in order of preference (default: range). */
   assignors?: readonly Assignor[];
   /** Static membership (KIP-345; JoinGroup v5+). */
@@ -80,16 +93,30 @@ export interface GroupMemberOptions {
   connection?: Omit<ConnectionOptions, 'host' | 'port'>;
   /** Sent in the subscription (v3+). */
   rackId?: string | null;
-  /** After each successful sync, with the new assignment (possibly empty). */
-  onAssigned?: (partitions: TopicPartitions[], generation: GenerationInfo) => void | Promise<void>;
-  /** Before rejoining and on close, with every partition owned (eager protocol); commit here. */
+  /**
+   * After each successful sync, with the new assignment (possibly empty) and
+   * the partitions it adds (eager: all of them; cooperative: the new ones).
+   */
+  onAssigned?: (partitions: TopicPartitions[], generation: GenerationInfo, added: TopicPartitions[]) => void | Promise<void>;
+  /**
+   * Partitions given up; commit here. Eager: every partition, before
+   * rejoining. Cooperative: after a sync, the partitions that moved away
+   * (then the member rejoins at once). Both: everything on close.
+   */
   onRevoked?: (partitions: TopicPartitions[]) => void | Promise<void>;
+  /**
+   * Cooperative only: the member lost its generation (session expired,
+   * fenced) and so its partitions, which others may already own: do not
+   * commit. Default: onRevoked.
+   */
+  onLost?: (partitions: TopicPartitions[]) => void | Promise<void>;
   /** The heartbeat found that the group is rebalancing (call ensureActive soon). */
   onRejoinNeeded?: (reason: string) => void;
   /** Errors of the background heartbeat that need attention (fatal ones, e.g. FENCED_INSTANCE_ID). */
   onError?: (err: unknown) => void;
 }
 
+/** The group generation a member joined: generation id, member id, leader, assignor. */
 export interface GenerationInfo {
   generationId: number;
   memberId: string;
@@ -108,12 +135,15 @@ const REJOIN_ERRORS: ReadonlySet<number> = new Set([
   ErrorCode.REBALANCE_IN_PROGRESS,
 ]);
 
+/** One member of a consumer group (classic protocol): join, sync, heartbeat, rebalance, commit, leave. */
 export class GroupMember {
   readonly groupId: string;
-  readonly topics: readonly string[];
+  private topicList: readonly string[];
   readonly sessionTimeoutMs: number;
   readonly rebalanceTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
+  /** 'cooperative' when every assignor offered supports it (KIP-429), else 'eager'. */
+  readonly rebalanceProtocol: 'eager' | 'cooperative';
   private readonly cluster: Cluster;
   private readonly options: GroupMemberOptions;
   private readonly assignors: readonly Assignor[];
@@ -132,13 +162,14 @@ export class GroupMember {
 
   constructor(cluster: Cluster, options: GroupMemberOptions) {
     if (options.groupId.length === 0) throw invalidArgument('the group id must not be empty');
-    if (options.topics.length === 0) throw invalidArgument('subscribe to at least one topic');
+    if (options.topics.length === 0 && options.allowEmptyTopics !== true) throw invalidArgument('subscribe to at least one topic');
     this.cluster = cluster;
     this.options = options;
     this.groupId = options.groupId;
-    this.topics = [...new Set(options.topics)];
+    this.topicList = [...new Set(options.topics)];
     this.assignors = options.assignors ?? [RangeAssignor];
     if (this.assignors.length === 0) throw invalidArgument('give at least one assignor');
+    this.rebalanceProtocol = this.assignors.every((a) => a.protocol === 'cooperative') ? 'cooperative' : 'eager';
     this.groupInstanceId = options.groupInstanceId ?? null;
     this.sessionTimeoutMs = positiveMs(options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS_DEFAULT, 'sessionTimeoutMs');
     this.rebalanceTimeoutMs = positiveMs(options.rebalanceTimeoutMs ?? REBALANCE_TIMEOUT_MS_DEFAULT, 'rebalanceTimeoutMs');
@@ -148,6 +179,27 @@ export class GroupMember {
     }
   }
 
+  /** The topics subscribed to. */
+  get topics(): readonly string[] {
+    return this.topicList;
+  }
+
+  /**
+   * Changes the subscription (a pattern matched new topics): when the set
+   * differs, the member rejoins with it at the next ensureActive().
+   */
+  setTopics(topics: readonly string[]): boolean {
+    const next = [...new Set(topics)].sort();
+    const current = [...this.topicList].sort();
+    if (next.length === current.length && next.every((t, i) => t === current[i])) return false;
+    this.topicList = next;
+    const first = !this.rejoin;
+    this.rejoin = true;
+    if (first && this.state === 'stable') this.options.onRejoinNeeded?.('subscription changed');
+    return true;
+  }
+
+  /** The member id the coordinator gave ('' before the first join). */
   get memberId(): string {
     return this.memberIdValue;
   }
@@ -172,6 +224,7 @@ export class GroupMember {
     return this.state === 'joining';
   }
 
+  /** True once close() was called. */
   get isClosed(): boolean {
     return this.state === 'closing' || this.state === 'closed';
   }
@@ -250,13 +303,28 @@ export class GroupMember {
   private async rebalance(): Promise<boolean> {
     this.stopHeartbeats();
     await this.heartbeatInFlight;
-    await this.revoke();
+    const cooperative = this.rebalanceProtocol === 'cooperative';
+    if (!cooperative) await this.revoke();
+    else if (this.generation === null && this.assigned.length > 0) await this.lose();
+    else await this.revokeUnsubscribed();
     this.state = 'joining';
+    const before = this.assigned;
     const generation = await this.joinAndSync();
     this.lastHeartbeatOkMs = performance.now();
     this.startHeartbeats();
+    let added = this.assigned;
+    if (cooperative) {
+      added = difference(this.assigned, before);
+      const revoked = difference(before, this.assigned);
+      if (revoked.length > 0) {
+        // KIP-429: give the moved partitions up, then rejoin so the next round hands them over.
+        this.rejoin = true;
+        this.options.onRejoinNeeded?.('cooperative: partitions revoked, rejoining to hand them over');
+        await this.options.onRevoked?.(revoked);
+      }
+    }
     try {
-      await this.options.onAssigned?.(this.assigned, generation);
+      await this.options.onAssigned?.(this.assigned, generation, added);
     } catch (err) {
       // The caller could not take the partitions over: the next ensureActive() revokes and joins again.
       this.rejoin = true;
@@ -298,12 +366,19 @@ export class GroupMember {
 
   /** JoinGroup; 'rejoin' after errors that call for joining again at once. */
   private async join(conn: Connection): Promise<GenerationInfo | 'rejoin'> {
-    const subscription = encodeSubscription({
-      topics: this.topics,
-      ownedPartitions: [],
-      generationId: this.generation?.generationId ?? -1,
-      rackId: this.options.rackId ?? null,
-    });
+    // Eager members revoked everything before joining; cooperative ones say what they keep (KIP-429).
+    const owned = this.rebalanceProtocol === 'cooperative' ? this.assigned : [];
+    const generationId = this.generation?.generationId ?? -1;
+    const protocols = this.assignors.map((a) => ({
+      name: a.name,
+      metadata: encodeSubscription({
+        topics: this.topicList,
+        userData: a.userData?.(owned, generationId) ?? null,
+        ownedPartitions: owned,
+        generationId,
+        rackId: this.options.rackId ?? null,
+      }),
+    }));
     const { response } = await request(
       conn,
       GroupApis.JoinGroup,
@@ -314,7 +389,7 @@ export class GroupMember {
         memberId: this.memberIdValue,
         groupInstanceId: this.groupInstanceId,
         protocolType: CONSUMER_PROTOCOL_TYPE,
-        protocols: this.assignors.map((a) => ({ name: a.name, metadata: subscription })),
+        protocols,
       }),
       this.rebalanceTimeoutMs + JOIN_TIMEOUT_MARGIN_MS,
     );
@@ -372,13 +447,13 @@ export class GroupMember {
       throw new KafkaProtocolError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, { api: `JoinGroup ${this.groupId}`, serverMessage: `the broker chose assignor '${protocolName}', which this member does not have` });
     }
     const members: AssignorMember[] = this.leaderMembers.map((m) => {
-      let topics: string[] = [];
+      let subscription: AssignorMember['subscription'] = { topics: [] };
       try {
-        topics = decodeSubscription(m.metadata).topics;
+        subscription = decodeSubscription(m.metadata);
       } catch {
         // A member whose subscription does not parse gets nothing (Java would fail the rebalance).
       }
-      return { memberId: m.memberId, groupInstanceId: m.groupInstanceId, subscription: { topics } };
+      return { memberId: m.memberId, groupInstanceId: m.groupInstanceId, subscription };
     });
     const allTopics = [...new Set(members.flatMap((m) => m.subscription.topics))];
     const metadata = allTopics.length === 0 ? null : await this.cluster.withRetry(() => this.cluster.refreshMetadata(allTopics));
@@ -395,6 +470,24 @@ export class GroupMember {
     const owned = this.assigned;
     this.assigned = [];
     if (owned.length > 0) await this.options.onRevoked?.(owned);
+  }
+
+  /** Cooperative: partitions of topics no longer subscribed are given up before joining (as Java does). */
+  private async revokeUnsubscribed(): Promise<void> {
+    const topics = new Set(this.topicList);
+    const gone = this.assigned.filter((t) => !topics.has(t.topic));
+    if (gone.length === 0) return;
+    this.assigned = this.assigned.filter((t) => topics.has(t.topic));
+    await this.options.onRevoked?.(gone);
+  }
+
+  /** Cooperative: the generation is gone, so are the partitions (no commit: others may own them). */
+  private async lose(): Promise<void> {
+    const owned = this.assigned;
+    this.assigned = [];
+    if (owned.length === 0) return;
+    if (this.options.onLost !== undefined) await this.options.onLost(owned);
+    else await this.options.onRevoked?.(owned);
   }
 
   private async leave(conn: Connection): Promise<void> {
@@ -514,6 +607,12 @@ export class GroupMember {
 function positiveMs(value: number, name: string): number {
   if (!Number.isInteger(value) || value < 1) throw invalidArgument(`${name} must be a positive integer of milliseconds, got ${value}`);
   return value;
+}
+
+/** The partitions of `a` that are not in `b`, grouped by topic. */
+export function difference(a: readonly TopicPartitions[], b: readonly TopicPartitions[]): TopicPartitions[] {
+  const inB = new Set(flatten(b).map((p) => `${p.topic}\u0000${p.partition}`));
+  return groupByTopic(flatten(a).filter((p) => !inB.has(`${p.topic}\u0000${p.partition}`)));
 }
 
 /** `topic-partition` pairs of an assignment, for logs and tables. */

@@ -4,9 +4,10 @@ export type { ApiPair, ConnectionOptions, SendOptions, VersionRange } from './co
 export { Apis, request, supports, versionFor, type ClientApi } from './apis.js';
 export { Cluster, DEFAULT_BOOTSTRAP, REFRESH_METADATA_ERRORS, parseBootstrap } from './cluster.js';
 export type { BrokerAddress, BrokerNode, ClusterMetadata, ClusterOptions, PartitionMetadata, TopicMetadata } from './cluster.js';
-export { Admin } from './admin.js';
+export { ADMIN_TIMEOUT_MS_DEFAULT, Admin } from './admin.js';
 export type {
   AdminOptions,
+  DescribeTopicsOptions,
   ConfigEntry,
   ConfigSource,
   CreateTopicResult,
@@ -21,7 +22,19 @@ export type {
   TopicDescription,
   TopicListing,
 } from './admin.js';
-export { AdminApis } from './admin-apis.js';
+export { AUTHORIZED_OPERATIONS_OMITTED, AdminApis, decodeAuthorizedOperations } from './admin-apis.js';
+export type { AclOperation } from './admin-apis.js';
+export type { AdminOffsetSpec, LeaderEpochRequest, LeaderEpochResult, ListOffsetsOptions, ListOffsetsRequest, ListOffsetsResult } from './admin-offsets.js';
+export type { CreatePartitionsOptions, NewPartitions, ReplicaAssignment, TopicResult } from './admin-topics.js';
+export type {
+  DescribeGroupsOptions,
+  MemberToRemove,
+  RemoveMembersResult,
+  RemovedMember,
+  ResetOffsetsOptions,
+  ResetOffsetsResult,
+  ResetOffsetsTarget,
+} from './group-admin.js';
 export { CONFIG_OP_CODES, RESOURCE_TYPE_CODES, configSourceName, describeResource, validateResource } from './config-admin.js';
 export type {
   AlterConfigsOptions,
@@ -38,8 +51,12 @@ export type {
 } from './config-admin.js';
 export { HIGH_WATERMARK } from './cluster-admin.js';
 export type {
+  ApiVersionRange,
+  BrokerApiVersions,
   BrokerLogDirs,
   ClusterDescription,
+  DescribeClusterOptions,
+  FeatureRange,
   DeleteRecordsResult,
   ElectionResult,
   ElectionType,
@@ -65,16 +82,22 @@ export type {
 export { DefaultPartitioner, murmur2, partitionForKey, toPositive } from './partitioner.js';
 export {
   ClientErrorCode,
+  ConfigError,
   ConnectionClosedError,
   ConnectionError,
   KafkaProtocolError,
+  ProducerFencedError,
   ProtocolError,
   RequestTimeoutError,
   TributaryClientError,
+  TributaryError,
   UnsupportedVersionError,
   isKafkaError,
+  isTributaryError,
   throwIfKafkaError,
 } from './errors.js';
+export type { KafkaErrorContext } from './errors.js';
+export { DecodeError } from '../protocol/primitives/decode-error.js';
 export { FrameDecoder } from './frame-decoder.js';
 export {
   ASSIGNMENT_VERSION_DEFAULT,
@@ -115,3 +138,24 @@ export type { ProducerHeaders, ProducerOptions, ProducerRecord, Serializer } fro
 export type { BatchAck, RecordMetadata } from './producer-accumulator.js';
 export { createPartitioner } from './producer-partitioners.js';
 export type { PartitionerArgs, PartitionerFunction, PartitionerOption, ProducerPartitioner } from './producer-partitioners.js';
+export { Consumer, METADATA_MAX_AGE_MS_DEFAULT } from './consumer.js';
+export {
+  AUTO_COMMIT_INTERVAL_MS_DEFAULT,
+  MAX_POLL_RECORDS_DEFAULT,
+  MAX_PARTITION_FETCH_BYTES_DEFAULT,
+} from './consumer-types.js';
+export type {
+  AssignorOption,
+  ConsumerBatch,
+  ConsumerOptions,
+  ConsumerRecord,
+  OffsetSpecifier,
+  RebalanceListeners,
+  RunOptions,
+  TopicPartition,
+} from './consumer-types.js';
+export { CONSUMER_ASSIGNORS_DEFAULT } from './consumer-group.js';
+export { deserializers } from './serde.js';
+export type { Deserializer, DeserializerContext } from './serde.js';
+export { CooperativeStickyAssignor, decodeStickyUserData, encodeStickyUserData, stickyAssign } from './sticky-assignor.js';
+export type { StickyUserData } from './sticky-assignor.js';

@@ -7,6 +7,7 @@
  * `murmur2_random`, franz-go's StickyKeyPartitioner all agree).
  * Unkeyed records go round-robin (the later Producer may use sticky batches).
  */
+import { invalidArgument } from './errors.js';
 
 const SEED = 0x9747b28c;
 const M = 0x5bd1e995;
@@ -56,7 +57,7 @@ export function toPositive(n: number): number {
 
 /** The partition the Java client's default partitioner picks for a key. */
 export function partitionForKey(key: Uint8Array | string, numPartitions: number): number {
-  if (!Number.isInteger(numPartitions) || numPartitions <= 0) throw new RangeError(`numPartitions must be a positive integer, got ${numPartitions}`);
+  if (!Number.isInteger(numPartitions) || numPartitions <= 0) throw invalidArgument(`numPartitions must be a positive integer, got ${numPartitions}`);
   const bytes = typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
   return toPositive(murmur2(bytes)) % numPartitions;
 }
@@ -65,9 +66,10 @@ export function partitionForKey(key: Uint8Array | string, numPartitions: number)
 export class DefaultPartitioner {
   private counter = 0;
 
+  /** The partition of a record: murmur2 of the key, or round-robin without a key. */
   partition(key: Uint8Array | string | null | undefined, numPartitions: number): number {
     if (key === null || key === undefined) {
-      if (!Number.isInteger(numPartitions) || numPartitions <= 0) throw new RangeError(`numPartitions must be a positive integer, got ${numPartitions}`);
+      if (!Number.isInteger(numPartitions) || numPartitions <= 0) throw invalidArgument(`numPartitions must be a positive integer, got ${numPartitions}`);
       const p = this.counter % numPartitions;
       this.counter = (this.counter + 1) & 0x7fffffff;
       return p;

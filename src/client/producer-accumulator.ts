@@ -4,8 +4,10 @@
  *
  * Invariants:
  * - A partition queue's batches are in append order; only the last one is
- *   open for appends, and only the head may be in flight (at most one
- *   in-flight batch per partition, so retries cannot reorder records).
+ *   open for appends. Batches are sent in queue order, at most `maxInFlight`
+ *   per partition at once; the ones sent at least once form a prefix of the
+ *   queue (a sent batch that failed waits there for its retry, ahead of
+ *   every batch not yet sent).
  * - `usedBytes` is the sum of `memoryBytes` over all batches not yet
  *   completed, never above `bufferMemory`.
  * - At most one linger timer per partition, armed when a batch is created
@@ -21,6 +23,7 @@ export const BATCH_OVERHEAD_BYTES = 61 + 16;
 /** A record's fixed varint fields (length, attributes, timestamp/offset deltas, key/value lengths, header count), at most. */
 const RECORD_OVERHEAD_BYTES = 21;
 
+/** Where `Producer.send` put a record: topic, partition and offset. */
 export interface RecordMetadata {
   topic: string;
   partition: number;
@@ -58,6 +61,16 @@ export class ProducerBatch {
   /** The encoded v2 batch, kept for retries. */
   encoded: Buffer | null = null;
   attempts = 0;
+  /** Sent at least once (its records and sequence are fixed). */
+  sent = false;
+  /** A request carrying it is unanswered. */
+  inFlight = false;
+  /** Records in the batch, fixed when it is first sent (`records` is emptied once encoded). */
+  count = 0;
+  /** Idempotence: the id, epoch and first sequence number written into the batch header (-1: none). */
+  producerId = -1n;
+  producerEpoch = -1;
+  baseSequence = -1;
   lastError: Error | null = null;
   private doneWaiters: (() => void)[] | null = null;
 
@@ -67,7 +80,7 @@ export class ProducerBatch {
   ) {}
 
   get recordCount(): number {
-    return this.records.length;
+    return this.sent ? this.count : this.records.length;
   }
 
   add(record: RecordInput, bytes: number, sink: Sink): void {
@@ -116,7 +129,16 @@ export class ProducerBatch {
 
 export class PartitionQueue {
   readonly batches: ProducerBatch[] = [];
-  inFlight = false;
+  /** Batches of this partition in unanswered requests. */
+  inFlightCount = 0;
+  /** A batch was picked and its request is not yet queued on the connection: the next waits, to keep send order. */
+  sending = false;
+  /** Idempotence: the (producerId, epoch) this partition's sequences belong to, and the next sequence. */
+  producerId = -1n;
+  producerEpoch = -1;
+  nextSequence = 0;
+  /** A numbered batch failed for good or the broker lost the sequence: bump the epoch once nothing is in flight. */
+  needsEpochBump = false;
   /** Epoch ms before which the head batch must not be (re)sent. */
   retryAtMs = 0;
   lingerTimer: NodeJS.Timeout | null = null;
@@ -209,12 +231,17 @@ export class RecordAccumulator {
     }
   }
 
-  /** Removes the completed head batch of a queue and releases its memory. */
+  /** Removes a completed batch (usually the head; an acknowledged one may pass an earlier one awaiting retry) and releases its memory. */
   complete(q: PartitionQueue, batch: ProducerBatch): void {
-    assert.equal(q.batches[0], batch, 'only the head batch completes');
     if (q.open === batch) this.close(q);
     batch.closed = true;
-    q.batches.shift();
+    if (q.batches[0] === batch) {
+      q.batches.shift();
+    } else {
+      const index = q.batches.indexOf(batch);
+      assert.ok(index > 0, 'a completed batch is in its queue');
+      q.batches.splice(index, 1);
+    }
     this.usedBytes -= batch.memoryBytes;
     assert.ok(this.usedBytes >= 0, 'usedBytes went negative');
   }

@@ -13,8 +13,10 @@
  * The sticky state (which batch is being filled) lives in the accumulator,
  * which calls `partition()` with `sticky = -1` to ask for a new partition.
  */
+import { invalidArgument } from './errors.js';
 import { partitionForKey } from './partitioner.js';
 
+/** What a partitioner sees of a record: topic, serialized key and value, and the topic's partition count. */
 export interface PartitionerArgs {
   readonly topic: string;
   /** The serialized key (null when none). */
@@ -26,6 +28,7 @@ export interface PartitionerArgs {
 /** A custom partitioner: returns a partition in [0, partitionCount). */
 export type PartitionerFunction = (args: PartitionerArgs) => number;
 
+/** The producer's `partitioner`: 'default' (murmur2 of the key, sticky without a key), 'round-robin', or a function. */
 export type PartitionerOption = 'default' | 'round-robin' | PartitionerFunction;
 
 /** What the accumulator needs: `null` means "keyless under sticky: use the sticky partition". */
@@ -39,6 +42,7 @@ export interface ProducerPartitioner {
 /** `random()` in [0, 1); injectable so tests are deterministic. */
 export type RandomSource = () => number;
 
+/** Builds the partitioner for a `partitioner` option (`random` picks sticky partitions; injectable for tests). */
 export function createPartitioner(option: PartitionerOption = 'default', random: RandomSource = Math.random): ProducerPartitioner {
   const nextSticky = (_topic: string, partitionCount: number, previous: number): number => {
     if (partitionCount <= 1) return 0;
@@ -65,5 +69,5 @@ export function createPartitioner(option: PartitionerOption = 'default', random:
     };
   }
   if (typeof option === 'function') return { partition: option, nextSticky };
-  throw new RangeError(`unknown partitioner '${String(option)}' (expected 'default', 'round-robin' or a function)`);
+  throw invalidArgument(`unknown partitioner '${String(option)}' (expected 'default', 'round-robin' or a function)`);
 }

@@ -12,7 +12,7 @@ import {
   invalidArgument,
 } from './errors.js';
 import type { ProducerBatch, RecordMetadata, Sink } from './producer-accumulator.js';
-import type { ProducerHeaders } from './producer-types.js';
+import { PRODUCER_RETRY_BACKOFF_MS_MAX, type ProducerHeaders } from './producer-types.js';
 
 /** The sink of one send(): a class, not closures, to keep per-record allocation small. */
 export class RecordSink implements Sink {
@@ -92,6 +92,11 @@ export function positive(value: number, name: string): number {
 export function nonNegative(value: number, name: string): number {
   if (!Number.isFinite(value) || value < 0) throw invalidArgument(`${name} must be >= 0, got ${value}`);
   return value;
+}
+
+/** The retry backoff: `baseMs` doubled per attempt, at most PRODUCER_RETRY_BACKOFF_MS_MAX. */
+export function backoffMs(baseMs: number, attempt: number): number {
+  return Math.min(baseMs * 2 ** attempt, PRODUCER_RETRY_BACKOFF_MS_MAX);
 }
 
 export function sleep(ms: number): Promise<void> {

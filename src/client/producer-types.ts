@@ -13,6 +13,10 @@ export const PRODUCER_RETRY_BACKOFF_MS_MAX = 1_000;
 export const DELIVERY_TIMEOUT_MS_DEFAULT = 120_000;
 export const PRODUCE_REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
 export const MAX_REQUEST_BYTES_DEFAULT = 1024 * 1024;
+/** Batches in flight per partition with idempotence (Java's max.in.flight.requests.per.connection default); also its maximum. */
+export const IDEMPOTENT_MAX_IN_FLIGHT = 5;
+/** Batches in flight per partition without idempotence: one, so retries cannot reorder records. */
+export const MAX_IN_FLIGHT_DEFAULT = 1;
 
 /** Turns a key or value into bytes (a string is written as UTF-8 by the batch builder). */
 export type Serializer<T> = (data: T, topic: string) => Buffer | string | null;
@@ -24,8 +28,10 @@ export const Serializers = {
   json: ((data: unknown) => (data === undefined ? null : JSON.stringify(data))) as Serializer<unknown>,
 } as const;
 
+/** Record headers: an object of name to value, or a list of `{ key, value }` (names may repeat). */
 export type ProducerHeaders = Readonly<Record<string, Buffer | string | null>> | readonly RecordHeaderInput[];
 
+/** A record to send: topic, key, value, headers, and optionally partition and timestamp. */
 export interface ProducerRecord<K, V> {
   topic: string;
   key?: K | null;
@@ -37,6 +43,7 @@ export interface ProducerRecord<K, V> {
   timestamp?: number | bigint;
 }
 
+/** Options of `Producer.connect` (the table in docs/client.md lists each with its default). */
 export interface ProducerOptions<K, V> {
   /** Use this cluster client (not closed by close()) instead of connecting one. */
   cluster?: Cluster;
@@ -63,6 +70,20 @@ export interface ProducerOptions<K, V> {
   requestTimeoutMs?: number;
   /** Produce requests are split to stay under this many bytes (default 1 MiB). */
   maxRequestBytes?: number;
+  /**
+   * Idempotence (default true, as the Java client since 3.0): the broker
+   * drops a retried batch it already appended, so retries write no duplicates
+   * and keep order with up to 5 batches in flight per partition. Needs
+   * `acks: -1`, `retries` > 0 and `maxInFlight` <= 5: left unset, it is turned
+   * off when those options say otherwise (or when the broker lacks
+   * InitProducerId); set to true, a conflict throws ERR_TRIB_INVALID_CONFIG.
+   */
+  idempotent?: boolean;
+  /**
+   * Batches per partition sent and not yet acknowledged (default 5 with
+   * idempotence, else 1). Above 1 without idempotence, a retry can reorder records.
+   */
+  maxInFlight?: number;
   partitioner?: PartitionerOption;
   /** Randomness for the sticky partitioner (tests). */
   random?: RandomSource;

@@ -24,7 +24,9 @@ import type { Cluster } from './cluster.js';
 import type { Connection } from './connection.js';
 import { KafkaProtocolError, invalidArgument } from './errors.js';
 
+/** 0: no response; 1: the leader appended; -1: every in-sync replica has it. */
 export type Acks = 0 | 1 | -1;
+/** Record batch compression codecs. */
 export type CompressionName = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 
 /** Kafka's codec ids (record batch attributes bits 0-2). */
@@ -35,6 +37,7 @@ export const FETCH_MAX_WAIT_MS_DEFAULT = 500;
 export const FETCH_MAX_BYTES_DEFAULT = 50 * 1024 * 1024;
 export const FETCH_PARTITION_MAX_BYTES_DEFAULT = 1024 * 1024;
 
+/** Options of `produce` / `produceMany`. */
 export interface ProduceOptions {
   /** 0: no response; 1: leader appended; -1: all in-sync replicas (default -1, as the Java client). */
   acks?: Acks;
@@ -43,12 +46,14 @@ export interface ProduceOptions {
   timeoutMs?: number;
 }
 
+/** Records for one partition (one batch). */
 export interface PartitionRecords {
   topic: string;
   partition: number;
   records: readonly RecordInput[];
 }
 
+/** The answer for one batch of `produce` / `produceMany`. */
 export interface ProduceResult {
   topic: string;
   partition: number;
@@ -152,6 +157,7 @@ async function sendProduce(
 
 // ------------------------------------------------------------------ fetch
 
+/** Where to fetch from: topic, partition, offset. */
 export interface FetchPosition {
   topic: string;
   partition: number;
@@ -159,6 +165,7 @@ export interface FetchPosition {
   offset: bigint;
 }
 
+/** Options of `fetch` / `fetchMany`. */
 export interface FetchOptions {
   maxWaitMs?: number;
   minBytes?: number;
@@ -168,6 +175,7 @@ export interface FetchOptions {
   isolationLevel?: 0 | 1;
 }
 
+/** A record read by `fetch`: offset, timestamp, key, value, headers. */
 export interface ConsumedRecord {
   topic: string;
   partition: number;
@@ -178,6 +186,7 @@ export interface ConsumedRecord {
   headers: RecordHeader[];
 }
 
+/** The answer for one partition of `fetch` / `fetchMany`: records and where to continue. */
 export interface FetchResult {
   topic: string;
   partition: number;
@@ -302,8 +311,10 @@ export async function decodeRecords(
 
 // ------------------------------------------------------------ list offsets
 
+/** 'earliest', 'latest', or a timestamp in ms (the first record at or after it). */
 export type OffsetSpec = 'earliest' | 'latest' | bigint | number;
 
+/** A partition offset found by ListOffsets. */
 export interface ListedOffset {
   topic: string;
   partition: number;

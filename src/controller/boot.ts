@@ -24,7 +24,7 @@ import type { ConfigSchema } from './config-plan.js';
 import { QuorumController } from './controller.js';
 import { MetadataImage } from './metadata/image.js';
 import { MetadataPublisher, type DeltaListener } from './metadata/publisher.js';
-import { LocalMetadataLog, type MetadataLog } from './metadata-log.js';
+import { LocalMetadataLog, MetadataLogError, type MetadataLog } from './metadata-log.js';
 import { ensureMetaProperties, type MetaProperties } from './meta-properties.js';
 import type { BrokerConfigValidator, ListenerEndpoint, TopicConfigValidator } from './types.js';
 
@@ -57,6 +57,8 @@ export interface BootControllerOptions {
   rack?: string | null | undefined;
   /** Replaces the one-voter local log (Raft, later; tests). */
   log?: MetadataLog | undefined;
+  /** broker.session.timeout.ms (the active controller fences brokers silent for this long). */
+  brokerSessionTimeoutMs?: number | undefined;
   /** Segment settings of the local metadata log. */
   metadataLogConfig?: Partial<LogConfig> | undefined;
 }
@@ -109,8 +111,14 @@ export async function bootController(opts: BootControllerOptions): Promise<Boote
     validateBrokerConfigs: opts.validateBrokerConfigs ?? null,
     configSchema: opts.configSchema ?? null,
     featureLevels: opts.featureLevels,
+    clock: opts.clock,
+    brokerSessionTimeoutMs: opts.brokerSessionTimeoutMs,
   });
-  await controller.finalizeFeatures();
+  // On a multi-voter quorum this node may not lead (yet): the active
+  // controller finalizes features when it becomes active.
+  await controller.finalizeFeatures().catch((err: unknown) => {
+    if (!(err instanceof MetadataLogError && err.code === 'ERR_TRIB_METADATA_NOT_LEADER')) throw err;
+  });
   if (opts.advertisedListeners !== undefined) {
     await controller.registerBroker({ endpoints: opts.advertisedListeners, rack: opts.rack ?? null });
   }

@@ -14,9 +14,11 @@
  */
 import { ZERO_UUID } from '../protocol/codec.js';
 import { ErrorCode } from '../protocol/errors.js';
+import type { Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
 import { legacyAlterToIncremental, planAlterConfigs, type ConfigPlanContext, type ConfigSchema } from './config-plan.js';
 import { planDeleteTopics } from './delete-plan.js';
+import { ledPartitionCount, PartitionChanges } from './leadership.js';
 import { METADATA_BATCH_RECORDS_MAX } from './metadata/batch.js';
 import type { EndPoint, MetadataImage } from './metadata/image.js';
 import type { MetadataRecord } from './metadata/records.js';
@@ -27,6 +29,10 @@ import type {
   AlterConfigsResource,
   AlterConfigsResult,
   BrokerConfigValidator,
+  BrokerHeartbeatReply,
+  BrokerHeartbeatRequest,
+  BrokerRegistrationReply,
+  BrokerRegistrationRequest,
   CreateTopicResult,
   DeleteTopicRef,
   DeleteTopicResult,
@@ -48,8 +54,23 @@ export const CONTROLLER_QUEUE_MAX = 1000;
  */
 export const DEFAULT_FEATURE_LEVELS: Readonly<Record<string, number>> = Object.freeze({ 'metadata.version': 1 });
 
+/** broker.session.timeout.ms: a broker whose last heartbeat is older than this is fenced. */
+export const BROKER_SESSION_TIMEOUT_MS_DEFAULT = 9000;
+
 /** Kafka's SecurityProtocol ids. */
 const SECURITY_PROTOCOLS: Readonly<Record<string, number>> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
+
+/** Producer ids per ProducerIdsRecord block (Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE). */
+export const PRODUCER_ID_BLOCK_SIZE = 1000;
+const PRODUCER_ID_MAX = 0x7fffffffffffffffn;
+
+/** allocateProducerIds' answer: ids [firstProducerId, firstProducerId + size), or an error code. */
+export interface ProducerIdBlock {
+  errorCode: number;
+  errorMessage: string | null;
+  firstProducerId: bigint;
+  size: number;
+}
 
 export type ControllerErrorCode = 'ERR_TRIB_CONTROLLER_BUSY' | 'ERR_TRIB_CONTROLLER_CLOSED';
 
@@ -80,6 +101,24 @@ export interface ControllerOptions {
   /** Topics DeleteTopics refuses (default: __consumer_offsets, __transaction_state). */
   protectedTopics?: ReadonlySet<string> | undefined;
   featureLevels?: Readonly<Record<string, number>> | undefined;
+  /** Monotonic time for broker sessions (needed by brokerHeartbeat and tick). */
+  clock?: Clock | undefined;
+  /** broker.session.timeout.ms (default 9000). */
+  brokerSessionTimeoutMs?: number | undefined;
+}
+
+/**
+ * Heartbeat bookkeeping of one broker, in memory on the active controller only
+ * (as KRaft): a new active controller starts every broker with a fresh session.
+ */
+interface BrokerSession {
+  lastContactMs: number;
+  /** Offset of the broker's RegisterBrokerRecord, when this controller wrote it (else its epoch is used). */
+  registrationOffset: bigint | null;
+  /** Controlled shutdown: offset the broker must have applied (its leaderships moved) before it may stop. */
+  shutdownOffset: bigint | null;
+  /** Registered by the combined single node itself (no heartbeats yet): never expires. */
+  local: boolean;
 }
 
 interface ItemResult {
@@ -91,6 +130,7 @@ export class QuorumController {
   private tail: Promise<unknown> = Promise.resolve();
   private queued = 0;
   private closed = false;
+  private readonly sessions = new Map<number, BrokerSession>();
 
   constructor(private readonly opts: ControllerOptions) {}
 
@@ -148,31 +188,229 @@ export class QuorumController {
   }
 
   /**
-   * Registers this node (combined mode) with its advertised listeners,
-   * unfenced. A no-op when the image already has the same registration, so
-   * restarts do not grow the log; a changed listener or rack re-registers
-   * with a new incarnation id and a broker epoch = the record's offset.
+   * BrokerRegistration. With a `brokerId` (KRaft's contract, the network
+   * path): the broker starts fenced with a broker epoch = the offset of its
+   * RegisterBrokerRecord; the same incarnation id again is a retry and gets
+   * the same epoch; a new incarnation replaces the registration (leadership of
+   * the old incarnation's partitions moves away in the same batch).
+   *
+   * Without `brokerId`: this node (the combined single node) registers itself
+   * unfenced, a no-op when the image already has the same registration, so
+   * restarts do not grow the log; its session never expires (it does not
+   * heartbeat). A failed append rejects with the MetadataLogError.
    */
-  registerBroker(registration: { endpoints: readonly ListenerEndpoint[]; rack: string | null }): Promise<void> {
+  registerBroker(registration: BrokerRegistrationRequest | { endpoints: readonly ListenerEndpoint[]; rack: string | null }): Promise<BrokerRegistrationReply> {
+    if ('brokerId' in registration) return this.run(async () => this.registerRemote(registration));
     return this.run(async () => {
       const endPoints = registration.endpoints.map(toEndPoint);
-      const current = this.image.broker(this.opts.nodeId);
-      if (current !== undefined && !current.fenced && current.rack === registration.rack && sameEndPoints(current.endPoints, endPoints)) return;
-      await this.opts.log.append([
-        {
-          type: 'RegisterBrokerRecord',
-          data: {
-            brokerId: this.opts.nodeId,
-            incarnationId: randomUuid(this.opts.random),
-            brokerEpoch: this.opts.log.endOffset,
-            endPoints,
-            features: [],
-            rack: registration.rack,
-            fenced: false,
-            inControlledShutdown: false,
-          },
+      const nodeId = this.opts.nodeId;
+      const current = this.image.broker(nodeId);
+      const session = (): void => {
+        this.sessions.set(nodeId, { lastContactMs: this.opts.clock?.monotonicMs() ?? 0, registrationOffset: null, shutdownOffset: null, local: true });
+      };
+      if (current !== undefined && !current.fenced && !current.inControlledShutdown && current.rack === registration.rack && sameEndPoints(current.endPoints, endPoints)) {
+        session();
+        return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch: current.brokerEpoch };
+      }
+      const brokerEpoch = this.opts.log.endOffset;
+      const record: MetadataRecord = {
+        type: 'RegisterBrokerRecord',
+        data: { brokerId: nodeId, incarnationId: randomUuid(this.opts.random), brokerEpoch, endPoints, features: [], rack: registration.rack, fenced: false, inControlledShutdown: false },
+      };
+      // The new registration is unfenced at once: leaderless partitions of this node get it back.
+      const changes = new PartitionChanges(this.image);
+      changes.addBroker(nodeId);
+      // Failures throw MetadataLogError (this runs at boot, where a failure stops the start).
+      this.lastAppend = await this.opts.log.append([record, ...changes.records()]);
+      session();
+      return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch };
+    });
+  }
+
+  private async registerRemote(req: BrokerRegistrationRequest): Promise<BrokerRegistrationReply> {
+    const failed = (errorCode: ErrorCode, errorMessage: string): BrokerRegistrationReply => ({ errorCode, errorMessage, brokerEpoch: -1n });
+    if (!Number.isInteger(req.brokerId) || req.brokerId < 0) return failed(ErrorCode.INVALID_REQUEST, `Invalid broker id ${req.brokerId}.`);
+    const current = this.image.broker(req.brokerId);
+    const nowMs = this.sessionNowMs();
+    if (current !== undefined && current.incarnationId === req.incarnationId) {
+      // A retry of a registration that committed (its answer was lost).
+      this.touch(req.brokerId, nowMs);
+      return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch: current.brokerEpoch };
+    }
+    const brokerEpoch = this.opts.log.endOffset;
+    const records: MetadataRecord[] = [
+      {
+        type: 'RegisterBrokerRecord',
+        data: {
+          brokerId: req.brokerId,
+          incarnationId: req.incarnationId,
+          brokerEpoch,
+          endPoints: req.endpoints.map(toEndPoint),
+          features: (req.features ?? []).map((f) => ({ ...f })),
+          rack: req.rack,
+          fenced: true,
+          inControlledShutdown: false,
         },
-      ]);
+      },
+    ];
+    if (current !== undefined) {
+      // The old incarnation is gone: its leaderships move now, not after its session expires.
+      const changes = new PartitionChanges(this.image);
+      changes.removeBroker(req.brokerId);
+      records.push(...changes.records());
+    }
+    const result = await this.append(records);
+    if (result !== null) return failed(result.errorCode, result.errorMessage ?? '');
+    this.sessions.set(req.brokerId, { lastContactMs: nowMs, registrationOffset: this.lastAppend?.baseOffset ?? brokerEpoch, shutdownOffset: null, local: false });
+    return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch };
+  }
+
+  /**
+   * BrokerHeartbeat (KRaft's BrokerHeartbeatManager): renews the session;
+   * a fenced broker is unfenced once it has applied the metadata up to its
+   * own registration (and does not ask to stay fenced); `wantFence` fences;
+   * `wantShutDown` starts a controlled shutdown: leadership of its partitions
+   * moves to another in-sync replica (or to none), and once the broker has
+   * applied that change and leads nothing, it is fenced and told to shut down.
+   */
+  brokerHeartbeat(req: BrokerHeartbeatRequest): Promise<BrokerHeartbeatReply> {
+    return this.run(async () => {
+      const reply = (errorCode: ErrorCode, errorMessage: string | null, isCaughtUp: boolean, isFenced: boolean, shouldShutDown: boolean): BrokerHeartbeatReply => ({
+        errorCode,
+        errorMessage,
+        isCaughtUp,
+        isFenced,
+        shouldShutDown,
+      });
+      const current = this.image.broker(req.brokerId);
+      if (current === undefined) return reply(ErrorCode.BROKER_ID_NOT_REGISTERED, `Broker ${req.brokerId} is not registered.`, false, true, false);
+      if (current.brokerEpoch !== req.brokerEpoch) {
+        return reply(ErrorCode.STALE_BROKER_EPOCH, `Broker ${req.brokerId} is registered with epoch ${current.brokerEpoch}, not ${req.brokerEpoch}.`, false, true, false);
+      }
+      const session = this.touch(req.brokerId, this.sessionNowMs());
+      const isCaughtUp = req.currentMetadataOffset >= (session.registrationOffset ?? current.brokerEpoch);
+      const epoch = current.brokerEpoch;
+      if (current.fenced) {
+        if (req.wantShutDown) return reply(ErrorCode.NONE, null, isCaughtUp, true, true);
+        if (req.wantFence || !isCaughtUp) return reply(ErrorCode.NONE, null, isCaughtUp, true, false);
+        const changes = new PartitionChanges(this.image);
+        changes.addBroker(req.brokerId);
+        const failure = await this.append([{ type: 'UnfenceBrokerRecord', data: { id: req.brokerId, epoch } }, ...changes.records()]);
+        if (failure !== null) return reply(failure.errorCode, failure.errorMessage, isCaughtUp, true, false);
+        return reply(ErrorCode.NONE, null, isCaughtUp, false, false);
+      }
+      if (req.wantFence) {
+        const failure = await this.append(this.fenceRecords([req.brokerId]));
+        if (failure !== null) return reply(failure.errorCode, failure.errorMessage, isCaughtUp, false, false);
+        return reply(ErrorCode.NONE, null, isCaughtUp, true, req.wantShutDown);
+      }
+      if (!req.wantShutDown) return reply(ErrorCode.NONE, null, isCaughtUp, false, false);
+      if (!current.inControlledShutdown) {
+        const changes = new PartitionChanges(this.image);
+        changes.removeBroker(req.brokerId);
+        const failure = await this.append([
+          { type: 'BrokerRegistrationChangeRecord', data: { brokerId: req.brokerId, brokerEpoch: epoch, fenced: 0, inControlledShutdown: 1 } },
+          ...changes.records(),
+        ]);
+        if (failure !== null) return reply(failure.errorCode, failure.errorMessage, isCaughtUp, false, false);
+        session.shutdownOffset = this.lastAppend?.lastOffset ?? this.image.lastAppliedOffset;
+      }
+      // A new active controller did not see the moves being written: the broker must reach what it knows now.
+      session.shutdownOffset ??= this.image.lastAppliedOffset;
+      if (ledPartitionCount(this.image, req.brokerId) > 0 || req.currentMetadataOffset < session.shutdownOffset) return reply(ErrorCode.NONE, null, isCaughtUp, false, false);
+      const failure = await this.append(this.fenceRecords([req.brokerId]));
+      if (failure !== null) return reply(failure.errorCode, failure.errorMessage, isCaughtUp, false, false);
+      return reply(ErrorCode.NONE, null, isCaughtUp, true, true);
+    });
+  }
+
+  /**
+   * Fences every unfenced broker whose last heartbeat is older than
+   * broker.session.timeout.ms (moving its leaderships away), in one batch.
+   * A broker this controller has no session for (it just became active)
+   * gets a fresh one. Resolves to the number of brokers fenced (0 when this
+   * node is not the active controller).
+   */
+  tick(): Promise<number> {
+    return this.run(async () => {
+      const nowMs = this.sessionNowMs();
+      const timeoutMs = this.opts.brokerSessionTimeoutMs ?? BROKER_SESSION_TIMEOUT_MS_DEFAULT;
+      const expired: number[] = [];
+      for (const b of this.image.brokers()) {
+        if (b.fenced) continue;
+        const session = this.sessions.get(b.brokerId) ?? this.touch(b.brokerId, nowMs);
+        if (!session.local && nowMs - session.lastContactMs >= timeoutMs) expired.push(b.brokerId);
+      }
+      if (expired.length === 0) return 0;
+      const failure = await this.append(this.fenceRecords(expired));
+      return failure === null ? expired.length : 0;
+    });
+  }
+
+  /** This node became the active controller: every broker starts a fresh session (KRaft keeps them in memory only). */
+  becomeActive(): void {
+    const nowMs = this.sessionNowMs();
+    for (const [id, s] of this.sessions) this.sessions.set(id, { ...s, lastContactMs: nowMs, registrationOffset: null, shutdownOffset: null });
+  }
+
+  private fenceRecords(brokerIds: readonly number[]): MetadataRecord[] {
+    const changes = new PartitionChanges(this.image);
+    for (const id of brokerIds) changes.removeBroker(id);
+    const fences: MetadataRecord[] = [];
+    for (const id of brokerIds) {
+      const b = this.image.broker(id);
+      if (b !== undefined && !b.fenced) fences.push({ type: 'FenceBrokerRecord', data: { id, epoch: b.brokerEpoch } });
+    }
+    return [...changes.records(), ...fences];
+  }
+
+  private touch(brokerId: number, nowMs: number): BrokerSession {
+    let s = this.sessions.get(brokerId);
+    if (s === undefined) {
+      s = { lastContactMs: nowMs, registrationOffset: null, shutdownOffset: null, local: false };
+      this.sessions.set(brokerId, s);
+    } else {
+      s.lastContactMs = Math.max(s.lastContactMs, nowMs);
+    }
+    return s;
+  }
+
+  private sessionNowMs(): number {
+    const clock = this.opts.clock;
+    if (clock === undefined) throw new Error('QuorumController: broker sessions need the `clock` option');
+    return clock.monotonicMs();
+  }
+
+  /** The last successful append of this controller (for registration and shutdown offsets). */
+  private lastAppend: { baseOffset: bigint; lastOffset: bigint } | null = null;
+
+  /** Appends one batch; null when committed, else the item failure to answer (NOT_CONTROLLER, UNKNOWN_SERVER_ERROR). */
+  private async append(records: readonly MetadataRecord[]): Promise<ItemResult | null> {
+    try {
+      this.lastAppend = await this.opts.log.append(records);
+      return null;
+    } catch (err) {
+      if (!(err instanceof MetadataLogError)) throw err;
+      return appendFailure(err);
+    }
+  }
+
+  /**
+   * Hands broker `brokerId` the next block of PRODUCER_ID_BLOCK_SIZE producer
+   * ids (Kafka's AllocateProducerIds): appends a ProducerIdsRecord moving the
+   * next id past the block, so no id is ever given twice, across restarts
+   * too. Runs in the request queue, so concurrent calls get distinct blocks.
+   */
+  allocateProducerIds(brokerId: number, brokerEpoch: bigint): Promise<ProducerIdBlock> {
+    return this.run(async () => {
+      const first = this.image.nextProducerId;
+      const none = { firstProducerId: -1n, size: 0 };
+      if (first > PRODUCER_ID_MAX - BigInt(PRODUCER_ID_BLOCK_SIZE)) {
+        return { ...none, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'The producer id space is exhausted.' };
+      }
+      const failure = await this.append([{ type: 'ProducerIdsRecord', data: { brokerId, brokerEpoch, nextProducerId: first + BigInt(PRODUCER_ID_BLOCK_SIZE) } }]);
+      if (failure !== null) return { ...none, errorCode: failure.errorCode, errorMessage: failure.errorMessage };
+      return { errorCode: ErrorCode.NONE, errorMessage: null, firstProducerId: first, size: PRODUCER_ID_BLOCK_SIZE };
     });
   }
 
@@ -227,19 +465,18 @@ export class QuorumController {
     if (plan.records.length > METADATA_BATCH_RECORDS_MAX) {
       failure = { errorCode: ErrorCode.POLICY_VIOLATION, errorMessage: `The request needs ${plan.records.length} metadata records; at most ${METADATA_BATCH_RECORDS_MAX} fit one change.` };
     } else {
-      try {
-        await this.opts.log.append(plan.records);
-      } catch (err) {
-        if (!(err instanceof MetadataLogError)) throw err;
-        failure = err.code === 'ERR_TRIB_METADATA_NOT_LEADER'
-          ? { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'This node is no longer the active controller.' }
-          : { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: `The metadata log could not commit the change: ${err.message}` };
-      }
+      failure = await this.append(plan.records);
     }
     if (failure === null) return plan.results;
     const f = failure;
     return plan.results.map((r) => (r.errorCode === ErrorCode.NONE ? { ...onFailure(r), errorCode: f.errorCode, errorMessage: f.errorMessage } : r));
   }
+}
+
+function appendFailure(err: MetadataLogError): ItemResult {
+  return err.code === 'ERR_TRIB_METADATA_NOT_LEADER'
+    ? { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'This node is no longer the active controller.' }
+    : { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: `The metadata log could not commit the change: ${err.message}` };
 }
 
 function toEndPoint(e: ListenerEndpoint): EndPoint {

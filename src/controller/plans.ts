@@ -70,14 +70,15 @@ export function replicaListProblem(image: MetadataImage, replicas: readonly numb
   return null;
 }
 
-/** Replica lists -> PartitionRecords: ISR = the unfenced replicas, leader = the first of them, epochs 0. */
+/** Replica lists -> PartitionRecords: ISR = the unfenced replicas, leader = the first of them not in controlled shutdown, epochs 0. */
 function partitionRecords(image: MetadataImage, topicId: string, firstPartitionId: number, assignment: readonly (readonly number[])[]): MetadataRecord[] | Failure {
   const out: MetadataRecord[] = [];
   for (let i = 0; i < assignment.length; i++) {
     const replicas = [...(assignment[i] as readonly number[])];
     const partitionId = firstPartitionId + i;
     const isr = replicas.filter((id) => image.broker(id)?.fenced === false);
-    const leader = isr[0];
+    // A broker in controlled shutdown may hold a replica but does not take new leaderships.
+    const leader = isr.find((id) => image.broker(id)?.inControlledShutdown === false);
     if (leader === undefined) {
       return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `All brokers specified in the partition assignment for partition ${partitionId} are fenced.`);
     }
@@ -103,7 +104,7 @@ function replicationFactorProblem(rf: number, liveBrokers: number): Failure | nu
 }
 
 function autoAssignment(ctx: PlanContext, partitions: number, rf: number, firstPartitionId: number): number[][] {
-  const brokers = ctx.image.unfencedBrokers();
+  const brokers = ctx.image.usableBrokers();
   return assignReplicas(brokers, {
     partitionCount: partitions,
     replicationFactor: rf,
@@ -147,7 +148,7 @@ function automaticAssignment(ctx: PlanContext, t: NewTopic): number[][] | Failur
     return fail(ErrorCode.INVALID_PARTITIONS, `Number of partitions ${partitions} exceeds the maximum of ${PARTITIONS_PER_REQUEST_MAX} per request.`);
   }
   const rf = t.replicationFactor === -1 ? ctx.replicationFactorDefault : t.replicationFactor;
-  const problem = replicationFactorProblem(rf, ctx.image.unfencedBrokers().length);
+  const problem = replicationFactorProblem(rf, ctx.image.usableBrokers().length);
   if (problem !== null) return problem;
   return autoAssignment(ctx, partitions, rf, 0);
 }
@@ -278,7 +279,7 @@ function planAddPartitions(ctx: PlanContext, spec: NewPartitions): MetadataRecor
     }
     assignment = [...spec.assignments];
   } else {
-    const problem = replicationFactorProblem(rf, ctx.image.unfencedBrokers().length);
+    const problem = replicationFactorProblem(rf, ctx.image.usableBrokers().length);
     if (problem !== null) return problem;
     assignment = autoAssignment(ctx, added, rf, current);
   }

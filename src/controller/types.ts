@@ -98,3 +98,47 @@ export type TopicConfigValidator = (configs: ReadonlyMap<string, string>) => rea
 
 /** Validates dynamic broker config overrides; absent = broker configs cannot be altered yet. */
 export type BrokerConfigValidator = (brokerId: string, configs: ReadonlyMap<string, string>) => readonly { key: string; message: string }[];
+
+/**
+ * BrokerRegistration (apiKey 62) as the controller takes it. A new incarnation
+ * id of a known broker id replaces the old registration (a restarted broker);
+ * the same incarnation id again is a retry and answers the same epoch.
+ */
+export interface BrokerRegistrationRequest {
+  brokerId: number;
+  /** The broker process's uuid (base64url, as topic ids), new at every start. */
+  incarnationId: string;
+  endpoints: readonly ListenerEndpoint[];
+  rack: string | null;
+  /** Supported feature ranges (informational for now). */
+  features?: readonly { name: string; minSupportedVersion: number; maxSupportedVersion: number }[] | undefined;
+}
+
+export interface BrokerRegistrationReply {
+  errorCode: ErrorCode;
+  errorMessage: string | null;
+  /** The epoch the broker must send in its heartbeats; -1n on error. */
+  brokerEpoch: bigint;
+}
+
+/** BrokerHeartbeat (apiKey 63). */
+export interface BrokerHeartbeatRequest {
+  brokerId: number;
+  brokerEpoch: bigint;
+  /** The offset of the last metadata record the broker has applied (its image's lastAppliedOffset). */
+  currentMetadataOffset: bigint;
+  /** The broker asks to stay (or become) fenced, e.g. while it recovers its logs. */
+  wantFence: boolean;
+  /** The broker wants to shut down (controlled shutdown, SIGTERM). */
+  wantShutDown: boolean;
+}
+
+export interface BrokerHeartbeatReply {
+  errorCode: ErrorCode;
+  errorMessage: string | null;
+  /** The broker has applied the metadata up to its own registration. */
+  isCaughtUp: boolean;
+  isFenced: boolean;
+  /** Controlled shutdown is done: the broker leads no partition any more and may exit. */
+  shouldShutDown: boolean;
+}

@@ -46,6 +46,7 @@ export const STOP_TIMEOUT_MS_DEFAULT = 15_000;
 export const LOG_LEVEL_DEFAULT: LogLevel = 'warn';
 const TEMP_DIR_PREFIX = 'tributary-embedded-';
 
+/** Options of `startCluster`. */
 export interface StartClusterOptions {
   /** Number of brokers. Only 1 today; clustering is a later issue. */
   brokers?: number;
@@ -67,17 +68,20 @@ export interface StartClusterOptions {
   keepAlive?: boolean;
 }
 
+/** One broker of an embedded cluster. */
 export interface EmbeddedBroker {
   readonly nodeId: number;
   readonly host: string;
   readonly port: number;
 }
 
+/** Options of `EmbeddedCluster.restart`. */
 export interface RestartOptions {
   /** Kill the broker without a graceful shutdown (SIGKILL, as `kill -9`). Needs isolation 'process'. */
   hard?: boolean;
 }
 
+/** A running embedded cluster: its bootstrap string, brokers, data directory, restart and stop. */
 export interface EmbeddedCluster {
   /** `host:port[,host:port]`, for any client's bootstrap servers. */
   readonly bootstrap: string;

@@ -22,8 +22,10 @@ export const EmbeddedErrorCode = {
   /** The operation needs the other isolation mode (a hard restart needs isolation: 'process'). */
   UNSUPPORTED: 'ERR_TRIB_EMBEDDED_UNSUPPORTED',
 } as const;
+/** One of the `ERR_TRIB_EMBEDDED_*` codes. */
 export type EmbeddedErrorCode = (typeof EmbeddedErrorCode)[keyof typeof EmbeddedErrorCode];
 
+/** An error starting, restarting or stopping an embedded cluster. */
 export class EmbeddedError extends Error {
   readonly code: EmbeddedErrorCode;
 

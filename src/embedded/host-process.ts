@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { isHostMessage, type HostMessage, type ParentMessage } from './messages.js';
 
+/** Where an embedded broker runs: a worker thread or a child process. */
 export type Isolation = 'worker' | 'process';
 
 export const HOST_MODULE_URL = new URL('./broker-host.js', import.meta.url);

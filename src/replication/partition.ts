@@ -13,12 +13,20 @@ import { invariant } from '../util/assert.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
 import { LeaderEpochCache, type EpochEndOffset } from './leader-epoch-cache.js';
+import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
 
 export interface AppendResult {
   baseOffset: bigint;
   lastOffset: bigint;
   logAppendTimeMs: bigint;
 }
+
+/** A client batch's outcome (appendClientBatch); the Produce handler maps it to a wire code. */
+export type ClientAppendResult =
+  | ({ kind: 'appended' } & AppendResult)
+  /** A retry of one of the producer's last 5 batches: nothing appended; these are the original offsets. */
+  | { kind: 'duplicate'; baseOffset: bigint; lastOffset: bigint; timestampMs: bigint }
+  | { kind: 'rejected'; error: ProducerCheckError; message: string };
 
 /** DeleteRecords' outcome for one partition (the handler maps it to a wire code). */
 export type DeleteRecordsResult =
@@ -100,6 +108,26 @@ export class Partition {
     this.appendedBytesTotal += batches.length;
     this.maybeAdvanceHighWatermark();
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
+  }
+
+  /**
+   * Appends one validated client batch as leader. With a producer id
+   * (`producer` read from its header), the batch is first checked against
+   * the partition's producer state (storage/producer-state): check and append
+   * happen in this one synchronous call, so no other append to the partition
+   * can come between them. A duplicate appends nothing and reports where the
+   * original landed.
+   */
+  appendClientBatch(batch: Buffer, producer: ProducerBatchHeader | null): ClientAppendResult {
+    if (producer !== null) {
+      const check = this.log.producerState.check(producer);
+      if (check.kind === 'duplicate') {
+        const b = check.batch;
+        return { kind: 'duplicate', baseOffset: b.firstOffset, lastOffset: b.lastOffset, timestampMs: b.timestampMs };
+      }
+      if (check.kind === 'error') return { kind: 'rejected', error: check.error, message: check.message };
+    }
+    return { kind: 'appended', ...this.appendAsLeader(batch) };
   }
 
   private isrIsSelfOnly(): boolean {

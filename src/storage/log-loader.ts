@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { LogConfig } from './config.js';
 import type { FileSystem } from './fs.js';
 import { LOG_SUFFIX, LogSegment, parseSegmentFileName, type SegmentRecovery } from './segment.js';
+import { SNAPSHOT_SUFFIX } from './producer-state/snapshot.js';
+import type { ProducerStateLoad } from './producer-state/log-producer-state.js';
 
 export interface RecoveryReport {
   dir: string;
@@ -30,6 +32,8 @@ export interface RecoveryReport {
   strayFilesDeleted: string[];
   logStartOffset: bigint;
   logEndOffset: bigint;
+  /** Filled by PartitionLog.open: how the idempotent producer state was loaded. */
+  producerState?: ProducerStateLoad;
 }
 
 export interface LoadOptions {
@@ -60,7 +64,8 @@ function listSegments(fs: FileSystem, dir: string, strays: string[]): bigint[] {
   }
   for (const name of names) {
     const parsed = parseSegmentFileName(name);
-    const orphan = parsed !== null && parsed.suffix !== LOG_SUFFIX && !logs.has(parsed.baseOffset);
+    // Producer state snapshots are named by offset, not by segment: never orphans.
+    const orphan = parsed !== null && parsed.suffix !== LOG_SUFFIX && parsed.suffix !== SNAPSHOT_SUFFIX && !logs.has(parsed.baseOffset);
     if (orphan || STRAY_SUFFIXES.some((s) => name.endsWith(s))) {
       fs.rmrf(join(dir, name));
       strays.push(name);

@@ -12,6 +12,8 @@ import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
 import { LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
 import { LogSegment } from './segment.js';
+import { LogProducerState, producerBatchAt, type ProducerStateLog } from './producer-state/log-producer-state.js';
+import type { ProducerStateManager } from './producer-state/producer-state.js';
 
 export interface PartitionLogOptions {
   fs: FileSystem;
@@ -100,6 +102,8 @@ export class PartitionLog {
   private readonly onCheckpointNeeded: () => void;
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
   private boundCache: { bound: bigint; segment: LogSegment; position: number } | null = null;
+  /** Idempotent producer state and its `.snapshot` files (producer-state/). */
+  private readonly producers: LogProducerState;
 
   private constructor(opts: PartitionLogOptions, segments: LogSegment[], logStartOffset: bigint) {
     this.topic = opts.topic;
@@ -114,6 +118,7 @@ export class PartitionLog {
     this.recoveryPointOffset = this.logEndOffset;
     this.lastFlushMs = opts.clock.nowMs();
     this.onCheckpointNeeded = opts.onCheckpointNeeded ?? (() => {});
+    this.producers = new LogProducerState(opts.fs, opts.dir);
   }
 
   /** Opens the directory (creating it when missing), recovering it as needed. */
@@ -129,7 +134,8 @@ export class PartitionLog {
       hadCleanShutdown: opts.hadCleanShutdown ?? false,
     });
     const log = new PartitionLog({ ...opts, config }, loaded.segments, loaded.logStartOffset);
-    return { log, report: loaded.report };
+    const report = { ...loaded.report, producerState: log.producers.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs()) };
+    return { log, report };
   }
 
   get config(): Readonly<LogConfig> {
@@ -225,6 +231,7 @@ export class PartitionLog {
     let p = 0;
     let records = 0;
     let maxTimestampMs = -1n;
+    let producerBatches = false;
     while (p < batches.length) {
       invariant(p + BATCH_HEADER_BYTES <= batches.length, 'append takes whole batches');
       const size = batchSizeAt(batches, p);
@@ -234,6 +241,8 @@ export class PartitionLog {
       records += lastOffsetDelta + 1;
       const ts = batches.readBigInt64BE(p + Offsets.maxTimestamp);
       if (ts > maxTimestampMs) maxTimestampMs = ts;
+      // producerId >= 0 (its high word is not negative): the producer state follows it below.
+      if (batches.readInt32BE(p + Offsets.producerId) >= 0) producerBatches = true;
       p += size;
     }
     invariant(records > 0, 'append takes at least one batch');
@@ -244,8 +253,40 @@ export class PartitionLog {
     if (seg.shouldRoll(this.cfg, batches.length, maxTimestampMs, lastOffset, nowMs)) seg = this.rollAt(nowMs);
     invariant(lastOffset - seg.baseOffset <= BigInt(INT32_MAX), 'offsets fit the segment');
     const position = seg.append(batches, baseOffset, this.cfg.indexIntervalBytes, nowMs);
+    if (producerBatches) this.applyProducerBatches(batches, nowMs);
     if (this.unflushedMessages >= this.cfg.flushIntervalMessages) this.flush();
     return { baseOffset, lastOffset, logAppendTimeMs: BigInt(nowMs), position };
+  }
+
+  /** Feeds the producer state every batch of `batches` (base offsets already assigned) that has a producer id. */
+  private applyProducerBatches(batches: Buffer, nowMs: number): void {
+    for (let p = 0; p < batches.length; p += batchSizeAt(batches, p)) {
+      const b = producerBatchAt(batches, p);
+      if (b !== null) this.producers.apply(b, nowMs);
+    }
+  }
+
+  /**
+   * The idempotent producer state after the last append (producer-state/):
+   * Partition checks client batches against it before appending them.
+   */
+  get producerState(): ProducerStateManager {
+    return this.producers.state;
+  }
+
+  /** Forgets producers idle for `expirationMs` (producer.id.expiration.ms); returns how many. */
+  removeExpiredProducers(nowMs: number, expirationMs: number): number {
+    this.checkOpen();
+    return this.producers.removeExpired(nowMs, expirationMs);
+  }
+
+  /** ProducerStateLog: the header of every batch whose last offset is >= fromOffset, in order. */
+  scanBatchHeaders(fromOffset: bigint, visit: (header: Buffer, at: number) => void): void {
+    for (let i = this.floorSegment(fromOffset); i < this.segments.length; i++) {
+      (this.segments[i] as LogSegment).forEachBatchHeader((info, _epoch, header, at) => {
+        if (info.lastOffset >= fromOffset) visit(header, at);
+      });
+    }
   }
 
   /** Rolls a new active segment at the log end offset (no-op when the active one is empty). */
@@ -257,6 +298,8 @@ export class PartitionLog {
   private rollAt(nowMs: number): LogSegment {
     const old = this.active;
     old.onBecomeInactive();
+    // The state covers exactly the offsets below the new segment (Kafka snapshots at every roll).
+    this.producers.snapshot(old.nextOffset, this.startOffset);
     const seg = LogSegment.create(this.fs, this.dir, old.nextOffset, this.cfg, nowMs);
     this.segments.push(seg);
     // Kafka flushes a rolled segment in the background; maybeFlush does it here.
@@ -392,6 +435,7 @@ export class PartitionLog {
     this.startOffset = offset;
     if (this.active.sizeBytes > 0 && this.active.nextOffset <= offset) this.rollAt(this.clock.nowMs());
     while (this.segments.length > 1 && (this.segments[1] as LogSegment).baseOffset <= offset) this.deleteFirstSegment();
+    this.producers.prune(this.startOffset);
     this.onCheckpointNeeded();
     return { kind: 'ok', logStartOffset: this.startOffset };
   }
@@ -428,6 +472,7 @@ export class PartitionLog {
     }
     seg.flush();
     if (this.recoveryPointOffset > this.logEndOffset) this.recoveryPointOffset = this.logEndOffset;
+    this.producers.truncateTo(this as ProducerStateLog, this.clock.nowMs());
     this.onCheckpointNeeded();
   }
 
@@ -439,6 +484,7 @@ export class PartitionLog {
     this.boundCache = null;
     const nowMs = this.clock.nowMs();
     while (this.segments.length > 0) this.segments.pop()?.delete();
+    this.producers.reset();
     this.segments.push(LogSegment.create(this.fs, this.dir, offset, this.cfg, nowMs));
     this.startOffset = offset;
     this.recoveryPointOffset = offset;
@@ -474,6 +520,7 @@ export class PartitionLog {
     }
     const first = this.segments[0] as LogSegment;
     if (first.baseOffset > this.startOffset) this.startOffset = first.baseOffset;
+    if (segmentsDeleted > 0) this.producers.prune(this.startOffset);
     return { segmentsDeleted, bytesDeleted, logStartOffset: this.startOffset };
   }
 
@@ -515,6 +562,7 @@ export class PartitionLog {
   close(): void {
     if (this.closed) return;
     this.flush();
+    this.producers.snapshot(this.logEndOffset, this.startOffset);
     for (const seg of this.segments) seg.close();
     this.closed = true;
   }

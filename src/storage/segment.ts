@@ -10,7 +10,7 @@
  * the timestamp grew, and a final entry when the segment rolls.
  */
 import { join } from 'node:path';
-import { Offsets, batchSizeAt, setBaseOffset } from '../protocol/record-batch/header.js';
+import { BATCH_HEADER_BYTES, Offsets, batchSizeAt, setBaseOffset } from '../protocol/record-batch/header.js';
 import { invariant } from '../util/assert.js';
 import { FileWindow, readBatchInfo, validateBatchAt, type BatchInfo } from './batch-scan.js';
 import type { LogConfig } from './config.js';
@@ -233,15 +233,17 @@ export class LogSegment {
   /**
    * Visits every batch from the start of the file with its header info and
    * partitionLeaderEpoch, reading headers only (rebuilding the leader epoch
-   * cache). Corrupt framing throws StorageError, as on the read path.
+   * cache and the producer state). `header[at..at + 61)` is the whole batch
+   * header, valid during the call only. Corrupt framing throws StorageError,
+   * as on the read path.
    */
-  forEachBatchHeader(visit: (info: BatchInfo, partitionLeaderEpoch: number) => void): void {
+  forEachBatchHeader(visit: (info: BatchInfo, partitionLeaderEpoch: number, header: Buffer, at: number) => void): void {
     const win = this.scanWindow();
     let position = 0;
     while (position < this.sizeBytes) {
       const info = this.headerAt(win, position);
-      const at = win.ensure(position, Offsets.partitionLeaderEpoch + 4);
-      visit(info, win.buffer.readInt32BE(at + Offsets.partitionLeaderEpoch));
+      const at = win.ensure(position, BATCH_HEADER_BYTES);
+      visit(info, win.buffer.readInt32BE(at + Offsets.partitionLeaderEpoch), win.buffer, at);
       position += info.sizeBytes;
     }
   }

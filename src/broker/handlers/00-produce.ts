@@ -25,9 +25,19 @@
 // every append to that partition joins it, so they still land in request
 // order.
 //
-// Simplifications until later issues: idempotent and transactional batches
-// (producerId >= 0) answer UNKNOWN_PRODUCER_ID / INVALID_TXN_STATE because
-// InitProducerId is not advertised yet.
+// Idempotent batches (producerId >= 0, not transactional) are checked
+// against the partition's producer state in the same synchronous call that
+// appends them (Partition.appendClientBatch; rules in
+// src/storage/producer-state/README.md): a retry of one of the producer's
+// last 5 batches answers NONE with the ORIGINAL base offset and appends
+// nothing (Kafka does not send DUPLICATE_SEQUENCE_NUMBER to clients); a
+// sequence gap answers OUT_OF_ORDER_SEQUENCE_NUMBER, an old epoch
+// INVALID_PRODUCER_EPOCH, a negative epoch or sequence INVALID_RECORD. The
+// batch stays opaque: only header fields are read.
+//
+// Simplification until the transactions issue: transactional batches
+// answer INVALID_TXN_STATE (InitProducerId refuses transactional ids, so a
+// correct client never sends one).
 import { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { validateProducedBatch, type BatchValidationError } from '../../protocol/record-batch/validate.js';
@@ -41,6 +51,7 @@ import { batchHasNullKey } from '../../storage/cleaner/keys.js';
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import type { Compression } from '../../protocol/record-batch/header.js';
 import { needsRecompression, recompressBatch, topicCodec } from '../configs/recompress.js';
+import type { ProducerBatchHeader, ProducerCheckError } from '../../storage/producer-state/producer-state.js';
 
 /** Each partition's queue of appends that await (key checks, recompression): its tail and how many wait. */
 const appendQueues = new WeakMap<Partition, { tail: Promise<unknown>; pending: number }>();
@@ -83,6 +94,12 @@ const validationCodes: Record<BatchValidationError, number> = {
   unsupported_compression_type: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
 };
 
+const producerCodes: Record<ProducerCheckError, number> = {
+  invalid_producer_epoch: ErrorCode.INVALID_PRODUCER_EPOCH,
+  out_of_order_sequence: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+  invalid_record: ErrorCode.INVALID_RECORD,
+};
+
 function failed(index: number, errorCode: number): PartitionResult {
   return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, requiredOffset: -1n, partition: undefined };
 }
@@ -108,9 +125,7 @@ function appendPartition(ctx: RequestContext, topic: string, index: number, reco
   }
   const header = validation.batches[0];
   if (!header) return failed(index, ErrorCode.CORRUPT_MESSAGE);
-  if (header.producerId >= 0n) {
-    return failed(index, isTransactionalBatch(header.attributes) ? ErrorCode.INVALID_TXN_STATE : ErrorCode.UNKNOWN_PRODUCER_ID);
-  }
+  if (header.producerId >= 0n && isTransactionalBatch(header.attributes)) return failed(index, ErrorCode.INVALID_TXN_STATE);
   const batchBytes = BATCH_LOG_OVERHEAD + header.batchLength;
   if (batchBytes > rules.maxMessageBytes) return failed(index, ErrorCode.MESSAGE_TOO_LARGE);
   if (batchBytes > rules.segmentBytes) return failed(index, ErrorCode.RECORD_LIST_TOO_LARGE);
@@ -169,7 +184,25 @@ function stampAndAppend(ctx: RequestContext, p: Partition, records: Buffer, head
     }
   }
   setPartitionLeaderEpoch(records, p.leaderEpoch);
-  const appended = p.appendAsLeader(records);
+  const producer: ProducerBatchHeader | null = header.producerId >= 0n
+    ? { producerId: header.producerId, epoch: header.producerEpoch, baseSequence: header.baseSequence, lastOffsetDelta: header.lastOffsetDelta }
+    : null;
+  const appended = p.appendClientBatch(records, producer);
+  if (appended.kind === 'rejected') {
+    ctx.logger.debug({ topic: p.topic, partition: index, reason: appended.message, clientId: ctx.clientId }, 'rejected idempotent batch');
+    return failed(index, producerCodes[appended.error]);
+  }
+  if (appended.kind === 'duplicate') {
+    return {
+      index,
+      errorCode: ErrorCode.NONE,
+      baseOffset: appended.baseOffset,
+      logAppendTimeMs: rules.messageTimestampType === 'LogAppendTime' ? appended.timestampMs : -1n,
+      logStartOffset: p.logStartOffset,
+      requiredOffset: appended.lastOffset + 1n,
+      partition: p,
+    };
+  }
   services.traffic.produced(p.topic, records.length, header.recordsCount);
   services.replicaManager.delayedFetches.onAppend(p);
   return {

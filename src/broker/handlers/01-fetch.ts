@@ -16,11 +16,14 @@
 //
 // Simplifications: fetch sessions (KIP-227) are not kept; every request is a
 // full fetch and sessionId 0 is answered (clients accept that). Follower
-// fetches (replicaId >= 0) arrive with the replication issue.
+// fetches (replicaId >= 0) arrive with the replication issue. A fetch of
+// __cluster_metadata-0 on a node with a metadata quorum is Raft's
+// (src/controller/quorum/wire.ts) and is answered by it.
 import { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Input, RecordChunks } from '../../protocol/schema.js';
 import { defineHandler } from '../handler.js';
+import { isRaftFetch } from '../../controller/quorum/wire.js';
 import type { RequestContext } from '../request-context.js';
 import type { Partition } from '../../replication/partition.js';
 
@@ -95,6 +98,8 @@ export const fetchHandler = defineHandler({
   request: FetchRequest,
   response: FetchResponse,
   async handle(ctx, req) {
+    // A controller fetching the metadata log (KRaft replication) goes to the node's Raft.
+    if (ctx.services.raft !== undefined && isRaftFetch(req)) return ctx.services.raft.fetch(req, ctx.apiVersion);
     if (req.replicaId >= 0) {
       // Follower fetching arrives with replication; until then no broker replicates from us.
       return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, responses: [], sessionId: 0 };

@@ -4,9 +4,14 @@
 // Validation lives in the controller (names, counts, assignments, configs);
 // this handler maps requests and results. timeoutMs is not needed: the
 // controller answers once the records are committed.
+// On a node that is not the active controller the request is forwarded to
+// it unchanged (src/broker/controller-channel.ts); NOT_CONTROLLER while none is known.
 import { CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/messages/19-create-topics.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { forwardToController } from '../controller-channel.js';
+import type { RequestContext } from '../request-context.js';
+import type { Input } from '../../protocol/schema.js';
 
 export const createTopicsHandler = defineHandler({
   apiKey: 19,
@@ -16,6 +21,8 @@ export const createTopicsHandler = defineHandler({
   request: CreateTopicsRequest,
   response: CreateTopicsResponse,
   async handle(ctx, req) {
+    const forwarded = await forwardToController(ctx, { request: CreateTopicsRequest, response: CreateTopicsResponse }, req, (code) => errorResponse(req, code, ctx));
+    if (forwarded !== null) return forwarded;
     const seen = new Set<string>();
     const duplicates = new Set<string>();
     for (const t of req.topics) (seen.has(t.name) ? duplicates : seen).add(t.name);
@@ -50,8 +57,12 @@ export const createTopicsHandler = defineHandler({
       }),
     };
   },
-  errorResponse: (req, errorCode) => ({
+  errorResponse,
+});
+
+function errorResponse(req: CreateTopicsRequest, errorCode: number, _ctx: RequestContext): Input<typeof CreateTopicsResponse> {
+  return {
     throttleTimeMs: 0,
     topics: req.topics.map((t) => ({ name: t.name, errorCode, errorMessage: null })),
-  }),
-});
+  };
+}

@@ -1,8 +1,13 @@
 // 20 DeleteTopics, v0-6 (v4 flexible; v5 error messages; v6 deletes by name
 // or by topic id). The controller removes the topic from the metadata; every
 // broker then deletes the partitions' logs when it applies the change.
+// On a node that is not the active controller the request is forwarded to
+// it unchanged (src/broker/controller-channel.ts); NOT_CONTROLLER while none is known.
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/messages/20-delete-topics.js';
 import { defineHandler } from '../handler.js';
+import { forwardToController } from '../controller-channel.js';
+import type { RequestContext } from '../request-context.js';
+import type { Input } from '../../protocol/schema.js';
 import { ZERO_UUID } from '../../protocol/codec.js';
 
 export const deleteTopicsHandler = defineHandler({
@@ -13,6 +18,8 @@ export const deleteTopicsHandler = defineHandler({
   request: DeleteTopicsRequest,
   response: DeleteTopicsResponse,
   async handle(ctx, req) {
+    const forwarded = await forwardToController(ctx, { request: DeleteTopicsRequest, response: DeleteTopicsResponse }, req, (code) => errorResponse(req, code, ctx));
+    if (forwarded !== null) return forwarded;
     const refs =
       ctx.apiVersion >= 6
         ? req.topics.map((t) => ({ name: t.name, topicId: t.topicId === ZERO_UUID ? null : t.topicId }))
@@ -28,11 +35,15 @@ export const deleteTopicsHandler = defineHandler({
       })),
     };
   },
-  errorResponse: (req, errorCode, ctx) => ({
+  errorResponse,
+});
+
+function errorResponse(req: DeleteTopicsRequest, errorCode: number, ctx: RequestContext): Input<typeof DeleteTopicsResponse> {
+  return {
     throttleTimeMs: 0,
     responses:
       ctx.apiVersion >= 6
         ? req.topics.map((t) => ({ name: t.name, topicId: t.topicId, errorCode }))
         : req.topicNames.map((name) => ({ name, errorCode })),
-  }),
-});
+  };
+}

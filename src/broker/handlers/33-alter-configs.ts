@@ -7,8 +7,13 @@
 // result (INVALID_CONFIG naming the key: unknown, read-only or bad values),
 // honours validateOnly and writes ConfigRecords; the change is applied on
 // this broker before the response (logs, produce rules, dynamic defaults).
+// On a node that is not the active controller the request is forwarded to
+// it unchanged (src/broker/controller-channel.ts); NOT_CONTROLLER while none is known.
 import { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/messages/33-alter-configs.js';
 import { defineHandler } from '../handler.js';
+import { forwardToController } from '../controller-channel.js';
+import type { RequestContext } from '../request-context.js';
+import type { Input } from '../../protocol/schema.js';
 
 export const alterConfigsHandler = defineHandler({
   apiKey: 33,
@@ -18,14 +23,20 @@ export const alterConfigsHandler = defineHandler({
   request: AlterConfigsRequest,
   response: AlterConfigsResponse,
   async handle(ctx, req) {
+    const forwarded = await forwardToController(ctx, { request: AlterConfigsRequest, response: AlterConfigsResponse }, req, (code) => errorResponse(req, code, ctx));
+    if (forwarded !== null) return forwarded;
     const results = await ctx.services.configs.alter(req.resources, req.validateOnly);
     return {
       throttleTimeMs: 0,
       responses: results.map((r) => ({ errorCode: r.errorCode, errorMessage: r.errorMessage, resourceType: r.resourceType, resourceName: r.resourceName })),
     };
   },
-  errorResponse: (req, errorCode) => ({
+  errorResponse,
+});
+
+function errorResponse(req: AlterConfigsRequest, errorCode: number, _ctx: RequestContext): Input<typeof AlterConfigsResponse> {
+  return {
     throttleTimeMs: 0,
     responses: req.resources.map((r) => ({ errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
-  }),
-});
+  };
+}

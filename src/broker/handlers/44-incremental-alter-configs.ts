@@ -8,8 +8,13 @@
 // INVALID_CONFIG naming the key. validateOnly is honoured. Changes are
 // ConfigRecords written by the controller and applied here before the
 // response.
+// On a node that is not the active controller the request is forwarded to
+// it unchanged (src/broker/controller-channel.ts); NOT_CONTROLLER while none is known.
 import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../../protocol/messages/44-incremental-alter-configs.js';
 import { defineHandler } from '../handler.js';
+import { forwardToController } from '../controller-channel.js';
+import type { RequestContext } from '../request-context.js';
+import type { Input } from '../../protocol/schema.js';
 
 export const incrementalAlterConfigsHandler = defineHandler({
   apiKey: 44,
@@ -19,14 +24,20 @@ export const incrementalAlterConfigsHandler = defineHandler({
   request: IncrementalAlterConfigsRequest,
   response: IncrementalAlterConfigsResponse,
   async handle(ctx, req) {
+    const forwarded = await forwardToController(ctx, { request: IncrementalAlterConfigsRequest, response: IncrementalAlterConfigsResponse }, req, (code) => errorResponse(req, code, ctx));
+    if (forwarded !== null) return forwarded;
     const results = await ctx.services.configs.incrementalAlter(req.resources, req.validateOnly);
     return {
       throttleTimeMs: 0,
       responses: results.map((r) => ({ errorCode: r.errorCode, errorMessage: r.errorMessage, resourceType: r.resourceType, resourceName: r.resourceName })),
     };
   },
-  errorResponse: (req, errorCode) => ({
+  errorResponse,
+});
+
+function errorResponse(req: IncrementalAlterConfigsRequest, errorCode: number, _ctx: RequestContext): Input<typeof IncrementalAlterConfigsResponse> {
+  return {
     throttleTimeMs: 0,
     responses: req.resources.map((r) => ({ errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
-  }),
-});
+  };
+}

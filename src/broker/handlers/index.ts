@@ -17,6 +17,7 @@ import { apiVersionsHandler } from './18-api-versions.js';
 import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
 import { deleteRecordsHandler } from './21-delete-records.js';
+import { initProducerIdHandler } from './22-init-producer-id.js';
 import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
@@ -28,7 +29,13 @@ import { describeLogDirsHandler } from './35-describe-log-dirs.js';
 import { electLeadersHandler } from './43-elect-leaders.js';
 import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassignments.js';
 import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
+import { voteHandler } from './52-vote.js';
+import { beginQuorumEpochHandler } from './53-begin-quorum-epoch.js';
+import { describeQuorumHandler } from './55-describe-quorum.js';
+import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
+import { brokerRegistrationHandler } from './62-broker-registration.js';
+import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
 
 export const allHandlers: readonly AnyHandler[] = [
   produceHandler,
@@ -54,10 +61,17 @@ export const allHandlers: readonly AnyHandler[] = [
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
   deleteRecordsHandler,
+  initProducerIdHandler,
   offsetForLeaderEpochHandler,
   describeLogDirsHandler,
   electLeadersHandler,
   alterPartitionReassignmentsHandler,
   listPartitionReassignmentsHandler,
+  voteHandler,
+  beginQuorumEpochHandler,
+  describeQuorumHandler,
+  fetchSnapshotHandler,
   describeClusterHandler,
+  brokerRegistrationHandler,
+  brokerHeartbeatHandler,
 ] as unknown as readonly AnyHandler[];

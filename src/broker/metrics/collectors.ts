@@ -228,6 +228,7 @@ function registerPartitionMetrics(registers: Registry[], s: MetricsSources): voi
   perPartition('log_end_offset', 'Offset the next appended record gets (Kafka Log LogEndOffset).', (p) => Number(p.logEndOffset));
   perPartition('log_start_offset', 'First offset still in the log (Kafka Log LogStartOffset).', (p) => Number(p.logStartOffset));
   perPartition('high_watermark', 'Offset below which records are committed and visible to consumers.', (p) => Number(p.highWatermark));
+  perPartition('producer_ids', 'Idempotent producers whose state the partition keeps (Kafka Log ProducerIdCount).', (p) => p.log.producerState.size);
 
   const count = (metric: string, help: string, include: (p: PartitionView) => boolean): void => {
     new Gauge({

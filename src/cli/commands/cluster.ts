@@ -8,6 +8,8 @@ import type { Command } from 'commander';
 import type { BrokerLogDirs, ClusterDescription, ElectionResult, PartitionReassignment } from '../../client/cluster-admin.js';
 import type { TopicPartitions } from '../../client/consumer-protocol.js';
 import { parseTopicSelection } from './group.js';
+import { registerClusterUpCommands } from './cluster-up.js';
+import { registerClusterStatusCommand } from './cluster-status.js';
 import { formatBytes } from './produce.js';
 import {
   EXIT_RUNTIME,
@@ -38,8 +40,10 @@ interface ElectOptions extends JsonOptions {
 }
 
 export function registerClusterCommands(program: Command): void {
-  const cluster = program.command('cluster').description('describe the cluster, its log directories, leaders and reassignments');
-  withExamples(cluster, ['tributary cluster describe', 'tributary cluster log-dirs --topic orders', 'tributary cluster elect-leaders --topic orders']);
+  const cluster = program.command('cluster').description('start a local cluster; describe the cluster, its quorum, log directories, leaders and reassignments');
+  withExamples(cluster, ['tributary cluster up --nodes 3', 'tributary cluster status', 'tributary cluster describe', 'tributary cluster log-dirs --topic orders', 'tributary cluster elect-leaders --topic orders']);
+  registerClusterUpCommands(cluster);
+  registerClusterStatusCommand(cluster);
 
   withExamples(withClientOptions(cluster.command('describe').description('cluster id, controller and brokers')), [
     'tributary cluster describe',

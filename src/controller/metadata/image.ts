@@ -75,6 +75,7 @@ export class MetadataImage {
   private readonly configMaps = new Map<string, Map<string, string>>();
   private readonly brokerMap = new Map<number, BrokerRegistration>();
   private readonly featureMap = new Map<string, number>();
+  private nextProducerIdValue = 0n;
   private lastOffset = -1n;
 
   constructor(readonly clusterId: string) {}
@@ -126,12 +127,22 @@ export class MetadataImage {
     return [...this.brokerMap.values()].filter((b) => !b.fenced).sort((a, b) => a.brokerId - b.brokerId);
   }
 
+  /** Brokers that may get new replicas and leaderships: unfenced and not in controlled shutdown, by id. */
+  usableBrokers(): BrokerRegistration[] {
+    return this.unfencedBrokers().filter((b) => !b.inControlledShutdown);
+  }
+
   featureLevel(name: string): number | undefined {
     return this.featureMap.get(name);
   }
 
   features(): ReadonlyMap<string, number> {
     return this.featureMap;
+  }
+
+  /** The first producer id not yet handed out in a block (ProducerIdsRecord). */
+  get nextProducerId(): bigint {
+    return this.nextProducerIdValue;
   }
 
   /** Applies one committed batch in order and returns what it changed. */
@@ -152,6 +163,7 @@ export class MetadataImage {
     const out: MetadataRecord[] = [];
     for (const [name, level] of this.featureMap) out.push({ type: 'FeatureLevelRecord', data: { name, featureLevel: level } });
     for (const b of this.brokerMap.values()) out.push(registrationRecord(b));
+    if (this.nextProducerIdValue > 0n) out.push({ type: 'ProducerIdsRecord', data: { brokerId: -1, brokerEpoch: -1n, nextProducerId: this.nextProducerIdValue } });
     for (const t of this.byName.values()) {
       out.push({ type: 'TopicRecord', data: { name: t.name, topicId: t.topicId } });
       for (const p of t.partitions.values()) out.push({ type: 'PartitionRecord', data: partitionRecordData(t.topicId, p) });
@@ -194,8 +206,15 @@ export class MetadataImage {
         return this.setFenced(record.data.id, record.data.epoch, true, delta);
       case 'UnfenceBrokerRecord':
         return this.setFenced(record.data.id, record.data.epoch, false, delta);
+      case 'BrokerRegistrationChangeRecord':
+        return this.applyBrokerRegistrationChange(record, delta);
       case 'FeatureLevelRecord':
         return this.applyFeatureLevel(record, delta);
+      case 'ProducerIdsRecord':
+        // Not in the delta: brokers ask the controller for blocks, they do not watch them.
+        invariant(record.data.nextProducerId > this.nextProducerIdValue, `ProducerIdsRecord moves the next producer id back from ${this.nextProducerIdValue} to ${record.data.nextProducerId}`);
+        this.nextProducerIdValue = record.data.nextProducerId;
+        return;
       case 'NoOpRecord':
         return;
     }
@@ -323,6 +342,19 @@ export class MetadataImage {
     const registration = { ...previous, fenced };
     this.brokerMap.set(brokerId, registration);
     delta.brokerChanged({ brokerId, registration, previous });
+  }
+
+  private applyBrokerRegistrationChange({ data }: RecordOf<'BrokerRegistrationChangeRecord'>, delta: DeltaBuilder): void {
+    const previous = this.brokerMap.get(data.brokerId);
+    invariant(previous !== undefined, `BrokerRegistrationChangeRecord for unknown broker ${data.brokerId}`);
+    invariant(previous.brokerEpoch === data.brokerEpoch, `BrokerRegistrationChangeRecord for broker ${data.brokerId} epoch ${data.brokerEpoch}, registered with ${previous.brokerEpoch}`);
+    invariant(data.fenced >= -1 && data.fenced <= 1 && (data.inControlledShutdown === 0 || data.inControlledShutdown === 1), `BrokerRegistrationChangeRecord for broker ${data.brokerId}: bad values`);
+    const fenced = data.fenced === 0 ? previous.fenced : data.fenced === 1;
+    const inControlledShutdown = previous.inControlledShutdown || data.inControlledShutdown === 1;
+    if (fenced === previous.fenced && inControlledShutdown === previous.inControlledShutdown) return;
+    const registration = { ...previous, fenced, inControlledShutdown };
+    this.brokerMap.set(data.brokerId, registration);
+    delta.brokerChanged({ brokerId: data.brokerId, registration, previous });
   }
 
   private applyFeatureLevel({ data }: RecordOf<'FeatureLevelRecord'>, delta: DeltaBuilder): void {

@@ -128,6 +128,24 @@ export const FeatureLevelRecord = data({ name: 'FeatureLevelRecord', versions: '
   field('featureLevel', 'int16'),
 ]);
 
+// 17 BrokerRegistrationChangeRecord. fenced: 1 fence, -1 unfence, 0 unchanged;
+// inControlledShutdown: 1 enters controlled shutdown, 0 unchanged (as KRaft).
+export const BrokerRegistrationChangeRecord = data({ name: 'BrokerRegistrationChangeRecord', versions: '0', flexible: '0+' }, [
+  field('brokerId', 'int32'),
+  field('brokerEpoch', 'int64'),
+  field('fenced', 'int8', { tag: 0, default: 0 }),
+  field('inControlledShutdown', 'int8', { tag: 1, default: 0 }),
+]);
+
+// 15 ProducerIdsRecord. The controller handed broker `brokerId` a block of
+// producer ids ending below nextProducerId; the next block starts there, so
+// ids never repeat, across restarts too.
+export const ProducerIdsRecord = data({ name: 'ProducerIdsRecord', versions: '0', flexible: '0+' }, [
+  field('brokerId', 'int32'),
+  field('brokerEpoch', 'int64'),
+  field('nextProducerId', 'int64'),
+]);
+
 // 20 NoOpRecord. Written by a new leader to commit its epoch (Raft, later).
 export const NoOpRecord = data({ name: 'NoOpRecord', versions: '0', flexible: '0+' }, []);
 
@@ -143,6 +161,8 @@ export const MetadataRecordTypes = {
   UnfenceBrokerRecord: { id: 8, schema: UnfenceBrokerRecord },
   RemoveTopicRecord: { id: 9, schema: RemoveTopicRecord },
   FeatureLevelRecord: { id: 12, schema: FeatureLevelRecord },
+  BrokerRegistrationChangeRecord: { id: 17, schema: BrokerRegistrationChangeRecord },
+  ProducerIdsRecord: { id: 15, schema: ProducerIdsRecord },
   NoOpRecord: { id: 20, schema: NoOpRecord },
 } as const;
 

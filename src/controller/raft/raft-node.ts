@@ -14,10 +14,15 @@
 import { invariant, unreachable } from '../../util/assert.js';
 import type { Random } from '../../util/random.js';
 import { CandidateState, FollowerState, LeaderState, ProspectiveState, UnattachedState, type RoleState } from './roles.js';
-import { endOffsetForEpoch, lastEpochOf, type RaftStorage } from './storage.js';
+import { CommitDelivery, recoverSnapshot, snapshotChunk, SnapshotFetch } from './snapshots.js';
+import { endOffsetForEpoch, lastEpochOf, logStartBoundary, type RaftStorage } from './storage.js';
 import {
   checkQuorumTimeoutMs,
+  validateRaftConfig,
   type BeginQuorumEpoch,
+  type CommittedEvent,
+  type FetchSnapshotRequest,
+  type FetchSnapshotResponse,
   type FetchError,
   type FetchRequest,
   type FetchResponse,
@@ -28,6 +33,7 @@ import {
   type RaftConfig,
   type RaftEntry,
   type RaftMessage,
+  type RaftSnapshot,
   type VoteRequest,
   type VoteResponse,
 } from './types.js';
@@ -37,6 +43,7 @@ const EMPTY = new Uint8Array(0);
 export class RaftNode {
   private role: RoleState;
   private hw = 0;
+  private readonly delivery: CommitDelivery;
   private nowMs: number;
   private out: Outbound[] = [];
 
@@ -46,8 +53,12 @@ export class RaftNode {
     private readonly random: Random,
     nowMs: number,
   ) {
-    validateConfig(config);
+    validateRaftConfig(config);
     this.nowMs = nowMs;
+    recoverSnapshot(log);
+    this.delivery = new CommitDelivery(log);
+    // Entries a snapshot covers were committed; the rest of the high watermark is relearnt from the leader.
+    this.hw = log.logStartOffset;
     const qs = log.readQuorumState();
     // A restarted node knows its epoch and vote, not its leader (KRaft keeps "Voted"/"Unattached").
     this.role = new UnattachedState(qs.epoch, qs.votedFor, nowMs + this.electionTimeout());
@@ -74,6 +85,34 @@ export class RaftNode {
   get endOffset(): number {
     return this.log.endOffset;
   }
+  get logStartOffset(): number {
+    return this.log.logStartOffset;
+  }
+  /** Offset after the last entry (or snapshot) pollCommitted has handed out. */
+  get appliedOffset(): number {
+    return this.delivery.delivered;
+  }
+  latestSnapshot(): RaftSnapshot | null {
+    return this.log.latestSnapshot();
+  }
+
+  /**
+   * The next things for the state machine, in order: first the latest snapshot when the
+   * state machine is behind the log start (at start, or after the follower installed one),
+   * then committed entries (at most `countMax` per call). Call until it returns nothing.
+   */
+  pollCommitted(countMax: number = this.config.fetchEntriesMax): CommittedEvent[] {
+    return this.delivery.poll(this.hw, countMax);
+  }
+
+  /**
+   * The owner serialized its state machine after applying every entry before `endOffset`
+   * (≤ appliedOffset ≤ high watermark): store it as a snapshot (durably) and drop the
+   * log prefix it covers. Followers behind the new log start will load it (FetchSnapshot).
+   */
+  createSnapshot(endOffset: number, data: Uint8Array): RaftSnapshot {
+    return this.delivery.createSnapshot(endOffset, data, this.hw);
+  }
 
   /** The leader we follow only while it is alive to us: a timed-out follower must not send voters back to a dead leader. */
   private liveLeaderId(): NodeId | null {
@@ -85,7 +124,7 @@ export class RaftNode {
 
   /** Committed entries from `fromOffset` (up to `countMax`). */
   readCommitted(fromOffset: number, countMax: number): RaftEntry[] {
-    if (fromOffset >= this.hw) return [];
+    if (fromOffset >= this.hw || fromOffset < this.log.logStartOffset) return [];
     return this.log.read(fromOffset, Math.min(countMax, this.hw - fromOffset));
   }
 
@@ -135,6 +174,12 @@ export class RaftNode {
         break;
       case 'fetchResponse':
         this.handleFetchResponse(message);
+        break;
+      case 'fetchSnapshot':
+        this.handleFetchSnapshot(message);
+        break;
+      case 'fetchSnapshotResponse':
+        this.handleFetchSnapshotResponse(message);
         break;
       default:
         unreachable(message, 'message');
@@ -234,7 +279,7 @@ export class RaftNode {
   private observeHigherEpoch(message: RaftMessage): void {
     let leader: NodeId | null = null;
     if (message.type === 'beginQuorumEpoch') leader = message.from;
-    else if (message.type === 'fetchResponse' || message.type === 'voteResponse') leader = message.leaderId;
+    else if (message.type === 'fetchResponse' || message.type === 'voteResponse' || message.type === 'fetchSnapshotResponse') leader = message.leaderId;
     if (leader !== null && leader !== this.config.nodeId) this.becomeFollower(message.epoch, leader, leader === message.from);
     else this.becomeUnattached(message.epoch, null);
   }
@@ -348,7 +393,7 @@ export class RaftNode {
     this.hw = m;
   }
 
-  private fetchResponse(req: FetchRequest, error: FetchError, rest: Partial<Pick<FetchResponse, 'entries' | 'divergingEpoch'>> = {}): FetchResponse {
+  private fetchResponse(req: FetchRequest, error: FetchError, rest: Partial<Pick<FetchResponse, 'entries' | 'divergingEpoch' | 'snapshotId'>> = {}): FetchResponse {
     return {
       type: 'fetchResponse',
       from: this.config.nodeId,
@@ -360,6 +405,7 @@ export class RaftNode {
       highWatermark: this.hw,
       entries: rest.entries ?? [],
       divergingEpoch: rest.divergingEpoch ?? null,
+      snapshotId: rest.snapshotId ?? null,
     };
   }
 
@@ -370,6 +416,11 @@ export class RaftNode {
     if (!Number.isSafeInteger(req.fetchOffset) || req.fetchOffset < 0 || req.lastFetchedEpoch < 0 || req.lastFetchedEpoch > role.epoch) return;
     const replica = role.replica(req.from);
     replica.lastFetchMs = this.nowMs;
+    const start = logStartBoundary(this.log);
+    if (start.offset > 0 && (req.fetchOffset < start.offset || req.lastFetchedEpoch < start.epoch || (req.fetchOffset === start.offset && req.lastFetchedEpoch !== start.epoch))) {
+      // The follower needs entries we only have in the snapshot (or diverges below it): load the snapshot first.
+      return this.send(req.from, this.fetchResponse(req, 'none', { snapshotId: start }));
+    }
     if (req.fetchOffset > 0) {
       const ours = endOffsetForEpoch(this.log, req.lastFetchedEpoch);
       if (ours.epoch !== req.lastFetchedEpoch || ours.offset < req.fetchOffset) {
@@ -388,7 +439,16 @@ export class RaftNode {
   private tickFollower(role: FollowerState): void {
     if (this.nowMs - role.fetchTimerStartMs >= this.config.fetchTimeoutMs) return this.becomeProspective();
     const inFlight = role.fetchSentMs !== null && this.nowMs - role.fetchSentMs < this.config.requestTimeoutMs;
-    if (!inFlight && this.nowMs >= role.nextFetchMs) this.sendFetch(role);
+    if (inFlight) return;
+    if (role.snapshotFetch !== null) this.sendFetchSnapshot(role);
+    else if (this.nowMs >= role.nextFetchMs) this.sendFetch(role);
+  }
+
+  private sendFetchSnapshot(role: FollowerState): void {
+    const fetch = role.snapshotFetch;
+    invariant(fetch !== null, 'a snapshot fetch is under way');
+    role.fetchSentMs = this.nowMs;
+    this.send(role.leaderId, { type: 'fetchSnapshot', from: this.config.nodeId, epoch: role.epoch, snapshotId: fetch.id, position: fetch.received });
   }
 
   private sendFetch(role: FollowerState): void {
@@ -412,11 +472,18 @@ export class RaftNode {
       role = this.role;
       if (!(role instanceof FollowerState)) return;
     }
-    if (resp.error !== 'none' || resp.from !== role.leaderId) return;
+    if (resp.error !== 'none' || resp.from !== role.leaderId || role.snapshotFetch !== null) return;
     // Only the answer to our current position counts; duplicates and reordered answers are dropped.
     if (resp.fetchOffset !== this.log.endOffset || resp.lastFetchedEpoch !== lastEpochOf(this.log)) return;
     role.heard(this.nowMs);
     role.fetchSentMs = null;
+    if (resp.snapshotId !== null) {
+      const id = resp.snapshotId;
+      // Validated, not asserted: a snapshot must cover what we know is committed and end past our position.
+      if (!Number.isSafeInteger(id.offset) || id.offset < this.hw || id.offset <= 0 || !Number.isSafeInteger(id.epoch) || id.epoch < 1 || id.epoch > role.epoch) return;
+      role.snapshotFetch = new SnapshotFetch(id);
+      return this.sendFetchSnapshot(role);
+    }
     if (resp.divergingEpoch !== null) {
       this.truncateToEndOffset(resp.divergingEpoch);
       return this.sendFetch(role);
@@ -440,6 +507,44 @@ export class RaftNode {
     this.log.flush();
   }
 
+  // ---- snapshots (KRaft FetchSnapshot) -------------------------------------------------
+
+  private handleFetchSnapshot(req: FetchSnapshotRequest): void {
+    const role = this.role;
+    const answer = (a: Pick<FetchSnapshotResponse, 'error' | 'size' | 'data'>): void =>
+      this.send(req.from, { type: 'fetchSnapshotResponse', from: this.config.nodeId, epoch: role.epoch, leaderId: this.leaderId, snapshotId: req.snapshotId, position: req.position, ...a });
+    if (req.epoch < role.epoch) return answer({ error: 'fenced_epoch', size: 0, data: EMPTY });
+    if (!(role instanceof LeaderState)) return answer({ error: 'not_leader', size: 0, data: EMPTY });
+    role.replica(req.from).lastFetchMs = this.nowMs; // counts for check-quorum, as a Fetch
+    const chunk = snapshotChunk(this.log, req, this.config.snapshotChunkBytesMax);
+    if (chunk !== null) answer(chunk);
+  }
+
+  private handleFetchSnapshotResponse(resp: FetchSnapshotResponse): void {
+    const role = this.role;
+    if (resp.epoch !== role.epoch || !(role instanceof FollowerState) || resp.from !== role.leaderId) return;
+    const fetch = role.snapshotFetch;
+    if (fetch === null || !fetch.answers(resp)) return;
+    if (resp.error === 'snapshot_not_found') {
+      // The leader has a newer snapshot: ask again where to start.
+      role.heard(this.nowMs);
+      role.snapshotFetch = null;
+      return this.sendFetch(role);
+    }
+    if (resp.error !== 'none') return;
+    const progress = fetch.accept(resp);
+    if (progress === 'invalid') return;
+    role.heard(this.nowMs);
+    role.fetchSentMs = null;
+    if (progress === 'more') return this.sendFetchSnapshot(role);
+    role.snapshotFetch = null;
+    if (fetch.id.offset < this.hw) return this.sendFetch(role); // we learnt more meanwhile; cannot happen with a correct leader
+    // Replaces our log: it starts (and ends) at the snapshot's end; pollCommitted hands the snapshot to the state machine.
+    this.log.installSnapshot({ endOffset: fetch.id.offset, epoch: fetch.id.epoch, data: fetch.assemble() });
+    this.hw = Math.max(this.hw, fetch.id.offset);
+    this.sendFetch(role);
+  }
+
   /** KRaft's truncateToEndOffset: cut back to where our log and the leader's agree. */
   private truncateToEndOffset(diverging: OffsetAndEpoch): void {
     let target: number;
@@ -453,11 +558,4 @@ export class RaftNode {
     invariant(target >= this.hw, `committed entries are never truncated (to ${target}, high watermark ${this.hw})`);
     this.log.truncateTo(target);
   }
-}
-
-function validateConfig(c: RaftConfig): void {
-  invariant(c.voters.length > 0 && new Set(c.voters).size === c.voters.length, 'voters are distinct and not empty');
-  invariant(c.voters.includes(c.nodeId), `node ${c.nodeId} is one of the voters`);
-  invariant(c.electionTimeoutMs > 0 && c.fetchTimeoutMs > 0 && c.fetchBackoffMs > 0 && c.requestTimeoutMs > 0, 'timeouts are positive');
-  invariant(c.fetchEntriesMax > 0 && c.uncommittedEntriesMax > 0, 'limits are positive');
 }

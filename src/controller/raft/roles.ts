@@ -11,6 +11,7 @@
  *   unattached/prospective/candidate --learns the leader of its epoch--> follower
  */
 import { invariant } from '../../util/assert.js';
+import type { SnapshotFetch } from './snapshots.js';
 import { majorityOf, type NodeId } from './types.js';
 
 /** No known leader in `epoch`; may have voted. Waits for a leader or its election timeout. */
@@ -32,6 +33,8 @@ export class FollowerState {
   fetchTimerStartMs: number;
   fetchSentMs: number | null = null;
   nextFetchMs: number;
+  /** Set while the follower loads the leader's snapshot instead of fetching entries. */
+  snapshotFetch: SnapshotFetch | null = null;
   constructor(
     readonly epoch: number,
     readonly leaderId: NodeId,

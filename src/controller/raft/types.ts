@@ -8,6 +8,8 @@
  * MetadataLog adapter converts to `bigint` at its boundary.
  */
 
+import { invariant } from '../../util/assert.js';
+
 export type NodeId = number;
 
 /** `leader_change` is the control entry a new leader appends at the start of its epoch (KRaft's LeaderChangeMessage). */
@@ -23,6 +25,28 @@ export interface OffsetAndEpoch {
   readonly offset: number;
   readonly epoch: number;
 }
+
+/**
+ * A snapshot of the state machine above Raft (the metadata image) covering
+ * every entry before `endOffset` (KRaft's SnapshotId is (endOffset, epoch)).
+ * `epoch` is the epoch of the last included entry (offset endOffset - 1).
+ * `data` is opaque to Raft: the owner's serialized state.
+ */
+export interface RaftSnapshot {
+  readonly endOffset: number;
+  readonly epoch: number;
+  readonly data: Uint8Array;
+}
+
+/**
+ * What a node hands its state machine, in order (`RaftNode.pollCommitted`):
+ * a `snapshot` replaces the whole state (load it, then apply the entries that
+ * follow from `snapshot.endOffset`); `entries` are committed entries starting
+ * at `baseOffset`, contiguous with what was delivered before.
+ */
+export type CommittedEvent =
+  | { readonly kind: 'snapshot'; readonly snapshot: RaftSnapshot }
+  | { readonly kind: 'entries'; readonly baseOffset: number; readonly entries: readonly RaftEntry[] };
 
 /** Vote and pre-vote (KIP-996). A pre-vote asks "would you vote for me at `epoch + 1`?" and changes no state. */
 export interface VoteRequest {
@@ -75,9 +99,45 @@ export interface FetchResponse {
   readonly entries: readonly RaftEntry[];
   /** Set when the follower's log diverges: the largest epoch ≤ lastFetchedEpoch the leader has, and where it ends. */
   readonly divergingEpoch: OffsetAndEpoch | null;
+  /**
+   * Set when the follower must load a snapshot first (its fetch position is below the
+   * leader's log start): the leader's latest snapshot id (KRaft FetchResponse.SnapshotId;
+   * `offset` is the snapshot's end offset). The follower then sends FetchSnapshot.
+   */
+  readonly snapshotId: OffsetAndEpoch | null;
 }
 
-export type RaftMessage = VoteRequest | VoteResponse | BeginQuorumEpoch | FetchRequest | FetchResponse;
+/**
+ * Follower → leader: a chunk of snapshot `snapshotId` from byte `position`
+ * (KRaft FetchSnapshot, apiKey 59). The core asks from 0 and accepts the whole
+ * snapshot in one response or in consecutive chunks.
+ */
+export interface FetchSnapshotRequest {
+  readonly type: 'fetchSnapshot';
+  readonly from: NodeId;
+  readonly epoch: number;
+  readonly snapshotId: OffsetAndEpoch;
+  readonly position: number;
+}
+
+export type FetchSnapshotError = FetchError | 'snapshot_not_found';
+
+export interface FetchSnapshotResponse {
+  readonly type: 'fetchSnapshotResponse';
+  readonly from: NodeId;
+  readonly epoch: number;
+  readonly error: FetchSnapshotError;
+  readonly leaderId: NodeId | null;
+  /** Echo of the request. */
+  readonly snapshotId: OffsetAndEpoch;
+  /** Byte position of `data` in the snapshot (echo of the request's position). */
+  readonly position: number;
+  /** Total snapshot size in bytes. */
+  readonly size: number;
+  readonly data: Uint8Array;
+}
+
+export type RaftMessage = VoteRequest | VoteResponse | BeginQuorumEpoch | FetchRequest | FetchResponse | FetchSnapshotRequest | FetchSnapshotResponse;
 
 export interface Outbound {
   readonly to: NodeId;
@@ -106,6 +166,8 @@ export interface RaftConfig {
   readonly fetchEntriesMax: number;
   /** Uncommitted entries the leader accepts before answering `busy`. */
   readonly uncommittedEntriesMax: number;
+  /** Snapshot bytes per FetchSnapshotResponse (KRaft's replica.fetch.max.bytes for snapshots). */
+  readonly snapshotChunkBytesMax: number;
 }
 
 export const DEFAULT_RAFT_TIMEOUTS = {
@@ -115,11 +177,19 @@ export const DEFAULT_RAFT_TIMEOUTS = {
   requestTimeoutMs: 200,
   fetchEntriesMax: 500,
   uncommittedEntriesMax: 10_000,
+  snapshotChunkBytesMax: 1024 * 1024,
 } as const;
 
 /** KRaft: the leader resigns when a majority has not fetched within 1.5 × fetch timeout. */
 export function checkQuorumTimeoutMs(config: RaftConfig): number {
   return Math.floor(config.fetchTimeoutMs * 1.5);
+}
+
+export function validateRaftConfig(c: RaftConfig): void {
+  invariant(c.voters.length > 0 && new Set(c.voters).size === c.voters.length, 'voters are distinct and not empty');
+  invariant(c.voters.includes(c.nodeId), `node ${c.nodeId} is one of the voters`);
+  invariant(c.electionTimeoutMs > 0 && c.fetchTimeoutMs > 0 && c.fetchBackoffMs > 0 && c.requestTimeoutMs > 0, 'timeouts are positive');
+  invariant(c.fetchEntriesMax > 0 && c.uncommittedEntriesMax > 0 && c.snapshotChunkBytesMax > 0, 'limits are positive');
 }
 
 export function majorityOf(voterCount: number): number {

@@ -41,7 +41,14 @@ import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from 
 import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse } from './45-alter-partition-reassignments.js';
 import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from './46-list-partition-reassignments.js';
 import { OffsetDeleteRequest, OffsetDeleteResponse } from './47-offset-delete.js';
+import { VoteRequest, VoteResponse } from './52-vote.js';
+import { BeginQuorumEpochRequest, BeginQuorumEpochResponse } from './53-begin-quorum-epoch.js';
+import { EndQuorumEpochRequest, EndQuorumEpochResponse } from './54-end-quorum-epoch.js';
+import { DescribeQuorumRequest, DescribeQuorumResponse } from './55-describe-quorum.js';
+import { FetchSnapshotRequest, FetchSnapshotResponse } from './59-fetch-snapshot.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js';
+import { BrokerRegistrationRequest, BrokerRegistrationResponse } from './62-broker-registration.js';
+import { BrokerHeartbeatRequest, BrokerHeartbeatResponse } from './63-broker-heartbeat.js';
 
 export interface ApiSchemas {
   readonly apiKey: number;
@@ -89,7 +96,14 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [45, { apiKey: 45, name: 'AlterPartitionReassignments', request: AlterPartitionReassignmentsRequest, response: AlterPartitionReassignmentsResponse }],
   [46, { apiKey: 46, name: 'ListPartitionReassignments', request: ListPartitionReassignmentsRequest, response: ListPartitionReassignmentsResponse }],
   [47, { apiKey: 47, name: 'OffsetDelete', request: OffsetDeleteRequest, response: OffsetDeleteResponse }],
+  [52, { apiKey: 52, name: 'Vote', request: VoteRequest, response: VoteResponse }],
+  [53, { apiKey: 53, name: 'BeginQuorumEpoch', request: BeginQuorumEpochRequest, response: BeginQuorumEpochResponse }],
+  [54, { apiKey: 54, name: 'EndQuorumEpoch', request: EndQuorumEpochRequest, response: EndQuorumEpochResponse }],
+  [55, { apiKey: 55, name: 'DescribeQuorum', request: DescribeQuorumRequest, response: DescribeQuorumResponse }],
+  [59, { apiKey: 59, name: 'FetchSnapshot', request: FetchSnapshotRequest, response: FetchSnapshotResponse }],
   [60, { apiKey: 60, name: 'DescribeCluster', request: DescribeClusterRequest, response: DescribeClusterResponse }],
+  [62, { apiKey: 62, name: 'BrokerRegistration', request: BrokerRegistrationRequest, response: BrokerRegistrationResponse }],
+  [63, { apiKey: 63, name: 'BrokerHeartbeat', request: BrokerHeartbeatRequest, response: BrokerHeartbeatResponse }],
 ]);
 
 export * from './00-produce.js';
@@ -130,4 +144,11 @@ export * from './44-incremental-alter-configs.js';
 export * from './45-alter-partition-reassignments.js';
 export * from './46-list-partition-reassignments.js';
 export * from './47-offset-delete.js';
+export * from './52-vote.js';
+export * from './53-begin-quorum-epoch.js';
+export * from './54-end-quorum-epoch.js';
+export * from './55-describe-quorum.js';
+export * from './59-fetch-snapshot.js';
 export * from './60-describe-cluster.js';
+export * from './62-broker-registration.js';
+export * from './63-broker-heartbeat.js';

@@ -30,6 +30,7 @@ const firstReason = <T>(r: { ok: true; value: T } | { ok: false; reason: string 
 const notZero = (v: number): string | undefined => (v === 0 ? 'use -1 for unlimited, or at least 1' : undefined);
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** A pino log level name. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const serverConfigs = {
@@ -43,6 +44,9 @@ const serverConfigs = {
   'controller.quorum.voters': list({ default: [], importance: 'high', expected: 'a comma-separated list of id@host:port',
     validateItem: (s) => firstReason(parseVoter(s)),
     doc: 'The metadata quorum\'s voters. Empty (ours) on a combined node means a one-voter quorum of this node, with no controller listener needed.' }),
+  'cluster.id': str({ default: null, importance: 'medium', kafkaDefault: 'none (kafka-storage format --cluster-id)', expected: 'a 22-character base64url uuid',
+    validate: (v) => (/^[A-Za-z0-9_-]{22}$/.test(v) ? undefined : 'a cluster id is a 22-character base64url uuid, e.g. MkU3OEVBNTcwNTJENDM2Qg'),
+    doc: 'Cluster id written to meta.properties of a new data directory; every node of a multi-node cluster needs the same one (tributary cluster up picks it). Default: a random id (a single node). Must match an existing meta.properties.' }),
   'controller.listener.names': list({ default: [], importance: 'high',
     doc: 'Listener names used by the controller; required when controller.quorum.voters is set and this node is a controller.' }),
   'listeners': list({ default: ['PLAINTEXT://127.0.0.1:9092'], importance: 'high', kafkaDefault: 'PLAINTEXT://:9092',

@@ -130,12 +130,13 @@ function protocolMap(v: BrokerConfigValues): Map<string, SecurityProtocol> {
   return map;
 }
 
-function toEndpoints(key: string, items: readonly string[], protocols: Map<string, SecurityProtocol>, problems: ConfigProblem[]): Endpoint[] {
+function toEndpoints(key: string, items: readonly string[], protocols: Map<string, SecurityProtocol>, problems: ConfigProblem[], controllerNames: ReadonlySet<string> = new Set()): Endpoint[] {
   const out: Endpoint[] = [];
   for (const item of items) {
     const p = parseEndpoint(item);
     if (!p.ok) continue; // already reported by the key's own validator
-    const protocol = protocols.get(p.value.name) ?? SECURITY_PROTOCOLS.find((s) => s === p.value.name);
+    // A controller listener missing from the map is PLAINTEXT (as Kafka 4 does).
+    const protocol = protocols.get(p.value.name) ?? SECURITY_PROTOCOLS.find((s) => s === p.value.name) ?? (controllerNames.has(p.value.name) ? 'PLAINTEXT' : undefined);
     if (protocol === undefined) {
       problems.push({ key, message: `${key}: listener name ${p.value.name} has no security protocol; add "${p.value.name}:PLAINTEXT" (or SSL...) to listener.security.protocol.map` });
       continue;
@@ -218,6 +219,9 @@ function checkOther(v: BrokerConfigValues, explicit: ReadonlySet<string>, proble
   if (v['log.cleaner.min.compaction.lag.ms'] > v['log.cleaner.max.compaction.lag.ms']) {
     problems.push({ key: 'log.cleaner.min.compaction.lag.ms', message: 'log.cleaner.min.compaction.lag.ms: greater than log.cleaner.max.compaction.lag.ms' });
   }
+  if (v['broker.heartbeat.interval.ms'] >= v['broker.session.timeout.ms']) {
+    problems.push({ key: 'broker.heartbeat.interval.ms', message: `broker.heartbeat.interval.ms: ${v['broker.heartbeat.interval.ms']} must be less than broker.session.timeout.ms ${v['broker.session.timeout.ms']}, or every broker is fenced between two heartbeats` });
+  }
   const dirs = v['log.dirs'];
   if (dirs !== null && dirs.length === 0) problems.push({ key: 'log.dirs', message: 'log.dirs: at least one directory is required (or remove it to use log.dir)' });
   if (v['log.dir'] === '') problems.push({ key: 'log.dir', message: 'log.dir: a directory is required' });
@@ -225,7 +229,7 @@ function checkOther(v: BrokerConfigValues, explicit: ReadonlySet<string>, proble
 
 function derive(v: BrokerConfigValues, explicit: ReadonlySet<string>, cwd: string, problems: ConfigProblem[]): Derived {
   const protocols = protocolMap(v);
-  const listeners = toEndpoints('listeners', v['listeners'], protocols, problems);
+  const listeners = toEndpoints('listeners', v['listeners'], protocols, problems, new Set(v['controller.listener.names'].map((n) => n.toUpperCase())));
   checkListeners(v, listeners, problems);
   const advertisedListeners = deriveAdvertised(v, explicit, listeners, protocols, problems);
   const quorumVoters = checkQuorum(v, listeners, problems);

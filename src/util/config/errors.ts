@@ -12,8 +12,10 @@ export interface ConfigProblem {
   readonly origin?: string;
 }
 
+/** `ERR_TRIB_CONFIG_INVALID` (a bad key or value) or `ERR_TRIB_CONFIG_FILE` (the file cannot be read). */
 export type ConfigErrorCode = 'ERR_TRIB_CONFIG_INVALID' | 'ERR_TRIB_CONFIG_FILE';
 
+/** A configuration that cannot be used; `problems` lists each key and what is wrong. */
 export class ConfigError extends Error {
   readonly problems: readonly ConfigProblem[];
 

@@ -11,7 +11,16 @@
  *    or disappear: every node's log agrees with them below its high
  *    watermark, every leader holds all of them, a majority holds them durably;
  *  - an acknowledged proposal that commits in its epoch is what was proposed;
- *  - a node's high watermark never goes back (per incarnation: it is volatile).
+ *  - a node's high watermark never goes back (per incarnation: it is volatile);
+ *  - the applied state machine (a running digest of the data entries) is identical
+ *    on every node at the same offset, whether reached by applying entries, by
+ *    loading the node's own snapshot at restart, or by installing the leader's
+ *    snapshot (FetchSnapshot, in chunks of 7 bytes to 1 MiB);
+ *  - a node's log starts where its latest snapshot ends, within the committed
+ *    prefix, with the epoch of the committed entry there.
+ * Nodes snapshot their applied state at random points (dropping the log prefix),
+ * and the leader does so again before the final rejoin half of the time, so
+ * nodes that were down catch up from a snapshot.
  * Right after every leader's tick: check-quorum — a leader that has led for
  * 1.5 x fetch timeout and received nothing from a majority in that window
  * has resigned.
@@ -19,7 +28,7 @@
  * or cut off): a leader is elected and a new entry commits within 20 s.
  * Finally everyone restarts and reconnects for 6 s: unless a returning node
  * already has a higher epoch, the leader keeps its epoch (pre-vote), and every
- * node ends with the leader's log and high watermark.
+ * node ends with the leader's log, high watermark and applied state.
  *
  * SEED=n replays one seed (SIM_TRACE=1 adds the last events to the failure);
  * SIM_SEEDS sets how many run (default 500, about 9 s here: issue 6 asks CI
@@ -37,6 +46,9 @@ describe('raft simulation', () => {
   it(`${seeds.length} seeded fault schedules keep Raft safe and live`, () => {
     let crashes = 0;
     let committed = 0;
+    let snapshots = 0;
+    let installs = 0;
+    let loads = 0;
     let maxRecoveryMs = 0;
     for (const seed of seeds) {
       let result: ReturnType<typeof simulate>;
@@ -47,11 +59,20 @@ describe('raft simulation', () => {
         throw e;
       }
       crashes += result.world.stats.crashes;
+      snapshots += result.world.stats.snapshotsTaken;
+      installs += result.world.stats.snapshotInstalls;
+      loads += result.world.stats.snapshotLoads;
       committed += result.world.ledger.length;
       maxRecoveryMs = Math.max(maxRecoveryMs, result.recoveryMs);
     }
-    console.log(`raft simulation: ${seeds.length} seeds, ${crashes} crashes, ${committed} committed entries, slowest recovery ${maxRecoveryMs} ms`);
+    console.log(
+      `raft simulation: ${seeds.length} seeds, ${crashes} crashes, ${committed} committed entries, ` +
+        `${snapshots} snapshots (${loads} loaded at restart, ${installs} fetched from the leader), slowest recovery ${maxRecoveryMs} ms`,
+    );
     assert.ok(committed > seeds.length, 'entries were committed');
-    if (seeds.length >= 20) assert.ok(crashes > 0, 'some schedules crashed nodes');
+    if (seeds.length >= 20) {
+      assert.ok(crashes > 0, 'some schedules crashed nodes');
+      assert.ok(snapshots > 0 && loads > 0 && installs > 0, 'snapshots were taken, loaded at restart and fetched from leaders');
+    }
   });
 });

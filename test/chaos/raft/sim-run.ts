@@ -1,7 +1,7 @@
 /** The Raft simulation driver (see raft-sim.test.ts): a fault phase, a stable phase that must make progress, then everyone rejoins. */
 import assert from 'node:assert/strict';
 import { majorityOf } from '../../../src/controller/raft/index.js';
-import { SimWorld, type SimNode } from './sim-world.js';
+import { digestOf, SimWorld, type SimNode } from './sim-world.js';
 
 export const FAULT_PHASE_MS = 15_000;
 /** After the faults stop: time allowed to elect a leader and commit a new entry. */
@@ -33,6 +33,11 @@ function injectFaults(w: SimWorld, chaos: number): void {
   if (r.next() < 0.002) {
     w.net = { dropRate: r.next() * 0.3, duplicateRate: r.next() * 0.15, delayMaxMs: 1 + r.int(150) };
     w.log(`network drop ${w.net.dropRate.toFixed(2)} dup ${w.net.duplicateRate.toFixed(2)} delay<${w.net.delayMaxMs}`);
+  }
+  if (r.next() < 0.004 * chaos) {
+    // A node's owner snapshots its applied state (and the node drops its log prefix).
+    const live = w.live();
+    if (live.length > 0) w.snapshot(w.pick(live));
   }
   if (r.next() < 0.15) {
     // Clients propose to whoever they think leads; non-leaders refuse.
@@ -78,6 +83,8 @@ function rejoin(w: SimWorld, leader: SimNode): void {
   const raft = leader.raft;
   assert.ok(raft !== null);
   const epoch = raft.epoch;
+  // Half the time the leader snapshots now, so the nodes that were away must catch up from it.
+  if (w.random.next() < 0.5) w.snapshot(leader);
   for (const n of w.nodes) if (n.raft === null) w.restart(n);
   const disruptable = w.nodes.some((n) => (n.raft?.epoch ?? 0) > epoch);
   w.heal();
@@ -90,6 +97,8 @@ function rejoin(w: SimWorld, leader: SimNode): void {
   for (const n of w.nodes) {
     assert.equal(n.storage.endOffset, leader.storage.endOffset, `node ${n.id} caught up with the leader's log`);
     assert.equal(n.raft?.highWatermark, raft.highWatermark, `node ${n.id} caught up with the leader's high watermark`);
+    assert.equal(n.state.applied, raft.highWatermark, `node ${n.id} applied everything committed`);
+    assert.equal(digestOf(n.state), digestOf(leader.state), `node ${n.id} has the leader's state`);
   }
 }
 

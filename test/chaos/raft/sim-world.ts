@@ -1,8 +1,10 @@
 /**
  * The world of the Raft simulation: N RaftNodes on virtual time, a network
  * that drops, duplicates, delays (hence reorders) and partitions messages,
- * crashes that lose unflushed writes, and the safety checks run after every
- * step (see raft-sim.test.ts).
+ * crashes that lose unflushed writes, a replicated state machine on every
+ * node (a running digest of the applied entries, snapshotted at random
+ * committed points), and the safety checks run after every step (see
+ * raft-sim.test.ts).
  */
 import assert from 'node:assert/strict';
 import { SeededRandom } from '../../../src/util/random.js';
@@ -15,6 +17,7 @@ import {
   type NodeId,
   type Outbound,
   type RaftConfig,
+  type CommittedEvent,
   type RaftEntry,
   type RaftMessage,
 } from '../../../src/controller/raft/index.js';
@@ -38,8 +41,60 @@ export interface NetworkFaults {
   delayMaxMs: number;
 }
 
+/**
+ * The simulated state machine: how many data entries were applied, a 64-bit running
+ * digest (two FNV-1a lanes) of them with their offsets, and the last few payloads
+ * (so snapshots have some bulk and are fetched in several chunks).
+ */
+export interface SmState {
+  readonly applied: number;
+  readonly count: number;
+  readonly h1: number;
+  readonly h2: number;
+  readonly recent: readonly string[];
+}
+
+const EMPTY_STATE: SmState = { applied: 0, count: 0, h1: 0x811c9dc5, h2: 0x01000193, recent: [] };
+const RECENT_MAX = 6;
+
+function fnv(h: number, bytes: Uint8Array): number {
+  let x = h;
+  for (const b of bytes) x = Math.imul(x ^ b, 0x01000193) >>> 0;
+  return x;
+}
+
+function applyEntry(state: SmState, offset: number, e: RaftEntry): SmState {
+  if (e.kind !== 'data') return { ...state, applied: offset + 1 };
+  const head = Buffer.from(`${offset}|${e.epoch}|`);
+  return {
+    applied: offset + 1,
+    count: state.count + 1,
+    h1: fnv(fnv(state.h1, head), e.data),
+    h2: fnv(fnv(state.h2 ^ 0x5bd1e995, e.data), head),
+    recent: [...state.recent, Buffer.from(e.data).toString()].slice(-RECENT_MAX),
+  };
+}
+
+export function digestOf(state: SmState): string {
+  return `${state.count}:${state.h1.toString(16)}:${state.h2.toString(16)}:${state.recent.join(',')}`;
+}
+
+function encodeState(state: SmState): Uint8Array {
+  return Buffer.from(JSON.stringify(state));
+}
+
+function decodeState(data: Uint8Array): SmState {
+  return JSON.parse(Buffer.from(data).toString()) as SmState;
+}
+
 export class SimNode {
   raft: RaftNode | null;
+  /** The applied state machine of this incarnation (volatile: rebuilt from snapshot + log at restart). */
+  state: SmState = EMPTY_STATE;
+  /** Snapshot events seen by this incarnation (the first may be the load at start). */
+  snapshotEvents = 0;
+  /** End of the snapshot on disk when this incarnation started (0: none). */
+  diskSnapshotEnd = 0;
   /** High watermark seen in this incarnation (it restarts at 0 after a crash: KRaft's HW is volatile). */
   lastHw = 0;
   /** Below this the node's log was verified against the committed ledger. */
@@ -80,7 +135,20 @@ export class SimWorld {
   /** Per node: since when it has been cut off from a majority of live voters (null while connected). */
   /** `${to}<${from}` -> when `to` last received anything from `from` (this incarnation). */
   private readonly lastContactMs = new Map<string, number>();
-  stats = { delivered: 0, dropped: 0, duplicated: 0, crashes: 0, partitions: 0, proposalsAcked: 0, maxEpoch: 0 };
+  /** The state-machine digest after applying every entry below an offset, as the first node to reach it saw it. */
+  private readonly digestAt = new Map<number, string>([[0, digestOf(EMPTY_STATE)]]);
+  stats = {
+    delivered: 0,
+    dropped: 0,
+    duplicated: 0,
+    crashes: 0,
+    partitions: 0,
+    proposalsAcked: 0,
+    maxEpoch: 0,
+    snapshotsTaken: 0,
+    snapshotLoads: 0,
+    snapshotInstalls: 0,
+  };
 
   constructor(
     readonly seed: number,
@@ -90,8 +158,10 @@ export class SimWorld {
     const voters = Array.from({ length: size }, (_, i) => i + 1);
     // Small fetch sizes split catch-up into many rounds (and expose commit-rule mistakes).
     const fetchEntriesMax = [1, 2, 5, 20][this.random.int(4)] ?? 20;
+    // Small chunks split a snapshot into many FetchSnapshot rounds.
+    const snapshotChunkBytesMax = [7, 64, 1 << 20][this.random.int(3)] ?? 64;
     for (const id of voters) {
-      const config: RaftConfig = { ...DEFAULT_RAFT_TIMEOUTS, nodeId: id, voters, fetchEntriesMax };
+      const config: RaftConfig = { ...DEFAULT_RAFT_TIMEOUTS, nodeId: id, voters, fetchEntriesMax, snapshotChunkBytesMax };
       this.nodes.push(new SimNode(id, config, new InMemoryRaftStorage(), this.random));
     }
     this.group = voters.map(() => 0);
@@ -175,6 +245,7 @@ export class SimWorld {
       this.stats.delivered++;
       this.lastContactMs.set(`${next.to}<${next.from}`, this.nowMs);
       this.sendAll(next.to, dest.raft.receive(next.message, this.nowMs));
+      this.applyCommitted(dest);
       this.check();
     }
     this.nowMs = end;
@@ -190,6 +261,7 @@ export class SimWorld {
     for (const n of order) {
       if (n.raft === null) continue;
       this.sendAll(n.id, n.raft.tick(this.nowMs));
+      this.applyCommitted(n);
       this.checkQuorumHonoured(n);
       this.check();
     }
@@ -204,6 +276,7 @@ export class SimWorld {
     this.log(`crash ${n.id} (${n.raft.roleName} epoch ${n.raft.epoch}), keeps ${keep}/${unflushed} unflushed`);
     n.storage.crash(keep);
     n.raft = null;
+    n.state = EMPTY_STATE;
     n.crashes++;
     this.stats.crashes++;
   }
@@ -211,8 +284,12 @@ export class SimWorld {
   restart(n: SimNode): void {
     assert.ok(n.raft === null);
     this.log(`restart ${n.id}`);
+    n.diskSnapshotEnd = n.storage.latestSnapshot()?.endOffset ?? 0;
     n.raft = new RaftNode(n.config, n.storage, this.random, this.nowMs);
+    n.state = EMPTY_STATE;
+    n.snapshotEvents = 0;
     n.lastHw = 0;
+    this.applyCommitted(n);
     for (const v of this.nodes) this.lastContactMs.delete(`${n.id}<${v.id}`);
     n.verifiedUpTo = 0;
   }
@@ -237,6 +314,59 @@ export class SimWorld {
     data.forEach((d, i) => this.acked.set(r.baseOffset + i, { epoch: r.epoch, kind: 'data', data: d }));
     this.check();
     return { offset: r.lastOffset, epoch: r.epoch };
+  }
+
+  /**
+   * Hands the node's committed entries (and snapshots) to its state machine, checking that
+   * the state at every offset is the same on every node (a snapshot loads exactly the state
+   * some node had at its end offset).
+   */
+  applyCommitted(n: SimNode): void {
+    const raft = n.raft;
+    if (raft === null) return;
+    for (;;) {
+      const events: CommittedEvent[] = raft.pollCommitted();
+      if (events.length === 0) return;
+      for (const ev of events) {
+        if (ev.kind === 'snapshot') {
+          assert.ok(ev.snapshot.endOffset > n.state.applied, `node ${n.id}: a snapshot at ${ev.snapshot.endOffset} does not take the state back from ${n.state.applied}`);
+          const state = decodeState(ev.snapshot.data);
+          assert.equal(state.applied, ev.snapshot.endOffset, `node ${n.id}: the snapshot's state is at its end offset`);
+          if (n.snapshotEvents === 0 && ev.snapshot.endOffset === n.diskSnapshotEnd) this.stats.snapshotLoads++;
+          else this.stats.snapshotInstalls++;
+          n.snapshotEvents++;
+          n.state = state;
+          this.log(`node ${n.id} loads snapshot at ${ev.snapshot.endOffset}`);
+          this.checkDigest(n);
+          continue;
+        }
+        assert.equal(ev.baseOffset, n.state.applied, `node ${n.id}: committed entries arrive in order`);
+        ev.entries.forEach((e, i) => {
+          n.state = applyEntry(n.state, ev.baseOffset + i, e);
+          this.checkDigest(n);
+        });
+      }
+    }
+  }
+
+  private checkDigest(n: SimNode): void {
+    const digest = digestOf(n.state);
+    const known = this.digestAt.get(n.state.applied);
+    if (known === undefined) this.digestAt.set(n.state.applied, digest);
+    else assert.equal(digest, known, `node ${n.id}: the applied state at offset ${n.state.applied} differs from another node's`);
+  }
+
+  /** The node's owner snapshots its applied state (committed by construction) and drops the log prefix. */
+  snapshot(n: SimNode): boolean {
+    const raft = n.raft;
+    if (raft === null) return false;
+    const end = n.state.applied;
+    if (end <= (n.storage.latestSnapshot()?.endOffset ?? 0)) return false;
+    raft.createSnapshot(end, encodeState(n.state));
+    this.stats.snapshotsTaken++;
+    this.log(`node ${n.id} snapshots at ${end}`);
+    this.check();
+    return true;
   }
 
   leader(): SimNode | null {
@@ -303,7 +433,8 @@ export class SimWorld {
 
   /** Entries below a node's high watermark are the committed ones; new ones extend the ledger. */
   private checkCommittedPrefix(n: SimNode, hw: number, full: boolean): void {
-    const from = full ? 0 : Math.min(n.verifiedUpTo, hw);
+    const start = this.checkSnapshotBoundary(n, `node ${n.id}`);
+    const from = Math.max(start, full ? 0 : Math.min(n.verifiedUpTo, hw));
     for (let offset = from; offset < hw; offset++) {
       const entry = n.storage.entryAt(offset);
       assert.ok(entry !== undefined, `node ${n.id} lacks entry ${offset} below its high watermark ${hw}`);
@@ -322,10 +453,25 @@ export class SimWorld {
     n.verifiedUpTo = hw;
   }
 
+  /**
+   * Below its log start a node holds the committed prefix as a snapshot: the log starts where
+   * the latest snapshot ends, within the committed ledger, and the snapshot's epoch is that of
+   * the committed entry it ends with. Returns the log start.
+   */
+  private checkSnapshotBoundary(n: SimNode, who: string): number {
+    const start = n.storage.logStartOffset;
+    if (start === 0) return 0;
+    const snapshot = n.storage.latestSnapshot();
+    assert.ok(snapshot !== null && snapshot.endOffset === start, `${who}: its log starts at ${start} where its latest snapshot ends`);
+    assert.ok(start <= this.ledger.length, `${who}: its snapshot ends at ${start}, beyond the committed offset ${this.ledger.length}`);
+    assert.equal(snapshot.epoch, this.ledger[start - 1]?.epoch, `${who}: its snapshot's epoch is that of committed entry ${start - 1}`);
+    return start;
+  }
+
   /** `n`'s log up to `end` (capped by the ledger) matches the ledger; the ledger fits in `end`. */
   private checkHolds(n: SimNode, end: number, full: boolean, who: string): void {
     assert.ok(end >= this.ledger.length, `${who} ends at ${end}, before the committed offset ${this.ledger.length}`);
-    const from = full ? 0 : Math.max(0, this.ledger.length - 4);
+    const from = Math.max(this.checkSnapshotBoundary(n, who), full ? 0 : Math.max(0, this.ledger.length - 4));
     for (let offset = from; offset < this.ledger.length; offset++) {
       const e = n.storage.entryAt(offset);
       const c = this.ledger[offset];
@@ -340,7 +486,8 @@ export class SimWorld {
     let holders = 0;
     for (const n of this.nodes) {
       if (n.storage.flushedEndOffset < len) continue;
-      const from = full ? 0 : len - 1;
+      // A durable snapshot holds the prefix below the log start.
+      const from = Math.max(this.checkSnapshotBoundary(n, `node ${n.id}`), full ? 0 : len - 1);
       let ok = true;
       for (let offset = from; offset < len && ok; offset++) {
         const e = n.storage.entryAt(offset);

@@ -62,7 +62,7 @@ test('alterSummary names the keys, never the values', () => {
 
 test('cluster and records tables', () => {
   assert.equal(
-    formatCluster({ clusterId: 'c', controllerId: 1, brokers: [{ nodeId: 1, host: 'h', port: 9092, rack: null }] }),
+    formatCluster({ clusterId: 'c', controllerId: 1, brokers: [{ nodeId: 1, host: 'h', port: 9092, rack: null }], authorizedOperations: null }),
     'ClusterId: c\tController: 1\tBrokers: 1\nBROKER  HOST  PORT  RACK  CONTROLLER\n1       h     9092  -     yes\n',
   );
   const dirs = formatLogDirs([

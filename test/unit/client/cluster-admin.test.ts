@@ -115,6 +115,7 @@ test('describeCluster uses DescribeCluster v1 and falls back to Metadata', async
       { nodeId: 1, host: 'h1', port: 1, rack: null },
       { nodeId: 2, host: 'h2', port: 2, rack: 'r' },
     ],
+    authorizedOperations: null,
   });
   const [sent] = requestsOf(fake.requests, 60);
   assert.equal(sent?.req.apiVersion, 1);

@@ -57,6 +57,7 @@ const KAFKA_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
  */
 const OUR_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'node.id': '1', 'process.roles': 'broker,controller', 'listeners': 'PLAINTEXT://127.0.0.1:9092', 'log.dir': './data',
+  'cluster.id': '',
   'offsets.topic.replication.factor': '1', 'transaction.state.log.replication.factor': '1', 'transaction.state.log.min.isr': '1',
   'log.retention.ms': '604800000', 'log.roll.ms': '604800000', 'log.roll.jitter.ms': '0', 'log.flush.interval.ms': String(LONG_MAX),
   'log.level': 'info', 'metrics.listeners': '',
@@ -83,6 +84,7 @@ function badValues(key: BrokerConfigKey): string[] {
     'listeners': ['nonsense', 'PLAINTEXT://host:99999', 'PLAINTEXT://:9092,,X://:1'],
     'advertised.listeners': ['PLAINTEXT//host:1'],
     'controller.quorum.voters': ['1@host', 'x@host:9093', '1@host:0'],
+    'cluster.id': ['short', 'MkU3OEVBNTcwNTJENDM2Q!'],
     'listener.security.protocol.map': ['PLAINTEXT', 'A:TLS'],
     'controller.listener.names': ['A,,B'],
     'log.dirs': ['/a,,/b'],

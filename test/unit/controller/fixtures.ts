@@ -6,6 +6,7 @@ import { bootController, type BootControllerOptions, type BootedController } fro
 import type { MetadataDelta } from '../../../src/controller/metadata/delta.js';
 import type { MetadataRecord } from '../../../src/controller/metadata/records.js';
 import type { NewTopic } from '../../../src/controller/types.js';
+import type { AppendedRange, CommitListener, MetadataLog, MetadataLogError } from '../../../src/controller/metadata-log.js';
 
 export const DATA_DIR = '/data';
 
@@ -57,4 +58,30 @@ export async function boot(opts: Partial<BootControllerOptions> & { fs?: MemoryF
     ...opts,
   });
   return { fs, clock, booted, deltas };
+}
+
+/** An in-memory MetadataLog for controller tests: commits at once (one offset per record), or fails like a deposed Raft leader. */
+export class MemoryMetadataLog implements MetadataLog {
+  private listener: CommitListener | null = null;
+  private next = 0n;
+  appends: MetadataRecord[][] = [];
+  failWith: MetadataLogError | null = null;
+  async start(listener: CommitListener): Promise<void> {
+    this.listener = listener;
+  }
+  async append(records: readonly MetadataRecord[]): Promise<AppendedRange> {
+    if (this.failWith) throw this.failWith;
+    const range = { baseOffset: this.next, lastOffset: this.next + BigInt(records.length - 1) };
+    this.next = range.lastOffset + 1n;
+    this.appends.push([...records]);
+    this.listener?.({ ...range, epoch: 0, timestampMs: 0n, records });
+    return range;
+  }
+  get highWatermark(): bigint {
+    return this.next;
+  }
+  get endOffset(): bigint {
+    return this.next;
+  }
+  async close(): Promise<void> {}
 }

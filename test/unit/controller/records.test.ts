@@ -29,6 +29,8 @@ const samples: MetadataRecord[] = [
   },
   { type: 'FenceBrokerRecord', data: { id: 3, epoch: 17n } },
   { type: 'UnfenceBrokerRecord', data: { id: 3, epoch: 17n } },
+  { type: 'BrokerRegistrationChangeRecord', data: { brokerId: 3, brokerEpoch: 17n, fenced: 1, inControlledShutdown: 1 } },
+  { type: 'ProducerIdsRecord', data: { brokerId: 3, brokerEpoch: 17n, nextProducerId: 5000n } },
   { type: 'RemoveTopicRecord', data: { topicId: TOPIC_ID } },
   { type: 'FeatureLevelRecord', data: { name: 'metadata.version', featureLevel: 7 } },
   { type: 'NoOpRecord', data: {} },

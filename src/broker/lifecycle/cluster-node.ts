@@ -1,0 +1,195 @@
+/**
+ * The cluster side of one node (process.roles, controller.quorum.voters),
+ * kept out of broker.ts. Created only when the node is not alone: a lone
+ * combined node (the single-node default) keeps the one-voter local log and
+ * registers itself in-process, exactly as before.
+ *
+ * Controller role: a RaftMetadataLog voter (src/controller/quorum), its
+ * RPCs served on the controller listener; the node's QuorumController is
+ * active only while this node is the Raft leader (appends elsewhere fail
+ * with NOT_LEADER), and while active it gets `becomeActive()`, feature
+ * finalization, and a `tick()` every CONTROLLER_TICK_MS that fences brokers
+ * whose session expired.
+ * Broker role: a BrokerLifecycleManager registers with the active controller
+ * over BrokerRegistration and heartbeats over BrokerHeartbeat (loopback when
+ * that is this node); the node serves once unfenced and caught up; SIGTERM
+ * runs a controlled shutdown first.
+ * Admin requests go through the ControllerChannel: local when this node is
+ * the active controller, else forwarded to it.
+ */
+import type { Logger } from 'pino';
+import type { BootedController } from '../../controller/boot.js';
+import { ensureMetaProperties } from '../../controller/meta-properties.js';
+import { RaftMetadataLog, type LeaderChange } from '../../controller/quorum/raft-metadata-log.js';
+import type { FileSystem } from '../../storage/fs.js';
+import type { Clock } from '../../util/clock.js';
+import { systemRandom } from '../../util/random.js';
+import { systemTimer } from '../../util/timer.js';
+import { randomUuid } from '../../protocol/uuid.js';
+import { remoteControllerChannel, type ControllerChannel } from '../controller-channel.js';
+import { HandlerRegistry } from '../handler-registry.js';
+import type { AnyHandler } from '../handler.js';
+import type { BrokerServices } from '../services.js';
+import { isSingleNode, type BrokerSettings, type ClusterSettings, type ListenerSettings } from '../settings.js';
+import { BrokerLifecycleManager } from './broker-lifecycle.js';
+import type { ClusterServices, ControllerLifecycleOps } from './cluster-services.js';
+import { lifecycleOps } from './controller-ops.js';
+import { ControllerRpc } from './controller-rpc.js';
+import { handlersForListener } from './listener-apis.js';
+import { RemoteLifecycleTransport } from './transports.js';
+
+/** How often the active controller looks for expired broker sessions. */
+export const CONTROLLER_TICK_MS = 250;
+/** Longest a SIGTERM waits for the controller to move leadership away. */
+export const CONTROLLED_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+const SECURITY_PROTOCOL_IDS: Readonly<Record<string, number>> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
+
+export interface ClusterNodeOptions {
+  readonly settings: BrokerSettings;
+  readonly fs: FileSystem;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export class ClusterNode {
+  readonly log: RaftMetadataLog;
+  readonly rpc: ControllerRpc;
+  readonly channel: ControllerChannel;
+  private booted: BootedController | null = null;
+  private lifecycleOpsNow: ControllerLifecycleOps | null = null;
+  private lifecycle: BrokerLifecycleManager | null = null;
+  private tickTimer: NodeJS.Timeout | null = null;
+  private unsubscribeLeader: (() => void) | null = null;
+  private active = false;
+
+  private constructor(
+    private readonly opts: ClusterNodeOptions,
+    readonly cluster: ClusterSettings,
+  ) {
+    const { settings } = opts;
+    // meta.properties first: opening the Raft storage creates __cluster_metadata-0,
+    // and a data dir with that but no meta.properties is refused as damaged.
+    ensureMetaProperties({ fs: opts.fs, dataDir: settings.dataDir, nodeId: settings.nodeId, clusterId: cluster.clusterId ?? undefined, random: systemRandom });
+    this.rpc = new ControllerRpc(cluster.voters, `tributary-node-${settings.nodeId}`);
+    this.log = RaftMetadataLog.open({
+      fs: opts.fs,
+      clock: opts.clock,
+      random: systemRandom,
+      timer: systemTimer,
+      dataDir: settings.dataDir,
+      nodeId: settings.nodeId,
+      voters: cluster.voters,
+      clusterId: cluster.clusterId,
+      raft: { electionTimeoutMs: cluster.electionTimeoutMs, fetchTimeoutMs: cluster.fetchTimeoutMs },
+      onWarning: (message) => opts.logger.warn(message),
+    });
+    this.channel = remoteControllerChannel({
+      nodeId: settings.nodeId,
+      controllerListenerNames: cluster.controllerListenerNames,
+      rpc: this.rpc,
+      leaderId: () => this.log.leaderId,
+      isActiveHere: () => this.active && this.log.isLeader,
+    });
+  }
+
+  /** The cluster part of a node, or null for a lone combined node (the single-node default). */
+  static create(opts: ClusterNodeOptions): ClusterNode | null {
+    const cluster = opts.settings.cluster;
+    if (cluster === undefined || isSingleNode(opts.settings)) return null;
+    if (!cluster.roles.controller) {
+      // A broker-only node would follow the metadata log as a Raft observer;
+      // the Raft layer has no observers yet (src/controller/raft/README.md).
+      throw new Error('process.roles=broker (a broker-only node) is not supported yet: run every node as broker,controller (combined) or controller');
+    }
+    return new ClusterNode(opts, cluster);
+  }
+
+  get services(): ClusterServices {
+    return { channel: this.channel, lifecycle: this.lifecycleOpsNow };
+  }
+
+  get isControllerOnly(): boolean {
+    return !this.cluster.roles.broker;
+  }
+
+  isControllerListener(name: string): boolean {
+    return this.cluster.controllerListenerNames.includes(name);
+  }
+
+  /** Registry and services for a controller listener: its own API set, its own ApiVersions. */
+  controllerListenerApis(all: readonly AnyHandler[], services: BrokerServices): { registry: HandlerRegistry; services: BrokerServices } {
+    const registry = new HandlerRegistry(handlersForListener(all, 'controller'));
+    return { registry, services: { ...services, apiVersions: () => registry.ranges() } };
+  }
+
+  /** Called once the metadata layer is booted: drive the controller while this node leads. */
+  attach(booted: BootedController): void {
+    this.booted = booted;
+    this.lifecycleOpsNow = lifecycleOps(booted);
+    const onChange = (change: LeaderChange): void => {
+      const was = this.active;
+      this.active = change.isLeader;
+      if (change.isLeader && !was) {
+        this.opts.logger.info({ epoch: change.epoch }, 'this node is now the active controller');
+        booted.controller.becomeActive();
+        booted.controller.finalizeFeatures().catch((err: unknown) => this.opts.logger.warn({ err }, 'could not finalize feature levels'));
+      } else if (!change.isLeader && was) {
+        this.opts.logger.info({ leaderId: change.leaderId, epoch: change.epoch }, 'this node is no longer the active controller');
+      }
+    };
+    this.unsubscribeLeader = this.log.onLeaderChange(onChange);
+    onChange({ leaderId: this.log.leaderId, epoch: this.log.epoch, isLeader: this.log.isLeader });
+    this.tickTimer = setInterval(() => {
+      if (!this.active) return;
+      booted.controller.tick().catch((err: unknown) => this.opts.logger.warn({ err }, 'controller tick failed'));
+    }, CONTROLLER_TICK_MS);
+    this.tickTimer.unref();
+  }
+
+  /** Registers this broker with the active controller and heartbeats; resolves once unfenced and caught up. */
+  async startBroker(endpoints: readonly ListenerSettings[]): Promise<void> {
+    const booted = this.booted;
+    if (booted === null) throw new Error('ClusterNode.attach() must run before startBroker()');
+    const { settings, logger } = this.opts;
+    const manager = new BrokerLifecycleManager({
+      registration: {
+        brokerId: settings.nodeId,
+        clusterId: booted.clusterId,
+        incarnationId: randomUuid(),
+        endpoints: endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: SECURITY_PROTOCOL_IDS[e.name] ?? 0 })),
+        rack: settings.rack,
+      },
+      transport: new RemoteLifecycleTransport(this.rpc, () => this.log.leaderId, Math.max(this.cluster.requestTimeoutMs, 1000)),
+      metadataOffset: () => booted.image().lastAppliedOffset,
+      heartbeatIntervalMs: this.cluster.brokerHeartbeatIntervalMs,
+      retryBackoffMs: Math.max(this.cluster.retryBackoffMs, 50),
+      logger: logger.child({ component: 'broker-lifecycle' }),
+    });
+    this.lifecycle = manager;
+    manager.start();
+    const waiting = setInterval(() => logger.info({ state: manager.state, leaderId: this.log.leaderId }, 'waiting to be unfenced by the active controller'), 5_000);
+    waiting.unref();
+    try {
+      await manager.ready();
+    } finally {
+      clearInterval(waiting);
+    }
+  }
+
+  /** SIGTERM: ask the controller to move leadership away before the listeners close. */
+  async controlledShutdown(): Promise<void> {
+    const manager = this.lifecycle;
+    if (manager === null) return;
+    const agreed = await manager.controlledShutdown(CONTROLLED_SHUTDOWN_TIMEOUT_MS);
+    this.opts.logger.info({ agreed }, agreed ? 'controlled shutdown done' : 'controlled shutdown not confirmed; stopping anyway');
+  }
+
+  async close(): Promise<void> {
+    if (this.tickTimer !== null) clearInterval(this.tickTimer);
+    this.tickTimer = null;
+    this.unsubscribeLeader?.();
+    await this.lifecycle?.close();
+    await this.rpc.close();
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Which APIs each kind of listener serves (as Kafka's `"listeners"` in its
+ * message definitions). ApiVersions on a connection advertises exactly the
+ * set of the listener it came in on.
+ *
+ * - Controller listeners (`controller.listener.names`): the Raft APIs, broker
+ *   lifecycle (BrokerRegistration, BrokerHeartbeat), DescribeQuorum, the
+ *   metadata-changing admin APIs (forwarded here by other nodes), and
+ *   ApiVersions.
+ * - Broker listeners: every client API; never the Raft or lifecycle ones.
+ */
+import type { AnyHandler } from '../handler.js';
+import { forwardToController } from '../controller-channel.js';
+
+/** Raft and broker-lifecycle APIs: controller listeners only. */
+export const CONTROLLER_ONLY_API_KEYS: ReadonlySet<number> = new Set([
+  52, // Vote
+  53, // BeginQuorumEpoch
+  54, // EndQuorumEpoch
+  59, // FetchSnapshot
+  62, // BrokerRegistration
+  63, // BrokerHeartbeat
+]);
+
+/** Everything a controller listener answers. Fetch (1) serves the metadata log's replication there. */
+export const CONTROLLER_LISTENER_API_KEYS: ReadonlySet<number> = new Set([
+  ...CONTROLLER_ONLY_API_KEYS,
+  1, // Fetch (of __cluster_metadata-0, by followers and observers)
+  18, // ApiVersions
+  19, // CreateTopics
+  20, // DeleteTopics
+  33, // AlterConfigs
+  37, // CreatePartitions
+  44, // IncrementalAlterConfigs
+  55, // DescribeQuorum
+]);
+
+export type ListenerKind = 'broker' | 'controller';
+
+/** APIs a broker listener forwards to the active controller when this node is not it (Kafka brokers forward DescribeQuorum). */
+const FORWARDED_ON_BROKER_LISTENERS: ReadonlySet<number> = new Set([55]);
+
+/** Needs a Raft quorum on the node (a lone node on the local one-voter log has none to describe). */
+const QUORUM_API_KEYS: ReadonlySet<number> = new Set([55]);
+
+/** The handlers a listener serves; `quorum` = this node runs the Raft metadata quorum. */
+export function handlersForListener(all: readonly AnyHandler[], kind: ListenerKind, quorum = true): AnyHandler[] {
+  if (kind === 'controller') return all.filter((h) => CONTROLLER_LISTENER_API_KEYS.has(h.apiKey));
+  return all
+    .filter((h) => !CONTROLLER_ONLY_API_KEYS.has(h.apiKey) && (quorum || !QUORUM_API_KEYS.has(h.apiKey)))
+    .map((h) => (FORWARDED_ON_BROKER_LISTENERS.has(h.apiKey) ? forwarding(h) : h));
+}
+
+/** The same handler, run by the active controller: forwarded there unless this node is it. */
+function forwarding(h: AnyHandler): AnyHandler {
+  return {
+    ...h,
+    handle: async (ctx, req) => (await forwardToController(ctx, { request: h.request, response: h.response }, req, (code) => h.errorResponse(req, code, ctx))) ?? h.handle(ctx, req),
+  };
+}

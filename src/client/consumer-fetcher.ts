@@ -1,0 +1,237 @@
+/**
+ * The Consumer's fetcher: at most one Fetch in flight per broker, covering
+ * every fetchable partition that broker leads (sessionless: sessionId 0,
+ * epoch -1), FetchRequest v4-v12.
+ *
+ * Pipelining: a response is not decoded here. Its partitions' raw record
+ * data is buffered (walking the batch headers only, to learn where the next
+ * fetch starts), the broker's slot is freed and the next Fetch goes out at
+ * once, while the application decodes and processes what was buffered. A
+ * partition is fetched again while it holds fewer than PREFETCH_FETCHES_MAX
+ * fetches, so one fetch is being processed while the next is in flight or
+ * ready. Paused partitions are not fetched and keep their buffer.
+ *
+ * Errors per partition: OFFSET_OUT_OF_RANGE resets the position with the
+ * reset policy (or reports it with 'none'); stale-leadership errors and lost
+ * connections refresh the metadata and retry after the cluster's backoff;
+ * others are reported to the consumer. Everything here is driven by events
+ * (responses, pump() calls); the only waits are the error backoffs.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { batchEndAt } from '../protocol/record-batch/reader.js';
+import { Offsets } from '../protocol/record-batch/header.js';
+import { Apis, request } from './apis.js';
+import { REFRESH_METADATA_ERRORS, type Cluster } from './cluster.js';
+import { KafkaProtocolError } from './errors.js';
+import type { PartitionState, ResetSpec } from './consumer-state.js';
+
+export interface FetcherConfig {
+  minBytes: number;
+  maxWaitMs: number;
+  maxBytes: number;
+  partitionMaxBytes: number;
+  /** 0 read_uncommitted, 1 read_committed. */
+  isolationLevel: 0 | 1;
+  prefetchMax: number;
+}
+
+export interface FetcherHooks<K, V> {
+  /** Every state the consumer holds now. */
+  states(): Iterable<PartitionState<K, V>>;
+  /** Something was buffered (or a position moved): wake a waiting pull. */
+  onData(): void;
+  /** A partition needs an offset reset (OFFSET_OUT_OF_RANGE): the consumer runs ListOffsets. */
+  onReset(state: PartitionState<K, V>, spec: ResetSpec | null, cause: KafkaProtocolError): void;
+  /** An error the application must see. */
+  onError(err: unknown): void;
+}
+
+export class Fetcher<K, V> {
+  private readonly inFlight = new Set<number>();
+  private refreshing: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly config: FetcherConfig,
+    private readonly hooks: FetcherHooks<K, V>,
+  ) {}
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Sends a Fetch to every broker that has none in flight and leads a fetchable partition. */
+  pump(): void {
+    if (this.closed) return;
+    const byNode = new Map<number, PartitionState<K, V>[]>();
+    let unknownLeader = false;
+    for (const state of this.hooks.states()) {
+      if (!state.fetchable(this.config.prefetchMax)) continue;
+      const leader = this.leaderOf(state.topic, state.partition);
+      if (leader < 0) {
+        unknownLeader = true;
+        continue;
+      }
+      if (this.inFlight.has(leader)) continue;
+      const list = byNode.get(leader);
+      if (list === undefined) byNode.set(leader, [state]);
+      else list.push(state);
+    }
+    if (unknownLeader) this.refreshMetadata();
+    for (const [node, states] of byNode) {
+      this.inFlight.add(node);
+      for (const s of states) s.inFlight = true;
+      void this.fetchFrom(node, states).finally(() => {
+        for (const s of states) s.inFlight = false;
+        this.inFlight.delete(node);
+        this.pump();
+      });
+    }
+  }
+
+  private leaderOf(topic: string, partition: number): number {
+    const t = this.cluster.metadata.topics.get(topic);
+    if (t === undefined || t.errorCode !== 0) return -1;
+    const p = t.partitions[partition]?.partition === partition ? t.partitions[partition] : t.partitions.find((x) => x.partition === partition);
+    return p === undefined || p.leaderId < 0 || !this.cluster.metadata.brokers.has(p.leaderId) ? -1 : p.leaderId;
+  }
+
+  /** One metadata refresh at a time; pumps when it is done. */
+  refreshMetadata(): void {
+    if (this.refreshing !== null || this.closed) return;
+    const topics = [...new Set([...this.hooks.states()].map((s) => s.topic))];
+    this.refreshing = this.cluster
+      .refreshMetadata(topics)
+      .then(
+        () => undefined,
+        () => this.cluster.backoff(2),
+      )
+      .finally(() => {
+        this.refreshing = null;
+        this.pump();
+      });
+  }
+
+  private async fetchFrom(node: number, states: PartitionState<K, V>[]): Promise<void> {
+    const sent = states.map((s) => ({ state: s, epoch: s.epoch, offset: s.fetchOffset as bigint }));
+    const byTopic = new Map<string, typeof sent>();
+    for (const item of sent) {
+      const list = byTopic.get(item.state.topic);
+      if (list === undefined) byTopic.set(item.state.topic, [item]);
+      else list.push(item);
+    }
+    const { maxWaitMs } = this.config;
+    let response;
+    try {
+      const conn = await this.cluster.connectionTo(node);
+      ({ response } = await request(
+        conn,
+        Apis.Fetch,
+        () => ({
+          replicaId: -1,
+          maxWaitMs,
+          minBytes: this.config.minBytes,
+          maxBytes: this.config.maxBytes,
+          isolationLevel: this.config.isolationLevel,
+          sessionId: 0,
+          sessionEpoch: -1,
+          topics: [...byTopic].map(([topic, items]) => ({
+            topic,
+            partitions: items.map((i) => ({
+              partition: i.state.partition,
+              currentLeaderEpoch: -1,
+              fetchOffset: i.offset,
+              lastFetchedEpoch: -1,
+              logStartOffset: -1n,
+              partitionMaxBytes: this.config.partitionMaxBytes,
+            })),
+          })),
+          forgottenTopicsData: [],
+          rackId: '',
+        }),
+        conn.requestTimeoutMs + maxWaitMs,
+      ));
+    } catch (err) {
+      if (this.closed) return;
+      if (this.cluster.isRetriable(err, true)) {
+        this.refreshMetadata();
+        await this.cluster.backoff(0);
+      } else {
+        this.hooks.onError(err);
+        await this.cluster.backoff(3);
+      }
+      return;
+    }
+    if (this.closed) return;
+    if (response.errorCode !== 0) {
+      this.hooks.onError(new KafkaProtocolError(response.errorCode, { api: 'Fetch' }));
+      await this.cluster.backoff(3);
+      return;
+    }
+    const sentByKey = new Map(sent.map((i) => [i.state.key, i]));
+    let stale = false;
+    let data = false;
+    for (const t of response.responses) {
+      for (const p of t.partitions) {
+        const item = sentByKey.get(`${t.topic}\u0000${p.partitionIndex}`);
+        if (item === undefined) continue;
+        const s = item.state;
+        // Seeked, reset or revoked since the request went out: the answer is for a position no longer wanted.
+        if (!s.assigned || s.epoch !== item.epoch || s.fetchOffset !== item.offset) continue;
+        if (p.errorCode === 0) {
+          const records = Buffer.isBuffer(p.records) ? p.records : null;
+          if (records === null || records.length === 0) {
+            s.highWatermark = p.highWatermark;
+            continue;
+          }
+          let nextOffset: bigint;
+          try {
+            nextOffset = nextOffsetOf(records, item.offset);
+          } catch (err) {
+            this.hooks.onError(err);
+            continue;
+          }
+          if (nextOffset === item.offset) continue;
+          s.buffered.push({
+            fetchOffset: item.offset,
+            nextOffset,
+            data: records,
+            aborted: this.config.isolationLevel === 1 ? (p.abortedTransactions ?? []) : null,
+            highWatermark: p.highWatermark,
+            records: null,
+            index: 0,
+          });
+          s.fetchOffset = nextOffset;
+          data = true;
+        } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+          this.hooks.onReset(s, null, new KafkaProtocolError(p.errorCode, { api: 'Fetch', topic: t.topic, partition: p.partitionIndex }));
+        } else if (REFRESH_METADATA_ERRORS.has(p.errorCode) || p.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER) {
+          stale = true;
+        } else {
+          this.hooks.onError(new KafkaProtocolError(p.errorCode, { api: 'Fetch', topic: t.topic, partition: p.partitionIndex }));
+        }
+      }
+    }
+    if (data) this.hooks.onData();
+    if (stale) {
+      this.refreshMetadata();
+      await this.cluster.backoff(0);
+    }
+  }
+}
+
+/** Where the fetch after `data` starts: past its last whole batch (control batches included). */
+export function nextOffsetOf(data: Buffer, fetchOffset: bigint): bigint {
+  let next = fetchOffset;
+  let position = 0;
+  for (;;) {
+    const end = batchEndAt(data, position);
+    if (end < 0) return next;
+    if (end - position >= Offsets.lastOffsetDelta + 4) {
+      const last = data.readBigInt64BE(position) + BigInt(data.readInt32BE(position + Offsets.lastOffsetDelta));
+      if (last + 1n > next) next = last + 1n;
+    }
+    position = end;
+  }
+}

@@ -1,0 +1,86 @@
+/** The Consumer's options, record and batch types, listeners and defaults (see consumer.ts). */
+import type { Assignor } from './assignors.js';
+import type { ClusterOptions } from './cluster.js';
+import type { ConsumerRecord } from './consumer-decode.js';
+import type { Deserializer } from './serde.js';
+
+export type { ConsumerRecord } from './consumer-decode.js';
+
+export const AUTO_COMMIT_INTERVAL_MS_DEFAULT = 5_000;
+export const MAX_POLL_RECORDS_DEFAULT = 500;
+export const CONSUMER_FETCH_MIN_BYTES_DEFAULT = 1;
+export const CONSUMER_FETCH_MAX_WAIT_MS_DEFAULT = 500;
+export const CONSUMER_FETCH_MAX_BYTES_DEFAULT = 50 * 1024 * 1024;
+export const MAX_PARTITION_FETCH_BYTES_DEFAULT = 1024 * 1024;
+/** Decoded fetches buffered per partition before it is fetched again (one handed out, one more ready). */
+export const PREFETCH_FETCHES_MAX = 2;
+
+/** A partition of a topic. */
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+/** An assignor by protocol name, or your own `Assignor`. */
+export type AssignorOption = 'cooperative-sticky' | 'range' | 'roundrobin' | Assignor;
+
+/** Callbacks around rebalances (may be async: the rebalance waits for them). */
+export interface RebalanceListeners {
+  /** New partitions, after their starting offsets are known (cooperative: only the added ones). */
+  onPartitionsAssigned?: (partitions: TopicPartition[]) => void | Promise<void>;
+  /** Partitions given up (before their new owner starts); positions are committed first with autoCommit. */
+  onPartitionsRevoked?: (partitions: TopicPartition[]) => void | Promise<void>;
+  /** Partitions lost with the generation (cooperative; session expired): nothing is committed. Default: onPartitionsRevoked. */
+  onPartitionsLost?: (partitions: TopicPartition[]) => void | Promise<void>;
+}
+
+/** Options of `new Consumer(options)` (the table in docs/client.md lists each with its default). */
+export interface ConsumerOptions<K, V> {
+  /** 'host:port[,host:port]'. */
+  bootstrap: string;
+  clientId?: string;
+  /** Options of the cluster client the consumer opens (bootstrap and clientId above win). */
+  clusterOptions?: Omit<ClusterOptions, 'bootstrap'>;
+  /** Consumer group; without one only assign() works and nothing is committed. */
+  groupId?: string;
+  keyDeserializer?: Deserializer<K>;
+  valueDeserializer?: Deserializer<V>;
+  /** Offered in order of preference (default ['cooperative-sticky']); cooperative only when all are. */
+  assignors?: readonly AssignorOption[];
+  /** Static membership (KIP-345): no LeaveGroup on close; a restart with the same id keeps the assignment. */
+  groupInstanceId?: string;
+  sessionTimeoutMs?: number;
+  rebalanceTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  /** Commit the consumed positions every autoCommitIntervalMs, on revoke and on close (default true). */
+  autoCommit?: boolean;
+  autoCommitIntervalMs?: number;
+  /** Where to start without a committed offset, or after OFFSET_OUT_OF_RANGE (default 'latest', as Java). */
+  autoOffsetReset?: 'earliest' | 'latest' | 'none';
+  isolationLevel?: 'read_uncommitted' | 'read_committed';
+  /** Records per batch handed out (default 500). */
+  maxPollRecords?: number;
+  fetchMinBytes?: number;
+  fetchMaxWaitMs?: number;
+  fetchMaxBytes?: number;
+  maxPartitionFetchBytes?: number;
+  listeners?: RebalanceListeners;
+}
+
+/** What `batches()` yields and `run({ eachBatch })` gets: records of one partition, in offset order. */
+export interface ConsumerBatch<K, V> {
+  topic: string;
+  partition: number;
+  records: ConsumerRecord<K, V>[];
+  /** The partition's high watermark in the fetch response. */
+  highWatermark: bigint;
+}
+
+/** The callback of `Consumer.run`: `eachBatch` (one partition's records) or `eachRecord`. */
+export interface RunOptions<K, V> {
+  eachBatch?: (batch: ConsumerBatch<K, V>) => void | Promise<void>;
+  eachRecord?: (record: ConsumerRecord<K, V>) => void | Promise<void>;
+}
+
+/** Where `seek` moves a partition: an offset, 'earliest' or 'latest'. */
+export type OffsetSpecifier = bigint | number | 'earliest' | 'latest';

@@ -1,0 +1,488 @@
+/**
+ * RaftMetadataLog: the MetadataLog (../metadata-log.ts) over the Raft core,
+ * on the network. It owns what the pure RaftNode does not: the clock (the
+ * injected Clock's monotonic ms), ONE periodic timer (`tick` every
+ * `tickIntervalMs`), the transport, the file storage, and delivery.
+ *
+ *  - Delivery: after every tick, received message and proposal it drains
+ *    `node.pollCommitted()` and hands each committed entry to the listener as
+ *    a decoded MetadataBatch (record offsets from the batch; a leader-change
+ *    control batch has no records), in order, exactly once. A snapshot event
+ *    is delivered as one batch: at start (nothing delivered yet) the
+ *    snapshot's records; later (a follower that fell behind the leader's log
+ *    start) the records that turn the current image into the snapshot's
+ *    (image-records.ts). For this it keeps its own copy of the image (the
+ *    "shadow"), which is also what it snapshots.
+ *  - start(): the committed state known locally at start: the latest
+ *    snapshot (Raft relearns the high watermark from the leader). One voter:
+ *    it elects itself at once, so the whole log is replayed before start
+ *    resolves.
+ *  - append(): only on the active leader (`isLeader`): leader of the current
+ *    epoch AND its leader-change entry applied (so everything committed
+ *    before it is in the image first). Resolves when the batch is committed
+ *    and delivered; rejects with NotLeaderError (leaderId, endpoint) on a
+ *    follower or when leadership is lost before the commit.
+ *  - Snapshots: every `snapshotIntervalRecords` delivered records (or
+ *    `snapshotIntervalBytes` bytes) the shadow image is written as a
+ *    snapshot at the applied offset and Raft drops the log prefix.
+ */
+import type { Clock } from '../../util/clock.js';
+import type { Random } from '../../util/random.js';
+import { DecodeError } from '../../protocol/primitives/decode-error.js';
+import type { FileSystem, LogConfig } from '../../storage/index.js';
+import { decodeMetadataBatch, encodeMetadataBatch, type MetadataBatch } from '../metadata/batch.js';
+import { MetadataImage } from '../metadata/image.js';
+import { imageDiffRecords } from '../metadata/image-records.js';
+import type { MetadataRecord } from '../metadata/records.js';
+import { MetadataLogError, type AppendedRange, type CommitListener, type MetadataLog } from '../metadata-log.js';
+import { RaftNode } from '../raft/raft-node.js';
+import { DEFAULT_RAFT_TIMEOUTS, type NodeId, type Outbound, type RaftConfig, type RaftEntry, type RaftMessage, type RaftSnapshot } from '../raft/types.js';
+import { FileRaftStorage } from './file-raft-storage.js';
+import { RaftService, type QuorumDescription, type RaftEndpoint, type VoterState } from './raft-service.js';
+import { decodeSnapshotPayload, encodeSnapshotPayload } from './snapshot-format.js';
+import { KafkaRaftTransport, type RaftTransport, type VoterEndpoint } from './transport.js';
+
+/** One periodic timer; returns its cancel function. The process supplies it (util/timer.ts: systemTimer). */
+export interface RaftTimer {
+  every(intervalMs: number, fn: () => void): () => void;
+}
+
+export type RaftTimeouts = Omit<RaftConfig, 'nodeId' | 'voters'>;
+
+export interface RaftMetadataLogOptions {
+  fs: FileSystem;
+  clock: Clock;
+  random: Random;
+  timer: RaftTimer;
+  dataDir: string;
+  nodeId: NodeId;
+  /** controller.quorum.voters: every voter with its controller listener; all nodes get the same list. */
+  voters: readonly VoterEndpoint[];
+  /** Checked on every quorum RPC (INCONSISTENT_CLUSTER_ID); null = not checked. */
+  clusterId: string | null;
+  raft?: Partial<RaftTimeouts> | undefined;
+  /** Default 10 ms. */
+  tickIntervalMs?: number | undefined;
+  /** Default 10 000 records; 0 = never. */
+  snapshotIntervalRecords?: number | undefined;
+  /** Default 16 MiB; 0 = never. */
+  snapshotIntervalBytes?: number | undefined;
+  /** Replaces the network transport (tests); gets the function that feeds answers back. */
+  transport?: ((deliver: (message: RaftMessage) => void) => RaftTransport) | undefined;
+  logConfig?: Partial<LogConfig> | undefined;
+  onWarning?: ((message: string) => void) | undefined;
+}
+
+export const RAFT_TICK_INTERVAL_MS_DEFAULT = 10;
+export const SNAPSHOT_INTERVAL_RECORDS_DEFAULT = 10_000;
+export const SNAPSHOT_INTERVAL_BYTES_DEFAULT = 16 * 1024 * 1024;
+
+/** ERR_TRIB_METADATA_NOT_LEADER with where to go instead (G2 forwards there). */
+export class NotLeaderError extends MetadataLogError {
+  constructor(
+    readonly leaderId: NodeId | null,
+    readonly leaderEndpoint: VoterEndpoint | null,
+    message: string,
+  ) {
+    super('ERR_TRIB_METADATA_NOT_LEADER', message);
+    this.name = 'NotLeaderError';
+  }
+}
+
+export interface LeaderChange {
+  readonly leaderId: NodeId | null;
+  readonly epoch: number;
+  /** This node is the active leader (may append). */
+  readonly isLeader: boolean;
+}
+
+interface PendingAppend {
+  readonly epoch: number;
+  readonly entryOffset: number;
+  readonly range: AppendedRange;
+  readonly resolve: (r: AppendedRange) => void;
+  readonly reject: (err: Error) => void;
+}
+
+interface FollowerProgress {
+  logEndOffset: number;
+  lastFetchMs: number;
+  lastCaughtUpMs: number;
+}
+
+export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
+  /** Opened by start() (after the boot path has checked meta.properties). */
+  private storageOrNull: FileRaftStorage | null = null;
+  private readonly config: RaftConfig;
+  private node: RaftNode | null = null;
+  private transport: RaftTransport | null = null;
+  private cancelTimer: (() => void) | null = null;
+  private listener: CommitListener | null = null;
+  private state: 'new' | 'started' | 'failed' | 'closed' = 'new';
+  private failure: Error | null = null;
+  private readonly shadow: MetadataImage;
+  private deliveredAny = false;
+  private lastDeliveredRecord = -1n;
+  private pending: PendingAppend[] = [];
+  /** Node time = monotonic + skew (a lone voter starts past its election timeout). */
+  private skewMs = 0;
+  private leaderEpochStart: { epoch: number; offset: number } | null = null;
+  private lastAnnounced: LeaderChange = { leaderId: null, epoch: -1, isLeader: false };
+  private readonly leaderListeners = new Set<(change: LeaderChange) => void>();
+  private readonly progress = new Map<NodeId, FollowerProgress>();
+  private recordsSinceSnapshot = 0;
+  private bytesSinceSnapshot = 0;
+  /** The handlers' entry point (quorum RPCs). */
+  readonly service: RaftService;
+
+  private constructor(private readonly opts: RaftMetadataLogOptions) {
+    this.config = { ...DEFAULT_RAFT_TIMEOUTS, ...opts.raft, nodeId: opts.nodeId, voters: opts.voters.map((v) => v.id) };
+    this.shadow = new MetadataImage(opts.clusterId ?? '');
+    this.service = new RaftService(this);
+  }
+
+  /** Nothing is read or run until start() (which opens and recovers the storage). */
+  static open(opts: RaftMetadataLogOptions): RaftMetadataLog {
+    return new RaftMetadataLog(opts);
+  }
+
+  get clusterId(): string | null {
+    return this.opts.clusterId;
+  }
+
+  // ---- MetadataLog --------------------------------------------------------------------
+
+  get highWatermark(): bigint {
+    return this.lastDeliveredRecord + 1n;
+  }
+
+  get endOffset(): bigint {
+    return this.storageOrNull?.nextRecordOffset ?? 0n;
+  }
+
+  private get storage(): FileRaftStorage {
+    const s = this.storageOrNull;
+    if (s === null) throw new MetadataLogError('ERR_TRIB_METADATA_NOT_STARTED', 'the metadata log is not started');
+    return s;
+  }
+
+  async start(listener: CommitListener): Promise<void> {
+    if (this.state !== 'new') throw new MetadataLogError('ERR_TRIB_METADATA_NOT_STARTED', `start() called on a ${this.state} metadata log`);
+    this.listener = listener;
+    const opts = this.opts;
+    try {
+      this.storageOrNull = new FileRaftStorage({ fs: opts.fs, clock: opts.clock, dataDir: opts.dataDir, nodeId: opts.nodeId, voters: this.config.voters, logConfig: opts.logConfig });
+    } catch (err) {
+      this.state = 'failed';
+      throw err instanceof MetadataLogError ? err : new MetadataLogError('ERR_TRIB_METADATA_FAILED', `cannot open the metadata log: ${(err as Error).message}`, { cause: err });
+    }
+    for (const w of this.storage.warnings) opts.onWarning?.(w);
+    const lone = this.config.voters.length === 1;
+    this.skewMs = lone ? 2 * this.config.electionTimeoutMs : 0;
+    let node: RaftNode;
+    try {
+      node = new RaftNode(this.config, this.storage, this.opts.random, this.nowMs() - this.skewMs);
+    } catch (err) {
+      this.state = 'failed';
+      this.storage.close();
+      throw err;
+    }
+    this.node = node;
+    this.transport = this.opts.transport?.((m) => this.receiveResponse(m)) ?? this.networkTransport();
+    this.state = 'started';
+    this.tick(); // a lone voter elects itself here and commits its whole log
+    if (this.failure !== null) throw this.failure;
+    this.cancelTimer = this.opts.timer.every(this.opts.tickIntervalMs ?? RAFT_TICK_INTERVAL_MS_DEFAULT, () => this.tick());
+  }
+
+  async append(records: readonly MetadataRecord[]): Promise<AppendedRange> {
+    if (this.state !== 'started' || this.node === null) {
+      const code = this.state === 'closed' ? 'ERR_TRIB_METADATA_CLOSED' : this.state === 'failed' ? 'ERR_TRIB_METADATA_FAILED' : 'ERR_TRIB_METADATA_NOT_STARTED';
+      throw new MetadataLogError(code, `metadata log is ${this.state}`, this.failure === null ? undefined : { cause: this.failure });
+    }
+    if (!this.isLeader) throw this.notLeader();
+    const node = this.node;
+    const bytes = encodeMetadataBatch(records, { timestampMs: this.opts.clock.nowMs(), epoch: node.epoch });
+    let result;
+    try {
+      result = node.propose([bytes], this.nowMs());
+    } catch (err) {
+      // The log may hold a batch nobody will deliver: stop, as LocalMetadataLog does after an I/O failure.
+      this.fail(err);
+      throw this.failure ?? err;
+    }
+    if (!result.ok) {
+      if (result.error === 'not_leader') throw this.notLeader();
+      throw new MetadataLogError('ERR_TRIB_METADATA_FAILED', `the metadata quorum refused the append: ${result.error}`);
+    }
+    const range = this.storage.recordRange(result.baseOffset);
+    if (range === undefined) throw new MetadataLogError('ERR_TRIB_METADATA_FAILED', 'the proposed batch is not in the log');
+    const done = new Promise<AppendedRange>((resolve, reject) => {
+      this.pending.push({ epoch: result.epoch, entryOffset: result.lastOffset, range, resolve, reject });
+    });
+    // Flush and advance now rather than at the next tick (a lone voter already committed in propose).
+    this.tick();
+    return done;
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+    this.rejectPending(new MetadataLogError('ERR_TRIB_METADATA_CLOSED', 'metadata log closed'));
+    await this.transport?.close();
+    this.storageOrNull?.close();
+  }
+
+  // ---- leadership (for the controller / forwarding) --------------------------------------
+
+  get leaderId(): NodeId | null {
+    return this.node?.leaderId ?? null;
+  }
+
+  get epoch(): number {
+    return this.node?.epoch ?? this.storageOrNull?.readQuorumState().epoch ?? 0;
+  }
+
+  get logStartOffset(): number {
+    return this.storageOrNull?.logStartOffset ?? 0;
+  }
+
+  /** Leader of the current epoch with its leader-change entry applied: may append. */
+  get isLeader(): boolean {
+    const node = this.node;
+    if (node === null || this.state !== 'started' || node.roleName !== 'leader') return false;
+    const start = this.leaderEpochStart;
+    return start !== null && start.epoch === node.epoch && node.appliedOffset > start.offset;
+  }
+
+  leaderEndpoint(): VoterEndpoint | null {
+    const id = this.leaderId;
+    return id === null ? null : (this.opts.voters.find((v) => v.id === id) ?? null);
+  }
+
+  /** Called on every change of (leaderId, epoch, isLeader); returns unsubscribe. */
+  onLeaderChange(listener: (change: LeaderChange) => void): () => void {
+    this.leaderListeners.add(listener);
+    return () => this.leaderListeners.delete(listener);
+  }
+
+  private notLeader(): NotLeaderError {
+    const ep = this.leaderEndpoint();
+    const where = ep === null ? 'no leader is known' : `the leader is node ${ep.id} at ${ep.host}:${ep.port}`;
+    return new NotLeaderError(this.leaderId, ep, `node ${this.opts.nodeId} is not the active metadata leader; ${where}`);
+  }
+
+  // ---- the node -------------------------------------------------------------------------
+
+  private nowMs(): number {
+    return this.opts.clock.monotonicMs() + this.skewMs;
+  }
+
+  private networkTransport(): RaftTransport {
+    return new KafkaRaftTransport({
+      self: this.opts.nodeId,
+      voters: this.opts.voters,
+      clusterId: this.opts.clusterId,
+      clock: this.opts.clock,
+      deliver: (m) => this.receiveResponse(m),
+      requestTimeoutMs: Math.max(1000, 5 * this.config.requestTimeoutMs),
+      snapshotChunkBytesMax: this.config.snapshotChunkBytesMax,
+      onWarning: this.opts.onWarning,
+    });
+  }
+
+  private tick(): void {
+    const node = this.node;
+    if (node !== null && this.state === 'started') this.send(this.step(() => node.tick(this.nowMs())));
+  }
+
+  /** Runs one node step and delivers commits; returns the messages to send. An exception fails the log. */
+  private step(run: () => Outbound[]): Outbound[] {
+    if (this.state !== 'started') return [];
+    try {
+      const out = run();
+      this.afterStep();
+      return out;
+    } catch (err) {
+      this.fail(err);
+      return [];
+    }
+  }
+
+  private send(out: readonly Outbound[]): void {
+    for (const o of out) this.transport?.send(o);
+  }
+
+  private receiveResponse(message: RaftMessage): void {
+    const node = this.node;
+    if (node === null) return;
+    this.send(this.step(() => node.receive(message, this.nowMs())));
+  }
+
+  /** RaftEndpoint: an inbound request; returns the node's answer to its sender. */
+  receiveRequest(message: RaftMessage): RaftMessage | null {
+    const node = this.node;
+    if (node === null || this.state !== 'started') return null;
+    if (message.type === 'fetch' && node.roleName === 'leader') this.noteFetch(message.from, message.fetchOffset);
+    const out = this.step(() => node.receive(message, this.nowMs()));
+    let answer: RaftMessage | null = null;
+    const rest: Outbound[] = [];
+    for (const o of out) {
+      const t = o.message.type;
+      const isAnswer = o.to === message.from && (t === 'voteResponse' || t === 'fetchResponse' || t === 'fetchSnapshotResponse');
+      if (isAnswer && answer === null) answer = o.message;
+      else rest.push(o);
+    }
+    this.send(rest);
+    return answer;
+  }
+
+  private afterStep(): void {
+    const node = this.node;
+    if (node === null) return;
+    if (node.roleName === 'leader' && (this.leaderEpochStart === null || this.leaderEpochStart.epoch !== node.epoch)) {
+      // The core appended its leader-change entry last when it became leader.
+      this.leaderEpochStart = { epoch: node.epoch, offset: this.storage.endOffset - 1 };
+      this.progress.clear();
+    }
+    this.deliver(node);
+    if (node.roleName !== 'leader' || this.pending.some((p) => p.epoch !== node.epoch)) {
+      const lost = this.pending.filter((p) => node.roleName !== 'leader' || p.epoch !== node.epoch);
+      this.pending = this.pending.filter((p) => !lost.includes(p));
+      for (const p of lost) p.reject(this.notLeader());
+    }
+    this.maybeSnapshot(node);
+    this.announceLeader();
+  }
+
+  private deliver(node: RaftNode): void {
+    for (;;) {
+      const events = node.pollCommitted();
+      if (events.length === 0) return;
+      for (const ev of events) {
+        if (ev.kind === 'snapshot') this.deliverSnapshot(ev.snapshot);
+        else ev.entries.forEach((e, i) => this.deliverEntry(ev.baseOffset + i, e));
+      }
+    }
+  }
+
+  private deliverEntry(offset: number, entry: RaftEntry): void {
+    let batch: MetadataBatch;
+    try {
+      batch = decodeMetadataBatch(Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength));
+    } catch (err) {
+      if (err instanceof DecodeError) throw new MetadataLogError('ERR_TRIB_METADATA_CORRUPT', `metadata entry ${offset} does not decode: ${err.message}`, { cause: err });
+      throw err;
+    }
+    this.apply(batch);
+    this.recordsSinceSnapshot += batch.records.length;
+    this.bytesSinceSnapshot += entry.data.byteLength;
+    for (const p of this.pending.filter((q) => q.entryOffset <= offset)) p.resolve(p.range);
+    this.pending = this.pending.filter((q) => q.entryOffset > offset);
+  }
+
+  private deliverSnapshot(snapshot: RaftSnapshot): void {
+    let payload;
+    try {
+      payload = decodeSnapshotPayload(snapshot.data);
+    } catch (err) {
+      if (err instanceof DecodeError) throw new MetadataLogError('ERR_TRIB_METADATA_CORRUPT', `metadata snapshot at ${snapshot.endOffset} does not decode: ${err.message}`, { cause: err });
+      throw err;
+    }
+    if (payload.lastRecordOffset <= this.lastDeliveredRecord) return; // nothing new (cannot happen: snapshots move forward)
+    const target = new MetadataImage(this.shadow.clusterId);
+    if (payload.records.length > 0) target.apply({ baseOffset: 0n, lastOffset: payload.lastRecordOffset, epoch: snapshot.epoch, timestampMs: 0n, records: payload.records });
+    const records = this.deliveredAny ? imageDiffRecords(this.shadow, target) : payload.records;
+    this.apply({ baseOffset: this.lastDeliveredRecord + 1n, lastOffset: payload.lastRecordOffset, epoch: snapshot.epoch, timestampMs: 0n, records });
+    this.recordsSinceSnapshot = 0;
+    this.bytesSinceSnapshot = 0;
+  }
+
+  private apply(batch: MetadataBatch): void {
+    this.shadow.apply(batch);
+    this.deliveredAny = true;
+    this.lastDeliveredRecord = batch.lastOffset;
+    (this.listener as CommitListener)(batch);
+  }
+
+  private maybeSnapshot(node: RaftNode): void {
+    const everyRecords = this.opts.snapshotIntervalRecords ?? SNAPSHOT_INTERVAL_RECORDS_DEFAULT;
+    const everyBytes = this.opts.snapshotIntervalBytes ?? SNAPSHOT_INTERVAL_BYTES_DEFAULT;
+    const due = (everyRecords > 0 && this.recordsSinceSnapshot >= everyRecords) || (everyBytes > 0 && this.bytesSinceSnapshot >= everyBytes);
+    const applied = node.appliedOffset;
+    if (!due || applied <= (node.latestSnapshot()?.endOffset ?? 0) || applied > node.highWatermark) return;
+    const data = encodeSnapshotPayload(
+      { nextRecordOffset: this.lastDeliveredRecord + 1n, lastRecordOffset: this.shadow.lastAppliedOffset, records: this.shadow.toRecords() },
+      this.opts.clock.nowMs(),
+    );
+    node.createSnapshot(applied, data);
+    this.recordsSinceSnapshot = 0;
+    this.bytesSinceSnapshot = 0;
+  }
+
+  private announceLeader(): void {
+    const now: LeaderChange = { leaderId: this.leaderId, epoch: this.epoch, isLeader: this.isLeader };
+    const last = this.lastAnnounced;
+    if (now.leaderId === last.leaderId && now.epoch === last.epoch && now.isLeader === last.isLeader) return;
+    this.lastAnnounced = now;
+    for (const l of [...this.leaderListeners]) {
+      try {
+        l(now);
+      } catch (err) {
+        this.opts.onWarning?.(`onLeaderChange listener threw: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private rejectPending(err: Error): void {
+    const pending = this.pending;
+    this.pending = [];
+    for (const p of pending) p.reject(err);
+  }
+
+  private fail(err: unknown): void {
+    if (this.state !== 'started') return;
+    this.state = 'failed';
+    const failure = err instanceof MetadataLogError ? err : new MetadataLogError('ERR_TRIB_METADATA_FAILED', `metadata log failed: ${(err as Error).message}`, { cause: err });
+    this.failure = failure;
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+    this.rejectPending(failure);
+    this.opts.onWarning?.(failure.message);
+  }
+
+  // ---- DescribeQuorum ----------------------------------------------------------------------
+
+  private noteFetch(from: NodeId, fetchOffset: number): void {
+    const wall = this.opts.clock.nowMs();
+    const p = this.progress.get(from) ?? { logEndOffset: -1, lastFetchMs: -1, lastCaughtUpMs: -1 };
+    p.logEndOffset = fetchOffset;
+    p.lastFetchMs = wall;
+    if (fetchOffset >= this.storage.endOffset) p.lastCaughtUpMs = wall;
+    this.progress.set(from, p);
+  }
+
+  describeQuorum(): QuorumDescription {
+    const node = this.node;
+    const voters: VoterState[] = this.config.voters.map((id) => {
+      if (id === this.opts.nodeId) return { replicaId: id, logEndOffset: this.storageOrNull?.endOffset ?? -1, lastFetchTimestampMs: -1, lastCaughtUpTimestampMs: this.opts.clock.nowMs() };
+      const p = this.progress.get(id);
+      return { replicaId: id, logEndOffset: p?.logEndOffset ?? -1, lastFetchTimestampMs: p?.lastFetchMs ?? -1, lastCaughtUpTimestampMs: p?.lastCaughtUpMs ?? -1 };
+    });
+    return { leaderId: this.leaderId, epoch: this.epoch, highWatermark: node?.highWatermark ?? 0, isLeader: node?.roleName === 'leader', voters };
+  }
+
+  /** For tests and status: the applied entry offset and the node's role. */
+  status(): { role: string; appliedOffset: number; highWatermark: number; logStartOffset: number; endOffset: number } {
+    const node = this.node;
+    return {
+      role: node?.roleName ?? 'stopped',
+      appliedOffset: node?.appliedOffset ?? 0,
+      highWatermark: node?.highWatermark ?? 0,
+      logStartOffset: this.storageOrNull?.logStartOffset ?? 0,
+      endOffset: this.storageOrNull?.endOffset ?? 0,
+    };
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Producer state snapshots: `<partitionDir>/<20-digit offset>.snapshot`, the
+ * state of every producer after applying the log below that offset (Kafka's
+ * naming; our own format). Written atomically (tmp, fsync, rename).
+ *
+ * Format, big-endian:
+ *
+ *   int16  version (1)
+ *   uint32 CRC-32C of every byte after this field
+ *   int64  offset (equal to the file name's)
+ *   int32  producer count
+ *   per producer:
+ *     int64 producerId, int16 epoch, int64 lastTimestampMs, int64 lastAppendMs,
+ *     int8  batch count (0..5), per batch, oldest first:
+ *       int32 firstSeq, int32 lastSeq, int64 firstOffset, int32 lastOffset - firstOffset, int64 timestampMs
+ *
+ * Decoding validates everything (bytes from disk): a bad version, CRC,
+ * length or value returns a reason string, never throws.
+ */
+import { join } from 'node:path';
+import { crc32c } from '@node-rs/crc32';
+import type { FileSystem } from '../fs.js';
+import { BATCHES_RETAINED, EPOCH_MAX, SEQUENCE_MAX, type BatchMetadata, type ProducerEntry } from './producer-state.js';
+
+export const SNAPSHOT_SUFFIX = '.snapshot';
+export const SNAPSHOT_VERSION = 1;
+const HEADER_BYTES = 2 + 4 + 8 + 4;
+const ENTRY_BYTES = 8 + 2 + 8 + 8 + 1;
+const BATCH_BYTES = 4 + 4 + 8 + 4 + 8;
+const CRC_FROM = 6;
+
+export function snapshotFileName(offset: bigint): string {
+  return offset.toString().padStart(20, '0') + SNAPSHOT_SUFFIX;
+}
+
+/** The offset in a snapshot file name, or null for any other name. */
+export function parseSnapshotFileName(name: string): bigint | null {
+  const m = /^(\d{20})\.snapshot$/.exec(name);
+  return m === null ? null : BigInt(m[1] as string);
+}
+
+/** Offsets of the snapshot files in `dir`, ascending. */
+export function listSnapshots(fs: FileSystem, dir: string): bigint[] {
+  const out: bigint[] = [];
+  for (const name of fs.readdir(dir)) {
+    const offset = parseSnapshotFileName(name);
+    if (offset !== null) out.push(offset);
+  }
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function encodeSnapshot(offset: bigint, entries: Iterable<ProducerEntry>): Buffer {
+  const list = [...entries];
+  let size = HEADER_BYTES;
+  for (const e of list) size += ENTRY_BYTES + e.batches.length * BATCH_BYTES;
+  const buf = Buffer.alloc(size);
+  let p = 0;
+  p = buf.writeInt16BE(SNAPSHOT_VERSION, p);
+  p += 4; // CRC, below
+  p = buf.writeBigInt64BE(offset, p);
+  p = buf.writeInt32BE(list.length, p);
+  for (const e of list) {
+    p = buf.writeBigInt64BE(e.producerId, p);
+    p = buf.writeInt16BE(e.epoch, p);
+    p = buf.writeBigInt64BE(e.lastTimestampMs, p);
+    p = buf.writeBigInt64BE(BigInt(e.lastAppendMs), p);
+    p = buf.writeInt8(e.batches.length, p);
+    for (const b of e.batches) {
+      p = buf.writeInt32BE(b.firstSeq, p);
+      p = buf.writeInt32BE(b.lastSeq, p);
+      p = buf.writeBigInt64BE(b.firstOffset, p);
+      p = buf.writeInt32BE(Number(b.lastOffset - b.firstOffset), p);
+      p = buf.writeBigInt64BE(b.timestampMs, p);
+    }
+  }
+  buf.writeUInt32BE(crc32c(buf.subarray(CRC_FROM)) >>> 0, 2);
+  return buf;
+}
+
+/** Decodes and validates a snapshot; a string says why it is unusable. */
+export function decodeSnapshot(buf: Buffer, expectedOffset: bigint): ProducerEntry[] | string {
+  if (buf.length < HEADER_BYTES) return `${buf.length} bytes, shorter than the header`;
+  const version = buf.readInt16BE(0);
+  if (version !== SNAPSHOT_VERSION) return `unknown version ${version}`;
+  if ((crc32c(buf.subarray(CRC_FROM)) >>> 0) !== buf.readUInt32BE(2)) return 'CRC mismatch';
+  const offset = buf.readBigInt64BE(6);
+  if (offset !== expectedOffset) return `holds offset ${offset}, its name says ${expectedOffset}`;
+  const count = buf.readInt32BE(14);
+  if (count < 0) return `negative producer count ${count}`;
+  const out: ProducerEntry[] = [];
+  const seen = new Set<bigint>();
+  let p = HEADER_BYTES;
+  for (let i = 0; i < count; i++) {
+    if (p + ENTRY_BYTES > buf.length) return `truncated at producer ${i}`;
+    const producerId = buf.readBigInt64BE(p);
+    const epoch = buf.readInt16BE(p + 8);
+    const lastTimestampMs = buf.readBigInt64BE(p + 10);
+    const lastAppendMs = Number(buf.readBigInt64BE(p + 18));
+    const batchCount = buf.readInt8(p + 26);
+    p += ENTRY_BYTES;
+    if (producerId < 0n || seen.has(producerId)) return `bad or repeated producer id ${producerId}`;
+    if (epoch < 0 || epoch > EPOCH_MAX) return `bad epoch ${epoch} for producer ${producerId}`;
+    if (batchCount < 0 || batchCount > BATCHES_RETAINED) return `bad batch count ${batchCount} for producer ${producerId}`;
+    if (!Number.isSafeInteger(lastAppendMs)) return `bad append time for producer ${producerId}`;
+    if (p + batchCount * BATCH_BYTES > buf.length) return `truncated in producer ${producerId}'s batches`;
+    const batches: BatchMetadata[] = [];
+    for (let j = 0; j < batchCount; j++) {
+      const firstSeq = buf.readInt32BE(p);
+      const lastSeq = buf.readInt32BE(p + 4);
+      const firstOffset = buf.readBigInt64BE(p + 8);
+      const delta = buf.readInt32BE(p + 16);
+      const timestampMs = buf.readBigInt64BE(p + 20);
+      p += BATCH_BYTES;
+      if (firstSeq < 0 || lastSeq < 0 || firstSeq > SEQUENCE_MAX || delta < 0 || firstOffset < 0n || firstOffset + BigInt(delta) >= offset) {
+        return `bad batch ${j} of producer ${producerId}`;
+      }
+      batches.push({ firstSeq, lastSeq, firstOffset, lastOffset: firstOffset + BigInt(delta), timestampMs });
+    }
+    seen.add(producerId);
+    out.push({ producerId, epoch, batches, lastTimestampMs, lastAppendMs });
+  }
+  if (p !== buf.length) return `${buf.length - p} bytes after the last producer`;
+  return out;
+}
+
+export function writeSnapshot(fs: FileSystem, dir: string, offset: bigint, entries: Iterable<ProducerEntry>): void {
+  fs.writeFileAtomic(join(dir, snapshotFileName(offset)), encodeSnapshot(offset, entries));
+}
+
+export function readSnapshot(fs: FileSystem, dir: string, offset: bigint): ProducerEntry[] | string {
+  return decodeSnapshot(fs.readFile(join(dir, snapshotFileName(offset))), offset);
+}
+
+export function deleteSnapshot(fs: FileSystem, dir: string, offset: bigint): void {
+  fs.rmrf(join(dir, snapshotFileName(offset)));
+}
