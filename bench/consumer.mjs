@@ -86,7 +86,6 @@ function ourConsumer(bootstrap) {
     fetchMaxWaitMs: FETCH.maxWaitMs,
     maxPartitionFetchBytes: FETCH.partitionBytes,
     fetchMaxBytes: FETCH.maxBytes,
-    maxPollRecords: 100_000,
     autoOffsetReset: 'earliest',
   });
 }

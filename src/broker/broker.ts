@@ -19,7 +19,7 @@ import { ReplicaManager } from './replica-manager.js';
 import { RequestMetrics } from './request-metrics.js';
 import { SocketServer } from './server.js';
 import type { BrokerServices, TopicRules } from './services.js';
-import { settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
+import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../util/config/broker.js';
 import { startMetadata } from './metadata-bridge.js';
 import { ConfigService } from './configs/config-service.js';
@@ -29,7 +29,7 @@ import { GroupService } from './group/group-service.js';
 import { OFFSETS_TOPIC_NAME } from './group/offsets-topic/index.js';
 import { startMetricsExporter, TrafficMetrics, type MetricsExporter } from './metrics/index.js';
 import { ProducerIdManager } from './producer-ids.js';
-import { ClusterNode } from './lifecycle/cluster-node.js';
+import type { ClusterNode } from './lifecycle/cluster-node.js';
 import { handlersForListener } from './lifecycle/listener-apis.js';
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
@@ -120,7 +120,8 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   // once metadata is ready (connections wait in the accept queue meanwhile).
   let groups: GroupService | undefined;
   // Not alone (controller.quorum.voters names others): the Raft log, the controller channel, the lifecycle.
-  const clusterNode = ClusterNode.create({ settings, fs, clock, logger });
+  // Loaded only then: a lone node does not pay for Raft and the controller client at start-up.
+  const clusterNode: ClusterNode | null = isSingleNode(settings) ? null : (await import('./lifecycle/cluster-node.js')).ClusterNode.create({ settings, fs, clock, logger });
   const metadata = await startMetadata({
     ...(clusterNode === null ? {} : { log: clusterNode.log }),
     settings,

@@ -8,8 +8,13 @@
  * we send the request itself, since the authorizer is allow-all (DESIGN.md
  * principle 7: the principal travels in the envelope once ACLs land).
  *
- * While no controller is known, or it does not answer, the handler answers
- * NOT_CONTROLLER (retriable): clients refresh metadata and retry.
+ * While no controller is known (an election), or it does not answer, or it
+ * answers NOT_CONTROLLER (it lost leadership meanwhile), the request waits
+ * and is sent again, for up to FORWARD_WAIT_MS, as Kafka's forwarding
+ * manager does: clients do not see the election (kafkajs, for one, gives up
+ * on a per-topic NOT_CONTROLLER instead of retrying). After that the answer
+ * is NOT_CONTROLLER. A retried CreateTopics whose first attempt committed
+ * answers TOPIC_ALREADY_EXISTS, as in Kafka.
  * A request that arrived on a controller listener is never forwarded again
  * (no loops while leadership moves): it runs locally and the local
  * controller answers NOT_CONTROLLER if it is not the leader.
@@ -20,8 +25,12 @@ import type { Infer, Input, MessageSchema } from '../protocol/schema.js';
 import type { ControllerRpc } from './lifecycle/controller-rpc.js';
 import type { RequestContext } from './request-context.js';
 
-/** A forwarded request waits this long for the active controller's answer. */
-export const FORWARD_TIMEOUT_MS = 15_000;
+/** One forwarded request waits this long for the active controller's answer. */
+export const FORWARD_TIMEOUT_MS = 5_000;
+/** How long a request may wait for an active controller (elections) before NOT_CONTROLLER. */
+export const FORWARD_WAIT_MS = 8_000;
+/** Pause between attempts while no controller is known. */
+const FORWARD_RETRY_MS = 50;
 
 export interface ControllerChannel {
   /** This node is the active controller: run admin requests here. */
@@ -86,11 +95,32 @@ export async function forwardToController<Req extends MessageSchema, Res extends
   errorResponse: (errorCode: number) => Input<Res>,
 ): Promise<Input<Res> | null> {
   const channel = ctx.services.cluster?.channel;
-  if (channel === undefined || channel.isLocal() || channel.isControllerListener(ctx.listenerName)) return null;
-  try {
-    return (await channel.forward(api, ctx.apiVersion, request as Input<Req>)) as Input<Res>;
-  } catch (err) {
-    ctx.logger.debug({ err, apiKey: ctx.apiKey }, 'forwarding to the active controller failed; answering NOT_CONTROLLER');
-    return errorResponse(ErrorCode.NOT_CONTROLLER);
+  if (channel === undefined || channel.isControllerListener(ctx.listenerName)) return null;
+  const deadline = performance.now() + FORWARD_WAIT_MS;
+  for (let attempt = 1; ; attempt++) {
+    if (channel.isLocal()) return null;
+    let answer: Infer<Res> | null = null;
+    try {
+      answer = await channel.forward(api, ctx.apiVersion, request as Input<Req>);
+      if (!mentions(answer, ErrorCode.NOT_CONTROLLER)) return answer as Input<Res>;
+    } catch (err) {
+      ctx.logger.debug({ err, apiKey: ctx.apiKey, attempt }, 'forwarding to the active controller failed');
+    }
+    if (performance.now() >= deadline) {
+      ctx.logger.debug({ apiKey: ctx.apiKey, attempts: attempt }, 'no active controller answered in time; answering NOT_CONTROLLER');
+      return answer !== null ? (answer as Input<Res>) : errorResponse(ErrorCode.NOT_CONTROLLER);
+    }
+    await new Promise<void>((resolve) => setTimeout(resolve, FORWARD_RETRY_MS));
   }
+}
+
+/** Whether any `errorCode` field in a decoded response equals `code` (responses are small plain objects). */
+function mentions(value: unknown, code: number, depth = 0): boolean {
+  if (depth > 6 || value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some((v) => mentions(v, code, depth + 1));
+  for (const [k, v] of Object.entries(value)) {
+    if (k === 'errorCode' && v === code) return true;
+    if (typeof v === 'object' && mentions(v, code, depth + 1)) return true;
+  }
+  return false;
 }

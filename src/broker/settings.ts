@@ -87,6 +87,8 @@ export interface ClusterSettings {
   readonly retryBackoffMs: number;
   /** cluster.id for a new data dir (every node of a cluster the same); null = random (a lone node). */
   readonly clusterId: string | null;
+  /** metadata.log.max.record.bytes.between.snapshots: a Raft metadata snapshot after this many new bytes. */
+  readonly snapshotIntervalBytes: number;
 }
 
 /** True when this node runs alone: one voter (itself, or none given) and both roles. */
@@ -186,6 +188,7 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
       requestTimeoutMs: config.get('controller.quorum.request.timeout.ms'),
       retryBackoffMs: config.get('controller.quorum.retry.backoff.ms'),
       clusterId: config.get('cluster.id'),
+      snapshotIntervalBytes: Number(config.get('metadata.log.max.record.bytes.between.snapshots')),
     },
   };
 }

@@ -28,7 +28,7 @@ import { KafkaProtocolError, invalidArgument } from './errors.js';
 export type AdminOffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | bigint | number;
 
 /** A partition to look an offset up in. */
-export interface ListOffsetsRequest {
+export interface ListOffsetsQuery {
   topic: string;
   partition: number;
   spec: AdminOffsetSpec;
@@ -54,7 +54,7 @@ export interface ListOffsetsResult {
 }
 
 /** A partition and leader epoch to ask OffsetForLeaderEpoch about. */
-export interface LeaderEpochRequest {
+export interface LeaderEpochQuery {
   topic: string;
   partition: number;
   /** The epoch whose end offset is wanted. */
@@ -95,7 +95,7 @@ export function specTimestamp(spec: AdminOffsetSpec): bigint {
 }
 
 /** ListOffsets for many partitions; one result per partition, in input order. */
-export async function listOffsetsFor(cluster: Cluster, requests: readonly ListOffsetsRequest[], options: ListOffsetsOptions = {}): Promise<ListOffsetsResult[]> {
+export async function listOffsetsFor(cluster: Cluster, requests: readonly ListOffsetsQuery[], options: ListOffsetsOptions = {}): Promise<ListOffsetsResult[]> {
   const items = requests.map((r) => ({ topic: r.topic, partition: r.partition, timestamp: specTimestamp(r.spec) }));
   const isolationLevel = options.isolationLevel === 'read_committed' ? 1 : 0;
   const api: ClientApi<typeof Apis.ListOffsets.request, typeof Apis.ListOffsets.response> = items.some((i) => i.timestamp === MAX_TIMESTAMP)
@@ -131,7 +131,7 @@ export async function listOffsetsFor(cluster: Cluster, requests: readonly ListOf
 }
 
 /** OffsetForLeaderEpoch for many partitions; one result per partition, in input order. */
-export async function offsetsForLeaderEpochFor(cluster: Cluster, requests: readonly LeaderEpochRequest[]): Promise<LeaderEpochResult[]> {
+export async function offsetsForLeaderEpochFor(cluster: Cluster, requests: readonly LeaderEpochQuery[]): Promise<LeaderEpochResult[]> {
   for (const r of requests) {
     if (!Number.isInteger(r.leaderEpoch) || r.leaderEpoch < 0) throw invalidArgument(`leader epoch of ${r.topic}-${r.partition} must be an integer >= 0, got ${r.leaderEpoch}`);
   }

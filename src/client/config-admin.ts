@@ -15,11 +15,30 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { AdminApis } from './admin-apis.js';
-import type { ConfigEntry, ConfigSource } from './admin.js';
 import { request } from './apis.js';
 import type { Cluster } from './cluster.js';
 import type { Connection } from './connection.js';
 import { KafkaProtocolError, invalidArgument } from './errors.js';
+
+/** Where a config value comes from, as Kafka names it (DescribeConfigs configSource). */
+export type ConfigSource =
+  | 'UNKNOWN'
+  | 'DYNAMIC_TOPIC_CONFIG'
+  | 'DYNAMIC_BROKER_CONFIG'
+  | 'DYNAMIC_DEFAULT_BROKER_CONFIG'
+  | 'STATIC_BROKER_CONFIG'
+  | 'DEFAULT_CONFIG'
+  | 'DYNAMIC_BROKER_LOGGER_CONFIG';
+
+
+/** One config of a topic or broker. */
+export interface ConfigEntry {
+  name: string;
+  value: string | null;
+  source: ConfigSource;
+  readOnly: boolean;
+  isSensitive: boolean;
+}
 
 /** 'topic', or 'broker' (name: a node id, or '' for the cluster-wide dynamic defaults). */
 export type ConfigResourceType = 'topic' | 'broker';

@@ -1,7 +1,7 @@
 /**
  * The Consumer's lean decoding path: one partition's record data from a Fetch
  * response straight into ConsumerRecord objects, with no intermediate
- * KafkaRecord. Per record: a few varints, two `subarray` views (key, value),
+ * KafkaRecord, a chunk at a time (`PartitionDecoder.read(max)`). Per record: a few varints, two `subarray` views (key, value),
  * one bigint add for the offset, the deserializers when they are not the
  * identity; headers are decoded only when a record has some.
  *
@@ -171,92 +171,163 @@ class AbortFilter {
   }
 }
 
+/** The batch being read: where its records are (maybe decompressed) and what each record needs from its header. */
+interface OpenBatch {
+  buf: Buffer;
+  at: number;
+  stop: number;
+  remaining: number;
+  baseOffset: bigint;
+  leaderEpoch: number;
+  logAppend: boolean;
+  baseTimestamp: number;
+}
+
 /**
- * Decodes one partition's record data. `aborted` is null for
- * read_uncommitted. Appends to a fresh array and returns it with the next
- * fetch offset.
+ * Reads one partition's record data incrementally: `read(max)` decodes at
+ * most `max` records, so only what is handed out is alive (a 1 MiB fetch is
+ * about 10,000 records of 100 B; decoding them all at once makes the young
+ * generation copy them on every scavenge).
+ */
+export class PartitionDecoder<K, V> {
+  /** Past the last whole batch opened so far (the next fetch offset once `finished`). */
+  nextOffset: bigint;
+  private position = 0;
+  private batch: OpenBatch | null = null;
+  private readonly filter: AbortFilter | null;
+  private readonly keyContext: DeserializerContext;
+  private readonly valueContext: DeserializerContext;
+
+  constructor(
+    private readonly target: DecodeTarget<K, V>,
+    private readonly data: Buffer,
+    aborted: readonly AbortedTransaction[] | null,
+  ) {
+    this.nextOffset = target.fetchOffset;
+    this.filter = aborted === null ? null : new AbortFilter(aborted);
+    this.keyContext = { topic: target.topic, partition: target.partition, isKey: true };
+    this.valueContext = { topic: target.topic, partition: target.partition, isKey: false };
+  }
+
+  /** True when no record is left (no open batch and no further whole batch). */
+  get finished(): boolean {
+    return this.batch === null && batchEndAt(this.data, this.position) < 0;
+  }
+
+  /** Bytes of whole batches opened so far. */
+  get bytes(): number {
+    return this.position;
+  }
+
+  /** Up to `max` records; an empty array means the data is exhausted. */
+  async read(max: number): Promise<ConsumerRecord<K, V>[]> {
+    const out: ConsumerRecord<K, V>[] = [];
+    while (out.length < max) {
+      if (this.batch === null && !(await this.openNextBatch())) break;
+      this.readRecords(this.batch as OpenBatch, max, out);
+    }
+    return out;
+  }
+
+  /** Opens the next batch that has records to hand out; false at the end of the data. */
+  private async openNextBatch(): Promise<boolean> {
+    const { data, target } = this;
+    for (;;) {
+      const position = this.position;
+      const end = batchEndAt(data, position);
+      if (end < 0) return false;
+      if (end - position < BATCH_HEADER_BYTES) throw new DecodeError(`record batch of ${end - position} bytes is shorter than its header`);
+      const magic = data.readInt8(position + Offsets.magic);
+      if (magic !== 2) throw new DecodeError(`unsupported record batch magic ${magic}`);
+      if (!batchCrcIsValid(data, position, end - position)) throw new DecodeError(`record batch CRC-32C mismatch (${target.topic}-${target.partition})`);
+      const baseOffset = data.readBigInt64BE(position);
+      const lastOffset = baseOffset + BigInt(data.readInt32BE(position + Offsets.lastOffsetDelta));
+      const attributes = data.readInt16BE(position + Offsets.attributes);
+      this.position = end;
+      if (lastOffset + 1n > this.nextOffset) this.nextOffset = lastOffset + 1n;
+      if (lastOffset < target.fetchOffset) continue;
+      const skip = this.filter !== null ? this.filter.skipBatch(data, position, attributes, lastOffset) : (attributes & ATTR_CONTROL) !== 0;
+      if (skip) continue;
+      const count = data.readInt32BE(position + Offsets.recordsCount);
+      const logAppend = (attributes & ATTR_TIMESTAMP_LOG_APPEND) !== 0;
+      let buf = data;
+      let at = position + BATCH_HEADER_BYTES;
+      let stop = end;
+      const codec = attributes & ATTR_COMPRESSION_MASK;
+      if (codec !== 0) {
+        buf = await decompress(codec, data.subarray(at, end), DECOMPRESSED_BYTES_MAX);
+        at = 0;
+        stop = buf.length;
+      }
+      if (count < 0 || count > (stop - at) / 7) throw new DecodeError(`records count ${count} cannot fit in the batch`);
+      if (count === 0) continue;
+      this.batch = {
+        buf,
+        at,
+        stop,
+        remaining: count,
+        baseOffset,
+        leaderEpoch: data.readInt32BE(position + Offsets.partitionLeaderEpoch),
+        logAppend,
+        baseTimestamp: Number(data.readBigInt64BE(position + (logAppend ? Offsets.maxTimestamp : Offsets.baseTimestamp))),
+      };
+      return true;
+    }
+  }
+
+  /** Decodes records of the open batch into `out` until `max` or the batch ends (then closes it). */
+  private readRecords(b: OpenBatch, max: number, out: ConsumerRecord<K, V>[]): void {
+    const { topic, partition, fetchOffset, keyDeserializer, valueDeserializer } = this.target;
+    const { buf, stop, baseOffset, leaderEpoch, logAppend, baseTimestamp } = b;
+    let at = b.at;
+    let remaining = b.remaining;
+    while (remaining > 0 && out.length < max) {
+      remaining--;
+      const bodyBytes = varint(buf, at, stop);
+      const start = cursor;
+      const recordEnd = start + bodyBytes;
+      if (bodyBytes < 6 || recordEnd > stop) throw new DecodeError(`record length ${bodyBytes} does not fit the batch`);
+      const timestampDelta = varlongNumber(buf, start + 1, recordEnd);
+      const offsetDelta = varint(buf, cursor, recordEnd);
+      const key = bytesField(buf, cursor, recordEnd);
+      const value = bytesField(buf, cursor, recordEnd);
+      let headers = NO_HEADERS;
+      if (cursor < recordEnd && buf[cursor] === 0) cursor++;
+      else headers = readHeaders(buf, cursor, recordEnd);
+      if (cursor !== recordEnd) throw new DecodeError(`record length ${bodyBytes} does not match its fields`);
+      at = recordEnd;
+      const offset = baseOffset + BigInt(offsetDelta);
+      if (offset < fetchOffset) continue;
+      out.push({
+        topic,
+        partition,
+        offset,
+        timestamp: logAppend ? baseTimestamp : baseTimestamp + timestampDelta,
+        key: keyDeserializer === null ? (key as K) : keyDeserializer(key, this.keyContext),
+        value: valueDeserializer === null ? (value as V) : valueDeserializer(value, this.valueContext),
+        headers,
+        leaderEpoch,
+      });
+    }
+    b.at = at;
+    b.remaining = remaining;
+    if (remaining === 0) {
+      if (at !== stop) throw new DecodeError(`${stop - at} bytes left after the batch's records`);
+      this.batch = null;
+    }
+  }
+}
+
+/**
+ * Decodes one partition's record data at once (tests, tools). `aborted` is
+ * null for read_uncommitted.
  */
 export async function decodePartition<K, V>(
   target: DecodeTarget<K, V>,
   data: Buffer,
   aborted: readonly AbortedTransaction[] | null,
 ): Promise<DecodedPartition<K, V>> {
-  const records: ConsumerRecord<K, V>[] = [];
-  let nextOffset = target.fetchOffset;
-  const filter = aborted === null ? null : new AbortFilter(aborted);
-  let position = 0;
-  for (;;) {
-    const end = batchEndAt(data, position);
-    if (end < 0) break;
-    if (end - position < BATCH_HEADER_BYTES) throw new DecodeError(`record batch of ${end - position} bytes is shorter than its header`);
-    const magic = data.readInt8(position + Offsets.magic);
-    if (magic !== 2) throw new DecodeError(`unsupported record batch magic ${magic}`);
-    if (!batchCrcIsValid(data, position, end - position)) throw new DecodeError(`record batch CRC-32C mismatch (${target.topic}-${target.partition})`);
-    const baseOffset = data.readBigInt64BE(position);
-    const lastOffset = baseOffset + BigInt(data.readInt32BE(position + Offsets.lastOffsetDelta));
-    const attributes = data.readInt16BE(position + Offsets.attributes);
-    if (lastOffset >= target.fetchOffset) {
-      const skip = filter !== null ? filter.skipBatch(data, position, attributes, lastOffset) : (attributes & ATTR_CONTROL) !== 0;
-      if (!skip) await decodeBatch(target, data, position, end, baseOffset, attributes, records);
-    }
-    if (lastOffset + 1n > nextOffset) nextOffset = lastOffset + 1n;
-    position = end;
-  }
-  return { records, nextOffset, bytes: position };
-}
-
-async function decodeBatch<K, V>(
-  target: DecodeTarget<K, V>,
-  batch: Buffer,
-  position: number,
-  end: number,
-  baseOffset: bigint,
-  attributes: number,
-  out: ConsumerRecord<K, V>[],
-): Promise<void> {
-  const count = batch.readInt32BE(position + Offsets.recordsCount);
-  const leaderEpoch = batch.readInt32BE(position + Offsets.partitionLeaderEpoch);
-  const logAppend = (attributes & ATTR_TIMESTAMP_LOG_APPEND) !== 0;
-  const baseTimestamp = Number(batch.readBigInt64BE(position + (logAppend ? Offsets.maxTimestamp : Offsets.baseTimestamp)));
-  let buf = batch;
-  let at = position + BATCH_HEADER_BYTES;
-  let stop = end;
-  const codec = attributes & ATTR_COMPRESSION_MASK;
-  if (codec !== 0) {
-    buf = await decompress(codec, batch.subarray(at, end), DECOMPRESSED_BYTES_MAX);
-    at = 0;
-    stop = buf.length;
-  }
-  if (count < 0 || count > (stop - at) / 7) throw new DecodeError(`records count ${count} cannot fit in the batch`);
-  const { topic, partition, fetchOffset, keyDeserializer, valueDeserializer } = target;
-  const keyContext: DeserializerContext = { topic, partition, isKey: true };
-  const valueContext: DeserializerContext = { topic, partition, isKey: false };
-  for (let i = 0; i < count; i++) {
-    const bodyBytes = varint(buf, at, stop);
-    const start = cursor;
-    const recordEnd = start + bodyBytes;
-    if (bodyBytes < 6 || recordEnd > stop) throw new DecodeError(`record length ${bodyBytes} does not fit the batch`);
-    const timestampDelta = varlongNumber(buf, start + 1, recordEnd);
-    const offsetDelta = varint(buf, cursor, recordEnd);
-    const key = bytesField(buf, cursor, recordEnd);
-    const value = bytesField(buf, cursor, recordEnd);
-    let headers = NO_HEADERS;
-    if (cursor < recordEnd && buf[cursor] === 0) cursor++;
-    else headers = readHeaders(buf, cursor, recordEnd);
-    if (cursor !== recordEnd) throw new DecodeError(`record length ${bodyBytes} does not match its fields`);
-    at = recordEnd;
-    const offset = baseOffset + BigInt(offsetDelta);
-    if (offset < fetchOffset) continue;
-    out.push({
-      topic,
-      partition,
-      offset,
-      timestamp: logAppend ? baseTimestamp : baseTimestamp + timestampDelta,
-      key: keyDeserializer === null ? (key as K) : keyDeserializer(key, keyContext),
-      value: valueDeserializer === null ? (value as V) : valueDeserializer(value, valueContext),
-      headers,
-      leaderEpoch,
-    });
-  }
-  if (at !== stop) throw new DecodeError(`${stop - at} bytes left after ${count} records`);
+  const decoder = new PartitionDecoder(target, data, aborted);
+  const records = await decoder.read(Number.MAX_SAFE_INTEGER);
+  return { records, nextOffset: decoder.nextOffset, bytes: decoder.bytes };
 }

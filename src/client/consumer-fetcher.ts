@@ -97,14 +97,14 @@ export class Fetcher<K, V> {
     return p === undefined || p.leaderId < 0 || !this.cluster.metadata.brokers.has(p.leaderId) ? -1 : p.leaderId;
   }
 
-  /** One metadata refresh at a time; pumps when it is done. */
+  /** One metadata refresh at a time, then a backoff (a leader may still be missing), then a pump. */
   refreshMetadata(): void {
     if (this.refreshing !== null || this.closed) return;
     const topics = [...new Set([...this.hooks.states()].map((s) => s.topic))];
     this.refreshing = this.cluster
       .refreshMetadata(topics)
       .then(
-        () => undefined,
+        () => this.cluster.backoff(0),
         () => this.cluster.backoff(2),
       )
       .finally(() => {
@@ -199,8 +199,7 @@ export class Fetcher<K, V> {
             data: records,
             aborted: this.config.isolationLevel === 1 ? (p.abortedTransactions ?? []) : null,
             highWatermark: p.highWatermark,
-            records: null,
-            index: 0,
+            decoder: null,
           });
           s.fetchOffset = nextOffset;
           data = true;

@@ -2,12 +2,12 @@
  * The Consumer's group glue: a GroupMember for subscribe() mode, the
  * assignor names, and the policy of *when* rebalances run.
  *
- * Rebalances run only at safe points, as in the Java client (where they run
- * inside poll()): when the application asks for the next batch, or in the
- * background while it is not inside a batch (waiting for records, or not
- * iterating at all). So a revoke never happens while the application is
- * still processing records of the revoked partition, and the positions
- * committed on revoke are those of records it has finished.
+ * Rebalances run in the background (consumer.ts drives GroupMember as soon
+ * as a rejoin is needed), but a revoke waits for a safe point: the
+ * application is not inside a batch. So a revoke never happens while the
+ * application is still processing records of the revoked partition, and
+ * the positions committed on revoke are those of records it has finished;
+ * with cooperative-sticky, kept partitions are consumed during the rebalance.
  */
 import { RangeAssignor, RoundRobinAssignor, type Assignor } from './assignors.js';
 import type { Cluster } from './cluster.js';

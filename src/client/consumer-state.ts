@@ -10,7 +10,7 @@
  * nextOffset ended, the first at `position`); a paused partition keeps its
  * buffer and is not fetched.
  */
-import type { AbortedTransaction, ConsumerRecord } from './consumer-decode.js';
+import type { AbortedTransaction, PartitionDecoder } from './consumer-decode.js';
 import type { TopicPartition } from './consumer-types.js';
 
 /** One partition's answer to a Fetch, kept raw until the application asks for it. */
@@ -22,10 +22,8 @@ export interface CompletedFetch<K, V> {
   data: Buffer;
   aborted: readonly AbortedTransaction[] | null;
   highWatermark: bigint;
-  /** Decoded lazily, on the application's pull. */
-  records: ConsumerRecord<K, V>[] | null;
-  /** Next record of `records` to hand out. */
-  index: number;
+  /** Created on the application's first pull; decodes maxPollRecords at a time. */
+  decoder: PartitionDecoder<K, V> | null;
 }
 
 export type ResetSpec = 'earliest' | 'latest';
@@ -50,6 +48,8 @@ export class PartitionState<K, V> implements TopicPartition {
   committed: bigint | null = null;
   /** False once revoked or unassigned: anything still arriving for it is dropped. */
   assigned = true;
+  /** Being revoked: nothing more is handed out or fetched while the revoke waits for the application. */
+  revoking = false;
   highWatermark = -1n;
 
   constructor(topic: string, partition: number) {
@@ -78,12 +78,12 @@ export class PartitionState<K, V> implements TopicPartition {
 
   /** Whether a fetch for this partition may be sent now. */
   fetchable(prefetchMax: number): boolean {
-    return this.assigned && !this.paused && !this.inFlight && this.fetchOffset !== null && this.resetTo === null && this.buffered.length < prefetchMax;
+    return this.assigned && !this.revoking && !this.paused && !this.inFlight && this.fetchOffset !== null && this.resetTo === null && this.buffered.length < prefetchMax;
   }
 
   /** Whether the application can be handed records (or a position move) now. */
   ready(): boolean {
-    return this.assigned && !this.paused && this.buffered.length > 0;
+    return this.assigned && !this.revoking && !this.paused && this.buffered.length > 0;
   }
 }
 

@@ -78,7 +78,9 @@ export interface ConsumerBatch<K, V> {
 
 /** The callback of `Consumer.run`: `eachBatch` (one partition's records) or `eachRecord`. */
 export interface RunOptions<K, V> {
+  /** Called with each batch (one partition's records, in offset order). */
   eachBatch?: (batch: ConsumerBatch<K, V>) => void | Promise<void>;
+  /** Called with each record, in offset order per partition. */
   eachRecord?: (record: ConsumerRecord<K, V>) => void | Promise<void>;
 }
 

@@ -17,16 +17,16 @@
  * points only (the application asked for more, or is waiting), so what is
  * committed has been processed; and on revoke and close.
  *
- * Rebalances run at safe points too (consumer-group.ts). Listeners may be
- * async; the rebalance waits for them, and `commit()` works inside
- * onPartitionsRevoked.
+ * Rebalances run in the background; revokes wait for a safe point
+ * (consumer-group.ts). Listeners may be async; the rebalance waits for
+ * them, and `commit()` works inside onPartitionsRevoked.
  */
 import { Cluster } from './cluster.js';
 import { groupByTopic, type TopicPartitions } from './consumer-protocol.js';
-import { decodePartition } from './consumer-decode.js';
+import { PartitionDecoder } from './consumer-decode.js';
 import { Fetcher } from './consumer-fetcher.js';
 import { createMember } from './consumer-group.js';
-import { PartitionState, partitionKey, type ResetSpec } from './consumer-state.js';
+import { PartitionState, partitionKey } from './consumer-state.js';
 import {
   AUTO_COMMIT_INTERVAL_MS_DEFAULT,
   CONSUMER_FETCH_MAX_BYTES_DEFAULT,
@@ -42,11 +42,11 @@ import {
   type RunOptions,
   type TopicPartition,
 } from './consumer-types.js';
-import { ClientErrorCode, KafkaProtocolError, TributaryClientError, invalidArgument } from './errors.js';
-import { withCoordinator } from './group-apis.js';
-import { STANDALONE_COMMIT, commitOffsets, fetchCommittedOffsets, type CommittedOffset, type OffsetToCommit } from './group-offsets.js';
+import { ClientErrorCode, TributaryClientError, invalidArgument } from './errors.js';
+import type { CommittedOffset, OffsetToCommit } from './group-offsets.js';
 import type { GroupMember } from './group.js';
-import { listOffsetsMany } from './records.js';
+import { ConsumerOffsets } from './consumer-offsets.js';
+import { recordIterator, runHandlers, type BatchSource } from './consumer-iterator.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { deserializers, type Deserializer } from './serde.js';
 
@@ -80,12 +80,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   private failure: unknown = null;
   /** A batch is with the application (between handing it out and the next pull). */
   private delivering = false;
+  private safePointWaiters: (() => void)[] = [];
   /** The partition of the batch handed out last. */
   private handedOut: PartitionState<K, V> | null = null;
   private driving: Promise<void> | null = null;
   private nextAutoCommitAt = 0;
-  private resetting = false;
-  private resetAgain = false;
+  private readonly offsets: ConsumerOffsets<K, V>;
+  /** What the record loops (consumer-iterator.ts) see of this consumer. */
+  private readonly source: BatchSource<K, V>;
 
   constructor(options: ConsumerOptions<K, V> & { metadataMaxAgeMs?: number }) {
     if (typeof options.bootstrap !== 'string' || options.bootstrap.length === 0) throw invalidArgument('bootstrap is required');
@@ -101,6 +103,27 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     if (options.autoOffsetReset !== undefined && !['earliest', 'latest', 'none'].includes(options.autoOffsetReset)) {
       throw invalidArgument(`autoOffsetReset must be 'earliest', 'latest' or 'none', got '${String(options.autoOffsetReset)}'`);
     }
+    this.offsets = new ConsumerOffsets<K, V>({
+      groupId: this.groupId,
+      autoOffsetReset: options.autoOffsetReset ?? 'latest',
+      isolationLevel: options.isolationLevel === 'read_committed' ? 1 : 0,
+      states: this.states,
+      cluster: () => this.ensureCluster(),
+      connected: () => this.cluster !== null,
+      member: () => this.member,
+      closed: () => this.closed,
+      fail: (err) => this.fail(err),
+      changed: () => {
+        this.fetcher?.pump();
+        this.wakeup();
+      },
+    });
+    this.source = {
+      batches: () => this.batches(),
+      handedOut: () => this.handedOut as PartitionState<K, V>,
+      isClosed: () => this.closed,
+      pump: () => this.fetcher?.pump(),
+    };
   }
 
   // ------------------------------------------------------------ subscribe / assign
@@ -113,7 +136,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const cluster = await this.ensureCluster();
     let list: string[];
     if (topics instanceof RegExp) {
-      this.pattern = new RegExp(topics.source, topics.flags.replace('g', ''));
+      this.pattern = new RegExp(topics.source, topics.flags.replace(/[gy]/g, ''));
       list = await this.matchPattern(cluster);
     } else {
       list = typeof topics === 'string' ? [topics] : [...topics];
@@ -127,7 +150,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         revoked: (partitions) => this.onRevoked(partitions),
         lost: (partitions) => this.onLost(partitions),
         rejoinNeeded: () => {
-          if (!this.delivering) void this.driveGroup();
+          // The rebalance runs in the background; a revoke waits for the application's safe point.
+          void this.driveGroup();
           this.wakeup();
         },
         error: (err) => this.fail(err),
@@ -160,7 +184,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const added = this.addStates(groupByTopic(partitions));
     this.nextAutoCommitAt = performance.now() + this.autoCommitIntervalMs;
     void this.ensureCluster()
-      .then(() => this.initPositions(added))
+      .then(() => this.offsets.initPositions(added))
       .then(
         () => this.fetcher?.pump(),
         (err: unknown) => this.fail(err),
@@ -183,7 +207,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         yield batch;
       }
     } finally {
-      this.delivering = false;
+      this.setDelivering(false);
     }
   }
 
@@ -193,80 +217,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
    * the last one received, and close() stops the loop at once (and commits
    * only what was received).
    */
-  async *[Symbol.asyncIterator](): AsyncGenerator<ConsumerRecord<K, V>, void, undefined> {
-    for await (const batch of this.batches()) {
-      const state = this.handedOut as PartitionState<K, V>;
-      const epoch = state.epoch;
-      const batchEnd = state.position;
-      const records = batch.records;
-      let complete = false;
-      try {
-        for (let i = 0; i < records.length; i++) {
-          if (this.closed) return;
-          const record = records[i] as ConsumerRecord<K, V>;
-          if (state.epoch === epoch) state.position = record.offset + 1n;
-          yield record;
-        }
-        complete = true;
-      } finally {
-        this.settleBatch(state, epoch, complete ? batchEnd : null);
-      }
-    }
+  [Symbol.asyncIterator](): AsyncIterableIterator<ConsumerRecord<K, V>> {
+    return recordIterator(this.source);
   }
 
   /** Calls eachBatch or eachRecord for everything consumed until close(). A callback that throws rejects run() (its record is not consumed). */
-  async run(handlers: RunOptions<K, V>): Promise<void> {
-    const { eachBatch, eachRecord } = handlers;
-    if (eachBatch === undefined && eachRecord === undefined) throw invalidArgument('run() needs eachBatch or eachRecord');
-    for await (const batch of this.batches()) {
-      if (eachBatch !== undefined) {
-        const state = this.handedOut as PartitionState<K, V>;
-        const epoch = state.epoch;
-        try {
-          await eachBatch(batch);
-        } catch (err) {
-          // The batch was not consumed: back to its first record.
-          if (state.epoch === epoch) state.position = (batch.records[0] as ConsumerRecord<K, V>).offset;
-          this.settleBatch(state, epoch, null);
-          throw err;
-        }
-        continue;
-      }
-      const state = this.handedOut as PartitionState<K, V>;
-      const epoch = state.epoch;
-      const batchEnd = state.position;
-      const records = batch.records;
-      let complete = false;
-      try {
-        for (let i = 0; i < records.length; i++) {
-          if (this.closed) return;
-          const record = records[i] as ConsumerRecord<K, V>;
-          // Until its callback returns, a record is not consumed (a throw leaves the position on it).
-          if (state.epoch === epoch) state.position = record.offset;
-          const done = (eachRecord as NonNullable<typeof eachRecord>)(record);
-          if (done !== undefined && typeof (done as Promise<void>).then === 'function') await done;
-          if (state.epoch === epoch) state.position = record.offset + 1n;
-        }
-        complete = true;
-      } finally {
-        this.settleBatch(state, epoch, complete ? batchEnd : null);
-      }
-    }
-  }
-
-  /**
-   * After a batch's records were iterated: a complete batch leaves the
-   * position at the batch end; an interrupted one (break, throw) refetches
-   * from the position, which the loop kept at the next record to consume.
-   * Nothing changes when the partition was seeked meanwhile, or on close.
-   */
-  private settleBatch(state: PartitionState<K, V>, epoch: number, batchEnd: bigint | null): void {
-    if (state.epoch !== epoch || state.position === null) return;
-    if (batchEnd !== null) state.position = batchEnd;
-    else if (!this.closed && state.assigned) {
-      state.seekTo(state.position);
-      this.fetcher?.pump();
-    }
+  run(handlers: RunOptions<K, V>): Promise<void> {
+    return runHandlers(this.source, handlers);
   }
 
   // ------------------------------------------------------------ positions
@@ -277,8 +234,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const s = this.stateOf(tp);
     if (offset === 'earliest' || offset === 'latest') {
       s.requestReset(offset);
-      void this.resetOffsets();
+      void this.offsets.resetOffsets();
     } else {
+      if (typeof offset === 'number' && !Number.isSafeInteger(offset)) throw invalidArgument(`seek offset must be an integer, got ${offset}`);
       const o = BigInt(offset);
       if (o < 0n) throw invalidArgument(`seek offset must be >= 0, got ${o}`);
       s.seekTo(o);
@@ -312,12 +270,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   /** The group's committed offsets (default: the assigned partitions); offset -1n when none. */
   async committed(partitions?: readonly TopicPartition[]): Promise<CommittedOffset[]> {
     this.assertOpen();
-    const groupId = this.requireGroup('committed()');
-    const tps = groupByTopic(partitions ?? this.assignment());
-    if (tps.length === 0) return [];
-    if (this.member !== null) return this.member.fetchCommitted(tps);
-    const cluster = await this.ensureCluster();
-    return withCoordinator(cluster, groupId, (conn) => fetchCommittedOffsets(conn, groupId, tps));
+    this.requireGroup('committed()');
+    return this.offsets.committed(groupByTopic(partitions ?? this.assignment()));
   }
 
   /** Commits the given offsets (next offset to read), or the current positions of every assigned partition. */
@@ -326,9 +280,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.requireGroup('commit()');
     const list: OffsetToCommit[] =
       offsets === undefined
-        ? this.positions([...this.states.values()], false)
+        ? this.offsets.positions([...this.states.values()], false)
         : offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: BigInt(o.offset), ...(o.metadata !== undefined ? { metadata: o.metadata } : {}) }));
-    await this.commitOffsets(list);
+    await this.offsets.commit(list);
   }
 
   // ------------------------------------------------------------ close
@@ -342,6 +296,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   private async shutdown(): Promise<void> {
     this.closed = true;
     this.wakeup();
+    this.setDelivering(false);
     if (this.metadataTimer !== null) clearTimeout(this.metadataTimer);
     this.metadataTimer = null;
     this.fetcher?.close();
@@ -350,7 +305,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         // Revokes (our onRevoked commits with autoCommit), then LeaveGroup unless static.
         await this.member.close();
       } else if (this.autoCommit && this.mode === 'assign') {
-        await this.commitOffsets(this.positions([...this.states.values()], true)).catch(() => undefined);
+        await this.offsets.commit(this.offsets.positions([...this.states.values()], true)).catch(() => undefined);
       }
       await this.driving?.catch(() => undefined);
     } finally {
@@ -364,14 +319,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   // ------------------------------------------------------------ the pull
 
   private async nextBatch(): Promise<ConsumerBatch<K, V> | null> {
-    this.delivering = false;
+    this.setDelivering(false);
     for (;;) {
       if (this.closed) return null;
       this.throwFailure();
-      if (this.member !== null && this.member.rejoinNeeded) await this.driveGroup();
-      if (this.closed) return null;
-      this.throwFailure();
-      if (this.autoCommit && performance.now() >= this.nextAutoCommitAt) await this.autoCommitNow();
+      // Rebalances run in the background (kept partitions go on being consumed with cooperative-sticky).
+      if (this.member !== null && this.member.rejoinNeeded) void this.driveGroup();
+      // Not while joining: the commit would queue behind the parked JoinGroup on the coordinator connection.
+      if (this.autoCommit && performance.now() >= this.nextAutoCommitAt && this.member?.isJoining !== true) await this.autoCommitNow();
+      this.offsets.retryPositions();
       const taken = await this.takeReady();
       if (taken === 'again') continue;
       if (taken !== null) {
@@ -390,31 +346,30 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       if (!s.ready()) continue;
       this.cursor = (this.cursor + i + 1) % n;
       const fetched = s.buffered[0] as NonNullable<(typeof s.buffered)[number]>;
-      if (fetched.records === null) {
-        const epoch = s.epoch;
-        try {
-          const target = { topic: s.topic, partition: s.partition, fetchOffset: fetched.fetchOffset, keyDeserializer: this.keyDeserializer, valueDeserializer: this.valueDeserializer };
-          fetched.records = (await decodePartition(target, fetched.data, fetched.aborted)).records;
-        } catch (err) {
-          if (s.epoch === epoch && s.position !== null) s.seekTo(s.position);
-          throw err instanceof DecodeError || err instanceof TributaryClientError
-            ? err
-            : new TributaryClientError(ClientErrorCode.DESERIALIZATION, `${s.topic}-${s.partition}: a deserializer threw: ${(err as Error).message}`, { cause: err });
-        }
-        // Seeked (or revoked) while decoding: that fetch is no longer wanted.
-        if (s.epoch !== epoch || s.buffered[0] !== fetched) return 'again';
+      const epoch = s.epoch;
+      let out: ConsumerRecord<K, V>[];
+      // Decoded maxPollRecords at a time: only the records handed out are alive.
+      const decoder = (fetched.decoder ??= new PartitionDecoder<K, V>(
+        { topic: s.topic, partition: s.partition, fetchOffset: fetched.fetchOffset, keyDeserializer: this.keyDeserializer, valueDeserializer: this.valueDeserializer },
+        fetched.data,
+        fetched.aborted,
+      ));
+      try {
+        out = await decoder.read(this.maxPollRecords);
+      } catch (err) {
+        if (s.epoch === epoch && s.position !== null) s.seekTo(s.position);
+        throw err instanceof DecodeError || err instanceof TributaryClientError
+          ? err
+          : new TributaryClientError(ClientErrorCode.DESERIALIZATION, `${s.topic}-${s.partition}: a deserializer threw: ${(err as Error).message}`, { cause: err });
       }
-      const records = fetched.records;
-      const start = fetched.index;
-      const end = Math.min(records.length, start + this.maxPollRecords);
-      const out = start === 0 && end === records.length ? records : records.slice(start, end);
-      fetched.index = end;
-      if (end >= records.length) {
+      // Seeked (or revoked) while decoding: that fetch is no longer wanted.
+      if (s.epoch !== epoch || s.buffered[0] !== fetched) return 'again';
+      if (decoder.finished) {
         s.buffered.shift();
         s.position = fetched.nextOffset;
         this.fetcher?.pump();
       } else {
-        s.position = (records[end] as ConsumerRecord<K, V>).offset;
+        s.position = (out[out.length - 1] as ConsumerRecord<K, V>).offset + 1n;
       }
       s.highWatermark = fetched.highWatermark;
       if (out.length === 0) return 'again';
@@ -432,8 +387,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         resolve();
       };
       this.waiters.push(done);
-      // Waiting is a safe point: wake up for the next auto-commit.
-      if (this.autoCommit && this.states.size > 0) timer = setTimeout(() => this.wakeup(), Math.max(1, this.nextAutoCommitAt - performance.now()));
+      // Waiting is a safe point: wake up for the next auto-commit. One already due waits for the
+      // rebalance in progress, whose end wakes the pull.
+      const dueInMs = this.nextAutoCommitAt - performance.now();
+      if (this.autoCommit && this.states.size > 0 && dueInMs > 0) timer = setTimeout(() => this.wakeup(), dueInMs);
     });
   }
 
@@ -465,16 +422,34 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   private async onAssigned(added: TopicPartitions[]): Promise<void> {
     const states = this.addStates(added);
-    await this.initPositions(states);
+    await this.offsets.initPositions(states);
     const list = states.map((s) => ({ topic: s.topic, partition: s.partition }));
     if (list.length > 0) await this.options.listeners?.onPartitionsAssigned?.(list);
     this.fetcher?.pump();
     this.wakeup();
   }
 
+  /** A batch is with the application; false wakes the revokes waiting for a safe point. */
+  private setDelivering(delivering: boolean): void {
+    this.delivering = delivering;
+    if (delivering) return;
+    const waiters = this.safePointWaiters;
+    this.safePointWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves when the application is not inside a batch (at once when it is not, or on close). */
+  private safePoint(): Promise<void> {
+    if (!this.delivering || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.safePointWaiters.push(resolve));
+  }
+
   private async onRevoked(partitions: TopicPartitions[]): Promise<void> {
     const states = this.statesOf(partitions);
-    if (this.autoCommit) await this.commitOffsets(this.positions(states, true)).catch(() => undefined);
+    // Hand out nothing more of them, and let the application finish the batch it holds.
+    for (const s of states) s.revoking = true;
+    await this.safePoint();
+    if (this.autoCommit) await this.offsets.commit(this.offsets.positions(states, true)).catch(() => undefined);
     try {
       await this.options.listeners?.onPartitionsRevoked?.(states.map((s) => ({ topic: s.topic, partition: s.partition })));
     } finally {
@@ -484,6 +459,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   private async onLost(partitions: TopicPartitions[]): Promise<void> {
     const states = this.statesOf(partitions);
+    for (const s of states) s.revoking = true;
+    await this.safePoint();
     const list = states.map((s) => ({ topic: s.topic, partition: s.partition }));
     try {
       const listeners = this.options.listeners;
@@ -552,108 +529,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     return out;
   }
 
-  /** Starting positions: the group's committed offsets, else the reset policy. */
-  private async initPositions(states: readonly PartitionState<K, V>[]): Promise<void> {
-    const need = states.filter((s) => s.position === null && s.resetTo === null);
-    if (need.length === 0) return;
-    if (this.groupId !== null) {
-      const tps = groupByTopic(need);
-      const groupId = this.groupId;
-      const cluster = await this.ensureCluster();
-      const committed =
-        this.member !== null ? await this.member.fetchCommitted(tps) : await withCoordinator(cluster, groupId, (conn) => fetchCommittedOffsets(conn, groupId, tps));
-      for (const c of committed) {
-        const s = this.states.get(partitionKey(c.topic, c.partition));
-        if (s === undefined || c.error !== null || c.offset < 0n || s.position !== null) continue;
-        s.seekTo(c.offset);
-        s.committed = c.offset;
-      }
-    }
-    const policy = this.options.autoOffsetReset ?? 'latest';
-    for (const s of need) {
-      if (s.position !== null || !s.assigned) continue;
-      if (policy === 'none') {
-        this.fail(new TributaryClientError(ClientErrorCode.OFFSET_OUT_OF_RANGE, `${s.topic}-${s.partition}: no committed offset and autoOffsetReset is 'none' (seek() to start)`));
-        continue;
-      }
-      s.requestReset(policy);
-    }
-    await this.resetOffsets();
-  }
-
-  /** ListOffsets for every partition waiting for a reset; one run at a time (a request during a run runs again after it). */
-  private async resetOffsets(): Promise<void> {
-    if (this.resetting) {
-      this.resetAgain = true;
-      return;
-    }
-    this.resetting = true;
-    try {
-      do {
-        this.resetAgain = false;
-        const waiting = [...this.states.values()].filter((s) => s.resetTo !== null);
-        if (waiting.length === 0) break;
-        const cluster = await this.ensureCluster();
-        const epochs = waiting.map((s) => s.epoch);
-        const isolation = this.options.isolationLevel === 'read_committed' ? 1 : 0;
-        const listed = await listOffsetsMany(cluster, waiting.map((s) => ({ topic: s.topic, partition: s.partition, spec: s.resetTo as ResetSpec })), isolation);
-        waiting.forEach((s, i) => {
-          const r = listed[i];
-          if (r !== undefined && s.epoch === epochs[i] && s.resetTo !== null) s.seekTo(r.offset);
-        });
-      } while (this.resetAgain);
-    } catch (err) {
-      if (!this.closed) this.fail(err);
-    } finally {
-      this.resetting = false;
-    }
-    this.fetcher?.pump();
-    this.wakeup();
-  }
-
-  private onOutOfRange(s: PartitionState<K, V>, cause: KafkaProtocolError): void {
-    const policy = this.options.autoOffsetReset ?? 'latest';
-    if (policy === 'none') {
-      s.fetchOffset = null; // stop fetching it until the application seeks
-      this.fail(new TributaryClientError(ClientErrorCode.OFFSET_OUT_OF_RANGE, `${s.topic}-${s.partition}: offset ${String(s.position)} is out of range and autoOffsetReset is 'none'`, { cause }));
-      return;
-    }
-    s.requestReset(policy);
-    void this.resetOffsets();
-  }
-
-  /** Positions to commit; `changedOnly` skips partitions whose position was already committed. */
-  private positions(states: readonly PartitionState<K, V>[], changedOnly: boolean): OffsetToCommit[] {
-    const out: OffsetToCommit[] = [];
-    for (const s of states) {
-      if (s.position === null) continue;
-      if (changedOnly && s.committed === s.position) continue;
-      out.push({ topic: s.topic, partition: s.partition, offset: s.position });
-    }
-    return out;
-  }
-
-  private async commitOffsets(list: readonly OffsetToCommit[]): Promise<void> {
-    if (list.length === 0) return;
-    const groupId = this.requireGroup('commit');
-    if (this.member !== null) {
-      await this.member.commit(list);
-    } else {
-      const cluster = await this.ensureCluster();
-      const results = await withCoordinator(cluster, groupId, (conn) => commitOffsets(conn, { groupId, ...STANDALONE_COMMIT }, list));
-      const failed = results.find((r) => r.error !== null)?.error;
-      if (failed !== undefined && failed !== null) throw failed;
-    }
-    for (const o of list) {
-      const s = this.states.get(partitionKey(o.topic, o.partition));
-      if (s !== undefined) s.committed = o.offset;
-    }
-  }
-
   private async autoCommitNow(): Promise<void> {
     this.nextAutoCommitAt = performance.now() + this.autoCommitIntervalMs;
     // A failed auto-commit (e.g. the group is rebalancing) is retried at the next interval, on revoke or on close.
-    await this.commitOffsets(this.positions([...this.states.values()], true)).catch(() => undefined);
+    await this.offsets.commit(this.offsets.positions([...this.states.values()], true)).catch(() => undefined);
   }
 
   // ------------------------------------------------------------ plumbing
@@ -679,7 +558,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         {
           states: () => this.states.values(),
           onData: () => this.wakeup(),
-          onReset: (s, _spec, cause) => this.onOutOfRange(s, cause),
+          onReset: (s, _spec, cause) => this.offsets.onOutOfRange(s, cause),
           onError: (err) => this.fail(err),
         },
       );

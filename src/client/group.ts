@@ -301,12 +301,14 @@ export class GroupMember {
   // ------------------------------------------------------------- rebalance
 
   private async rebalance(): Promise<boolean> {
-    this.stopHeartbeats();
-    await this.heartbeatInFlight;
+    // Heartbeats go on while the caller revokes (it may first finish the records it holds).
     const cooperative = this.rebalanceProtocol === 'cooperative';
     if (!cooperative) await this.revoke();
     else if (this.generation === null && this.assigned.length > 0) await this.lose();
     else await this.revokeUnsubscribed();
+    this.stopHeartbeats();
+    await this.heartbeatInFlight;
+    if (this.isClosed) throw new ConnectionClosedError(`group member of ${this.groupId} closed while rebalancing`);
     this.state = 'joining';
     const before = this.assigned;
     const generation = await this.joinAndSync();

@@ -260,7 +260,7 @@ export class Sender {
     for (const q of queues) {
       if (!q.sending) continue;
       q.sending = false;
-      if (q.batches.length > q.inFlightCount) more = true;
+      if (q.inFlightCount < this.maxInFlight && q.batches.length > q.inFlightCount) more = true;
     }
     if (more) this.scheduleDrain();
   }

@@ -291,7 +291,8 @@ export class QuorumController {
       const isCaughtUp = req.currentMetadataOffset >= (session.registrationOffset ?? current.brokerEpoch);
       const epoch = current.brokerEpoch;
       if (current.fenced) {
-        if (req.wantShutDown) return reply(ErrorCode.NONE, null, isCaughtUp, true, true);
+        // A broker whose controlled shutdown completed stays fenced until it registers again.
+        if (req.wantShutDown || current.inControlledShutdown) return reply(ErrorCode.NONE, null, isCaughtUp, true, true);
         if (req.wantFence || !isCaughtUp) return reply(ErrorCode.NONE, null, isCaughtUp, true, false);
         const changes = new PartitionChanges(this.image);
         changes.addBroker(req.brokerId);

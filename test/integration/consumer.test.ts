@@ -221,6 +221,32 @@ describe('Consumer', { timeout: 120_000 }, () => {
     await strict.close();
   });
 
+  test('read_committed reads plain records; a deserializer that throws fails the pull, and seek() skips the record', async () => {
+    const topic = await topicWith(1, 10);
+    const committed = consumer({ isolationLevel: 'read_committed' });
+    committed.assign([{ topic, partition: 0 }]);
+    let n = 0;
+    for await (const _ of committed) if (++n === 10) break;
+    await committed.close();
+
+    const picky = new Consumer<null, number>({
+      bootstrap: broker.bootstrap,
+      autoOffsetReset: 'earliest',
+      fetchMaxWaitMs: 100,
+      valueDeserializer: (data) => {
+        const text = data?.toString() ?? '';
+        if (text === 'v-3') throw new Error('no threes');
+        return Number(text.slice(2));
+      },
+    });
+    picky.assign([{ topic, partition: 0 }]);
+    await assert.rejects(firstRecord(picky), (err: Error & { code?: string; cause?: unknown }) => err.code === 'ERR_TRIB_DESERIALIZATION' && (err.cause as Error).message === 'no threes');
+    assert.equal(picky.position({ topic, partition: 0 }), 0n, 'the position stays before the batch');
+    picky.seek({ topic, partition: 0 }, 4);
+    assert.equal((await firstRecord(picky)).value, 4);
+    await picky.close();
+  });
+
   test('a pattern subscription picks up a matching topic created later', async () => {
     const first = `rx-${++topicSeq}-a`;
     await admin.createTopic({ name: first, numPartitions: 1, replicationFactor: 1 });

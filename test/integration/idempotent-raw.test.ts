@@ -131,6 +131,19 @@ describe('idempotent producer on a raw connection', { timeout: 120_000 }, () => 
     assert.equal(unknown.producerEpoch, 0);
   });
 
+  it('validates several batches for one partition in one request in order', async () => {
+    const { producerId } = await initProducerId(conn, 4);
+    const b = (seq: number): Buffer => sequencedBatch({ producerId, epoch: 0, baseSequence: seq }, 'm');
+    const request = (batches: Buffer[]): Buffer =>
+      produceRequest(7, correlation++, -1, [{ name: topic, partitions: batches.map((records) => ({ index: 0, records })) }]);
+    const first = parseProduceV7Response(await conn.request(request([b(0), b(1), b(0)]))).topics[0]?.partitions ?? [];
+    assert.deepEqual(first.map((p) => p.errorCode), [ErrorCode.NONE, ErrorCode.NONE, ErrorCode.NONE]);
+    assert.equal(first[1]?.baseOffset, (first[0]?.baseOffset ?? -2n) + 1n);
+    assert.equal(first[2]?.baseOffset, first[0]?.baseOffset, 'the third is a duplicate of the first');
+    const second = parseProduceV7Response(await conn.request(request([b(3), b(2), b(3)]))).topics[0]?.partitions ?? [];
+    assert.deepEqual(second.map((p) => p.errorCode), [ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, ErrorCode.NONE, ErrorCode.NONE]);
+  });
+
   it('recognises a retry after kill -9 (state rebuilt from the log) and after a torn snapshot', async () => {
     const { producerId } = await initProducerId(conn, 4);
     const batches = [0, 1, 2].map((i) => sequencedBatch({ producerId, epoch: 0, baseSequence: i * 2, count: 2 }, 'k'));

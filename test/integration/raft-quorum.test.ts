@@ -54,7 +54,10 @@ interface Node {
   image: MetadataImage;
 }
 
-let debugState = (): string => '';
+/** The nodes under test, for failure messages. */
+let allNodes: readonly Node[] = [];
+const nodesState = (): string => allNodes.map((n) => `node ${n.id} ${JSON.stringify(n.log?.status() ?? 'stopped')} epoch ${n.log?.epoch} leader ${n.log?.leaderId}`).join('; ');
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function waitFor<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined>): Promise<T> {
@@ -62,8 +65,7 @@ async function waitFor<T>(what: string, probe: () => T | undefined | null | fals
   for (;;) {
     const v = await probe();
     if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    if (process.env['RAFT_DEBUG'] !== undefined && Date.now() % 500 < 12) console.error(what, debugState());
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}: ${nodesState()}`);
     await sleep(10);
   }
 }
@@ -168,8 +170,8 @@ test('three voters on loopback: elect, replicate, fail over, catch up from a sna
   const root = mkdtempSync(join(tmpdir(), 'trib-raft-'));
   const nodes: Node[] = [1, 2, 3].map((id) => ({ id, dataDir: join(root, `node-${id}`), port: 0, server: null, log: null, batches: [], image: new MetadataImage(CLUSTER_ID) }));
   try {
+    allNodes = nodes;
     for (const n of nodes) await bind(n);
-    debugState = () => nodes.map((n) => `${n.id}:${JSON.stringify(n.log?.status())} e${n.log?.epoch} l${n.log?.leaderId}`).join(' | ');
     const voters = nodes.map((n) => ({ id: n.id, host: '127.0.0.1', port: n.port }));
     await Promise.all(nodes.map((n) => startLog(n, voters)));
 

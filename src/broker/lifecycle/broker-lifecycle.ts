@@ -42,6 +42,12 @@ export interface BrokerLifecycleOptions {
 
 /** While waiting to be unfenced or for shouldShutDown, heartbeat at most this far apart. */
 const FAST_HEARTBEAT_MS_MAX = 100;
+/**
+ * Controlled shutdown gives up after this many failed heartbeats in a row
+ * (no controller answers: the whole cluster is stopping, or the quorum is
+ * lost), rather than waiting out its whole timeout.
+ */
+export const SHUTDOWN_FAILURES_MAX = 5;
 
 export class BrokerLifecycleManager {
   private stateNow: LifecycleState = 'registering';
@@ -50,7 +56,8 @@ export class BrokerLifecycleManager {
   private inFlight: Promise<void> | null = null;
   private wantShutDown = false;
   private readonly readyWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
-  private readonly shutdownWaiters: (() => void)[] = [];
+  private readonly shutdownWaiters: ((agreed: boolean) => void)[] = [];
+  private failuresInARow = 0;
   private started = false;
 
   constructor(private readonly opts: BrokerLifecycleOptions) {}
@@ -87,7 +94,8 @@ export class BrokerLifecycleManager {
     if (this.stateNow === 'registering') return false; // never registered: nothing to move away
     this.wantShutDown = true;
     this.setState('pending_shutdown');
-    const agreed = new Promise<boolean>((resolve) => this.shutdownWaiters.push(() => resolve(true)));
+    this.failuresInARow = 0;
+    const agreed = new Promise<boolean>((resolve) => this.shutdownWaiters.push(resolve));
     let timeout: NodeJS.Timeout | undefined;
     const expired = new Promise<boolean>((resolve) => {
       timeout = setTimeout(() => resolve(false), timeoutMs);
@@ -129,6 +137,7 @@ export class BrokerLifecycleManager {
       this.opts.logger.debug({ err }, 'controller request failed; trying again');
       this.opts.transport.controllerMoved();
       next = this.opts.retryBackoffMs;
+      this.failed();
     }
     this.schedule(next);
   }
@@ -168,6 +177,7 @@ export class BrokerLifecycleManager {
         break;
       case ErrorCode.NOT_CONTROLLER:
         this.opts.transport.controllerMoved();
+        this.failed();
         return this.opts.retryBackoffMs;
       case ErrorCode.STALE_BROKER_EPOCH:
       case ErrorCode.BROKER_ID_NOT_REGISTERED:
@@ -176,12 +186,14 @@ export class BrokerLifecycleManager {
         return 0;
       default:
         this.opts.logger.warn({ errorCode: answer.errorCode }, 'broker heartbeat failed');
+        this.failed();
         return this.opts.retryBackoffMs;
     }
+    this.failuresInARow = 0;
     if (this.wantShutDown) {
       if (answer.shouldShutDown) {
         this.setState('shut_down');
-        for (const w of this.shutdownWaiters.splice(0)) w();
+        for (const w of this.shutdownWaiters.splice(0)) w(true);
         return 0;
       }
       return this.fastIntervalMs();
@@ -189,6 +201,15 @@ export class BrokerLifecycleManager {
     const running = answer.isCaughtUp && !answer.isFenced;
     this.setState(running ? 'running' : 'fenced');
     return running ? this.opts.heartbeatIntervalMs : this.fastIntervalMs();
+  }
+
+  /** A heartbeat found no active controller; during a controlled shutdown, enough of them in a row end the wait. */
+  private failed(): void {
+    this.failuresInARow++;
+    if (this.wantShutDown && this.failuresInARow >= SHUTDOWN_FAILURES_MAX) {
+      this.opts.logger.warn({ attempts: this.failuresInARow }, 'no active controller answers; stopping without a controlled shutdown');
+      for (const w of this.shutdownWaiters.splice(0)) w(false);
+    }
   }
 
   private setState(state: LifecycleState): void {

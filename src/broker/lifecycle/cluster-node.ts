@@ -82,6 +82,7 @@ export class ClusterNode {
       voters: cluster.voters,
       clusterId: cluster.clusterId,
       raft: { electionTimeoutMs: cluster.electionTimeoutMs, fetchTimeoutMs: cluster.fetchTimeoutMs },
+      snapshotIntervalBytes: cluster.snapshotIntervalBytes,
       onWarning: (message) => opts.logger.warn(message),
     });
     this.channel = remoteControllerChannel({

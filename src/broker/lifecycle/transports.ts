@@ -7,6 +7,7 @@
  */
 import { BrokerHeartbeatRequest, BrokerHeartbeatResponse } from '../../protocol/messages/63-broker-heartbeat.js';
 import { BrokerRegistrationRequest, BrokerRegistrationResponse } from '../../protocol/messages/62-broker-registration.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type { LifecycleTransport } from './broker-lifecycle.js';
 import type { ControllerLifecycleOps } from './cluster-services.js';
 import type { ControllerRpc } from './controller-rpc.js';
@@ -90,6 +91,6 @@ export class RemoteLifecycleTransport implements LifecycleTransport {
 
   /** An answer from the leader we suspected clears the suspicion. */
   private confirm(target: number, errorCode: number): void {
-    if (errorCode !== 41 && target === this.suspect) this.suspect = null;
+    if (errorCode !== ErrorCode.NOT_CONTROLLER && target === this.suspect) this.suspect = null;
   }
 }

@@ -7,10 +7,11 @@
  * epoch and high watermark, and each voter's and observer's log end offset
  * and lag (the leader's log end minus theirs).
  * Brokers: DescribeCluster lists the live (unfenced) ones with their
- * endpoints and racks; a voter or observer missing from it is fenced or down.
+ * endpoints and racks; a voter or observer missing from it is not live (fenced, down, or controller-only).
  */
 import type { Command } from 'commander';
 import { Connection } from '../../client/connection.js';
+import { UnsupportedVersionError } from '../../client/errors.js';
 import { parseBootstrap, type BrokerNode } from '../../client/cluster.js';
 import { errorName } from '../../client/cluster.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../protocol/messages/55-describe-quorum.js';
@@ -41,8 +42,8 @@ export interface QuorumStatus {
 
 export interface ClusterStatus {
   readonly clusterId: string | null;
-  readonly quorum: QuorumStatus | { readonly error: string };
-  readonly brokers: readonly { nodeId: number; host: string | null; port: number | null; rack: string | null; state: 'unfenced' | 'fenced or down' }[];
+  readonly quorum: QuorumStatus | { readonly error: string; readonly unsupported?: boolean };
+  readonly brokers: readonly { nodeId: number; host: string | null; port: number | null; rack: string | null; state: 'unfenced' | 'not live' }[];
 }
 
 export function quorumFrom(res: DescribeQuorumResponse): QuorumStatus | { error: string } {
@@ -80,13 +81,15 @@ async function describeQuorumAt(host: string, port: number, timeoutMs: number): 
 }
 
 /** Asks each address in turn; the first answer without a "not the leader" error wins. */
-async function describeQuorum(addresses: readonly { host: string; port: number }[], timeoutMs: number): Promise<QuorumStatus | { error: string }> {
+async function describeQuorum(addresses: readonly { host: string; port: number }[], timeoutMs: number): Promise<QuorumStatus | { error: string; unsupported?: boolean }> {
   let last: QuorumStatus | { error: string } = { error: 'no address to ask' };
   for (const a of addresses) {
     try {
       last = quorumFrom(await describeQuorumAt(a.host, a.port, timeoutMs));
       if (!('error' in last)) return last;
     } catch (err) {
+      // A lone node runs the one-voter local log: there is no Raft quorum to describe.
+      if (err instanceof UnsupportedVersionError) return { error: 'none: a single node without a Raft quorum (or a broker without DescribeQuorum)', unsupported: true };
       last = { error: `${a.host}:${a.port}: ${(err as Error).message}` };
     }
   }
@@ -96,7 +99,7 @@ async function describeQuorum(addresses: readonly { host: string; port: number }
 export function formatStatus(s: ClusterStatus): string {
   const out: string[] = [`ClusterId: ${s.clusterId ?? '-'}`];
   if ('error' in s.quorum) {
-    out.push(`Quorum: unavailable (${s.quorum.error})`);
+    out.push(s.quorum.unsupported === true ? `Quorum: ${s.quorum.error}` : `Quorum: unavailable (${s.quorum.error})`);
   } else {
     const q = s.quorum;
     out.push(`Quorum: leader ${q.leaderId < 0 ? 'none' : q.leaderId}\tepoch ${q.leaderEpoch}\thigh watermark ${q.highWatermark}`);
@@ -130,12 +133,12 @@ export function registerClusterStatusCommand(cluster: Command): void {
           brokers: [...ids].sort((a, b) => a - b).map((id) => {
             const b = live.get(id);
             return b === undefined
-              ? { nodeId: id, host: null, port: null, rack: null, state: 'fenced or down' as const }
+              ? { nodeId: id, host: null, port: null, rack: null, state: 'not live' as const }
               : { nodeId: id, host: b.host, port: b.port, rack: b.rack, state: 'unfenced' as const };
           }),
         };
         await writeOut(options.json === true ? `${toJson(status, 2)}\n` : formatStatus(status));
-        if ('error' in quorum) process.exitCode = EXIT_RUNTIME;
+        if ('error' in quorum && quorum.unsupported !== true) process.exitCode = EXIT_RUNTIME;
       });
     });
 }

@@ -42,7 +42,14 @@ export function imageDiffRecords(from: MetadataImage, to: MetadataImage): Metada
     if (r.type !== 'ConfigRecord' || r.data.resourceType === ConfigResourceType.Topic) continue;
     if (!to.configs(r.data.resourceType, r.data.resourceName).has(r.data.name)) out.push({ type: 'ConfigRecord', data: { ...r.data, value: null } });
   }
-  const held = new Set(from.toRecords().map(recordKey));
+  // A removed topic's configs go with it: a re-created topic of the same name needs them again.
+  const removedNames = new Set([...from.topics()].filter((t) => to.topicById(t.topicId) === undefined).map((t) => t.name));
+  const held = new Set(
+    from
+      .toRecords()
+      .filter((r) => !(r.type === 'ConfigRecord' && r.data.resourceType === ConfigResourceType.Topic && removedNames.has(r.data.resourceName)))
+      .map(recordKey),
+  );
   for (const r of to.toRecords()) {
     if (held.has(recordKey(r))) continue;
     if (r.type === 'RegisterBrokerRecord') {

@@ -231,7 +231,9 @@ export class FileRaftStorage implements RaftStorage {
 
   installSnapshot(snapshot: RaftSnapshot): void {
     // Snapshot file first: a crash after it leaves a snapshot beyond the log, which open() finishes.
-    this.writeSnapshot(snapshot);
+    const current = this.snapshots[this.snapshots.length - 1];
+    const again = current !== undefined && current.endOffset === snapshot.endOffset && current.epoch === snapshot.epoch;
+    if (!again) this.writeSnapshot(snapshot); // (again: finishing an install the open found cut short)
     const latest = this.snapshots[this.snapshots.length - 1] as StoredSnapshot;
     this.log.truncateFullyAndStartAt(latest.nextRecordOffset);
     this.entries = [];

@@ -36,7 +36,7 @@ import { imageDiffRecords } from '../metadata/image-records.js';
 import type { MetadataRecord } from '../metadata/records.js';
 import { MetadataLogError, type AppendedRange, type CommitListener, type MetadataLog } from '../metadata-log.js';
 import { RaftNode } from '../raft/raft-node.js';
-import { DEFAULT_RAFT_TIMEOUTS, type NodeId, type Outbound, type RaftConfig, type RaftEntry, type RaftMessage, type RaftSnapshot } from '../raft/types.js';
+import { DEFAULT_RAFT_TIMEOUTS, type FetchRequest, type NodeId, type Outbound, type RaftConfig, type RaftEntry, type RaftMessage, type RaftSnapshot } from '../raft/types.js';
 import { FileRaftStorage } from './file-raft-storage.js';
 import { RaftService, type QuorumDescription, type RaftEndpoint, type VoterState } from './raft-service.js';
 import { decodeSnapshotPayload, encodeSnapshotPayload } from './snapshot-format.js';
@@ -74,6 +74,8 @@ export interface RaftMetadataLogOptions {
 }
 
 export const RAFT_TICK_INTERVAL_MS_DEFAULT = 10;
+/** The leader long-polls, so an idle follower's empty answer already waited: re-fetch soon. */
+export const FETCH_BACKOFF_MS_DEFAULT = 10;
 export const SNAPSHOT_INTERVAL_RECORDS_DEFAULT = 10_000;
 export const SNAPSHOT_INTERVAL_BYTES_DEFAULT = 16 * 1024 * 1024;
 
@@ -104,6 +106,15 @@ interface PendingAppend {
   readonly reject: (err: Error) => void;
 }
 
+/** A Fetch the leader holds until there is news for the follower (KRaft's long poll). */
+interface ParkedFetch {
+  readonly message: FetchRequest;
+  readonly epoch: number;
+  readonly highWatermark: number;
+  readonly deadlineMs: number;
+  readonly resolve: (answer: RaftMessage | null) => void;
+}
+
 interface FollowerProgress {
   logEndOffset: number;
   lastFetchMs: number;
@@ -130,13 +141,17 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
   private lastAnnounced: LeaderChange = { leaderId: null, epoch: -1, isLeader: false };
   private readonly leaderListeners = new Set<(change: LeaderChange) => void>();
   private readonly progress = new Map<NodeId, FollowerProgress>();
+  private parked: ParkedFetch[] = [];
+  private completingParked = false;
+  /** The high watermark last sent to each follower: a Fetch that would tell it something new is never held. */
+  private readonly hwSent = new Map<NodeId, number>();
   private recordsSinceSnapshot = 0;
   private bytesSinceSnapshot = 0;
   /** The handlers' entry point (quorum RPCs). */
   readonly service: RaftService;
 
   private constructor(private readonly opts: RaftMetadataLogOptions) {
-    this.config = { ...DEFAULT_RAFT_TIMEOUTS, ...opts.raft, nodeId: opts.nodeId, voters: opts.voters.map((v) => v.id) };
+    this.config = { ...DEFAULT_RAFT_TIMEOUTS, fetchBackoffMs: FETCH_BACKOFF_MS_DEFAULT, ...opts.raft, nodeId: opts.nodeId, voters: opts.voters.map((v) => v.id) };
     this.shadow = new MetadataImage(opts.clusterId ?? '');
     this.service = new RaftService(this);
   }
@@ -231,6 +246,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     this.cancelTimer?.();
     this.cancelTimer = null;
     this.rejectPending(new MetadataLogError('ERR_TRIB_METADATA_CLOSED', 'metadata log closed'));
+    this.releaseParked();
     await this.transport?.close();
     this.storageOrNull?.close();
   }
@@ -321,6 +337,58 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     this.send(this.step(() => node.receive(message, this.nowMs())));
   }
 
+  /**
+   * RaftEndpoint: an inbound Fetch. The leader answers at once when the answer
+   * carries news (entries, a divergence, a snapshot id, an error, a high
+   * watermark the follower has not been sent); otherwise it holds the request
+   * until its log grows, its high watermark moves, its epoch or role changes,
+   * or min(maxWaitMs, 3/4 of requestTimeoutMs) passes (the follower resends
+   * after requestTimeoutMs), then asks the node again.
+   */
+  receiveFetch(message: FetchRequest, maxWaitMs: number): Promise<RaftMessage | null> {
+    const answer = this.receiveRequest(message);
+    const node = this.node;
+    const waitMs = Math.min(maxWaitMs, Math.floor((this.config.requestTimeoutMs * 3) / 4));
+    if (answer === null || node === null || answer.type !== 'fetchResponse' || waitMs <= 0) return Promise.resolve(answer);
+    const news = answer.error !== 'none' || answer.entries.length > 0 || answer.divergingEpoch !== null || answer.snapshotId !== null || answer.highWatermark !== this.hwSent.get(message.from);
+    this.hwSent.set(message.from, answer.highWatermark);
+    if (news || node.roleName !== 'leader') return Promise.resolve(answer);
+    return new Promise((resolve) => {
+      this.parked.push({ message, epoch: node.epoch, highWatermark: node.highWatermark, deadlineMs: this.nowMs() + waitMs, resolve });
+    });
+  }
+
+  /** Answers the held fetches that are due (see receiveFetch); runs after every step. */
+  private completeParked(): void {
+    const node = this.node;
+    if (this.completingParked || node === null || this.parked.length === 0) return;
+    this.completingParked = true;
+    try {
+      for (;;) {
+        const now = this.nowMs();
+        const end = this.storageOrNull?.endOffset ?? 0;
+        const due = this.parked.filter(
+          (p) => now >= p.deadlineMs || this.state !== 'started' || node.roleName !== 'leader' || node.epoch !== p.epoch || node.highWatermark !== p.highWatermark || end > p.message.fetchOffset,
+        );
+        if (due.length === 0) return;
+        this.parked = this.parked.filter((p) => !due.includes(p));
+        for (const p of due) {
+          const answer = this.state === 'started' ? this.receiveRequest(p.message) : null;
+          if (answer?.type === 'fetchResponse') this.hwSent.set(p.message.from, answer.highWatermark);
+          p.resolve(answer);
+        }
+      }
+    } finally {
+      this.completingParked = false;
+    }
+  }
+
+  private releaseParked(): void {
+    const parked = this.parked;
+    this.parked = [];
+    for (const p of parked) p.resolve(null);
+  }
+
   /** RaftEndpoint: an inbound request; returns the node's answer to its sender. */
   receiveRequest(message: RaftMessage): RaftMessage | null {
     const node = this.node;
@@ -346,6 +414,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
       // The core appended its leader-change entry last when it became leader.
       this.leaderEpochStart = { epoch: node.epoch, offset: this.storage.endOffset - 1 };
       this.progress.clear();
+      this.hwSent.clear();
     }
     this.deliver(node);
     if (node.roleName !== 'leader' || this.pending.some((p) => p.epoch !== node.epoch)) {
@@ -355,6 +424,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     }
     this.maybeSnapshot(node);
     this.announceLeader();
+    this.completeParked();
   }
 
   private deliver(node: RaftNode): void {
@@ -450,6 +520,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     this.cancelTimer?.();
     this.cancelTimer = null;
     this.rejectPending(failure);
+    this.releaseParked();
     this.opts.onWarning?.(failure.message);
   }
 

@@ -13,7 +13,7 @@ import type { FetchRequest, FetchResponse } from '../../protocol/messages/01-fet
 import type { FetchSnapshotRequest, FetchSnapshotResponse } from '../../protocol/messages/59-fetch-snapshot.js';
 import type { VoteRequest, VoteResponse } from '../../protocol/messages/52-vote.js';
 import { METADATA_PARTITION, METADATA_TOPIC } from '../metadata-log.js';
-import type { NodeId, RaftMessage } from '../raft/types.js';
+import type { FetchRequest as RaftFetchRequest, NodeId, RaftMessage } from '../raft/types.js';
 import {
   beginQuorumEpochFromWire,
   beginQuorumEpochResponseToWire,
@@ -51,6 +51,8 @@ export interface RaftEndpoint {
   readonly clusterId: string | null;
   /** Feeds one request to the node; returns the node's answer to its sender, if any. */
   receiveRequest(message: RaftMessage): RaftMessage | null;
+  /** A Fetch: answered at once when there is news for the follower, else held up to `maxWaitMs` (long poll). */
+  receiveFetch(message: RaftFetchRequest, maxWaitMs: number): Promise<RaftMessage | null>;
   /** The node's current fetch-able log start (entries), for Fetch responses. */
   readonly logStartOffset: number;
   readonly epoch: number;
@@ -82,11 +84,11 @@ export class RaftService {
     return beginQuorumEpochResponseToWire(ErrorCode.NONE, this.endpoint.leaderId, this.endpoint.epoch);
   }
 
-  fetch(req: Infer<typeof FetchRequest>, version: number): Input<typeof FetchResponse> {
+  async fetch(req: Infer<typeof FetchRequest>, version: number): Promise<Input<typeof FetchResponse>> {
     if (!this.clusterOk(req.clusterId)) return fetchErrorResponseToWire(ErrorCode.INCONSISTENT_CLUSTER_ID);
     const msg = fetchRequestFromWire(req, version);
     if (msg === null) return fetchErrorResponseToWire(ErrorCode.INVALID_REQUEST);
-    const answer = this.endpoint.receiveRequest(msg);
+    const answer = await this.endpoint.receiveFetch(msg, Math.max(0, req.maxWaitMs));
     // The core drops requests it finds invalid (offsets it cannot place): answer so the client moves on.
     if (answer === null || answer.type !== 'fetchResponse') return fetchErrorResponseToWire(ErrorCode.INVALID_REQUEST);
     return fetchResponseToWire(answer, this.endpoint.logStartOffset);

@@ -142,11 +142,14 @@ export function beginQuorumEpochResponseToWire(errorCode: number, leaderId: Node
 
 // ---- Fetch (1) -----------------------------------------------------------------------------
 
+/** How long a follower lets the leader hold its Fetch when there is nothing new (KRaft long poll). */
+export const RAFT_FETCH_MAX_WAIT_MS = 500;
+
 export function fetchRequestToWire(m: FetchRequest): In<typeof WireFetchRequest> {
   return {
     replicaId: m.from,
     replicaState: { replicaId: m.from, replicaEpoch: -1n },
-    maxWaitMs: 0,
+    maxWaitMs: RAFT_FETCH_MAX_WAIT_MS,
     minBytes: 0,
     maxBytes: INT32_MAX,
     isolationLevel: 0,
@@ -178,6 +181,7 @@ export function isRaftFetch(r: Infer<typeof WireFetchRequest>): boolean {
   return r.topics.some((t) => t.topic === METADATA_TOPIC || t.topicId === METADATA_TOPIC_ID);
 }
 
+/** The core's Fetch plus how long the follower lets the leader hold it. */
 export function fetchRequestFromWire(r: Infer<typeof WireFetchRequest>, version: number): FetchRequest | null {
   const p = onlyPartition(r.topics);
   const from = version >= 15 ? r.replicaState.replicaId : r.replicaId;

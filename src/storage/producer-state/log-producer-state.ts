@@ -79,7 +79,7 @@ export class LogProducerState {
     const usable = all.filter((s) => s <= log.logEndOffset);
     const from = this.loadNewest(usable, report.snapshotProblems);
     report.snapshotLoaded = from;
-    if (from === null && usable.length === 0 && hadCleanShutdown) {
+    if (from === null && all.length === 0 && hadCleanShutdown) {
       this.state.clear();
     } else {
       report.batchesScanned = this.rebuild(log, from ?? log.logStartOffset, nowMs);

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { buildControlBatch, buildRecordBatchSync, ControlRecordType, type RecordInput } from '../../../src/protocol/record-batch/builder.js';
 import { decodeRecords } from '../../../src/client/records.js';
-import { decodePartition, type DecodeTarget } from '../../../src/client/consumer-decode.js';
+import { PartitionDecoder, decodePartition, type DecodeTarget } from '../../../src/client/consumer-decode.js';
 import { nextOffsetOf } from '../../../src/client/consumer-fetcher.js';
 import { PartitionState } from '../../../src/client/consumer-state.js';
 import { deserializers, type Deserializer } from '../../../src/client/serde.js';
@@ -91,7 +91,7 @@ test('decodePartition: a corrupted batch (CRC) is a DecodeError', async () => {
   await assert.rejects(decodePartition(target(), data, null), (err: Error & { code?: string }) => err.code === 'ERR_TRIB_DECODE');
 });
 
-test('decodePartition agrees with records.ts decodeRecords on random batches (fast-check)', async () => {
+test('decodePartition and chunked PartitionDecoder reads agree with records.ts decodeRecords on random batches (fast-check)', async () => {
   const recordArb = fc.record({
     key: fc.option(fc.string({ maxLength: 20 }), { nil: null }),
     value: fc.option(fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)), { nil: null }),
@@ -114,6 +114,18 @@ test('decodePartition agrees with records.ts decodeRecords on random batches (fa
         ours.records.map((r) => [r.offset, r.key, r.value, r.headers]),
         general.out.map((r) => [r.offset, r.key, r.value, r.headers]),
       );
+      // Read in chunks, as the Consumer does (maxPollRecords at a time): the same records.
+      const decoder = new PartitionDecoder(target(from), data, null);
+      const chunks: bigint[] = [];
+      for (let guard = 0; guard < 1000; guard++) {
+        const chunk = await decoder.read(1 + (skip % 4));
+        if (chunk.length === 0) break;
+        assert.ok(chunk.length <= 1 + (skip % 4));
+        chunks.push(...chunk.map((r) => r.offset));
+      }
+      assert.ok(decoder.finished);
+      assert.deepEqual(chunks, ours.records.map((r) => r.offset));
+      assert.equal(decoder.nextOffset, ours.nextOffset);
     }),
     { numRuns: 60 },
   );
@@ -145,7 +157,7 @@ test('PartitionState: seek drops the buffer and bumps the epoch; pause keeps the
   assert.equal(s.fetchable(2), false, 'no position yet');
   s.seekTo(5n);
   assert.equal(s.fetchable(2), true);
-  s.buffered.push({ fetchOffset: 5n, nextOffset: 9n, data: Buffer.alloc(0), aborted: null, highWatermark: 9n, records: null, index: 0 });
+  s.buffered.push({ fetchOffset: 5n, nextOffset: 9n, data: Buffer.alloc(0), aborted: null, highWatermark: 9n, decoder: null });
   s.fetchOffset = 9n;
   s.paused = true;
   assert.equal(s.fetchable(2), false);
@@ -153,7 +165,7 @@ test('PartitionState: seek drops the buffer and bumps the epoch; pause keeps the
   assert.equal(s.buffered.length, 1, 'a paused partition keeps what was buffered');
   s.paused = false;
   assert.equal(s.ready(), true);
-  s.buffered.push({ fetchOffset: 9n, nextOffset: 12n, data: Buffer.alloc(0), aborted: null, highWatermark: 12n, records: null, index: 0 });
+  s.buffered.push({ fetchOffset: 9n, nextOffset: 12n, data: Buffer.alloc(0), aborted: null, highWatermark: 12n, decoder: null });
   assert.equal(s.fetchable(2), false, 'two fetches buffered: wait for the application');
   const epoch = s.epoch;
   s.seekTo(3n);

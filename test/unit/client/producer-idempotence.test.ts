@@ -524,3 +524,28 @@ test('the broker forgets the producer with batches pipelined: one bump once they
   assert.ok(fake.maxUnanswered > 1, 'batches were pipelined');
   await p.close();
 });
+
+test('compressed batches (encoded on the thread pool) still reach the broker in sequence order, and renumbering keeps them valid', async (t) => {
+  let forget: () => void = () => undefined;
+  const fake = await idempotentFake({
+    delayMs: 3,
+    fault: (n) => {
+      if (n === 6) forget();
+      return 'none';
+    },
+  });
+  forget = fake.forgetProducers;
+  t.after(() => fake.stop());
+  const p = await producer(fake, { lingerMs: 0, batchSize: 400, compression: 'gzip', retryBackoffMs: 1 });
+  const expected = Array.from({ length: 120 }, (_, i) => `z${i}-${'x'.repeat(40)}`);
+  await Promise.all(expected.map((value) => p.send({ topic: 't', value })));
+  assert.deepEqual(fake.logs.get(0), expected);
+  const refused = fake.seen.filter((b) => b.errorCode !== 0);
+  assert.ok(refused.length >= 1, 'the forgotten producer was refused');
+  assert.ok(
+    refused.every((b) => b.errorCode === ErrorCode.UNKNOWN_PRODUCER_ID),
+    `only UNKNOWN_PRODUCER_ID, never out of order: ${refused.map((b) => b.errorCode).join(',')}`,
+  );
+  assert.deepEqual(fake.inits.map((i) => i.producerEpoch), [-1, 0]);
+  await p.close();
+});

@@ -150,6 +150,25 @@ describe('producer state in the partition log', () => {
     });
   }
 
+  it('with no snapshot file at all: a clean shutdown means no producers (no scan); an unclean one rebuilds from the log start', () => {
+    const env = new Env();
+    sendMany(env, 1n, 0, 12);
+    env.log.close();
+    const clear = (): void => {
+      for (const s of env.snapshots()) env.fs.unlink(join(DIR, snapshotFileName(s)));
+    };
+    clear();
+    env.open(false);
+    assert.equal(env.report.producerState?.snapshotLoaded, null);
+    assert.equal(env.report.producerState?.batchesScanned, 12);
+    expectDuplicate(env, { producerId: 1n, epoch: 0, baseSequence: 11 }, 11n);
+    env.log.close();
+    clear();
+    env.open(true);
+    assert.equal(env.report.producerState?.batchesScanned, 0);
+    assert.equal(env.log.producerState.size, 0);
+  });
+
   it('truncation drops the state beyond the cut and the snapshots past it', () => {
     const env = new Env();
     sendMany(env, 1n, 0, 30);

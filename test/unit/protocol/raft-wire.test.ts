@@ -158,3 +158,74 @@ test('requests for another partition than __cluster_metadata-0 are not Raft mess
   const wrongPartition = { ...req, topics: [{ topicName: '__cluster_metadata', partitions: [{ ...p, partitionIndex: 1 }] }] };
   assert.equal(wire.voteRequestFromWire(through(WireVoteRequest, 2, wrongPartition)), null);
 });
+
+// ---- hand-built golden bytes (from the protocol spec, not our Writer) ----------------------
+
+const i32 = (v: number): number[] => [(v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
+const i64 = (v: bigint): number[] => [...Buffer.from(BigInt.asUintN(64, v).toString(16).padStart(16, '0'), 'hex')];
+const compactString = (s: string): number[] => [Buffer.byteLength(s) + 1, ...Buffer.from(s)];
+const ZERO_UUID_BYTES = new Array<number>(16).fill(0);
+const METADATA = compactString('__cluster_metadata');
+
+test('golden: Vote v2 request (flexible, preVote) and v0 (no voterId, directory ids, preVote)', () => {
+  const v2 = Buffer.from([
+    ...compactString('c1'), // clusterId
+    ...i32(2), // voterId
+    2, // topics: 1
+    ...METADATA,
+    2, // partitions: 1
+    ...i32(0), // partitionIndex
+    ...i32(5), // replicaEpoch
+    ...i32(1), // replicaId
+    ...ZERO_UUID_BYTES, // replicaDirectoryId
+    ...ZERO_UUID_BYTES, // voterDirectoryId
+    ...i32(4), // lastEpoch
+    ...i64(10n), // lastEndOffset
+    1, // preVote
+    0, // partition tags
+    0, // topic tags
+    0, // message tags
+  ]);
+  const req: VoteRequest = { type: 'vote', from: 1, epoch: 5, preVote: true, lastEpoch: 4, endOffset: 10 };
+  assert.deepEqual(encode(WireVoteRequest, 2, wire.voteRequestToWire(req, 2, 'c1')), v2);
+  assert.deepEqual(wire.voteRequestFromWire(decode(WireVoteRequest, 2, v2)), req);
+  const v0 = Buffer.from([...compactString('c1'), 2, ...METADATA, 2, ...i32(0), ...i32(5), ...i32(1), ...i32(4), ...i64(10n), 0, 0, 0]);
+  const real = { ...req, preVote: false };
+  assert.deepEqual(encode(WireVoteRequest, 0, wire.voteRequestToWire(real, 2, 'c1')), v0);
+  assert.deepEqual(wire.voteRequestFromWire(decode(WireVoteRequest, 0, v0)), real);
+});
+
+test('golden: FetchSnapshot v0 response with currentLeader as tagged field 0', () => {
+  const chunk = [1, 2, 3];
+  const bytes = Buffer.from([
+    ...i32(0), // throttleTimeMs
+    0,
+    0, // errorCode
+    2, // topics: 1
+    ...METADATA,
+    2, // partitions: 1
+    ...i32(0), // index
+    0,
+    0, // errorCode
+    ...i64(40n), // snapshotId.endOffset
+    ...i32(3), // snapshotId.epoch
+    0, // snapshotId tags
+    ...i64(100n), // size
+    ...i64(8n), // position
+    chunk.length + 1,
+    ...chunk, // unalignedRecords (compact records)
+    1, // partition tags: 1
+    0, // tag 0: currentLeader
+    9, // its size
+    ...i32(2), // leaderId
+    ...i32(3), // leaderEpoch
+    0, // currentLeader tags
+    0, // topic tags
+    0, // message tags
+  ]);
+  const res: FetchSnapshotResponse = { type: 'fetchSnapshotResponse', from: 2, epoch: 3, error: 'none', leaderId: 2, snapshotId: { offset: 40, epoch: 3 }, position: 8, size: 100, data: Buffer.from(chunk) };
+  assert.deepEqual(encode(WireFetchSnapshotResponse, 0, wire.fetchSnapshotResponseToWire(res)), bytes);
+  const sent: FetchSnapshotRequest = { type: 'fetchSnapshot', from: 1, epoch: 3, snapshotId: { offset: 40, epoch: 3 }, position: 8 };
+  const back = wire.fetchSnapshotResponseFromWire(decode(WireFetchSnapshotResponse, 0, bytes), sent, 2);
+  assert.deepEqual(back === null ? null : { ...back, data: Buffer.from(back.data) }, res);
+});

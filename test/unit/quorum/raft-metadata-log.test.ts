@@ -177,6 +177,16 @@ test('imageDiffRecords moves an image to another: removals first, then what is n
   assert.deepEqual(sorted(target), sorted(to));
   assert.deepEqual(delta.topicsCreated.map((t) => t.name), ['b']);
   assert.deepEqual(imageDiffRecords(to, to), [], 'no change, no records');
+
+  // A topic deleted and re-created under the same name keeps the configs the snapshot has.
+  const TOPIC_C = 'AAAAAAAAAAAAAAAAAAAAMA';
+  const withConfig = (topicId: string): MetadataImage =>
+    build([{ type: 'TopicRecord', data: { name: 'a', topicId } }, partition(topicId, 0), { type: 'ConfigRecord', data: { resourceType: 2, resourceName: 'a', name: 'retention.ms', value: '1' } }], 5n);
+  const recreated = new MetadataImage('c');
+  recreated.apply({ baseOffset: 0n, lastOffset: 5n, epoch: 1, timestampMs: 0n, records: withConfig(TOPIC_A).toRecords() });
+  recreated.apply({ baseOffset: 6n, lastOffset: 9n, epoch: 1, timestampMs: 0n, records: imageDiffRecords(withConfig(TOPIC_A), withConfig(TOPIC_C)) });
+  assert.equal(recreated.topicByName('a')?.topicId, TOPIC_C);
+  assert.equal(recreated.topicConfigs('a').get('retention.ms'), '1');
 });
 
 test('the controller boots on a one-voter RaftMetadataLog and creates topics through it', async () => {

@@ -121,6 +121,27 @@ describe('BrokerLifecycleManager', () => {
     }
   });
 
+  it('controlled shutdown gives up when no controller answers (the whole cluster is stopping)', { timeout: 20_000 }, async () => {
+    const h = await boot();
+    const manager = new BrokerLifecycleManager({
+      registration: registration(6, h.booted.clusterId),
+      transport: localLifecycleTransport(lifecycleOps(h.booted)),
+      metadataOffset: () => h.booted.image().lastAppliedOffset,
+      heartbeatIntervalMs: 1_000,
+      retryBackoffMs: 10,
+      logger,
+    });
+    try {
+      manager.start();
+      await within(manager.ready(), 5_000, 'unfenced');
+      await h.booted.close(); // the controller refuses everything from now on
+      assert.equal(await manager.controlledShutdown(60_000), false);
+      assert.equal(manager.state, 'pending_shutdown');
+    } finally {
+      await manager.close();
+    }
+  });
+
   it('ready() rejects when closed before the broker is unfenced', async () => {
     const h = await boot();
     const manager = new BrokerLifecycleManager({

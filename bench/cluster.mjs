@@ -1,0 +1,234 @@
+#!/usr/bin/env node
+// Cluster benchmark (issue 6, Performance), on a 3-node combined cluster of
+// real processes on loopback (`node dist/src/cli/main.js start`, default
+// quorum and session timeouts unless overridden):
+//
+//   commit   CreateTopics latency (one topic, 1 partition, per request, sent
+//            to the active controller's broker listener): the metadata
+//            commit = append, replicate to a majority, fsync, apply. p50/p99.
+//   forward  the same sent to a follower, which forwards it to the leader.
+//   failover kill -9 the active controller, then send CreateTopics to a
+//            survivor every 20 ms until one succeeds; the time from the kill
+//            to that answer. The killed node is restarted (and the cluster
+//            waits for 3 live brokers) before the next trial. Median of TRIALS.
+//
+//   node bench/cluster.mjs                          # build first
+//   TOPICS=300 TRIALS=10 node bench/cluster.mjs
+//   OVERRIDES='controller.quorum.fetch.timeout.ms=1000' node bench/cluster.mjs
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir, cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { randomBytes } from 'node:crypto';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = resolve(here, '..', process.env.BROKER_DIST ?? 'dist');
+const TOPICS = Number(process.env.TOPICS ?? 200);
+const TRIALS = Number(process.env.TRIALS ?? 10);
+const OVERRIDES = Object.fromEntries((process.env.OVERRIDES ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const READY_TIMEOUT_MS = 60_000;
+const FAILOVER_TIMEOUT_MS = 30_000;
+const RETRY_MS = 20;
+
+const { Connection } = await import(pathToFileURL(join(dist, 'src/client/connection.js')).href);
+const { CreateTopicsRequest, CreateTopicsResponse } = await import(pathToFileURL(join(dist, 'src/protocol/messages/19-create-topics.js')).href);
+const { MetadataRequest, MetadataResponse } = await import(pathToFileURL(join(dist, 'src/protocol/messages/03-metadata.js')).href);
+const { DescribeQuorumRequest, DescribeQuorumResponse } = await import(pathToFileURL(join(dist, 'src/protocol/messages/55-describe-quorum.js')).href);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.on('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function connect(port) {
+  return Connection.connect({ host: '127.0.0.1', port, connectTimeoutMs: 1000, requestTimeoutMs: 5000, negotiateVersions: false });
+}
+
+class Node {
+  constructor(id, brokerPort, controllerPort, dir, overrides) {
+    Object.assign(this, { id, brokerPort, controllerPort, dir, overrides, child: null });
+  }
+  start() {
+    const args = [join(dist, 'src/cli/main.js'), 'start'];
+    for (const [k, v] of Object.entries(this.overrides)) args.push('--override', `${k}=${v}`);
+    this.child = spawn(process.execPath, args, { stdio: 'ignore' });
+    this.exited = new Promise((r) => this.child.once('exit', r));
+  }
+  async kill9() {
+    this.child.kill('SIGKILL');
+    await this.exited;
+    this.child = null;
+  }
+  async stop() {
+    if (this.child === null) return;
+    this.child.kill('SIGTERM');
+    const t = setTimeout(() => this.child?.kill('SIGKILL'), 15_000);
+    await this.exited;
+    clearTimeout(t);
+    this.child = null;
+  }
+}
+
+async function startCluster() {
+  const root = mkdtempSync(join(tmpdir(), 'tributary-bench-cluster-'));
+  const ports = [];
+  for (let i = 0; i < 6; i++) ports.push(await freePort());
+  const voters = [1, 2, 3].map((id) => `${id}@127.0.0.1:${ports[2 * id - 1]}`).join(',');
+  const clusterId = randomBytes(16).toString('base64url');
+  const nodes = [1, 2, 3].map(
+    (id) =>
+      new Node(id, ports[2 * id - 2], ports[2 * id - 1], join(root, `node-${id}`), {
+        'process.roles': 'broker,controller',
+        'node.id': String(id),
+        'cluster.id': clusterId,
+        listeners: `PLAINTEXT://127.0.0.1:${ports[2 * id - 2]},CONTROLLER://127.0.0.1:${ports[2 * id - 1]}`,
+        'controller.listener.names': 'CONTROLLER',
+        'controller.quorum.voters': voters,
+        'log.dir': join(root, `node-${id}`),
+        'log.level': 'warn',
+        ...OVERRIDES,
+      }),
+  );
+  for (const n of nodes) n.start();
+  return { root, nodes };
+}
+
+async function liveBrokers(port) {
+  let conn;
+  try {
+    conn = await connect(port);
+    const md = await conn.send({ request: MetadataRequest, response: MetadataResponse }, 1, { topics: [] });
+    return md.brokers.length;
+  } catch {
+    return 0;
+  } finally {
+    conn?.destroy();
+  }
+}
+
+async function waitLive(nodes, count) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const counts = await Promise.all(nodes.map((n) => liveBrokers(n.brokerPort)));
+    if (counts.every((c) => c === count)) return;
+    if (Date.now() > deadline) throw new Error(`cluster not ready: live brokers seen ${counts.join(',')}, want ${count}`);
+    await sleep(100);
+  }
+}
+
+async function leaderOf(nodes) {
+  for (const n of nodes) {
+    if (n.child === null) continue;
+    let conn;
+    try {
+      conn = await connect(n.controllerPort);
+      const r = await conn.send({ request: DescribeQuorumRequest, response: DescribeQuorumResponse }, 1, { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] });
+      const id = r.topics[0]?.partitions[0]?.leaderId ?? -1;
+      if (id >= 0) return nodes.find((x) => x.id === id);
+    } catch {
+      // next
+    } finally {
+      conn?.destroy();
+    }
+  }
+  return undefined;
+}
+
+let topicSeq = 0;
+/** One CreateTopics; resolves to the error code. */
+async function createTopic(conn, name) {
+  const r = await conn.send({ request: CreateTopicsRequest, response: CreateTopicsResponse }, 5, {
+    topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 10_000,
+    validateOnly: false,
+  });
+  return r.topics[0]?.errorCode ?? -1;
+}
+
+async function latencies(port, count, label) {
+  const conn = await connect(port);
+  const ms = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const t0 = performance.now();
+      const code = await createTopic(conn, `bench-${label}-${topicSeq++}`);
+      if (code !== 0) throw new Error(`CreateTopics answered error ${code}`);
+      ms.push(performance.now() - t0);
+    }
+  } finally {
+    conn.destroy();
+  }
+  return ms.sort((a, b) => a - b);
+}
+
+async function failoverOnce(nodes) {
+  const leader = await leaderOf(nodes);
+  if (leader === undefined) throw new Error('no leader');
+  const survivors = nodes.filter((n) => n !== leader);
+  const killedAt = performance.now();
+  await leader.kill9();
+  const deadline = Date.now() + FAILOVER_TIMEOUT_MS;
+  let attempt = 0;
+  for (;;) {
+    const target = survivors[attempt++ % survivors.length];
+    let conn;
+    try {
+      conn = await connect(target.brokerPort);
+      const code = await createTopic(conn, `bench-failover-${topicSeq++}`);
+      if (code === 0) break;
+    } catch {
+      // retry
+    } finally {
+      conn?.destroy();
+    }
+    if (Date.now() > deadline) throw new Error('no controller accepted writes within 30 s');
+    await sleep(RETRY_MS);
+  }
+  const ms = performance.now() - killedAt;
+  leader.start();
+  await waitLive(nodes, 3);
+  return ms;
+}
+
+const fmt = (x) => x.toFixed(1);
+console.log(`cluster benchmark: 3 combined nodes, node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (before)`);
+if (Object.keys(OVERRIDES).length > 0) console.log(`overrides: ${JSON.stringify(OVERRIDES)}`);
+const { root, nodes } = await startCluster();
+try {
+  await waitLive(nodes, 3);
+  const leader = await leaderOf(nodes);
+  const follower = nodes.find((n) => n !== leader);
+  await latencies(leader.brokerPort, 10, 'warmup');
+  const direct = await latencies(leader.brokerPort, TOPICS, 'leader');
+  const forwarded = await latencies(follower.brokerPort, TOPICS, 'follower');
+  const failovers = [];
+  for (let i = 0; i < TRIALS; i++) {
+    failovers.push(await failoverOnce(nodes));
+    process.stdout.write('.');
+  }
+  process.stdout.write('\n');
+  failovers.sort((a, b) => a - b);
+  console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (after)\n`);
+  console.log('| measure | n | p50 ms | p99 ms | min–max ms |');
+  console.log('|---|---|---|---|---|');
+  console.log(`| CreateTopics at the active controller | ${direct.length} | ${fmt(percentile(direct, 50))} | ${fmt(percentile(direct, 99))} | ${fmt(direct[0])}–${fmt(direct.at(-1))} |`);
+  console.log(`| CreateTopics at a follower (forwarded) | ${forwarded.length} | ${fmt(percentile(forwarded, 50))} | ${fmt(percentile(forwarded, 99))} | ${fmt(forwarded[0])}–${fmt(forwarded.at(-1))} |`);
+  console.log(`| kill -9 of the active controller → next CreateTopics accepted | ${failovers.length} | ${fmt(percentile(failovers, 50))} (median; goal < 2000) | ${fmt(percentile(failovers, 99))} | ${fmt(failovers[0])}–${fmt(failovers.at(-1))} |`);
+} finally {
+  await Promise.all(nodes.map((n) => n.stop()));
+  rmSync(root, { recursive: true, force: true });
+}
