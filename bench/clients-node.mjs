@@ -4,7 +4,7 @@
 //
 //   node bench/clients-node.mjs --client kafkajs|platformatic --mode produce|consume \
 //        --bootstrap 127.0.0.1:9092 --topic T [--records 1000000] [--record-size 100] [--acks 1|-1]
-//        [--chunk 1000] [--buffer-memory 33554432] [--timeout-s 300]
+//        [--chunk 1000] [--buffer-memory 33554432] [--timeout-s 300] [--partition-fetch-bytes 1048576]
 //
 // produce: one send() of --chunk messages at a time (neither client lingers: one send() is one Produce
 //   request), as many in flight as fit in --buffer-memory (the same bound `tributary bench produce`
@@ -31,6 +31,7 @@ const { values: o } = parseArgs({
     chunk: { type: 'string', default: '1000' },
     'buffer-memory': { type: 'string', default: String(32 * 1024 * 1024) },
     'timeout-s': { type: 'string', default: '300' },
+    'partition-fetch-bytes': { type: 'string', default: String(1024 * 1024) },
   },
 });
 const CLIENTS = ['kafkajs', 'platformatic'];
@@ -137,7 +138,8 @@ async function platformaticProduce() {
   }
 }
 
-const FETCH = { maxWaitMs: 500, maxBytes: 50 * 1024 * 1024, partitionBytes: 8 * 1024 * 1024 };
+// max.partition.fetch.bytes: clients.sh passes the same value to `tributary bench consume`.
+const FETCH = { maxWaitMs: 500, maxBytes: 50 * 1024 * 1024, partitionBytes: Number(o['partition-fetch-bytes']) };
 
 async function kafkajsConsume() {
   const kafka = new Kafka({ clientId: 'bench-kafkajs', brokers: [o.bootstrap], logLevel: logLevel.NOTHING });

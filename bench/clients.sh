@@ -8,7 +8,8 @@
 #   RUNS=1 COUNT=200000 bash bench/clients.sh
 #   PROFILE=1 RUNS=1 CLIENTS=tributary bash bench/clients.sh   # broker and our client under --cpu-prof
 #
-# Env (defaults): RUNS=3 COUNT=1000000 SIZE=100 ACKS_LIST="1 all" LINGER_MS=5 BATCH_SIZE=16384
+# Env (defaults): RUNS=3 COUNT=1000000 SIZE=100 ACKS_LIST="1 all" LINGER_MS=5 BATCH_SIZE=1000000
+#   MAX_POLL_RECORDS=500 PARTITION_FETCH_BYTES=1048576
 #   BUFFER_MEMORY=33554432 CHUNK=1000 CLIENTS="tributary kafkajs platformatic librdkafka" NATS=1
 #   PEER_BENCH=/tmp/peer-bench (a copy of ../shared/peer-bench with its npm packages; made if missing)
 #   OURS_PRODUCE_ARGS= (extra `tributary bench produce` options) PHASE_TIMEOUT=300 BUILD=1
@@ -28,7 +29,13 @@ COUNT=${COUNT:-1000000}
 SIZE=${SIZE:-100}
 ACKS_LIST=${ACKS_LIST:-1 all}
 LINGER_MS=${LINGER_MS:-5}
-BATCH_SIZE=${BATCH_SIZE:-16384}
+# The same batch size for every client that has the setting (ours, librdkafka's batch.size; kafkajs and
+# platformatic send one request per send() call): librdkafka's default, 1,000,000 bytes.
+BATCH_SIZE=${BATCH_SIZE:-1000000}
+# Consumers: the Java defaults (max.poll.records 500, max.partition.fetch.bytes 1 MiB) for ours, kafkajs and
+# platformatic (librdkafka_bench.py keeps its own tuning, see bench/README.md).
+MAX_POLL_RECORDS=${MAX_POLL_RECORDS:-500}
+PARTITION_FETCH_BYTES=${PARTITION_FETCH_BYTES:-1048576}
 BUFFER_MEMORY=${BUFFER_MEMORY:-33554432}
 CHUNK=${CHUNK:-1000}
 CLIENTS=${CLIENTS:-tributary kafkajs platformatic librdkafka}
@@ -113,10 +120,11 @@ run_client() {  # run_client RUN CLIENT
   case $client in
     tributary)
       phase "$run" "$client" consume "-" "${CLI[@]}" bench consume -b "$BOOTSTRAP" --topic "$first" --records "$COUNT" \
-        --json --no-progress ;;
+        --max-poll-records "$MAX_POLL_RECORDS" --partition-max-bytes "$PARTITION_FETCH_BYTES" --json --no-progress ;;
     kafkajs|platformatic)
       phase "$run" "$client" consume "-" node "$HERE/clients-node.mjs" --client "$client" --mode consume \
-        --bootstrap "$BOOTSTRAP" --topic "$first" --records "$COUNT" --record-size "$SIZE" --timeout-s "$PHASE_TIMEOUT" ;;
+        --bootstrap "$BOOTSTRAP" --topic "$first" --records "$COUNT" --record-size "$SIZE" --timeout-s "$PHASE_TIMEOUT" \
+        --partition-fetch-bytes "$PARTITION_FETCH_BYTES" ;;
     librdkafka)
       phase "$run" "$client" consume "-" $PY "$HERE/librdkafka_bench.py" consume -b "$BOOTSTRAP" -t "$first" \
         -n "$COUNT" -s "$SIZE" --broker-pid "$BROKER_PID" --timeout "$PHASE_TIMEOUT" ;;
@@ -164,7 +172,7 @@ fi
 HAVE_NATS=0
 nats_ready && HAVE_NATS=1
 
-SETTINGS="COUNT=$COUNT SIZE=$SIZE partitions=1 ACKS_LIST=\"$ACKS_LIST\" compression=none LINGER_MS=$LINGER_MS BATCH_SIZE=$BATCH_SIZE BUFFER_MEMORY=$BUFFER_MEMORY CHUNK=$CHUNK OURS_PRODUCE_ARGS=\"$OURS_PRODUCE_ARGS\""
+SETTINGS="COUNT=$COUNT SIZE=$SIZE partitions=1 ACKS_LIST=\"$ACKS_LIST\" compression=none LINGER_MS=$LINGER_MS BATCH_SIZE=$BATCH_SIZE BUFFER_MEMORY=$BUFFER_MEMORY CHUNK=$CHUNK MAX_POLL_RECORDS=$MAX_POLL_RECORDS PARTITION_FETCH_BYTES=$PARTITION_FETCH_BYTES OURS_PRODUCE_ARGS=\"$OURS_PRODUCE_ARGS\""
 log "settings: $SETTINGS"
 log "results -> $RESULTS"
 for RUN in $(seq 1 "$RUNS"); do

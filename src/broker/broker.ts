@@ -1,6 +1,6 @@
 /**
  * Assembles and runs one broker node: storage (LogManager), the metadata
- * layer (controller + metadata log, a quorum of one by default), the replica
+ * layer (controller + Raft metadata log, a quorum of one by default), the replica
  * manager, request handlers and the socket server, plus the background tick
  * that runs time-based flushes and retention.
  *
@@ -33,6 +33,8 @@ import type { ClusterNode } from './lifecycle/cluster-node.js';
 import { handlersForListener } from './lifecycle/listener-apis.js';
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
+/** How often a lone node's controller looks for expired broker sessions (ClusterNode's CONTROLLER_TICK_MS). */
+const LOCAL_CONTROLLER_TICK_MS = 250;
 
 export interface RunningBroker {
   readonly nodeId: number;
@@ -169,6 +171,20 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     throw err;
   }
 
+  // Alone, this node is its own active controller and runs the session check
+  // a cluster node runs (ClusterNode.attach). Its own broker registered
+  // in-process (registerBroker without a broker id) and is exempt from expiry,
+  // as KRaft's combined node whose broker heartbeats to the controller in the
+  // same process: the two live and die together, and fencing the only broker
+  // would only make every partition leaderless. Any other session is checked.
+  const controllerTick =
+    clusterNode === null
+      ? setInterval(() => {
+          metadata.booted.controller.tick().catch((err: unknown) => logger.warn({ err }, 'controller tick failed'));
+        }, LOCAL_CONTROLLER_TICK_MS)
+      : null;
+  controllerTick?.unref();
+
   groupService.loadHostedPartitions();
   groupService.start();
   exporter?.attach({
@@ -241,6 +257,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
       exporter?.setState('stopping');
       clearInterval(tick);
       clearInterval(cleanerTimer);
+      if (controllerTick !== null) clearInterval(controllerTick);
       cleanerStopped = true;
       await cleaning;
       await clusterNode?.controlledShutdown();

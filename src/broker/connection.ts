@@ -95,6 +95,9 @@ export class Connection {
   close(reason: string): void {
     if (this.closed) return;
     this.logger.debug({ reason }, 'closing connection');
+    // Responses already complete but waiting for this turn's corked flush go
+    // out first: a request answered before a bad one keeps its answer.
+    if (this.flushScheduled) this.writeDoneResponses();
     this.closed = true;
     this.socket.destroy();
   }
@@ -307,7 +310,8 @@ export class Connection {
     });
   }
 
-  private flushResponses(): void {
+  /** Writes the completed responses at the head of the queue, in order, in one corked write. */
+  private writeDoneResponses(): void {
     let wrote = false;
     while (this.pending.length > 0 && (this.pending[0] as ResponseSlot).done) {
       const slot = this.pending.shift() as ResponseSlot;
@@ -319,6 +323,10 @@ export class Connection {
       }
     }
     if (wrote) this.socket.uncork();
+  }
+
+  private flushResponses(): void {
+    this.writeDoneResponses();
     if (this.pending.length === 0) for (const w of this.idleWaiters.splice(0)) w();
     if (this.pausedForInFlight && this.pending.length < this.limits.inFlightRequestsMax) {
       this.pausedForInFlight = false;

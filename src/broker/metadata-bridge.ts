@@ -1,6 +1,7 @@
 /**
  * Connects the broker to the metadata layer: boots the controller and its
- * metadata log, applies every committed delta to the replica manager (open
+ * metadata log (a one-voter Raft log when this node is alone), applies
+ * every committed delta to the replica manager (open
  * logs for new partitions assigned here, delete logs of deleted topics, apply
  * topic config changes), and exposes the image and controller operations to
  * handlers as a MetadataService.
@@ -8,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { FileSystem } from '../storage/fs.js';
 import type { Clock } from '../util/clock.js';
+import { systemTimer } from '../util/timer.js';
 import { ConfigResourceType } from '../controller/metadata/records.js';
 import type { MetadataDelta } from '../controller/metadata/delta.js';
 import type { MetadataImage, TopicState } from '../controller/metadata/image.js';
@@ -32,7 +34,7 @@ export interface StartMetadataOptions {
   topicOverrides: Map<string, ReadonlyMap<string, string>>;
   /** Told about every partition added or changed (after the replica manager applied it). */
   onPartitionChanged?: (topic: string, partition: number) => void;
-  /** The Raft metadata log of a multi-node cluster (src/broker/lifecycle/cluster-node.ts); default: the one-voter local log. */
+  /** The Raft metadata log of a multi-node cluster (src/broker/lifecycle/cluster-node.ts); default: a one-voter Raft log (this node alone). */
   log?: MetadataLog;
 }
 
@@ -120,7 +122,7 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
           configSchema: configSchemaFor(settings.dynamicConfig),
         }),
     onDelta: (delta, image) => applyDelta(delta, image, opts),
-    ...(opts.log === undefined ? {} : { log: opts.log }),
+    ...(opts.log === undefined ? { timer: systemTimer, onWarning: (message: string) => opts.logger.warn(message) } : { log: opts.log }),
     ...(settings.cluster === undefined ? {} : { clusterId: settings.cluster.clusterId ?? undefined, brokerSessionTimeoutMs: settings.cluster.brokerSessionTimeoutMs }),
   });
   const image = (): MetadataImage => booted.image();

@@ -1,9 +1,14 @@
 /**
  * The Consumer's lean decoding path: one partition's record data from a Fetch
  * response straight into ConsumerRecord objects, with no intermediate
- * KafkaRecord, a chunk at a time (`PartitionDecoder.read(max)`). Per record: a few varints, two `subarray` views (key, value),
- * one bigint add for the offset, the deserializers when they are not the
- * identity; headers are decoded only when a record has some.
+ * KafkaRecord, a chunk at a time (`PartitionDecoder.read(max)`). Per record:
+ * a few varints and ONE object, a `LazyConsumerRecord`: its key and value
+ * (without deserializers) become `subarray` views only when read, and its
+ * bigint offset is computed only when read (batch base offset + delta), so a
+ * consumer that looks at values only allocates no Buffer view or bigint per
+ * record it does not touch. Deserializers, when set, run at decode time (a
+ * failure surfaces from the fetch, as before); headers are decoded only when
+ * a record has some.
  *
  * Rules (as records.ts `decodeRecords` and the Java Fetcher):
  * - each whole batch is checked (magic 2, length, CRC-32C); a truncated
@@ -48,6 +53,105 @@ export interface ConsumerRecord<K = Buffer | null, V = Buffer | null> {
   headers: readonly RecordHeader[];
   /** The partition leader epoch the batch was written in (-1 when unknown). */
   leaderEpoch: number;
+}
+
+/** What the records of one batch share (one object per batch, not per record). */
+export interface RecordBatchRef {
+  buf: Buffer;
+  baseOffset: bigint;
+}
+
+/** Marks a key or value not read yet. */
+const UNREAD: unique symbol = Symbol('unread');
+
+/**
+ * The Consumer's record: `topic`, `partition`, `timestamp`, `headers` and
+ * `leaderEpoch` are plain fields; `offset`, `key` and `value` are accessors
+ * computed on first read (then cached) from the batch's bytes, which the
+ * record keeps alive. Assigning them works, as on a plain object. Spread
+ * (`{ ...record }`) copies only the plain fields: use `toObject()` for a
+ * plain copy.
+ */
+export class LazyConsumerRecord<K = Buffer | null, V = Buffer | null> implements ConsumerRecord<K, V> {
+  readonly #batch: RecordBatchRef;
+  readonly #offsetDelta: number;
+  /** Byte range of the key and value in the batch buffer; start -1 is null. */
+  readonly #keyStart: number;
+  readonly #keyEnd: number;
+  readonly #valueStart: number;
+  readonly #valueEnd: number;
+  #key: K | typeof UNREAD;
+  #value: V | typeof UNREAD;
+  #offset: bigint | undefined = undefined;
+
+  /**
+   * @param key the deserialized key, or UNREAD for a Buffer view of [keyStart, keyEnd) (null when keyStart is -1)
+   */
+  constructor(
+    public topic: string,
+    public partition: number,
+    public timestamp: number,
+    public headers: readonly RecordHeader[],
+    public leaderEpoch: number,
+    batch: RecordBatchRef,
+    offsetDelta: number,
+    keyStart: number,
+    keyEnd: number,
+    valueStart: number,
+    valueEnd: number,
+    key: K | typeof UNREAD,
+    value: V | typeof UNREAD,
+  ) {
+    this.#batch = batch;
+    this.#offsetDelta = offsetDelta;
+    this.#keyStart = keyStart;
+    this.#keyEnd = keyEnd;
+    this.#valueStart = valueStart;
+    this.#valueEnd = valueEnd;
+    this.#key = key;
+    this.#value = value;
+  }
+
+  get offset(): bigint {
+    if (this.#offset === undefined) this.#offset = this.#batch.baseOffset + BigInt(this.#offsetDelta);
+    return this.#offset;
+  }
+
+  set offset(offset: bigint) {
+    this.#offset = offset;
+  }
+
+  get key(): K {
+    if (this.#key === UNREAD) this.#key = (this.#keyStart < 0 ? null : this.#batch.buf.subarray(this.#keyStart, this.#keyEnd)) as K;
+    return this.#key;
+  }
+
+  set key(key: K) {
+    this.#key = key;
+  }
+
+  get value(): V {
+    if (this.#value === UNREAD) this.#value = (this.#valueStart < 0 ? null : this.#batch.buf.subarray(this.#valueStart, this.#valueEnd)) as V;
+    return this.#value;
+  }
+
+  set value(value: V) {
+    this.#value = value;
+  }
+
+  /** A plain object with every field (for spread, `assert.deepEqual`, logging). */
+  toObject(): ConsumerRecord<K, V> {
+    return {
+      topic: this.topic,
+      partition: this.partition,
+      offset: this.offset,
+      timestamp: this.timestamp,
+      key: this.key,
+      value: this.value,
+      headers: this.headers,
+      leaderEpoch: this.leaderEpoch,
+    };
+  }
 }
 
 export interface AbortedTransaction {
@@ -120,6 +224,16 @@ function bytesField(buf: Buffer, position: number, end: number): Buffer | null {
   return buf.subarray(start, cursor);
 }
 
+/** A length-prefixed byte field: returns where its bytes start (-1 for null) and sets `cursor` past them. */
+function fieldStart(buf: Buffer, position: number, end: number): number {
+  const length = varint(buf, position, end);
+  const start = cursor;
+  if (length === -1) return -1;
+  if (length < -1 || length > end - start) throw new DecodeError(`record field length ${length} does not fit the record`);
+  cursor = start + length;
+  return start;
+}
+
 function readHeaders(buf: Buffer, position: number, end: number): readonly RecordHeader[] {
   const count = varint(buf, position, end);
   position = cursor;
@@ -174,6 +288,10 @@ class AbortFilter {
 /** The batch being read: where its records are (maybe decompressed) and what each record needs from its header. */
 interface OpenBatch {
   buf: Buffer;
+  /** Shared by the batch's records: the (maybe decompressed) bytes and the base offset. */
+  ref: RecordBatchRef;
+  /** Records with an offset delta below this are before the fetch offset (skipped). */
+  minDelta: number;
   at: number;
   stop: number;
   remaining: number;
@@ -261,8 +379,11 @@ export class PartitionDecoder<K, V> {
       }
       if (count < 0 || count > (stop - at) / 7) throw new DecodeError(`records count ${count} cannot fit in the batch`);
       if (count === 0) continue;
+      const below = target.fetchOffset - baseOffset;
       this.batch = {
         buf,
+        ref: { buf, baseOffset },
+        minDelta: below <= 0n ? 0 : below > 0x7fffffffn ? 0x7fffffff : Number(below),
         at,
         stop,
         remaining: count,
@@ -277,8 +398,8 @@ export class PartitionDecoder<K, V> {
 
   /** Decodes records of the open batch into `out` until `max` or the batch ends (then closes it). */
   private readRecords(b: OpenBatch, max: number, out: ConsumerRecord<K, V>[]): void {
-    const { topic, partition, fetchOffset, keyDeserializer, valueDeserializer } = this.target;
-    const { buf, stop, baseOffset, leaderEpoch, logAppend, baseTimestamp } = b;
+    const { topic, partition, keyDeserializer, valueDeserializer } = this.target;
+    const { buf, ref, minDelta, stop, leaderEpoch, logAppend, baseTimestamp } = b;
     let at = b.at;
     let remaining = b.remaining;
     while (remaining > 0 && out.length < max) {
@@ -289,25 +410,37 @@ export class PartitionDecoder<K, V> {
       if (bodyBytes < 6 || recordEnd > stop) throw new DecodeError(`record length ${bodyBytes} does not fit the batch`);
       const timestampDelta = varlongNumber(buf, start + 1, recordEnd);
       const offsetDelta = varint(buf, cursor, recordEnd);
-      const key = bytesField(buf, cursor, recordEnd);
-      const value = bytesField(buf, cursor, recordEnd);
+      const keyStart = fieldStart(buf, cursor, recordEnd);
+      const keyEnd = cursor;
+      const valueStart = fieldStart(buf, cursor, recordEnd);
+      const valueEnd = cursor;
       let headers = NO_HEADERS;
       if (cursor < recordEnd && buf[cursor] === 0) cursor++;
       else headers = readHeaders(buf, cursor, recordEnd);
       if (cursor !== recordEnd) throw new DecodeError(`record length ${bodyBytes} does not match its fields`);
       at = recordEnd;
-      const offset = baseOffset + BigInt(offsetDelta);
-      if (offset < fetchOffset) continue;
-      out.push({
-        topic,
-        partition,
-        offset,
-        timestamp: logAppend ? baseTimestamp : baseTimestamp + timestampDelta,
-        key: keyDeserializer === null ? (key as K) : keyDeserializer(key, this.keyContext),
-        value: valueDeserializer === null ? (value as V) : valueDeserializer(value, this.valueContext),
-        headers,
-        leaderEpoch,
-      });
+      if (offsetDelta < minDelta) continue;
+      const key: K | typeof UNREAD =
+        keyDeserializer === null ? UNREAD : keyDeserializer(keyStart < 0 ? null : buf.subarray(keyStart, keyEnd), this.keyContext);
+      const value: V | typeof UNREAD =
+        valueDeserializer === null ? UNREAD : valueDeserializer(valueStart < 0 ? null : buf.subarray(valueStart, valueEnd), this.valueContext);
+      out.push(
+        new LazyConsumerRecord<K, V>(
+          topic,
+          partition,
+          logAppend ? baseTimestamp : baseTimestamp + timestampDelta,
+          headers,
+          leaderEpoch,
+          ref,
+          offsetDelta,
+          keyStart,
+          keyEnd,
+          valueStart,
+          valueEnd,
+          key,
+          value,
+        ),
+      );
     }
     b.at = at;
     b.remaining = remaining;

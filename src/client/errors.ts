@@ -121,10 +121,10 @@ export class UnsupportedVersionError extends TributaryClientError {
 }
 
 /** Producer options that contradict each other (`ERR_TRIB_INVALID_CONFIG`), thrown by `Producer.connect`. */
-export class ConfigError extends TributaryClientError {
+export class ClientConfigError extends TributaryClientError {
   constructor(message: string) {
     super(ClientErrorCode.INVALID_CONFIG, message);
-    this.name = 'ConfigError';
+    this.name = 'ClientConfigError';
   }
 }
 

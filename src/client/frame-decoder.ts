@@ -1,9 +1,10 @@
 /**
  * Splits a TCP byte stream into Kafka frames: int32 size, then `size` bytes.
  *
- * Chunks are kept as a list and joined only when a frame spans several of
- * them, so a large fetch response arriving in many socket reads is copied
- * once, and small frames inside one read are zero-copy views.
+ * Frames inside one chunk are zero-copy views of it. A frame that spans
+ * chunks is copied once, into a buffer of exactly its size allocated as soon
+ * as its size is known: each chunk is copied when it arrives, while it is
+ * still in the CPU cache, instead of all of them when the frame completes.
  */
 import { ClientErrorCode, ProtocolError } from './errors.js';
 
@@ -15,6 +16,9 @@ export class FrameDecoder {
   private bufferedBytes = 0;
   /** Size of the frame being assembled, once its 4-byte prefix is complete. */
   private frameBytes = -1;
+  /** The frame being assembled across chunks, and how much of it is filled. */
+  private partial: Buffer | null = null;
+  private partialFilled = 0;
 
   /**
    * @param frameBytesMax largest frame accepted (bytes after the size field)
@@ -27,16 +31,29 @@ export class FrameDecoder {
 
   /** Bytes received but not yet returned as frames. */
   get pendingBytes(): number {
-    return this.bufferedBytes;
+    return this.bufferedBytes + this.partialFilled;
   }
 
   /** Feeds bytes; returns every frame they complete (without the size prefix). */
   push(chunk: Buffer): Buffer[] {
+    const frames: Buffer[] = [];
+    if (this.partial !== null) {
+      // Continue the frame being assembled straight from the new chunk.
+      const partial = this.partial;
+      const n = Math.min(chunk.length, partial.length - this.partialFilled);
+      chunk.copy(partial, this.partialFilled, 0, n);
+      this.partialFilled += n;
+      if (this.partialFilled < partial.length) return frames;
+      frames.push(partial);
+      this.partial = null;
+      this.partialFilled = 0;
+      this.frameBytes = -1;
+      chunk = chunk.subarray(n);
+    }
     if (chunk.length > 0) {
       this.chunks.push(chunk);
       this.bufferedBytes += chunk.length;
     }
-    const frames: Buffer[] = [];
     for (;;) {
       if (this.frameBytes < 0) {
         if (this.bufferedBytes < SIZE_BYTES) break;
@@ -52,7 +69,19 @@ export class FrameDecoder {
         }
         this.frameBytes = size;
       }
-      if (this.bufferedBytes < this.frameBytes) break;
+      if (this.bufferedBytes < this.frameBytes) {
+        // Incomplete: start the frame's buffer now with what is here; later chunks are copied in as they come.
+        if (this.bufferedBytes > 0) {
+          const partial = Buffer.allocUnsafe(this.frameBytes);
+          let filled = 0;
+          for (const c of this.chunks) filled += c.copy(partial, filled);
+          this.chunks.length = 0;
+          this.bufferedBytes = 0;
+          this.partial = partial;
+          this.partialFilled = filled;
+        }
+        break;
+      }
       frames.push(this.take(this.frameBytes));
       this.frameBytes = -1;
     }

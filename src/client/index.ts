@@ -82,7 +82,7 @@ export type {
 export { DefaultPartitioner, murmur2, partitionForKey, toPositive } from './partitioner.js';
 export {
   ClientErrorCode,
-  ConfigError,
+  ClientConfigError,
   ConnectionClosedError,
   ConnectionError,
   KafkaProtocolError,

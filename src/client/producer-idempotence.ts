@@ -21,7 +21,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { Offsets, computeBatchCrc } from '../protocol/record-batch/header.js';
-import { ConfigError, invalidArgument } from './errors.js';
+import { ClientConfigError, invalidArgument } from './errors.js';
 import type { Acks } from './records.js';
 import { IDEMPOTENT_MAX_IN_FLIGHT, MAX_IN_FLIGHT_DEFAULT } from './producer-types.js';
 
@@ -69,7 +69,7 @@ export function resolveIdempotence(options: { idempotent?: boolean | undefined; 
       conflicts.push(`maxInFlight must be at most ${IDEMPOTENT_MAX_IN_FLIGHT}, not ${options.maxInFlight}`);
     }
     if (conflicts.length > 0) {
-      if (explicit) throw new ConfigError(`idempotent: true conflicts with the other options: ${conflicts.join('; ')} (or set idempotent: false)`);
+      if (explicit) throw new ClientConfigError(`idempotent: true conflicts with the other options: ${conflicts.join('; ')} (or set idempotent: false)`);
       idempotent = false;
     }
   }

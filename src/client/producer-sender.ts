@@ -5,7 +5,7 @@
  * numbers, epoch bumps; the rules are in producer-idempotence.ts).
  *
  * Ordering: at most `maxInFlight` batches per partition are in flight (5
- * with idempotence, else 1), each partition's requests are queued on the
+ * by default, with or without idempotence, as Java), each partition's requests are queued on the
  * connection in batch order (the next waits until the previous one is
  * encoded and queued), and a failed batch stays in its queue ahead of the
  * batches not yet sent; it is resent alone once every earlier request of its

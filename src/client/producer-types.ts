@@ -15,8 +15,13 @@ export const PRODUCE_REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
 export const MAX_REQUEST_BYTES_DEFAULT = 1024 * 1024;
 /** Batches in flight per partition with idempotence (Java's max.in.flight.requests.per.connection default); also its maximum. */
 export const IDEMPOTENT_MAX_IN_FLIGHT = 5;
-/** Batches in flight per partition without idempotence: one, so retries cannot reorder records. */
-export const MAX_IN_FLIGHT_DEFAULT = 1;
+/**
+ * Batches in flight per partition without idempotence: 5 too, as Java's
+ * max.in.flight.requests.per.connection default. Without idempotence a
+ * retried batch can then land after a later one (as in Java); set
+ * `maxInFlight: 1` to keep order at the cost of throughput.
+ */
+export const MAX_IN_FLIGHT_DEFAULT = 5;
 
 /** Turns a key or value into bytes (a string is written as UTF-8 by the batch builder). */
 export type Serializer<T> = (data: T, topic: string) => Buffer | string | null;
@@ -80,8 +85,9 @@ export interface ProducerOptions<K, V> {
    */
   idempotent?: boolean;
   /**
-   * Batches per partition sent and not yet acknowledged (default 5 with
-   * idempotence, else 1). Above 1 without idempotence, a retry can reorder records.
+   * Batches per partition sent and not yet acknowledged (default 5, with or
+   * without idempotence, as Java). Above 1 without idempotence, a retry can
+   * reorder records (set 1 to keep order).
    */
   maxInFlight?: number;
   partitioner?: PartitionerOption;

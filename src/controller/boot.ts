@@ -15,6 +15,15 @@
  * given, register this broker (both no-ops when already in the image).
  * The broker usually registers itself later, once its listeners are bound
  * (port 0 becomes a real port), with `controller.registerBroker`.
+ *
+ * The metadata log is always Raft (quorum/raft-metadata-log.ts). Without
+ * `log`, this node is a quorum of one: a RaftMetadataLog whose only voter is
+ * `nodeId`, with no transport (it never sends a message). It elects itself
+ * in `start()` (a new epoch and a leader-change entry per start), and every
+ * append is fsynced before it commits (one voter: `propose` flushes, then the
+ * high watermark moves). A data dir written by the former LocalMetadataLog
+ * (plain batches of epoch 0) opens unchanged. Multi-voter clusters pass their
+ * own RaftMetadataLog (src/broker/lifecycle/cluster-node.ts).
  */
 import type { FileSystem, LogConfig } from '../storage/index.js';
 import type { Clock } from '../util/clock.js';
@@ -24,7 +33,8 @@ import type { ConfigSchema } from './config-plan.js';
 import { QuorumController } from './controller.js';
 import { MetadataImage } from './metadata/image.js';
 import { MetadataPublisher, type DeltaListener } from './metadata/publisher.js';
-import { LocalMetadataLog, MetadataLogError, type MetadataLog } from './metadata-log.js';
+import { MetadataLogError, type MetadataLog } from './metadata-log.js';
+import { RaftMetadataLog, type RaftTimer } from './quorum/raft-metadata-log.js';
 import { ensureMetaProperties, type MetaProperties } from './meta-properties.js';
 import type { BrokerConfigValidator, ListenerEndpoint, TopicConfigValidator } from './types.js';
 
@@ -55,12 +65,55 @@ export interface BootControllerOptions {
   /** Register this broker during boot (else call controller.registerBroker later). */
   advertisedListeners?: readonly ListenerEndpoint[] | undefined;
   rack?: string | null | undefined;
-  /** Replaces the one-voter local log (Raft, later; tests). */
+  /** Replaces the one-voter Raft log (a multi-voter RaftMetadataLog; tests). */
   log?: MetadataLog | undefined;
   /** broker.session.timeout.ms (the active controller fences brokers silent for this long). */
   brokerSessionTimeoutMs?: number | undefined;
-  /** Segment settings of the local metadata log. */
+  /** Segment settings of the one-voter log's `__cluster_metadata-0` PartitionLog. */
   metadataLogConfig?: Partial<LogConfig> | undefined;
+  /**
+   * The one-voter log's periodic Raft tick (util/timer.ts systemTimer in the
+   * broker). A lone voter commits inside append and needs no tick to make
+   * progress, so tests may leave it out (nothing then runs between appends).
+   */
+  timer?: RaftTimer | undefined;
+  /** Interval of that tick (default ONE_VOTER_TICK_INTERVAL_MS). */
+  tickIntervalMs?: number | undefined;
+  /** The one-voter log's snapshot thresholds (RaftMetadataLog's defaults: 10 000 records, 16 MiB). */
+  snapshotIntervalRecords?: number | undefined;
+  snapshotIntervalBytes?: number | undefined;
+  /** The one-voter log's warnings (a damaged snapshot ignored, a failed log). */
+  onWarning?: ((message: string) => void) | undefined;
+}
+
+/**
+ * A lone voter's tick has no peer to fetch from, vote with or announce to,
+ * and its check-quorum always passes (it is its own majority): it only
+ * re-checks the commit that append already made. So it runs rarely.
+ */
+export const ONE_VOTER_TICK_INTERVAL_MS = 500;
+
+/** Never fires: the one-voter log's appends tick it themselves. */
+const NO_TIMER: RaftTimer = { every: () => () => undefined };
+
+/** The single-node default: a Raft quorum whose only voter is this node (no transport, no controller listener). */
+export function oneVoterLog(opts: BootControllerOptions & { clusterId: string; random: Random }): RaftMetadataLog {
+  return RaftMetadataLog.open({
+    fs: opts.fs,
+    clock: opts.clock,
+    random: opts.random,
+    timer: opts.timer ?? NO_TIMER,
+    dataDir: opts.dataDir,
+    nodeId: opts.nodeId,
+    // The endpoint is never dialled (one voter sends nothing); it only names the leader in NotLeaderError.
+    voters: [{ id: opts.nodeId, host: '', port: 0 }],
+    clusterId: opts.clusterId,
+    tickIntervalMs: opts.tickIntervalMs ?? ONE_VOTER_TICK_INTERVAL_MS,
+    snapshotIntervalRecords: opts.snapshotIntervalRecords,
+    snapshotIntervalBytes: opts.snapshotIntervalBytes,
+    logConfig: opts.metadataLogConfig,
+    onWarning: opts.onWarning,
+  });
 }
 
 export interface BootedController {
@@ -89,7 +142,7 @@ function rethrowLater(err: unknown): void {
 export async function bootController(opts: BootControllerOptions): Promise<BootedController> {
   const random = opts.random ?? systemRandom;
   const { properties } = ensureMetaProperties({ fs: opts.fs, dataDir: opts.dataDir, nodeId: opts.nodeId, clusterId: opts.clusterId, random });
-  const log = opts.log ?? LocalMetadataLog.open({ fs: opts.fs, clock: opts.clock, dataDir: opts.dataDir, config: opts.metadataLogConfig ?? {} });
+  const log = opts.log ?? oneVoterLog({ ...opts, clusterId: properties.clusterId, random });
   const image = new MetadataImage(properties.clusterId);
   const publisher = new MetadataPublisher(image, opts.onListenerError ?? rethrowLater);
   if (opts.onDelta !== undefined) publisher.subscribe(opts.onDelta);

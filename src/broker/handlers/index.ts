@@ -31,6 +31,7 @@ import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassig
 import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
 import { voteHandler } from './52-vote.js';
 import { beginQuorumEpochHandler } from './53-begin-quorum-epoch.js';
+import { endQuorumEpochHandler } from './54-end-quorum-epoch.js';
 import { describeQuorumHandler } from './55-describe-quorum.js';
 import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
@@ -69,6 +70,7 @@ export const allHandlers: readonly AnyHandler[] = [
   listPartitionReassignmentsHandler,
   voteHandler,
   beginQuorumEpochHandler,
+  endQuorumEpochHandler,
   describeQuorumHandler,
   fetchSnapshotHandler,
   describeClusterHandler,

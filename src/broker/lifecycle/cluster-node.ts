@@ -1,8 +1,9 @@
 /**
  * The cluster side of one node (process.roles, controller.quorum.voters),
  * kept out of broker.ts. Created only when the node is not alone: a lone
- * combined node (the single-node default) keeps the one-voter local log and
- * registers itself in-process, exactly as before.
+ * combined node (the single-node default) runs bootController's one-voter
+ * Raft log (no transport, no controller listener) and registers itself
+ * in-process.
  *
  * Controller role: a RaftMetadataLog voter (src/controller/quorum), its
  * RPCs served on the controller listener; the node's QuorumController is
@@ -10,6 +11,11 @@
  * with NOT_LEADER), and while active it gets `becomeActive()`, feature
  * finalization, and a `tick()` every CONTROLLER_TICK_MS that fences brokers
  * whose session expired.
+ * Broker-only (process.roles=broker): the RaftMetadataLog runs as a Raft
+ * observer (its node.id is not a voter): it fetches the metadata log and
+ * snapshots from the leader over the voters' controller listeners, never
+ * votes, has no controller listener, and its QuorumController is never
+ * active (admin requests are forwarded).
  * Broker role: a BrokerLifecycleManager registers with the active controller
  * over BrokerRegistration and heartbeats over BrokerHeartbeat (loopback when
  * that is this node); the node serves once unfenced and caught up; SIGTERM
@@ -98,10 +104,9 @@ export class ClusterNode {
   static create(opts: ClusterNodeOptions): ClusterNode | null {
     const cluster = opts.settings.cluster;
     if (cluster === undefined || isSingleNode(opts.settings)) return null;
-    if (!cluster.roles.controller) {
-      // A broker-only node would follow the metadata log as a Raft observer;
-      // the Raft layer has no observers yet (src/controller/raft/README.md).
-      throw new Error('process.roles=broker (a broker-only node) is not supported yet: run every node as broker,controller (combined) or controller');
+    if (!cluster.roles.controller && cluster.voters.some((v) => v.id === opts.settings.nodeId)) {
+      // A voter that does not run the controller would count for quorums it never joins.
+      throw new Error(`process.roles=broker: node.id=${opts.settings.nodeId} is one of controller.quorum.voters; a broker-only node needs an id of its own (voters are controllers)`);
     }
     return new ClusterNode(opts, cluster);
   }
@@ -181,9 +186,16 @@ export class ClusterNode {
   /** SIGTERM: ask the controller to move leadership away before the listeners close. */
   async controlledShutdown(): Promise<void> {
     const manager = this.lifecycle;
-    if (manager === null) return;
-    const agreed = await manager.controlledShutdown(CONTROLLED_SHUTDOWN_TIMEOUT_MS);
-    this.opts.logger.info({ agreed }, agreed ? 'controlled shutdown done' : 'controlled shutdown not confirmed; stopping anyway');
+    if (manager !== null) {
+      const agreed = await manager.controlledShutdown(CONTROLLED_SHUTDOWN_TIMEOUT_MS);
+      this.opts.logger.info({ agreed }, agreed ? 'controlled shutdown done' : 'controlled shutdown not confirmed; stopping anyway');
+    }
+    // The Raft leader hands over (EndQuorumEpoch) while its listeners still serve, instead of leaving the voters to time out.
+    if (this.log.status().role === 'leader') {
+      const epoch = this.log.epoch;
+      const handedOver = await this.log.resign();
+      this.opts.logger.info({ epoch, handedOver, leaderId: this.log.leaderId }, handedOver ? 'resigned metadata leadership' : 'resigned metadata leadership; no successor yet');
+    }
   }
 
   async close(): Promise<void> {

@@ -116,6 +116,10 @@ export class ConsumerSource implements BenchSource {
   readonly name = 'consumer';
   private readonly iterator: AsyncIterator<Batch>;
   private pending: Promise<IteratorResult<Batch>> | null = null;
+  /** Resolves the waiting poll with null when `stop` fires. */
+  private wake: (() => void) | null = null;
+  private stopListened = false;
+  private stopFired = false;
 
   private constructor(
     private readonly consumer: Consumer,
@@ -152,8 +156,29 @@ export class ConsumerSource implements BenchSource {
   }
 
   async poll(stop: Promise<void>): Promise<BenchRecord[] | null> {
-    this.pending ??= this.iterator.next();
-    const next = await Promise.race([this.pending, stop.then(() => null)]);
+    if (this.pending === null) {
+      this.pending = this.iterator.next();
+      // A failure after the bench stopped listening (stop fired) must not become an unhandled rejection.
+      this.pending.catch(() => undefined);
+    }
+    // Not Promise.race([pending, stop.then(...)]) per poll: every race leaves a reaction on the
+    // long-lived `stop` promise that keeps its result (a whole batch of records) reachable until the
+    // run ends, so the bench would retain every record it read and measure the GC, not the consumer.
+    // One listener on `stop` for the whole run wakes whichever poll is waiting.
+    if (!this.stopListened) {
+      this.stopListened = true;
+      void stop.then(() => {
+        this.stopFired = true;
+        this.wake?.();
+      });
+    }
+    if (this.stopFired) return null;
+    const pending = this.pending;
+    const next = await new Promise<IteratorResult<Batch> | null>((resolve, reject) => {
+      this.wake = () => resolve(null);
+      pending.then(resolve, reject);
+    });
+    this.wake = null;
     if (next === null) return null;
     this.pending = null;
     if (next.done === true) return null;

@@ -88,7 +88,7 @@ async function describeQuorum(addresses: readonly { host: string; port: number }
       last = quorumFrom(await describeQuorumAt(a.host, a.port, timeoutMs));
       if (!('error' in last)) return last;
     } catch (err) {
-      // A lone node runs the one-voter local log: there is no Raft quorum to describe.
+      // A lone node (a one-voter Raft quorum, no controller listener) does not serve DescribeQuorum.
       if (err instanceof UnsupportedVersionError) return { error: 'none: a single node without a Raft quorum (or a broker without DescribeQuorum)', unsupported: true };
       last = { error: `${a.host}:${a.port}: ${(err as Error).message}` };
     }

@@ -1,11 +1,13 @@
 /**
  * `tributary cluster up`: a multi-node combined cluster (every node broker and
- * controller) on this machine, as child processes.
+ * controller) on this machine, as child processes, plus optional broker-only
+ * nodes (process.roles=broker: Raft observers of the metadata quorum).
  *
- *   tributary cluster up --nodes 3 [--dir ./cluster] [--base-port 9092] [--detach]
+ *   tributary cluster up --nodes 3 [--brokers 1] [--dir ./cluster] [--base-port 9092] [--detach]
  *
  * Node i (1-based) gets node.id=i, PLAINTEXT on base+2(i-1), CONTROLLER on
- * base+2(i-1)+1, data in <dir>/node-<i>, its config in <dir>/node-<i>.properties
+ * base+2(i-1)+1 (combined nodes only: broker-only nodes n+1..n+m have no
+ * controller listener and are not voters), data in <dir>/node-<i>, its config in <dir>/node-<i>.properties
  * (so one node can be restarted by hand: `tributary start <dir>/node-2.properties`)
  * and its log in <dir>/node-<i>.log. All share one cluster id, kept in
  * <dir>/cluster.id (re-used when the cluster is brought up again).
@@ -23,7 +25,7 @@ import { resolve, join } from 'node:path';
 import type { Command } from 'commander';
 import { Connection } from '../../client/connection.js';
 import { MetadataRequest, MetadataResponse } from '../../protocol/messages/03-metadata.js';
-import { EXIT_RUNTIME, collectKeyValue, positiveInt, usageError, withExamples, writeOut } from './common.js';
+import { EXIT_RUNTIME, collectKeyValue, nonNegativeInt, positiveInt, usageError, withExamples, writeOut } from './common.js';
 
 export const NODES_MAX = 9;
 const READY_TIMEOUT_MS = 60_000;
@@ -43,7 +45,8 @@ export interface ClusterLayout {
 export interface NodeLayout {
   readonly id: number;
   readonly brokerPort: number;
-  readonly controllerPort: number;
+  /** Null for a broker-only node (not a voter, no controller listener). */
+  readonly controllerPort: number | null;
   readonly dataDir: string;
   readonly configFile: string;
   readonly logFile: string;
@@ -51,6 +54,7 @@ export interface NodeLayout {
 
 interface UpOptions {
   nodes: number;
+  brokers: number;
   dir: string;
   basePort: number;
   host: string;
@@ -66,17 +70,20 @@ function newClusterId(): string {
   return b.toString('base64url');
 }
 
-/** Ports, directories and the voter list of an n-node cluster; pure apart from reading an existing cluster.id. */
-export function planCluster(n: number, dir: string, basePort: number, host = '127.0.0.1'): ClusterLayout {
+/**
+ * Ports, directories and the voter list of an n-node cluster (plus `brokers` broker-only
+ * nodes after them); pure apart from reading an existing cluster.id.
+ */
+export function planCluster(n: number, dir: string, basePort: number, host = '127.0.0.1', brokers = 0): ClusterLayout {
   const abs = resolve(dir);
   const idFile = join(abs, 'cluster.id');
   const clusterId = existsSync(idFile) ? readFileSync(idFile, 'utf8').trim() : newClusterId();
   const nodes: NodeLayout[] = [];
-  for (let i = 1; i <= n; i++) {
+  for (let i = 1; i <= n + brokers; i++) {
     nodes.push({
       id: i,
       brokerPort: basePort + 2 * (i - 1),
-      controllerPort: basePort + 2 * (i - 1) + 1,
+      controllerPort: i <= n ? basePort + 2 * (i - 1) + 1 : null,
       dataDir: join(abs, `node-${i}`),
       configFile: join(abs, `node-${i}.properties`),
       logFile: join(abs, `node-${i}.log`),
@@ -86,17 +93,17 @@ export function planCluster(n: number, dir: string, basePort: number, host = '12
     dir: abs,
     clusterId,
     nodes,
-    voters: nodes.map((x) => `${x.id}@${host}:${x.controllerPort}`).join(','),
+    voters: nodes.flatMap((x) => (x.controllerPort === null ? [] : [`${x.id}@${host}:${x.controllerPort}`])).join(','),
     bootstrap: nodes.map((x) => `${host}:${x.brokerPort}`).join(','),
   };
 }
 
 export function nodeProperties(layout: ClusterLayout, node: NodeLayout, host = '127.0.0.1', overrides: Record<string, string> = {}): string {
   const props: Record<string, string> = {
-    'process.roles': 'broker,controller',
+    'process.roles': node.controllerPort === null ? 'broker' : 'broker,controller',
     'node.id': String(node.id),
     'cluster.id': layout.clusterId,
-    'listeners': `PLAINTEXT://${host}:${node.brokerPort},CONTROLLER://${host}:${node.controllerPort}`,
+    'listeners': node.controllerPort === null ? `PLAINTEXT://${host}:${node.brokerPort}` : `PLAINTEXT://${host}:${node.brokerPort},CONTROLLER://${host}:${node.controllerPort}`,
     'controller.listener.names': 'CONTROLLER',
     'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
     'controller.quorum.voters': layout.voters,
@@ -192,15 +199,16 @@ function stopAll(children: readonly ChildProcess[]): Promise<void> {
 }
 
 async function up(options: UpOptions, cmd: Command): Promise<void> {
-  if (options.nodes > NODES_MAX) usageError(cmd, `--nodes: at most ${NODES_MAX} nodes on one machine`);
-  if (options.basePort + 2 * options.nodes - 1 > 65535) usageError(cmd, '--base-port: the ports do not fit below 65536');
-  const layout = planCluster(options.nodes, options.dir, options.basePort, options.host);
+  const total = options.nodes + options.brokers;
+  if (total > NODES_MAX) usageError(cmd, `--nodes + --brokers: at most ${NODES_MAX} nodes on one machine`);
+  if (options.basePort + 2 * total - 1 > 65535) usageError(cmd, '--base-port: the ports do not fit below 65536');
+  const layout = planCluster(options.nodes, options.dir, options.basePort, options.host, options.brokers);
   mkdirSync(layout.dir, { recursive: true });
   const pidFile = join(layout.dir, 'pids');
   if (existsSync(pidFile)) usageError(cmd, `${pidFile} exists: a detached cluster may be running there; run \`tributary cluster down --dir ${options.dir}\` first`);
   for (const node of layout.nodes) {
-    if (await portAccepts(options.host, node.brokerPort) || await portAccepts(options.host, node.controllerPort)) {
-      usageError(cmd, `port ${node.brokerPort} or ${node.controllerPort} is in use; choose another --base-port`);
+    if (await portAccepts(options.host, node.brokerPort) || (node.controllerPort !== null && await portAccepts(options.host, node.controllerPort))) {
+      usageError(cmd, `port ${node.brokerPort}${node.controllerPort === null ? '' : ` or ${node.controllerPort}`} is in use; choose another --base-port`);
     }
   }
   writeFileSync(join(layout.dir, 'cluster.id'), `${layout.clusterId}\n`);
@@ -225,8 +233,8 @@ async function up(options: UpOptions, cmd: Command): Promise<void> {
     return;
   }
   const lines = [
-    `Cluster ${layout.clusterId}: ${layout.nodes.length} nodes (broker + controller), data in ${layout.dir}`,
-    ...layout.nodes.map((n) => `  node ${n.id}  pid ${children[n.id - 1]?.pid ?? '?'}  broker ${options.host}:${n.brokerPort}  controller ${options.host}:${n.controllerPort}  log ${n.logFile}`),
+    `Cluster ${layout.clusterId}: ${options.nodes} nodes (broker + controller)${options.brokers > 0 ? ` + ${options.brokers} broker-only` : ''}, data in ${layout.dir}`,
+    ...layout.nodes.map((n) => `  node ${n.id}  pid ${children[n.id - 1]?.pid ?? '?'}  broker ${options.host}:${n.brokerPort}  ${n.controllerPort === null ? 'broker-only (observer)' : `controller ${options.host}:${n.controllerPort}`}  log ${n.logFile}`),
     `Bootstrap: ${layout.bootstrap}`,
     `Voters:    ${layout.voters}`,
     `Status:    tributary cluster status --bootstrap ${layout.bootstrap}`,
@@ -275,8 +283,10 @@ export function registerClusterUpCommands(cluster: Command): void {
   withExamples(cluster.command('up').description('start a multi-node cluster on this machine (child processes; Ctrl-C stops them)'), [
     'tributary cluster up --nodes 3',
     'tributary cluster up --nodes 3 --dir /tmp/trib --base-port 19092 --detach',
+    'tributary cluster up --nodes 3 --brokers 2',
   ])
     .option('-n, --nodes <n>', 'number of nodes, each broker and controller', positiveInt('--nodes'), 3)
+    .option('-b, --brokers <m>', 'extra broker-only nodes (process.roles=broker, not voters)', nonNegativeInt('--brokers'), 0)
     .option('-d, --dir <dir>', 'directory for data, configs and logs', './cluster')
     .option('-p, --base-port <port>', 'first port; node i uses base+2(i-1) (broker) and the next (controller)', positiveInt('--base-port'), 9092)
     .option('--host <host>', 'address to listen on', '127.0.0.1')

@@ -1,7 +1,7 @@
 /**
  * RaftStorage on the data dir: the Raft log is the ordinary storage
  * PartitionLog at `<dataDir>/__cluster_metadata-0/` (so a data dir written by
- * the one-voter LocalMetadataLog opens unchanged), the vote in `quorum-state`,
+ * the former one-voter LocalMetadataLog opens unchanged), the vote in `quorum-state`,
  * snapshots in `<nextRecordOffset>-<epoch>.checkpoint` files next to them.
  *
  * Mapping: one Raft entry = one record batch. The entry's epoch is the batch's
@@ -9,7 +9,7 @@
  * LeaderChangeMessage). Raft offsets count entries; the batches keep Kafka
  * record offsets, assigned by the PartitionLog on append, identical on every
  * voter because their logs agree on every prefix they share. Batches written
- * by LocalMetadataLog have epoch 0; the core treats them as entries before
+ * by the former LocalMetadataLog have epoch 0; the core treats them as entries before
  * any election (epoch 0 sorts below every real epoch).
  *
  * The whole log is mirrored in memory (entry bytes and offsets): the metadata

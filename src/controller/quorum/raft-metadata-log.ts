@@ -17,6 +17,11 @@
  *    snapshot (Raft relearns the high watermark from the leader). One voter:
  *    it elects itself at once, so the whole log is replayed before start
  *    resolves.
+ *  - Observer mode: a `nodeId` outside `voters` (a broker-only node) runs
+ *    the core as an observer: it only sends Fetch/FetchSnapshot to the
+ *    voters' controller listeners, applies what commits, never votes, and
+ *    serves no quorum RPCs (it has no controller listener). `append` there
+ *    rejects with NotLeaderError naming the leader, so forwarding works.
  *  - append(): only on the active leader (`isLeader`): leader of the current
  *    epoch AND its leader-change entry applied (so everything committed
  *    before it is in the image first). Resolves when the batch is committed
@@ -40,7 +45,7 @@ import { DEFAULT_RAFT_TIMEOUTS, type FetchRequest, type NodeId, type Outbound, t
 import { FileRaftStorage } from './file-raft-storage.js';
 import { RaftService, type QuorumDescription, type RaftEndpoint, type VoterState } from './raft-service.js';
 import { decodeSnapshotPayload, encodeSnapshotPayload } from './snapshot-format.js';
-import { KafkaRaftTransport, type RaftTransport, type VoterEndpoint } from './transport.js';
+import type { RaftTransport, VoterEndpoint } from './transport.js';
 
 /** One periodic timer; returns its cancel function. The process supplies it (util/timer.ts: systemTimer). */
 export interface RaftTimer {
@@ -74,6 +79,8 @@ export interface RaftMetadataLogOptions {
 }
 
 export const RAFT_TICK_INTERVAL_MS_DEFAULT = 10;
+/** How long `resign()` waits for another voter to take over before it gives up waiting. */
+export const RESIGN_WAIT_MS_DEFAULT = 2_000;
 /** The leader long-polls, so an idle follower's empty answer already waited: re-fetch soon. */
 export const FETCH_BACKOFF_MS_DEFAULT = 10;
 export const SNAPSHOT_INTERVAL_RECORDS_DEFAULT = 10_000;
@@ -192,7 +199,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
       throw err instanceof MetadataLogError ? err : new MetadataLogError('ERR_TRIB_METADATA_FAILED', `cannot open the metadata log: ${(err as Error).message}`, { cause: err });
     }
     for (const w of this.storage.warnings) opts.onWarning?.(w);
-    const lone = this.config.voters.length === 1;
+    const lone = this.config.voters.length === 1 && this.config.voters[0] === opts.nodeId;
     this.skewMs = lone ? 2 * this.config.electionTimeoutMs : 0;
     let node: RaftNode;
     try {
@@ -203,7 +210,8 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
       throw err;
     }
     this.node = node;
-    this.transport = this.opts.transport?.((m) => this.receiveResponse(m)) ?? this.networkTransport();
+    // A lone voter never sends a message: no transport (its client code is not even loaded).
+    this.transport = this.opts.transport?.((m) => this.receiveResponse(m)) ?? (lone ? null : await this.networkTransport());
     this.state = 'started';
     this.tick(); // a lone voter elects itself here and commits its whole log
     if (this.failure !== null) throw this.failure;
@@ -222,7 +230,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     try {
       result = node.propose([bytes], this.nowMs());
     } catch (err) {
-      // The log may hold a batch nobody will deliver: stop, as LocalMetadataLog does after an I/O failure.
+      // The log may hold a batch nobody will deliver: stop (refuse further appends).
       this.fail(err);
       throw this.failure ?? err;
     }
@@ -240,8 +248,33 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     return done;
   }
 
+  /**
+   * Graceful handover (SIGTERM of the leader; KRaft's resign): the leader tells the other voters
+   * its epoch is over (EndQuorumEpoch, most caught-up successor first), stops leading (pending
+   * appends reject with NotLeaderError), and waits up to `timeoutMs` for another voter to lead.
+   * Resolves true when one does (or there was nothing to hand over), false on timeout.
+   */
+  async resign(timeoutMs: number = RESIGN_WAIT_MS_DEFAULT): Promise<boolean> {
+    const node = this.node;
+    if (node === null || this.state !== 'started' || node.roleName !== 'leader' || this.config.voters.length < 2) return true;
+    this.send(this.step(() => node.resign(this.nowMs())));
+    const deadlineMs = this.nowMs() + timeoutMs;
+    const successor = (): boolean => this.leaderId !== null && this.leaderId !== this.opts.nodeId;
+    if (successor()) return true;
+    return new Promise((resolve) => {
+      const cancel = this.opts.timer.every(10, () => {
+        if (!successor() && this.state === 'started' && this.nowMs() < deadlineMs) return;
+        cancel();
+        resolve(successor());
+      });
+    });
+  }
+
   async close(): Promise<void> {
     if (this.state === 'closed') return;
+    // A leader closing without resign() first still ends its epoch for the others (the bytes leave as the connections close).
+    const node = this.node;
+    if (node !== null && this.state === 'started' && node.roleName === 'leader' && this.config.voters.length > 1) this.send(this.step(() => node.resign(this.nowMs())));
     this.state = 'closed';
     this.cancelTimer?.();
     this.cancelTimer = null;
@@ -266,6 +299,11 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
   }
 
   /** Leader of the current epoch with its leader-change entry applied: may append. */
+  /** Not a voter (a broker-only node): fetches and applies, never leads. */
+  get isObserver(): boolean {
+    return !this.config.voters.includes(this.opts.nodeId);
+  }
+
   get isLeader(): boolean {
     const node = this.node;
     if (node === null || this.state !== 'started' || node.roleName !== 'leader') return false;
@@ -296,7 +334,8 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     return this.opts.clock.monotonicMs() + this.skewMs;
   }
 
-  private networkTransport(): RaftTransport {
+  private async networkTransport(): Promise<RaftTransport> {
+    const { KafkaRaftTransport } = await import('./transport.js');
     return new KafkaRaftTransport({
       self: this.opts.nodeId,
       voters: this.opts.voters,
@@ -306,7 +345,15 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
       requestTimeoutMs: Math.max(1000, 5 * this.config.requestTimeoutMs),
       snapshotChunkBytesMax: this.config.snapshotChunkBytesMax,
       onWarning: this.opts.onWarning,
+      onPeerUnreachable: (id) => this.peerUnreachable(id),
     });
+  }
+
+  /** The transport lost its connection to voter `id`: if that is our leader, the node need not wait for its fetch timeout. */
+  private peerUnreachable(id: NodeId): void {
+    const node = this.node;
+    if (node === null || node.roleName !== 'follower' || node.leaderId !== id) return;
+    this.send(this.step(() => node.leaderUnreachable(this.nowMs())));
   }
 
   private tick(): void {
@@ -542,7 +589,12 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
       const p = this.progress.get(id);
       return { replicaId: id, logEndOffset: p?.logEndOffset ?? -1, lastFetchTimestampMs: p?.lastFetchMs ?? -1, lastCaughtUpTimestampMs: p?.lastCaughtUpMs ?? -1 };
     });
-    return { leaderId: this.leaderId, epoch: this.epoch, highWatermark: node?.highWatermark ?? 0, isLeader: node?.roleName === 'leader', voters };
+    // Observers (broker-only nodes) the core still tracks; progress has their wall-clock fetch times.
+    const observers: VoterState[] = (node?.observerStates() ?? []).map((o) => {
+      const p = this.progress.get(o.id);
+      return { replicaId: o.id, logEndOffset: o.endOffset, lastFetchTimestampMs: p?.lastFetchMs ?? -1, lastCaughtUpTimestampMs: p?.lastCaughtUpMs ?? -1 };
+    });
+    return { leaderId: this.leaderId, epoch: this.epoch, highWatermark: node?.highWatermark ?? 0, isLeader: node?.roleName === 'leader', voters, observers };
   }
 
   /** For tests and status: the applied entry offset and the node's role. */

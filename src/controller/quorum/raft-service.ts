@@ -1,6 +1,6 @@
 /**
  * RaftService: what the broker's handlers call to answer the quorum RPCs
- * (Vote 52, BeginQuorumEpoch 53, DescribeQuorum 55, FetchSnapshot 59 and the
+ * (Vote 52, BeginQuorumEpoch 53, EndQuorumEpoch 54, DescribeQuorum 55, FetchSnapshot 59 and the
  * raft branch of Fetch 1). A node without one (broker-only) answers these
  * APIs with UNSUPPORTED_VERSION. Requests are translated to Raft messages
  * (wire.ts), fed to the node, and the node's answer translated back.
@@ -8,6 +8,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Infer, Input } from '../../protocol/schema.js';
 import type { BeginQuorumEpochRequest, BeginQuorumEpochResponse } from '../../protocol/messages/53-begin-quorum-epoch.js';
+import type { EndQuorumEpochRequest, EndQuorumEpochResponse } from '../../protocol/messages/54-end-quorum-epoch.js';
 import type { DescribeQuorumRequest, DescribeQuorumResponse } from '../../protocol/messages/55-describe-quorum.js';
 import type { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js';
 import type { FetchSnapshotRequest, FetchSnapshotResponse } from '../../protocol/messages/59-fetch-snapshot.js';
@@ -17,6 +18,8 @@ import type { FetchRequest as RaftFetchRequest, NodeId, RaftMessage } from '../r
 import {
   beginQuorumEpochFromWire,
   beginQuorumEpochResponseToWire,
+  endQuorumEpochFromWire,
+  endQuorumEpochResponseToWire,
   fetchErrorResponseToWire,
   fetchRequestFromWire,
   fetchResponseToWire,
@@ -44,6 +47,8 @@ export interface QuorumDescription {
   readonly highWatermark: number;
   readonly isLeader: boolean;
   readonly voters: readonly VoterState[];
+  /** Non-voters fetching from the leader (broker-only nodes), KRaft's DescribeQuorum Observers. */
+  readonly observers: readonly VoterState[];
 }
 
 /** What the service needs from the log (RaftMetadataLog implements it). */
@@ -84,6 +89,15 @@ export class RaftService {
     return beginQuorumEpochResponseToWire(ErrorCode.NONE, this.endpoint.leaderId, this.endpoint.epoch);
   }
 
+  /** A resigning leader's EndQuorumEpoch: the node starts an election (see RaftNode.resign). */
+  endQuorumEpoch(req: Infer<typeof EndQuorumEpochRequest>): Input<typeof EndQuorumEpochResponse> {
+    if (!this.clusterOk(req.clusterId)) return { errorCode: ErrorCode.INCONSISTENT_CLUSTER_ID, topics: [] };
+    const msg = endQuorumEpochFromWire(req);
+    if (msg === null) return { errorCode: ErrorCode.INVALID_REQUEST, topics: [] };
+    this.endpoint.receiveRequest(msg);
+    return endQuorumEpochResponseToWire(ErrorCode.NONE, this.endpoint.leaderId, this.endpoint.epoch);
+  }
+
   async fetch(req: Infer<typeof FetchRequest>, version: number): Promise<Input<typeof FetchResponse>> {
     if (!this.clusterOk(req.clusterId)) return fetchErrorResponseToWire(ErrorCode.INCONSISTENT_CLUSTER_ID);
     const msg = fetchRequestFromWire(req, version);
@@ -112,15 +126,17 @@ export class RaftService {
     if (!d.isLeader) {
       return { errorCode: ErrorCode.NONE, topics: [{ topicName: METADATA_TOPIC, partitions: [{ ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, highWatermark: -1n, currentVoters: [], observers: [] }] }] };
     }
-    const currentVoters = d.voters.map((v) => ({
+    const toWire = (v: VoterState): { replicaId: number; logEndOffset: bigint; lastFetchTimestamp: bigint; lastCaughtUpTimestamp: bigint } => ({
       replicaId: v.replicaId,
       logEndOffset: BigInt(v.logEndOffset),
       lastFetchTimestamp: BigInt(v.lastFetchTimestampMs),
       lastCaughtUpTimestamp: BigInt(v.lastCaughtUpTimestampMs),
-    }));
+    });
+    const currentVoters = d.voters.map(toWire);
+    const observers = d.observers.map(toWire);
     return {
       errorCode: ErrorCode.NONE,
-      topics: [{ topicName: METADATA_TOPIC, partitions: [{ ...base, errorCode: ErrorCode.NONE, highWatermark: BigInt(d.highWatermark), currentVoters, observers: [] }] }],
+      topics: [{ topicName: METADATA_TOPIC, partitions: [{ ...base, errorCode: ErrorCode.NONE, highWatermark: BigInt(d.highWatermark), currentVoters, observers }] }],
     };
   }
 }

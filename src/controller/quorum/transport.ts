@@ -12,8 +12,17 @@
  * dropped, except the last few queued while a connection is being opened; the
  * core resends on its timers, so nothing here retries. A failed connection is
  * reopened on the next send after `reconnectBackoffMs`.
+ *
+ * Peer loss: a connect that fails (refused, reset, timed out) or a connection
+ * the peer closes or resets (a killed process's sockets are reset by its kernel at
+ * once) is reported through `onPeerUnreachable`, so the node need not wait
+ * for its fetch timeout to learn that its leader is gone (RaftNode
+ * `leaderUnreachable`). Request timeouts are not reported: a slow peer is not
+ * a dead one, and the fetch timeout covers it.
  */
 import { Connection } from '../../client/connection.js';
+import { ConnectionClosedError, RequestTimeoutError } from '../../client/errors.js';
+import { EndQuorumEpochRequest, EndQuorumEpochResponse } from '../../protocol/messages/54-end-quorum-epoch.js';
 import { BeginQuorumEpochRequest, BeginQuorumEpochResponse } from '../../protocol/messages/53-begin-quorum-epoch.js';
 import { FetchRequest as WireFetchRequest, FetchResponse as WireFetchResponse } from '../../protocol/messages/01-fetch.js';
 import { FetchSnapshotRequest as WireFetchSnapshotRequest, FetchSnapshotResponse as WireFetchSnapshotResponse } from '../../protocol/messages/59-fetch-snapshot.js';
@@ -22,6 +31,7 @@ import type { Clock } from '../../util/clock.js';
 import type { NodeId, Outbound, RaftMessage } from '../raft/types.js';
 import {
   beginQuorumEpochToWire,
+  endQuorumEpochToWire,
   fetchRequestToWire,
   fetchResponseFromWire,
   fetchSnapshotRequestToWire,
@@ -55,6 +65,8 @@ export interface KafkaRaftTransportOptions {
   snapshotChunkBytesMax: number;
   /** Connection and protocol problems (rate-limited by the caller's logger). */
   onWarning?: ((message: string) => void) | undefined;
+  /** The connection to a voter failed or was closed/reset by it (not a request timeout); called on every such failure. */
+  onPeerUnreachable?: ((id: NodeId) => void) | undefined;
 }
 
 /** Messages held per peer while its connection opens (older ones are dropped). */
@@ -122,6 +134,7 @@ export class KafkaRaftTransport implements RaftTransport {
         peer.connecting = false;
         peer.queued = [];
         peer.retryAtMs = this.opts.clock.monotonicMs() + (this.opts.reconnectBackoffMs ?? 100);
+        this.unreachable(peer);
         if (peer.warned) return;
         peer.warned = true;
         this.warn(`raft: cannot connect to voter ${peer.endpoint.id} at ${host}:${port}: ${(err as Error).message}`);
@@ -137,6 +150,7 @@ export class KafkaRaftTransport implements RaftTransport {
     };
     const failed = (err: unknown): void => {
       if (conn.isClosed && peer.connection === conn) peer.connection = null;
+      if (err instanceof ConnectionClosedError && !(err.cause instanceof RequestTimeoutError)) this.unreachable(peer);
       const warning = `raft: ${m.type} to voter ${to} failed: ${(err as Error).message}`;
       if (!this.closed && !conn.isClosed && warning !== peer.lastWarning) {
         peer.lastWarning = warning;
@@ -158,6 +172,12 @@ export class KafkaRaftTransport implements RaftTransport {
           conn.send({ request: BeginQuorumEpochRequest, response: BeginQuorumEpochResponse }, v, beginQuorumEpochToWire(m, to, this.opts.clusterId)).then(() => undefined, failed);
           return;
         }
+        case 'endQuorumEpoch': {
+          const v = conn.pickVersion(54, 0, 0); // v0: preferredSuccessors by id (wire.ts)
+          // The answer tells the core nothing it will not learn from the election that follows.
+          conn.send({ request: EndQuorumEpochRequest, response: EndQuorumEpochResponse }, v, endQuorumEpochToWire(m, this.opts.clusterId)).then(() => undefined, failed);
+          return;
+        }
         case 'fetch': {
           const v = conn.pickVersion(1, FETCH_VERSION_MIN, FETCH_VERSION_MAX);
           conn.send({ request: WireFetchRequest, response: WireFetchResponse }, v, { ...fetchRequestToWire(m), clusterId: this.opts.clusterId }).then((r) => deliver(fetchResponseFromWire(r, m, to)), failed);
@@ -177,6 +197,10 @@ export class KafkaRaftTransport implements RaftTransport {
     } catch (err) {
       failed(err); // UnsupportedVersionError: the peer does not speak this API (not a controller?)
     }
+  }
+
+  private unreachable(peer: Peer): void {
+    if (!this.closed) this.opts.onPeerUnreachable?.(peer.endpoint.id);
   }
 
   private warn(message: string): void {

@@ -19,6 +19,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { batchCrcIsValid, batchSizeAt, BATCH_HEADER_BYTES, isControlBatch, readBatchHeader } from '../../protocol/record-batch/index.js';
 import type { Infer, Input } from '../../protocol/schema.js';
 import type { BeginQuorumEpochRequest as WireBeginQuorumEpochRequest, BeginQuorumEpochResponse as WireBeginQuorumEpochResponse } from '../../protocol/messages/53-begin-quorum-epoch.js';
+import type { EndQuorumEpochRequest as WireEndQuorumEpochRequest, EndQuorumEpochResponse as WireEndQuorumEpochResponse } from '../../protocol/messages/54-end-quorum-epoch.js';
 import type { FetchRequest as WireFetchRequest, FetchResponse as WireFetchResponse } from '../../protocol/messages/01-fetch.js';
 import type { FetchSnapshotRequest as WireFetchSnapshotRequest, FetchSnapshotResponse as WireFetchSnapshotResponse } from '../../protocol/messages/59-fetch-snapshot.js';
 import type { VoteRequest as WireVoteRequest, VoteResponse as WireVoteResponse } from '../../protocol/messages/52-vote.js';
@@ -26,6 +27,7 @@ import { METADATA_PARTITION, METADATA_TOPIC } from '../metadata-log.js';
 import { METADATA_TOPIC_ID } from '../uuid.js';
 import type {
   BeginQuorumEpoch,
+  EndQuorumEpoch,
   FetchError,
   FetchRequest,
   FetchResponse,
@@ -137,6 +139,26 @@ export function beginQuorumEpochFromWire(r: Infer<typeof WireBeginQuorumEpochReq
 }
 
 export function beginQuorumEpochResponseToWire(errorCode: number, leaderId: NodeId | null, epoch: number): In<typeof WireBeginQuorumEpochResponse> {
+  return { errorCode, topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: METADATA_PARTITION, errorCode, leaderId: leaderId ?? -1, leaderEpoch: epoch }] }] };
+}
+
+// ---- EndQuorumEpoch (54) -------------------------------------------------------------------
+
+/** Sent as v0 (preferredSuccessors); v1's preferredCandidates carry directory ids we do not use. */
+export function endQuorumEpochToWire(m: EndQuorumEpoch, clusterId: string | null): In<typeof WireEndQuorumEpochRequest> {
+  const partition = { partitionIndex: METADATA_PARTITION, leaderId: m.from, leaderEpoch: m.epoch, preferredSuccessors: [...m.preferredSuccessors] };
+  return { clusterId, topics: [{ topicName: METADATA_TOPIC, partitions: [partition] }], leaderEndpoints: [] };
+}
+
+/** v0's preferredSuccessors or v1's preferredCandidates (ids only). */
+export function endQuorumEpochFromWire(r: Infer<typeof WireEndQuorumEpochRequest>): EndQuorumEpoch | null {
+  const p = onlyPartition(r.topics);
+  if (p === null || p.leaderId < 0 || !isEpoch(p.leaderEpoch)) return null;
+  const successors = p.preferredSuccessors.length > 0 ? p.preferredSuccessors : p.preferredCandidates.map((c) => c.candidateId);
+  return { type: 'endQuorumEpoch', from: p.leaderId, epoch: p.leaderEpoch, preferredSuccessors: successors.filter((id) => id >= 0) };
+}
+
+export function endQuorumEpochResponseToWire(errorCode: number, leaderId: NodeId | null, epoch: number): In<typeof WireEndQuorumEpochResponse> {
   return { errorCode, topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: METADATA_PARTITION, errorCode, leaderId: leaderId ?? -1, leaderEpoch: epoch }] }] };
 }
 

@@ -18,9 +18,12 @@ import { CommitDelivery, recoverSnapshot, snapshotChunk, SnapshotFetch } from '.
 import { endOffsetForEpoch, lastEpochOf, logStartBoundary, type RaftStorage } from './storage.js';
 import {
   checkQuorumTimeoutMs,
+  isObserver,
+  OBSERVER_EXPIRY_MS,
   validateRaftConfig,
   type BeginQuorumEpoch,
   type CommittedEvent,
+  type EndQuorumEpoch,
   type FetchSnapshotRequest,
   type FetchSnapshotResponse,
   type FetchError,
@@ -46,6 +49,12 @@ export class RaftNode {
   private readonly delivery: CommitDelivery;
   private nowMs: number;
   private out: Outbound[] = [];
+  /** The leader that told us (EndQuorumEpoch) it resigned this epoch: late messages from it must not make us follow it again. */
+  private resigned: { readonly epoch: number; readonly leaderId: NodeId } | null = null;
+  /** Not a voter: replicates (fetch, snapshots) but never votes, stands, or counts for commit. */
+  private readonly observer: boolean;
+  /** An observer without a leader asks the voters in turn; the index of the next one. */
+  private discoveryCursor = 0;
 
   constructor(
     private readonly config: RaftConfig,
@@ -54,6 +63,7 @@ export class RaftNode {
     nowMs: number,
   ) {
     validateRaftConfig(config);
+    this.observer = isObserver(config);
     this.nowMs = nowMs;
     recoverSnapshot(log);
     this.delivery = new CommitDelivery(log);
@@ -61,7 +71,8 @@ export class RaftNode {
     this.hw = log.logStartOffset;
     const qs = log.readQuorumState();
     // A restarted node knows its epoch and vote, not its leader (KRaft keeps "Voted"/"Unattached").
-    this.role = new UnattachedState(qs.epoch, qs.votedFor, nowMs + this.electionTimeout());
+    // An observer asks the voters who leads at its first tick.
+    this.role = new UnattachedState(qs.epoch, this.observer ? null : qs.votedFor, this.observer ? nowMs : nowMs + this.electionTimeout());
   }
 
   get nodeId(): NodeId {
@@ -72,6 +83,16 @@ export class RaftNode {
   }
   get roleName(): RoleState['name'] {
     return this.role.name;
+  }
+  /** Not in the voter set: fetches and applies the log, never votes or leads. */
+  get isObserver(): boolean {
+    return this.observer;
+  }
+  /** The leader's view of the observers fetching from it (DescribeQuorum's Observers); empty elsewhere. */
+  observerStates(): { readonly id: NodeId; readonly endOffset: number; readonly lastFetchMs: number | null }[] {
+    const role = this.role;
+    if (!(role instanceof LeaderState)) return [];
+    return [...role.observers].map(([id, o]) => ({ id, endOffset: o.endOffset, lastFetchMs: o.lastFetchMs }));
   }
   get leaderId(): NodeId | null {
     if (this.role instanceof LeaderState) return this.config.nodeId;
@@ -133,7 +154,9 @@ export class RaftNode {
     const role = this.role;
     switch (role.name) {
       case 'unattached':
-        if (nowMs >= role.electionDeadlineMs) this.becomeProspective();
+        if (nowMs < role.electionDeadlineMs) break;
+        if (this.observer) this.discoverLeader(role);
+        else this.becomeProspective();
         break;
       case 'follower':
         this.tickFollower(role);
@@ -157,7 +180,7 @@ export class RaftNode {
 
   receive(message: RaftMessage, nowMs: number): Outbound[] {
     this.advanceTime(nowMs);
-    if (message.from === this.config.nodeId || !this.config.voters.includes(message.from)) return this.drain();
+    if (message.from === this.config.nodeId || !this.acceptsFrom(message)) return this.drain();
     if (message.epoch > this.role.epoch) this.observeHigherEpoch(message);
     switch (message.type) {
       case 'vote':
@@ -168,6 +191,9 @@ export class RaftNode {
         break;
       case 'beginQuorumEpoch':
         this.handleBeginQuorumEpoch(message);
+        break;
+      case 'endQuorumEpoch':
+        this.handleEndQuorumEpoch(message);
         break;
       case 'fetch':
         this.handleFetch(message);
@@ -187,6 +213,40 @@ export class RaftNode {
     return this.drain();
   }
 
+  /**
+   * The transport saw the connection to our leader fail (refused, reset, closed: a killed
+   * process's sockets are reset by its kernel at once). A follower stops counting the leader
+   * as live (so it grants pre-votes to others who lost it too) and starts its own pre-vote
+   * after a random delay in [0, electionTimeoutMs) (so two followers that both saw the reset
+   * rarely split the vote), instead of waiting for the fetch timeout. Harmless when the leader
+   * is fine: the other voters still fetch from it and refuse the pre-vote, naming it, and the
+   * follower goes back to it. Ignored in other roles and while already pending.
+   */
+  leaderUnreachable(nowMs: number): Outbound[] {
+    this.advanceTime(nowMs);
+    const role = this.role;
+    if (role instanceof FollowerState && role.electionAtMs === null) role.leaderLost(nowMs + this.random.int(this.config.electionTimeoutMs));
+    return this.drain();
+  }
+
+  /**
+   * Graceful resignation (controlled shutdown of the leader; KRaft's resign + EndQuorumEpoch):
+   * a leader flushes, tells every other voter its epoch is over, naming its preferred successors
+   * (most caught up first), and becomes unattached in its epoch having voted for itself, so it
+   * can never lead that epoch again. The voters elect a successor at once. No-op unless leader.
+   */
+  resign(nowMs: number): Outbound[] {
+    this.advanceTime(nowMs);
+    const role = this.role;
+    if (role instanceof LeaderState) {
+      this.flushAndAdvance(role);
+      const successors = [...role.replicas.entries()].sort((a, b) => b[1].endOffset - a[1].endOffset || a[0] - b[0]).map(([id]) => id);
+      for (const id of successors) this.send(id, { type: 'endQuorumEpoch', from: this.config.nodeId, epoch: role.epoch, preferredSuccessors: successors });
+      this.becomeUnattached(role.epoch, this.config.nodeId);
+    }
+    return this.drain();
+  }
+
   /** Appends entries at the leader; they commit once a majority has them durably. */
   propose(data: readonly Uint8Array[], nowMs: number): ProposeResult {
     this.advanceTime(nowMs);
@@ -198,6 +258,16 @@ export class RaftNode {
     this.log.append(data.map((d) => ({ epoch: role.epoch, kind: 'data' as const, data: d })));
     if (this.config.voters.length === 1) this.flushAndAdvance(role);
     return { ok: true, epoch: role.epoch, baseOffset, lastOffset: this.log.endOffset - 1 };
+  }
+
+  /**
+   * Voters talk to voters; observers (any id outside the voter set) may only fetch (Fetch,
+   * FetchSnapshot), and an observer takes nothing but answers to its fetches from voters.
+   */
+  private acceptsFrom(message: RaftMessage): boolean {
+    const fromVoter = this.config.voters.includes(message.from);
+    if (this.observer) return fromVoter && (message.type === 'fetchResponse' || message.type === 'fetchSnapshotResponse');
+    return fromVoter || message.type === 'fetch' || message.type === 'fetchSnapshot';
   }
 
   // ---- time and transitions -------------------------------------------------------------
@@ -232,14 +302,31 @@ export class RaftNode {
 
   private becomeUnattached(epoch: number, votedFor: NodeId | null): void {
     invariant(epoch >= this.role.epoch, 'epochs only grow');
+    invariant(!this.observer || votedFor === null, 'an observer never votes');
     this.persist(epoch, votedFor);
-    this.role = new UnattachedState(epoch, votedFor, this.nowMs + this.electionTimeout());
+    // An observer does not wait for an election: it looks for the leader at once.
+    this.role = new UnattachedState(epoch, votedFor, this.observer ? this.nowMs : this.nowMs + this.electionTimeout());
+  }
+
+  /**
+   * An observer without a leader sends a Fetch to the next voter (KRaft observers fetch from
+   * the bootstrap voters): the leader answers it, any other voter answers with the leader and
+   * epoch it knows (not_leader / fenced_epoch), which the response handling follows.
+   */
+  private discoverLeader(role: UnattachedState): void {
+    const voters = this.config.voters;
+    const to = voters[this.discoveryCursor % voters.length];
+    invariant(to !== undefined, 'there are voters');
+    this.discoveryCursor = (this.discoveryCursor + 1) % voters.length;
+    this.role = new UnattachedState(role.epoch, null, this.nowMs + this.config.requestTimeoutMs);
+    this.send(to, { type: 'fetch', from: this.config.nodeId, epoch: role.epoch, fetchOffset: this.log.endOffset, lastFetchedEpoch: lastEpochOf(this.log) });
   }
 
   /** `heard`: the leader itself told us (BeginQuorumEpoch, FetchResponse), not another voter. */
   private becomeFollower(epoch: number, leaderId: NodeId, heard: boolean): void {
     invariant(epoch >= this.role.epoch, 'epochs only grow');
     invariant(leaderId !== this.config.nodeId, 'a node does not follow itself');
+    if (this.resigned !== null && this.resigned.epoch === epoch && this.resigned.leaderId === leaderId) return; // it ended its epoch
     invariant(!(this.role instanceof LeaderState && this.role.epoch === epoch), 'a leader never follows another in its own epoch');
     const votedFor = epoch === this.role.epoch ? this.votedFor() : null;
     this.persist(epoch, votedFor);
@@ -248,6 +335,7 @@ export class RaftNode {
   }
 
   private becomeProspective(): void {
+    invariant(!this.observer, 'an observer never stands for election');
     const epoch = this.role.epoch;
     const role = new ProspectiveState(epoch, this.votedFor(), this.nowMs + this.electionTimeout(), this.config.nodeId, this.config.voters);
     this.role = role;
@@ -353,10 +441,26 @@ export class RaftNode {
     this.becomeFollower(role.epoch, msg.from, true);
   }
 
+  /**
+   * Our leader resigned: the first preferred successor starts a pre-vote now, the k-th after
+   * k request timeouts (if the earlier ones fail), a voter not named after an election timeout.
+   * Meanwhile none of us counts the leader as live, so the pre-votes are granted.
+   */
+  private handleEndQuorumEpoch(msg: EndQuorumEpoch): void {
+    const role = this.role;
+    if (msg.epoch !== role.epoch || !(role instanceof FollowerState) || role.leaderId !== msg.from) return;
+    this.resigned = { epoch: msg.epoch, leaderId: msg.from };
+    const position = msg.preferredSuccessors.indexOf(this.config.nodeId);
+    const delayMs = position < 0 ? this.electionTimeout() : position * this.config.requestTimeoutMs;
+    role.leaderLost(this.nowMs + delayMs, true);
+    if (delayMs === 0) this.becomeProspective();
+  }
+
   // ---- replication: leader side -------------------------------------------------------
 
   private tickLeader(role: LeaderState): void {
     this.flushAndAdvance(role);
+    role.expireObservers(this.nowMs, OBSERVER_EXPIRY_MS);
     if (!role.hasQuorum(this.nowMs, checkQuorumTimeoutMs(this.config))) {
       // Check-quorum: resign; we voted for ourselves in this epoch, so we cannot lead it again.
       this.becomeUnattached(role.epoch, this.config.nodeId);
@@ -414,7 +518,7 @@ export class RaftNode {
     if (req.epoch < role.epoch) return this.send(req.from, this.fetchResponse(req, 'fenced_epoch'));
     if (!(role instanceof LeaderState)) return this.send(req.from, this.fetchResponse(req, 'not_leader'));
     if (!Number.isSafeInteger(req.fetchOffset) || req.fetchOffset < 0 || req.lastFetchedEpoch < 0 || req.lastFetchedEpoch > role.epoch) return;
-    const replica = role.replica(req.from);
+    const replica = role.fetcher(req.from); // a voter's state, or an observer's (never counted for commit)
     replica.lastFetchMs = this.nowMs;
     const start = logStartBoundary(this.log);
     if (start.offset > 0 && (req.fetchOffset < start.offset || req.lastFetchedEpoch < start.epoch || (req.fetchOffset === start.offset && req.lastFetchedEpoch !== start.epoch))) {
@@ -437,7 +541,13 @@ export class RaftNode {
   // ---- replication: follower side -----------------------------------------------------
 
   private tickFollower(role: FollowerState): void {
-    if (this.nowMs - role.fetchTimerStartMs >= this.config.fetchTimeoutMs) return this.becomeProspective();
+    // The leader is gone: silent for the fetch timeout, or known lost sooner (leaderUnreachable, EndQuorumEpoch).
+    const leaderGone = role.electionAtMs !== null && this.nowMs >= role.electionAtMs;
+    if (leaderGone || this.nowMs - role.fetchTimerStartMs >= this.config.fetchTimeoutMs) {
+      // An observer cannot elect anyone: it forgets the silent leader and asks the voters again.
+      if (this.observer) return this.becomeUnattached(role.epoch, null);
+      return this.becomeProspective();
+    }
     const inFlight = role.fetchSentMs !== null && this.nowMs - role.fetchSentMs < this.config.requestTimeoutMs;
     if (inFlight) return;
     if (role.snapshotFetch !== null) this.sendFetchSnapshot(role);
@@ -472,6 +582,8 @@ export class RaftNode {
       role = this.role;
       if (!(role instanceof FollowerState)) return;
     }
+    // Our leader says it no longer leads (it resigned): an observer asks the voters again at once.
+    if (this.observer && resp.error === 'not_leader' && resp.from === role.leaderId) return this.becomeUnattached(role.epoch, null);
     if (resp.error !== 'none' || resp.from !== role.leaderId || role.snapshotFetch !== null) return;
     // Only the answer to our current position counts; duplicates and reordered answers are dropped.
     if (resp.fetchOffset !== this.log.endOffset || resp.lastFetchedEpoch !== lastEpochOf(this.log)) return;
@@ -515,7 +627,7 @@ export class RaftNode {
       this.send(req.from, { type: 'fetchSnapshotResponse', from: this.config.nodeId, epoch: role.epoch, leaderId: this.leaderId, snapshotId: req.snapshotId, position: req.position, ...a });
     if (req.epoch < role.epoch) return answer({ error: 'fenced_epoch', size: 0, data: EMPTY });
     if (!(role instanceof LeaderState)) return answer({ error: 'not_leader', size: 0, data: EMPTY });
-    role.replica(req.from).lastFetchMs = this.nowMs; // counts for check-quorum, as a Fetch
+    role.fetcher(req.from).lastFetchMs = this.nowMs; // a voter's counts for check-quorum, as a Fetch
     const chunk = snapshotChunk(this.log, req, this.config.snapshotChunkBytesMax);
     if (chunk !== null) answer(chunk);
   }

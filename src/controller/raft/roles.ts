@@ -5,9 +5,13 @@
  *
  *   unattached --election timeout--> prospective --pre-vote majority--> candidate (epoch+1) --vote majority--> leader
  *   follower   --fetch timeout-----> prospective --timeout--> prospective (new round)
+ *   follower   --leader unreachable (transport) / EndQuorumEpoch--> prospective after a short delay
+ *   leader     --resign (graceful shutdown)--> unattached (same epoch, voted for itself), sends EndQuorumEpoch
  *   candidate  --election timeout--> prospective
  *   leader     --check-quorum fails--> unattached (same epoch, voted for itself: cannot lead it again)
  *   any role   --message with a higher epoch--> follower (if it names the leader) or unattached
+ *   observer (not a voter): only unattached <-> follower; unattached, it asks the voters in turn
+ *     (Fetch) who leads; a follower whose leader is silent for the fetch timeout becomes unattached
  *   unattached/prospective/candidate --learns the leader of its epoch--> follower
  */
 import { invariant } from '../../util/assert.js';
@@ -35,6 +39,11 @@ export class FollowerState {
   nextFetchMs: number;
   /** Set while the follower loads the leader's snapshot instead of fetching entries. */
   snapshotFetch: SnapshotFetch | null = null;
+  /**
+   * Set when the leader is known gone before the fetch timeout (its connection failed, or it
+   * resigned with EndQuorumEpoch): the follower starts a pre-vote at this time.
+   */
+  electionAtMs: number | null = null;
   constructor(
     readonly epoch: number,
     readonly leaderId: NodeId,
@@ -47,9 +56,24 @@ export class FollowerState {
     this.nextFetchMs = nowMs;
   }
 
+  /** The leader resigned (EndQuorumEpoch): nothing it sends later (late fetch answers) makes it live again. */
+  leaderResigned = false;
+
   heard(nowMs: number): void {
+    if (this.leaderResigned) return;
     this.lastHeardMs = nowMs;
     this.fetchTimerStartMs = nowMs;
+    this.electionAtMs = null;
+  }
+
+  /**
+   * The leader is gone (connection reset, or it resigned): stop counting it as live, so we
+   * grant pre-votes to others, and start our own pre-vote at `atMs` (the earlier one if already set).
+   */
+  leaderLost(atMs: number, resigned = false): void {
+    this.leaderResigned ||= resigned;
+    this.lastHeardMs = null;
+    this.electionAtMs = this.electionAtMs === null ? atMs : Math.min(this.electionAtMs, atMs);
   }
 
   /** Heard from the leader itself within `timeoutMs` (hearsay about the leader does not count). */
@@ -132,10 +156,12 @@ export interface ReplicaState {
   lastBeginSentMs: number | null;
 }
 
-/** Leader of `epoch`: tracks each follower's fetch position and when it last fetched (check-quorum). */
+/** Leader of `epoch`: tracks each follower's fetch position and when it last fetched (check-quorum), and its observers'. */
 export class LeaderState {
   readonly name = 'leader';
   readonly replicas = new Map<NodeId, ReplicaState>();
+  /** Non-voters fetching from us (broker-only nodes), by id. */
+  readonly observers = new Map<NodeId, ReplicaState>();
   constructor(
     readonly epoch: number,
     readonly self: NodeId,
@@ -155,6 +181,26 @@ export class LeaderState {
     const r = this.replicas.get(id);
     invariant(r !== undefined, `voter ${id} has a replica state`);
     return r;
+  }
+
+  /**
+   * The state of a fetching node: a voter's, or an observer's (created on its first fetch).
+   * Observers are tracked for DescribeQuorum only: never counted for commit or check-quorum.
+   */
+  fetcher(id: NodeId): ReplicaState {
+    const voter = this.replicas.get(id);
+    if (voter !== undefined) return voter;
+    let o = this.observers.get(id);
+    if (o === undefined) {
+      o = { endOffset: 0, lastFetchMs: null, lastBeginSentMs: null };
+      this.observers.set(id, o);
+    }
+    return o;
+  }
+
+  /** Forgets observers that have not fetched for `timeoutMs` (a broker that went away). */
+  expireObservers(nowMs: number, timeoutMs: number): void {
+    for (const [id, o] of this.observers) if (o.lastFetchMs === null || nowMs - o.lastFetchMs >= timeoutMs) this.observers.delete(id);
   }
 
   /** The largest offset a majority (counting our durable end) has reached. */

@@ -137,7 +137,19 @@ export interface FetchSnapshotResponse {
   readonly data: Uint8Array;
 }
 
-export type RaftMessage = VoteRequest | VoteResponse | BeginQuorumEpoch | FetchRequest | FetchResponse | FetchSnapshotRequest | FetchSnapshotResponse;
+/**
+ * Sent by a leader that resigns (graceful shutdown, `RaftNode.resign`; KRaft's EndQuorumEpoch, apiKey 54):
+ * its followers stop trusting it at once and start an election, the first of `preferredSuccessors`
+ * (the most caught-up voters first) without delay, the others after a short backoff by position.
+ */
+export interface EndQuorumEpoch {
+  readonly type: 'endQuorumEpoch';
+  readonly from: NodeId;
+  readonly epoch: number;
+  readonly preferredSuccessors: readonly NodeId[];
+}
+
+export type RaftMessage = VoteRequest | VoteResponse | BeginQuorumEpoch | EndQuorumEpoch | FetchRequest | FetchResponse | FetchSnapshotRequest | FetchSnapshotResponse;
 
 export interface Outbound {
   readonly to: NodeId;
@@ -151,6 +163,7 @@ export type ProposeResult =
   | { readonly ok: false; readonly error: RaftError; readonly leaderId: NodeId | null };
 
 export interface RaftConfig {
+  /** This node; when it is not one of `voters` the node is an **observer** (a broker-only node): it fetches, never votes. */
   readonly nodeId: NodeId;
   /** Static voter set (`controller.quorum.voters`); every node must be given the same list. */
   readonly voters: readonly NodeId[];
@@ -180,6 +193,9 @@ export const DEFAULT_RAFT_TIMEOUTS = {
   snapshotChunkBytesMax: 1024 * 1024,
 } as const;
 
+/** The leader forgets an observer that has not fetched for this long (KRaft: 5 minutes). */
+export const OBSERVER_EXPIRY_MS = 300_000;
+
 /** KRaft: the leader resigns when a majority has not fetched within 1.5 × fetch timeout. */
 export function checkQuorumTimeoutMs(config: RaftConfig): number {
   return Math.floor(config.fetchTimeoutMs * 1.5);
@@ -187,9 +203,14 @@ export function checkQuorumTimeoutMs(config: RaftConfig): number {
 
 export function validateRaftConfig(c: RaftConfig): void {
   invariant(c.voters.length > 0 && new Set(c.voters).size === c.voters.length, 'voters are distinct and not empty');
-  invariant(c.voters.includes(c.nodeId), `node ${c.nodeId} is one of the voters`);
+  invariant(c.voters.every((v) => Number.isSafeInteger(v) && v >= 0) && Number.isSafeInteger(c.nodeId) && c.nodeId >= 0, 'node ids are non-negative integers');
   invariant(c.electionTimeoutMs > 0 && c.fetchTimeoutMs > 0 && c.fetchBackoffMs > 0 && c.requestTimeoutMs > 0, 'timeouts are positive');
   invariant(c.fetchEntriesMax > 0 && c.uncommittedEntriesMax > 0 && c.snapshotChunkBytesMax > 0, 'limits are positive');
+}
+
+/** A node outside the voter set observes: it replicates the log and snapshots but never votes or stands. */
+export function isObserver(c: RaftConfig): boolean {
+  return !c.voters.includes(c.nodeId);
 }
 
 export function majorityOf(voterCount: number): number {

@@ -40,7 +40,7 @@ const serverConfigs = {
   'broker.id': int({ default: null, min: 0, importance: 'low',
     doc: 'Old name of node.id (ZooKeeper mode). If both are set they must be equal.' }),
   'process.roles': listOf({ values: ['broker', 'controller'], default: ['broker', 'controller'], nonEmpty: true, importance: 'high', kafkaDefault: 'no default, required',
-    doc: 'broker, controller, or both (combined mode, our default: a one-node cluster).' }),
+    doc: 'broker, controller, or both (combined mode, our default: a one-node cluster). A broker-only node is a Raft observer of the controllers\' metadata quorum (its node.id must not be a voter).' }),
   'controller.quorum.voters': list({ default: [], importance: 'high', expected: 'a comma-separated list of id@host:port',
     validateItem: (s) => firstReason(parseVoter(s)),
     doc: 'The metadata quorum\'s voters. Empty (ours) on a combined node means a one-voter quorum of this node, with no controller listener needed.' }),

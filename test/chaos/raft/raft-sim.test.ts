@@ -1,6 +1,10 @@
 /**
  * Seeded simulation of the Raft quorum (src/controller/raft), in the manner
- * of Kafka's RaftEventSimulationTest. Odd seeds run 3 voters, even seeds 5.
+ * of Kafka's RaftEventSimulationTest. Odd seeds run 3 voters, even seeds 5;
+ * one seed in three adds one or two observers (non-voters: they fetch, apply,
+ * are crashed and partitioned like the others, never vote or lead, and are
+ * counted neither for commit, durability nor check-quorum; the applied-state
+ * check and the final catch-up include them).
  *
  * Fault phase (15 s virtual): message drops, duplicates, random delays (so
  * reordering), partitions into 2-3 groups, crashes that keep only a random
@@ -24,6 +28,16 @@
  * Right after every leader's tick: check-quorum — a leader that has led for
  * 1.5 x fetch timeout and received nothing from a majority in that window
  * has resigned.
+ * Fast failover faults: a crashed leader resigns first (EndQuorumEpoch) half
+ * the time and its followers get "connection reset" (RaftNode.leaderUnreachable)
+ * at random; followers of a crashed but reachable leader get "connection
+ * refused" every tick; healthy leaders get spurious resets from a follower and
+ * resign at random while running. After the final rejoin: a single flaky link
+ * (one follower reset again and again for 3 s) must not depose the leader; a
+ * resignation must be followed by another node leading the very next epoch;
+ * a kill with resets by a new leader. The medians over the seeds (virtual
+ * time) must be below one election timeout after a kill and one request
+ * timeout after a resignation.
  * Then the faults stop with a majority connected (a minority may stay down
  * or cut off): a leader is elected and a new entry commits within 20 s.
  * Finally everyone restarts and reconnects for 6 s: unless a returning node
@@ -37,7 +51,13 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { DEFAULT_RAFT_TIMEOUTS } from '../../../src/controller/raft/index.js';
 import { simulate } from './sim-run.js';
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : (s[Math.floor(s.length / 2)] ?? 0);
+}
 
 describe('raft simulation', () => {
   const only = process.env['SEED'];
@@ -50,6 +70,9 @@ describe('raft simulation', () => {
     let installs = 0;
     let loads = 0;
     let maxRecoveryMs = 0;
+    let observerApplied = 0;
+    const handovers: number[] = [];
+    const killFailovers: number[] = [];
     for (const seed of seeds) {
       let result: ReturnType<typeof simulate>;
       try {
@@ -64,15 +87,26 @@ describe('raft simulation', () => {
       loads += result.world.stats.snapshotLoads;
       committed += result.world.ledger.length;
       maxRecoveryMs = Math.max(maxRecoveryMs, result.recoveryMs);
+      for (const n of result.world.nodes) if (result.world.isObserver(n)) observerApplied += n.state.applied;
+      if (result.handoverMs !== null) handovers.push(result.handoverMs);
+      if (result.killFailoverMs !== null) killFailovers.push(result.killFailoverMs);
     }
     console.log(
       `raft simulation: ${seeds.length} seeds, ${crashes} crashes, ${committed} committed entries, ` +
-        `${snapshots} snapshots (${loads} loaded at restart, ${installs} fetched from the leader), slowest recovery ${maxRecoveryMs} ms`,
+        `${snapshots} snapshots (${loads} loaded at restart, ${installs} fetched from the leader), ${observerApplied} entries applied by observers, slowest recovery ${maxRecoveryMs} ms; ` +
+        `new leader after a kill with resets: median ${median(killFailovers)} ms, max ${Math.max(0, ...killFailovers)} ms; ` +
+        `after a resignation: median ${median(handovers)} ms, max ${Math.max(0, ...handovers)} ms (virtual)`,
     );
     assert.ok(committed > seeds.length, 'entries were committed');
     if (seeds.length >= 20) {
       assert.ok(crashes > 0, 'some schedules crashed nodes');
       assert.ok(snapshots > 0 && loads > 0 && installs > 0, 'snapshots were taken, loaded at restart and fetched from leaders');
+      assert.ok(observerApplied > 0, 'observers applied committed entries');
+      // Virtual time: a killed leader whose sockets reset is replaced well before the fetch timeout,
+      // a resigned one within a few round trips (DEFAULT_RAFT_TIMEOUTS).
+      assert.ok(killFailovers.length >= seeds.length / 2 && handovers.length === killFailovers.length, 'most runs ended with the failover probes');
+      assert.ok(median(killFailovers) < DEFAULT_RAFT_TIMEOUTS.electionTimeoutMs, `median failover after a kill ${median(killFailovers)} ms`);
+      assert.ok(median(handovers) < DEFAULT_RAFT_TIMEOUTS.requestTimeoutMs, `median handover after a resignation ${median(handovers)} ms`);
     }
   });
 });

@@ -148,23 +148,40 @@ export class SimWorld {
     snapshotsTaken: 0,
     snapshotLoads: 0,
     snapshotInstalls: 0,
+    resets: 0,
+    resignations: 0,
   };
 
+  /**
+   * `size` voters (ids 1..size) and `observerCount` observers (ids size+1..): nodes outside the
+   * voter set that replicate and apply the log but never vote nor count for commit.
+   */
   constructor(
     readonly seed: number,
     readonly size: number,
+    readonly observerCount = 0,
   ) {
     this.random = new SeededRandom(seed);
     const voters = Array.from({ length: size }, (_, i) => i + 1);
+    const all = Array.from({ length: size + observerCount }, (_, i) => i + 1);
     // Small fetch sizes split catch-up into many rounds (and expose commit-rule mistakes).
     const fetchEntriesMax = [1, 2, 5, 20][this.random.int(4)] ?? 20;
     // Small chunks split a snapshot into many FetchSnapshot rounds.
     const snapshotChunkBytesMax = [7, 64, 1 << 20][this.random.int(3)] ?? 64;
-    for (const id of voters) {
+    for (const id of all) {
       const config: RaftConfig = { ...DEFAULT_RAFT_TIMEOUTS, nodeId: id, voters, fetchEntriesMax, snapshotChunkBytesMax };
       this.nodes.push(new SimNode(id, config, new InMemoryRaftStorage(), this.random));
     }
-    this.group = voters.map(() => 0);
+    this.group = all.map(() => 0);
+  }
+
+  /** The voters (the first `size` nodes); observers follow them. */
+  get voters(): SimNode[] {
+    return this.nodes.slice(0, this.size);
+  }
+
+  isObserver(n: SimNode): boolean {
+    return n.id > this.size;
   }
 
   log(line: string): void {
@@ -261,6 +278,7 @@ export class SimWorld {
     for (const n of order) {
       if (n.raft === null) continue;
       this.sendAll(n.id, n.raft.tick(this.nowMs));
+      this.refuseToDeadLeader(n);
       this.applyCommitted(n);
       this.checkQuorumHonoured(n);
       this.check();
@@ -279,6 +297,48 @@ export class SimWorld {
     n.state = EMPTY_STATE;
     n.crashes++;
     this.stats.crashes++;
+  }
+
+  /**
+   * "Connection reset to leader": the transport of `n` reports its leader unreachable
+   * (RaftNode.leaderUnreachable). After a crash this is what the kernel's resets tell the
+   * followers; on a live leader it is a flaky link, which must not depose it.
+   */
+  resetToLeader(n: SimNode): void {
+    if (n.raft === null) return;
+    this.log(`node ${n.id}: connection to leader ${n.raft.leaderId ?? 'none'} reset`);
+    this.stats.resets++;
+    this.sendAll(n.id, n.raft.leaderUnreachable(this.nowMs));
+    this.check();
+  }
+
+  /**
+   * A follower whose leader's process is down but whose host is reachable gets "connection
+   * refused" on every reconnect: its transport reports the leader unreachable (a partitioned
+   * follower gets nothing of the kind; it waits for its fetch timeout).
+   */
+  private refuseToDeadLeader(n: SimNode): void {
+    const leaderId = n.raft?.roleName === 'follower' ? n.raft.leaderId : null;
+    if (n.raft === null || leaderId === null || this.node(leaderId).raft !== null || !this.connected(n.id, leaderId)) return;
+    this.sendAll(n.id, n.raft.leaderUnreachable(this.nowMs));
+    this.applyCommitted(n);
+    this.check();
+  }
+
+  /** The leader's sockets are reset when it dies: every live follower connected to it may notice at once. */
+  resetConnectionsTo(dead: SimNode, probability: number): void {
+    for (const n of this.live()) {
+      if (n !== dead && n.raft?.leaderId === dead.id && this.connected(n.id, dead.id) && this.random.next() < probability) this.resetToLeader(n);
+    }
+  }
+
+  /** Graceful resignation of a leader (RaftNode.resign: EndQuorumEpoch to the voters). */
+  resign(n: SimNode): void {
+    if (n.raft === null || n.raft.roleName !== 'leader') return;
+    this.log(`leader ${n.id} resigns epoch ${n.raft.epoch}`);
+    this.stats.resignations++;
+    this.sendAll(n.id, n.raft.resign(this.nowMs));
+    this.check();
   }
 
   restart(n: SimNode): void {
@@ -389,6 +449,11 @@ export class SimWorld {
       const raft = n.raft;
       assert.ok(raft !== null);
       this.stats.maxEpoch = Math.max(this.stats.maxEpoch, raft.epoch);
+      if (this.isObserver(n)) {
+        // An observer only ever follows or looks for a leader, and never records a vote.
+        assert.ok(raft.roleName === 'follower' || raft.roleName === 'unattached', `observer ${n.id} is ${raft.roleName}`);
+        assert.equal(n.storage.readQuorumState().votedFor, null, `observer ${n.id} voted`);
+      }
       if (raft.roleName === 'leader') {
         const prev = this.leaderOfEpoch.get(raft.epoch);
         assert.ok(prev === undefined || prev === n.id, `two leaders in epoch ${raft.epoch}: ${prev} and ${n.id}`);
@@ -424,11 +489,12 @@ export class SimWorld {
     const sinceMs = this.leaderSinceMs.get(raft.epoch) ?? this.nowMs;
     if (this.nowMs - sinceMs < timeoutMs) return;
     let heard = 1;
-    for (const v of this.nodes) {
+    // Only voters count: fetches from observers must not keep a leader in office.
+    for (const v of this.voters) {
       const at = this.lastContactMs.get(`${n.id}<${v.id}`);
       if (v !== n && at !== undefined && this.nowMs - at < timeoutMs) heard++;
     }
-    assert.ok(heard >= majorityOf(this.nodes.length), `leader ${n.id} (epoch ${raft.epoch}) heard from ${heard - 1} voters in ${timeoutMs} ms and still leads`);
+    assert.ok(heard >= majorityOf(this.size), `leader ${n.id} (epoch ${raft.epoch}) heard from ${heard - 1} voters in ${timeoutMs} ms and still leads`);
   }
 
   /** Entries below a node's high watermark are the committed ones; new ones extend the ledger. */
@@ -484,7 +550,8 @@ export class SimWorld {
     const len = this.ledger.length;
     if (len === 0) return;
     let holders = 0;
-    for (const n of this.nodes) {
+    // Observers hold the log too, but commit needs a majority of the voters.
+    for (const n of this.voters) {
       if (n.storage.flushedEndOffset < len) continue;
       // A durable snapshot holds the prefix below the log start.
       const from = Math.max(this.checkSnapshotBoundary(n, `node ${n.id}`), full ? 0 : len - 1);
@@ -496,6 +563,6 @@ export class SimWorld {
       }
       if (ok) holders++;
     }
-    assert.ok(holders >= majorityOf(this.nodes.length), `only ${holders} of ${this.nodes.length} nodes hold the ${len} committed entries durably`);
+    assert.ok(holders >= majorityOf(this.size), `only ${holders} of ${this.size} voters hold the ${len} committed entries durably`);
   }
 }

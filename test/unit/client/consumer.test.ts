@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { buildControlBatch, buildRecordBatchSync, ControlRecordType, type RecordInput } from '../../../src/protocol/record-batch/builder.js';
 import { decodeRecords } from '../../../src/client/records.js';
-import { PartitionDecoder, decodePartition, type DecodeTarget } from '../../../src/client/consumer-decode.js';
+import { LazyConsumerRecord, PartitionDecoder, decodePartition, type DecodeTarget } from '../../../src/client/consumer-decode.js';
 import { nextOffsetOf } from '../../../src/client/consumer-fetcher.js';
 import { PartitionState } from '../../../src/client/consumer-state.js';
 import { deserializers, type Deserializer } from '../../../src/client/serde.js';
@@ -129,6 +129,60 @@ test('decodePartition and chunked PartitionDecoder reads agree with records.ts d
     }),
     { numRuns: 60 },
   );
+});
+
+test('LazyConsumerRecord: every field equals the eager decode (records.ts decodeRecords), read in any order, with any leader epoch and start offset (fast-check)', async () => {
+  const recordArb = fc.record({
+    key: fc.option(fc.uint8Array({ maxLength: 40 }).map((a) => Buffer.from(a)), { nil: null }),
+    value: fc.option(fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)), { nil: null }),
+    headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: fc.option(fc.string({ maxLength: 8 }), { nil: null }) }), { maxLength: 2 }),
+    timestampMs: fc.option(fc.integer({ min: 1_600_000_000_000, max: 1_800_000_000_000 }), { nil: undefined }),
+  });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.array(recordArb, { minLength: 1, maxLength: 15 }), { minLength: 1, maxLength: 3 }),
+      fc.bigInt({ min: 0n, max: 1n << 40n }),
+      fc.integer({ min: -1, max: 1000 }),
+      fc.nat(30),
+      fc.boolean(),
+      fc.array(fc.constantFrom('offset', 'key', 'value', 'headers'), { maxLength: 6 }),
+      async (batches, base, epoch, skip, compress, order) => {
+        let offset = base;
+        const parts = batches.map((records) => {
+          const inputs: RecordInput[] = records.map((r) => ({ key: r.key, value: r.value, headers: r.headers, ...(r.timestampMs === undefined ? {} : { timestamp: r.timestampMs }) }));
+          const b = batch(offset, inputs, { partitionLeaderEpoch: epoch, ...(compress ? { compression: GZIP } : {}) });
+          offset += BigInt(records.length);
+          return b;
+        });
+        const data = Buffer.concat(parts);
+        const from = base + BigInt(Math.min(skip, Number(offset - base)));
+        const ours = await decodePartition(target(from), data, null);
+        const eager = await decodeRecords({ topic: 'orders', partition: 3, offset: from }, data, []);
+        assert.equal(ours.records.length, eager.out.length);
+        ours.records.forEach((r, i) => {
+          const e = eager.out[i]!;
+          assert.ok(r instanceof LazyConsumerRecord);
+          // Accessors first in a random order (each computes on first read), then all of them.
+          for (const field of order) if (field === 'offset') assert.equal(r.offset, e.offset); else if (field === 'headers') assert.deepEqual(r.headers, e.headers); else assert.deepEqual(r[field], e[field]);
+          assert.deepEqual(r.toObject(), { topic: 'orders', partition: 3, offset: e.offset, timestamp: Number(e.timestamp), key: e.key, value: e.value, headers: e.headers, leaderEpoch: epoch });
+          assert.equal(r.key, r.key, 'a view is made once and cached');
+        });
+      },
+    ),
+    { numRuns: 80 },
+  );
+});
+
+test('LazyConsumerRecord: assigning offset, key and value works as on a plain object; spread keeps the plain fields', async () => {
+  const data = batch(5n, [{ key: Buffer.from('k'), value: Buffer.from('v') }, { key: null, value: null }]);
+  const { records } = await decodePartition(target(), data, null);
+  const [a, b] = records as [LazyConsumerRecord, LazyConsumerRecord];
+  assert.deepEqual([a.offset, a.key?.toString(), a.value?.toString(), b.offset, b.key, b.value], [5n, 'k', 'v', 6n, null, null]);
+  a.value = Buffer.from('changed');
+  a.key = null;
+  a.offset = 42n;
+  assert.deepEqual([a.offset, a.key, a.value?.toString()], [42n, null, 'changed']);
+  assert.deepEqual(Object.keys({ ...b }).sort(), ['headers', 'leaderEpoch', 'partition', 'timestamp', 'topic']);
 });
 
 test('deserializers: buffer, string, json and custom ones get the bytes and the record place', async () => {

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cluster } from '../../../src/client/cluster.js';
-import { ClientErrorCode, ConfigError, KafkaProtocolError, TributaryClientError } from '../../../src/client/errors.js';
+import { ClientErrorCode, ClientConfigError, KafkaProtocolError, TributaryClientError } from '../../../src/client/errors.js';
 import { Producer, Serializers, type ProducerOptions } from '../../../src/client/producer.js';
 import type { RecordAccumulator } from '../../../src/client/producer-accumulator.js';
 import {
@@ -35,14 +35,14 @@ test('sequences wrap from Int32 max to 0, as Kafka incrementSequence', () => {
 
 test('config conflicts: the default gives way, an explicit idempotent: true throws (KIP-679)', () => {
   assert.deepEqual(resolveIdempotence({ acks: -1, retries: 5 }), { idempotent: true, explicit: false, maxInFlight: 5 });
-  assert.deepEqual(resolveIdempotence({ acks: 1, retries: 5 }), { idempotent: false, explicit: false, maxInFlight: 1 });
-  assert.deepEqual(resolveIdempotence({ acks: 0, retries: 5 }), { idempotent: false, explicit: false, maxInFlight: 1 });
-  assert.deepEqual(resolveIdempotence({ acks: -1, retries: 0 }), { idempotent: false, explicit: false, maxInFlight: 1 });
+  assert.deepEqual(resolveIdempotence({ acks: 1, retries: 5 }), { idempotent: false, explicit: false, maxInFlight: 5 });
+  assert.deepEqual(resolveIdempotence({ acks: 0, retries: 5 }), { idempotent: false, explicit: false, maxInFlight: 5 });
+  assert.deepEqual(resolveIdempotence({ acks: -1, retries: 0 }), { idempotent: false, explicit: false, maxInFlight: 5 });
   assert.deepEqual(resolveIdempotence({ acks: -1, retries: 5, maxInFlight: 6 }), { idempotent: false, explicit: false, maxInFlight: 6 });
   assert.deepEqual(resolveIdempotence({ acks: -1, retries: 5, maxInFlight: 3 }), { idempotent: true, explicit: false, maxInFlight: 3 });
-  assert.deepEqual(resolveIdempotence({ idempotent: false, acks: -1, retries: 5 }), { idempotent: false, explicit: true, maxInFlight: 1 });
+  assert.deepEqual(resolveIdempotence({ idempotent: false, acks: -1, retries: 5 }), { idempotent: false, explicit: true, maxInFlight: 5 });
   assert.deepEqual(resolveIdempotence({ idempotent: true, acks: -1, retries: 1, maxInFlight: 5 }), { idempotent: true, explicit: true, maxInFlight: 5 });
-  const isConfigError = (e: unknown) => e instanceof ConfigError && e.code === ClientErrorCode.INVALID_CONFIG;
+  const isConfigError = (e: unknown) => e instanceof ClientConfigError && e.code === ClientErrorCode.INVALID_CONFIG;
   assert.throws(() => resolveIdempotence({ idempotent: true, acks: 1, retries: 5 }), isConfigError);
   assert.throws(() => resolveIdempotence({ idempotent: true, acks: 0, retries: 5 }), isConfigError);
   assert.throws(() => resolveIdempotence({ idempotent: true, acks: -1, retries: 0 }), isConfigError);

@@ -225,7 +225,7 @@ test('a retriable error is retried after a metadata refresh, then succeeds', asy
   await p.close();
 });
 
-test('ordering within a partition is kept across retries (one batch in flight per partition)', async (t) => {
+test('ordering within a partition is kept across retries with maxInFlight 1 (one batch in flight per partition)', async (t) => {
   // Every third attempt fails with REQUEST_TIMED_OUT (7, retriable).
   let n = 0;
   const fake = await fakeCluster(2, async () => {
@@ -233,7 +233,7 @@ test('ordering within a partition is kept across retries (one batch in flight pe
     return n++ % 3 === 0 ? 7 : 0;
   });
   t.after(() => fake.stop());
-  const p = await producer(fake.cluster, { lingerMs: 1, batchSize: 600, retryBackoffMs: 5, retries: 10 });
+  const p = await producer(fake.cluster, { lingerMs: 1, batchSize: 600, retryBackoffMs: 5, retries: 10, maxInFlight: 1 });
   const sends = [];
   for (let i = 0; i < 300; i++) sends.push(p.send({ topic: 't', partition: i % 2, value: value100(i) }));
   const results = await Promise.all(sends);

@@ -3,8 +3,8 @@
  * the metadata bridge (applyDelta) into the replica manager, so the local
  * partition stops being led (Produce/Fetch answer NOT_LEADER_OR_FOLLOWER via
  * `isLeader`) while the image says leader -1, and leads again after the
- * broker is unfenced. Real parts: booted controller, LocalMetadataLog on a
- * memory fs, LogManager, ReplicaManager.
+ * broker is unfenced. Real parts: booted controller, its one-voter Raft log
+ * on a memory fs, LogManager, ReplicaManager.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -362,7 +362,7 @@ test('topic ids are unique and reproducible from the seed', async () => {
   assert.deepEqual(a.map((r) => r.topicId), b.map((r) => r.topicId));
 });
 
-test('boot registers the broker and finalizes features; a restart with the same listeners writes nothing', async () => {
+test('boot registers the broker and finalizes features; a restart with the same listeners writes only its leader change', async () => {
   const h = await boot();
   const reg = h.booted.image().broker(1);
   assert.ok(reg);
@@ -372,7 +372,9 @@ test('boot registers the broker and finalizes features; a restart with the same 
   const end = h.booted.log.endOffset;
   await h.booted.close();
   const again = await boot({ fs: h.fs });
-  assert.equal(again.booted.log.endOffset, end);
+  // The one-voter Raft log starts a new epoch (one leader-change control record); no registration or feature record.
+  assert.equal(again.booted.log.endOffset, end + 1n);
+  assert.equal(again.booted.image().broker(1)?.brokerEpoch, reg.brokerEpoch);
   assert.equal(again.booted.clusterId, h.booted.clusterId);
   // a new port re-registers with a higher broker epoch
   await again.booted.controller.registerBroker({ endpoints: [{ name: 'PLAINTEXT', host: 'localhost', port: 19092 }], rack: 'r1' });

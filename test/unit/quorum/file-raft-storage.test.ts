@@ -3,7 +3,7 @@
  * (append durable only after flush; truncate, quorum state and snapshots
  * durable on return), recovery of torn tails after crash(), the record-offset
  * mapping, snapshots with prefix deletion and installs cut short, and
- * data dirs written by the one-voter LocalMetadataLog.
+ * data dirs written by the former one-voter LocalMetadataLog.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,8 @@ import { MemoryFileSystem } from '../../../src/storage/index.js';
 import { ManualClock } from '../../../src/util/clock.js';
 import { SeededRandom } from '../../../src/util/random.js';
 import { readBatchHeader } from '../../../src/protocol/record-batch/index.js';
-import { LocalMetadataLog, METADATA_DIR_NAME, MetadataLogError } from '../../../src/controller/metadata-log.js';
+import { METADATA_DIR_NAME, MetadataLogError } from '../../../src/controller/metadata-log.js';
+import { writeLegacyMetadataLog } from '../../helpers/legacy-metadata-log.js';
 import { decodeMetadataBatch, encodeMetadataBatch } from '../../../src/controller/metadata/batch.js';
 import type { MetadataRecord } from '../../../src/controller/metadata/records.js';
 import { FileRaftStorage, QUORUM_STATE_FILE } from '../../../src/controller/quorum/file-raft-storage.js';
@@ -211,13 +212,9 @@ test('a damaged snapshot file is ignored (and removed), the previous one is used
   assert.ok(!fs.exists(newest));
 });
 
-test('a data dir written by LocalMetadataLog opens as epoch-0 data entries', async () => {
+test('a data dir written by the former LocalMetadataLog opens as epoch-0 data entries', async () => {
   const fs = fresh();
-  const local = LocalMetadataLog.open({ fs, clock, dataDir: DATA });
-  await local.start(() => undefined);
-  await local.append(config(0, 2));
-  await local.append(config(1, 1));
-  await local.close();
+  writeLegacyMetadataLog(fs, clock, DATA, [config(0, 2), config(1, 1)]);
   const s = open(fs);
   assert.deepEqual(summary(s), ['0:data@0[0-1]', '1:data@0[2-2]']);
   s.append([leaderChange(1)]);

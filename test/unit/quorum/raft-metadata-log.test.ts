@@ -1,7 +1,7 @@
 /**
  * RaftMetadataLog as a one-voter log on the MemoryFileSystem, driven by a
  * manual clock and timer (no sockets): it elects itself at start, replays a
- * LocalMetadataLog data dir exactly once, appends with record offsets that
+ * data dir of the former LocalMetadataLog exactly once, appends with record offsets that
  * continue the old ones, snapshots and restarts from the snapshot; the diff
  * records that move a running image to a snapshot's image; the controller
  * boots on it.
@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { MemoryFileSystem } from '../../../src/storage/index.js';
 import { ManualClock } from '../../../src/util/clock.js';
 import { SeededRandom } from '../../../src/util/random.js';
-import { LocalMetadataLog, MetadataLogError } from '../../../src/controller/metadata-log.js';
+import { MetadataLogError } from '../../../src/controller/metadata-log.js';
+import { writeLegacyMetadataLog } from '../../helpers/legacy-metadata-log.js';
 import type { MetadataBatch } from '../../../src/controller/metadata/batch.js';
 import { MetadataImage } from '../../../src/controller/metadata/image.js';
 import { imageDiffRecords } from '../../../src/controller/metadata/image-records.js';
@@ -72,11 +73,7 @@ test('one voter: replays a LocalMetadataLog dir once, leads at once, appends con
   const fs = new MemoryFileSystem();
   fs.mkdirp(DATA);
   const clock = new ManualClock();
-  const local = LocalMetadataLog.open({ fs, clock, dataDir: DATA });
-  await local.start(() => undefined);
-  await local.append([registerBroker(1, 0n)]);
-  await local.append(config(1).concat(config(2)));
-  await local.close();
+  writeLegacyMetadataLog(fs, clock, DATA, [[registerBroker(1, 0n)], config(1).concat(config(2))]);
 
   const timer = new ManualTimer();
   const log = openLog(fs, clock, timer);
