@@ -29,6 +29,7 @@ import { GroupService } from './group/group-service.js';
 import { OFFSETS_TOPIC_NAME } from './group/offsets-topic/index.js';
 import { startMetricsExporter, TrafficMetrics, type MetricsExporter } from './metrics/index.js';
 import { ProducerIdManager } from './producer-ids.js';
+import { routeMetadataChanges } from './controller-channel.js';
 import type { ClusterNode } from './lifecycle/cluster-node.js';
 import { handlersForListener } from './lifecycle/listener-apis.js';
 
@@ -137,6 +138,10 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     },
   });
   clusterNode?.attach(metadata.booted);
+  // The broker's own metadata changes (__consumer_offsets, auto-created topics, producer id blocks) go to the active controller.
+  // Requests arriving on a controller listener keep the local service: they are never passed on again.
+  const localMetadata = metadata.service;
+  if (clusterNode !== null) metadata.service = routeMetadataChanges(metadata.service, clusterNode.channel, settings.nodeId, logger);
   const groupService = new GroupService(settings.groups, metadata.service, hosted, clock, logger);
   groups = groupService;
   const services: BrokerServices = {
@@ -158,7 +163,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   const bound: ListenerSettings[] = [];
   try {
     for (const l of settings.listeners) {
-      if (clusterNode?.isControllerListener(l.name) === true) bound.push(await server.listen(l, clusterNode.controllerListenerApis(allHandlers, services)));
+      if (clusterNode?.isControllerListener(l.name) === true) bound.push(await server.listen(l, clusterNode.controllerListenerApis(allHandlers, { ...services, metadata: localMetadata })));
       else if (clusterNode?.isControllerOnly !== true) bound.push(await server.listen(l));
     }
     if (clusterNode === null) await metadata.registerBroker(advertised(settings, bound));

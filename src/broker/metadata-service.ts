@@ -3,7 +3,10 @@
  * the metadata image that every node applies from the metadata log; changes
  * (create/delete topics, add partitions) go to the active controller, which
  * validates them and appends records. With one node the controller is local;
- * with a quorum the same calls forward to the active controller.
+ * with a quorum the broker's own changes (createTopics for __consumer_offsets
+ * and auto-created topics, allocateProducerIds) go to the active controller
+ * through routeMetadataChanges (controller-channel.ts); client admin requests
+ * are forwarded whole by their handlers (forwardToController).
  */
 
 export interface BrokerEndpoint {

@@ -17,6 +17,13 @@
  *     producer. The partitions accept a new id at any sequence (KIP-360).
  * The known epochs are in memory only, bounded (KNOWN_PRODUCERS_MAX, least
  * recently used dropped first) and expired with producer.id.expiration.ms.
+ *
+ * Where blocks come from: the source is the node's MetadataService. On a
+ * cluster node that is wrapped by routeMetadataChanges
+ * (controller-channel.ts): the local controller's allocation while this node
+ * is the active controller, else AllocateProducerIds (67) to the active
+ * controller, retried while an election is on (up to 8 s). Until a block
+ * arrives InitProducerId answers COORDINATOR_LOAD_IN_PROGRESS (retriable).
  */
 import { ErrorCode } from '../protocol/errors.js';
 

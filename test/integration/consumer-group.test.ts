@@ -9,11 +9,11 @@
  * - static membership: a restart with the same groupInstanceId keeps the
  *   assignment and the broker keeps the member (no LeaveGroup on close).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Admin, Consumer, Producer, deserializers, type TopicPartition } from '../../src/client/index.js';
-import type { BrokerProcess } from '../helpers/broker-process.js';
-import { HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS, assertExactlyOnce, numberedValues, startGroupBroker, waitUntil, type Processed } from '../helpers/groups.js';
+import { Consumer, deserializers, type TopicPartition } from '../../src/client/index.js';
+import { clientFixture } from '../helpers/client-fixture.js';
+import { HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS, assertExactlyOnce, numberedValues, waitUntil, type Processed } from '../helpers/groups.js';
 
 const WAIT_MS = 40_000;
 
@@ -26,30 +26,17 @@ interface Member {
 }
 
 describe('Consumer groups', { timeout: 240_000 }, () => {
-  let broker: BrokerProcess;
-  let admin: Admin;
-  let producer: Producer<string, string>;
+  const env = clientFixture('consumer-group');
   let seq = 0;
-
-  before(async () => {
-    broker = await startGroupBroker('consumer-group');
-    admin = await Admin.connect({ bootstrap: broker.bootstrap });
-    producer = await Producer.connect<string, string>({ clusterOptions: { bootstrap: broker.bootstrap }, lingerMs: 0 });
-  });
-  after(async () => {
-    await producer?.close().catch(() => undefined);
-    await admin?.close().catch(() => undefined);
-    await broker?.cleanup();
-  });
 
   async function newTopic(partitions: number): Promise<string> {
     const topic = `group-${++seq}`;
-    await admin.createTopic({ name: topic, numPartitions: partitions, replicationFactor: 1 });
+    await env.admin.createTopic({ name: topic, numPartitions: partitions, replicationFactor: 1 });
     return topic;
   }
 
   async function produce(topic: string, values: readonly string[], partitions: number): Promise<void> {
-    await producer.sendBatch(values.map((value, i) => ({ topic, partition: i % partitions, value })));
+    await env.producer.sendBatch(values.map((value, i) => ({ topic, partition: i % partitions, value })));
   }
 
   /** A member that records what it processed and its rebalances; `owners` (shared) catches double ownership. */
@@ -72,7 +59,7 @@ describe('Consumer groups', { timeout: 240_000 }, () => {
       }
     };
     const consumer = new Consumer<string | null, string | null>({
-      bootstrap: broker.bootstrap,
+      bootstrap: env.broker.bootstrap,
       groupId,
       clientId: name,
       valueDeserializer: deserializers.string,
@@ -143,7 +130,7 @@ describe('Consumer groups', { timeout: 240_000 }, () => {
       assert.deepEqual(violations, []);
       assertExactlyOnce(assignor, [...phase1, ...phase2, ...phase3], processed);
       for (const m of [m1, m2, m3]) assert.ok(processed.some((p) => p.member === m.name), `${m.name} processed records`);
-      const committed = await admin.fetchGroupOffsets(groupId);
+      const committed = await env.admin.fetchGroupOffsets(groupId);
       assert.equal(committed.reduce((sum, o) => sum + Number(o.offset), 0), 1800, 'everything committed on close');
     });
   }
@@ -178,7 +165,7 @@ describe('Consumer groups', { timeout: 240_000 }, () => {
     const before = [...s1.owned].sort();
     await s1.consumer.close();
     await s1.loop;
-    const [group] = await admin.describeGroups(['g-static']);
+    const [group] = await env.admin.describeGroups(['g-static']);
     assert.equal(group?.members.length, 2, 'the static member stays in the group after close');
     owners.clear();
     for (const p of s2.owned) owners.set(p, 's2');

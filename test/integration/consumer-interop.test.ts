@@ -7,32 +7,19 @@
  * settled, so every one is processed exactly once, and no partition is held
  * by both sides at once.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Consumer as KafkajsConsumer } from 'kafkajs';
-import { Admin, Consumer, Producer, RoundRobinAssignor, deserializers, type Assignor, type TopicPartition } from '../../src/client/index.js';
-import type { BrokerProcess } from '../helpers/broker-process.js';
-import { HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS, assertExactlyOnce, numberedValues, startGroupBroker, waitUntil, type Processed } from '../helpers/groups.js';
+import { Consumer, RoundRobinAssignor, deserializers, type Assignor, type TopicPartition } from '../../src/client/index.js';
+import { clientFixture } from '../helpers/client-fixture.js';
+import { HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS, assertExactlyOnce, numberedValues, waitUntil, type Processed } from '../helpers/groups.js';
 import { runKafkajsMember } from '../helpers/groups-kafkajs.js';
 import { confluentMember, type PythonMember } from '../helpers/groups-members.js';
 
 const WAIT_MS = 45_000;
 
 describe('Consumer in mixed groups', { timeout: 240_000 }, () => {
-  let broker: BrokerProcess;
-  let admin: Admin;
-  let producer: Producer<string, string>;
-
-  before(async () => {
-    broker = await startGroupBroker('consumer-interop');
-    admin = await Admin.connect({ bootstrap: broker.bootstrap });
-    producer = await Producer.connect<string, string>({ clusterOptions: { bootstrap: broker.bootstrap }, lingerMs: 0 });
-  });
-  after(async () => {
-    await producer?.close().catch(() => undefined);
-    await admin?.close().catch(() => undefined);
-    await broker?.cleanup();
-  });
+  const env = clientFixture('consumer-interop');
 
   function ours(name: string, topic: string, groupId: string, processed: Processed[], assignors: ('cooperative-sticky' | Assignor)[]): { consumer: Consumer<null, string | null>; owned: Set<number>; events: string[]; loop: Promise<void> } {
     const owned = new Set<number>();
@@ -42,7 +29,7 @@ describe('Consumer in mixed groups', { timeout: 240_000 }, () => {
       for (const t of tps) owned.delete(t.partition);
     };
     const consumer = new Consumer<null, string | null>({
-      bootstrap: broker.bootstrap,
+      bootstrap: env.broker.bootstrap,
       groupId,
       clientId: name,
       valueDeserializer: deserializers.string,
@@ -69,12 +56,12 @@ describe('Consumer in mixed groups', { timeout: 240_000 }, () => {
   }
 
   async function produce(topic: string, values: readonly string[], partitions: number): Promise<void> {
-    await producer.sendBatch(values.map((value, i) => ({ topic, partition: i % partitions, value })));
+    await env.producer.sendBatch(values.map((value, i) => ({ topic, partition: i % partitions, value })));
   }
 
   test('with kafkajs (round robin, eager): the partitions are split, every record processed once', async () => {
     const topic = 'interop-kafkajs';
-    await admin.createTopic({ name: topic, numPartitions: 4, replicationFactor: 1 });
+    await env.admin.createTopic({ name: topic, numPartitions: 4, replicationFactor: 1 });
     const processed: Processed[] = [];
     const kafkajsNamed: Assignor = { ...RoundRobinAssignor, name: 'RoundRobinAssigner' };
     const mine = ours('ours', topic, 'g-kafkajs', processed, [kafkajsNamed]);
@@ -83,7 +70,7 @@ describe('Consumer in mixed groups', { timeout: 240_000 }, () => {
     let kjs: KafkajsConsumer | null = null;
     try {
       kjs = await runKafkajsMember({
-        bootstrap: broker.bootstrap,
+        bootstrap: env.broker.bootstrap,
         topic,
         groupId: 'g-kafkajs',
         member: 'kafkajs',
@@ -111,12 +98,12 @@ describe('Consumer in mixed groups', { timeout: 240_000 }, () => {
   test('with librdkafka (cooperative-sticky, incremental on both sides), each side leading once', async () => {
     const topic = 'interop-librdkafka';
     const groupId = 'g-librdkafka';
-    await admin.createTopic({ name: topic, numPartitions: 4, replicationFactor: 1 });
+    await env.admin.createTopic({ name: topic, numPartitions: 4, replicationFactor: 1 });
     const processed: Processed[] = [];
     const first = ours('ours-1', topic, groupId, processed, ['cooperative-sticky']);
     await waitUntil('ours owns four', () => first.owned.size === 4, WAIT_MS);
     // librdkafka joins; ours leads and hands over two partitions incrementally.
-    const py: PythonMember = confluentMember('librdkafka', { bootstrap: broker.bootstrap, topic, group: groupId, strategy: 'cooperative-sticky' });
+    const py: PythonMember = confluentMember('librdkafka', { bootstrap: env.broker.bootstrap, topic, group: groupId, strategy: 'cooperative-sticky' });
     try {
       const state = (): string => JSON.stringify({ ours: [...first.owned], events: first.events, py: py.owned(), pyEvents: py.rebalances, pyErrors: py.errors() }) + '\n' + py.proc.tail(20);
       await waitUntil('two partitions each', () => first.owned.size === 2 && py.owned().length === 2, WAIT_MS, state);

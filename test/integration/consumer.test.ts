@@ -5,43 +5,30 @@
  * pause / resume with assign(), OFFSET_OUT_OF_RANGE reset, and a pattern
  * subscription picking up a topic created later.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Admin, Consumer, Producer, deserializers } from '../../src/client/index.js';
-import type { BrokerProcess } from '../helpers/broker-process.js';
-import { HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS, startGroupBroker, waitUntil } from '../helpers/groups.js';
+import { Consumer, deserializers } from '../../src/client/index.js';
+import { clientFixture } from '../helpers/client-fixture.js';
+import { HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS, waitUntil } from '../helpers/groups.js';
 
 const TIMEOUT_MS = 30_000;
 type S = string | null;
 
 describe('Consumer', { timeout: 120_000 }, () => {
-  let broker: BrokerProcess;
-  let admin: Admin;
-  let producer: Producer<string, string>;
+  const env = clientFixture('consumer');
   let topicSeq = 0;
-
-  before(async () => {
-    broker = await startGroupBroker('consumer');
-    admin = await Admin.connect({ bootstrap: broker.bootstrap });
-    producer = await Producer.connect<string, string>({ clusterOptions: { bootstrap: broker.bootstrap }, lingerMs: 0 });
-  });
-  after(async () => {
-    await producer?.close().catch(() => undefined);
-    await admin?.close().catch(() => undefined);
-    await broker?.cleanup();
-  });
 
   /** A fresh topic with `count` values v-0.. spread round-robin over `partitions` (value i on partition i % partitions). */
   async function topicWith(partitions: number, count: number): Promise<string> {
     const topic = `consumer-${++topicSeq}`;
-    await admin.createTopic({ name: topic, numPartitions: partitions, replicationFactor: 1 });
-    if (count > 0) await producer.sendBatch(Array.from({ length: count }, (_, i) => ({ topic, partition: i % partitions, key: `k-${i}`, value: `v-${i}` })));
+    await env.admin.createTopic({ name: topic, numPartitions: partitions, replicationFactor: 1 });
+    if (count > 0) await env.producer.sendBatch(Array.from({ length: count }, (_, i) => ({ topic, partition: i % partitions, key: `k-${i}`, value: `v-${i}` })));
     return topic;
   }
 
   function consumer(extra: Partial<ConstructorParameters<typeof Consumer<S, S>>[0]> = {}): Consumer<S, S> {
     return new Consumer<S, S>({
-      bootstrap: broker.bootstrap,
+      bootstrap: env.broker.bootstrap,
       keyDeserializer: deserializers.string,
       valueDeserializer: deserializers.string,
       autoOffsetReset: 'earliest',
@@ -74,7 +61,7 @@ describe('Consumer', { timeout: 120_000 }, () => {
     await loop; // ended by close()
     assert.equal(new Set(seen).size, 300);
     assert.equal(seen.length, 300);
-    const committed = await admin.fetchGroupOffsets('g-for-await');
+    const committed = await env.admin.fetchGroupOffsets('g-for-await');
     assert.deepEqual(committed.map((o) => [o.partition, o.offset]), [[0, 100n], [1, 100n], [2, 100n]]);
   });
 
@@ -142,7 +129,7 @@ describe('Consumer', { timeout: 120_000 }, () => {
     let n = 0;
     for await (const _ of c) if (++n === 25) break;
     await c.close();
-    const committed = await admin.fetchGroupOffsets('g-auto');
+    const committed = await env.admin.fetchGroupOffsets('g-auto');
     assert.deepEqual(committed.map((o) => o.offset), [25n]);
 
     // close() inside the loop, in the middle of a batch: the loop ends there and only what was received is committed.
@@ -151,7 +138,7 @@ describe('Consumer', { timeout: 120_000 }, () => {
     let k = 0;
     for await (const _ of e) if (++k === 30) await e.close();
     assert.equal(k, 30, 'close() stops the loop within the batch');
-    assert.deepEqual((await admin.fetchGroupOffsets('g-auto-close')).map((o) => o.offset), [30n]);
+    assert.deepEqual((await env.admin.fetchGroupOffsets('g-auto-close')).map((o) => o.offset), [30n]);
 
     // With a short interval the commit happens while the consumer keeps running.
     const d = consumer({ groupId: 'g-auto-interval', autoCommitIntervalMs: 100 });
@@ -160,7 +147,7 @@ describe('Consumer', { timeout: 120_000 }, () => {
     const loop = (async () => {
       for await (const _ of d) m++;
     })();
-    await waitUntil('auto-commit of all 100', async () => (await admin.fetchGroupOffsets('g-auto-interval'))[0]?.offset === 100n, TIMEOUT_MS);
+    await waitUntil('auto-commit of all 100', async () => (await env.admin.fetchGroupOffsets('g-auto-interval'))[0]?.offset === 100n, TIMEOUT_MS);
     assert.equal(m, 100);
     await d.close();
     await loop;
@@ -230,7 +217,7 @@ describe('Consumer', { timeout: 120_000 }, () => {
     await committed.close();
 
     const picky = new Consumer<null, number>({
-      bootstrap: broker.bootstrap,
+      bootstrap: env.broker.bootstrap,
       autoOffsetReset: 'earliest',
       fetchMaxWaitMs: 100,
       valueDeserializer: (data) => {
@@ -249,10 +236,10 @@ describe('Consumer', { timeout: 120_000 }, () => {
 
   test('a pattern subscription picks up a matching topic created later', async () => {
     const first = `rx-${++topicSeq}-a`;
-    await admin.createTopic({ name: first, numPartitions: 1, replicationFactor: 1 });
-    await producer.sendBatch([{ topic: first, value: 'from-a' }]);
+    await env.admin.createTopic({ name: first, numPartitions: 1, replicationFactor: 1 });
+    await env.producer.sendBatch([{ topic: first, value: 'from-a' }]);
     const c = new Consumer<S, S>({
-      bootstrap: broker.bootstrap,
+      bootstrap: env.broker.bootstrap,
       groupId: 'g-pattern',
       valueDeserializer: deserializers.string,
       autoOffsetReset: 'earliest',
@@ -268,8 +255,8 @@ describe('Consumer', { timeout: 120_000 }, () => {
     })();
     await waitUntil('record of the first topic', () => values.includes('from-a'), TIMEOUT_MS);
     const second = `rx-${topicSeq}-b`;
-    await admin.createTopic({ name: second, numPartitions: 1, replicationFactor: 1 });
-    await producer.sendBatch([{ topic: second, value: 'from-b' }]);
+    await env.admin.createTopic({ name: second, numPartitions: 1, replicationFactor: 1 });
+    await env.producer.sendBatch([{ topic: second, value: 'from-b' }]);
     await waitUntil('record of the topic created later', () => values.includes('from-b'), TIMEOUT_MS, () => JSON.stringify(c.assignment()));
     await c.close();
     await loop;

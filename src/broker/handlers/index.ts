@@ -37,6 +37,7 @@ import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
+import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
 
 export const allHandlers: readonly AnyHandler[] = [
   produceHandler,
@@ -76,4 +77,5 @@ export const allHandlers: readonly AnyHandler[] = [
   describeClusterHandler,
   brokerRegistrationHandler,
   brokerHeartbeatHandler,
+  allocateProducerIdsHandler,
 ] as unknown as readonly AnyHandler[];

@@ -4,7 +4,8 @@
  * set of the listener it came in on.
  *
  * - Controller listeners (`controller.listener.names`): the Raft APIs, broker
- *   lifecycle (BrokerRegistration, BrokerHeartbeat), DescribeQuorum, the
+ *   lifecycle (BrokerRegistration, BrokerHeartbeat), AllocateProducerIds,
+ *   DescribeQuorum, the
  *   metadata-changing admin APIs (forwarded here by other nodes), and
  *   ApiVersions.
  * - Broker listeners: every client API; never the Raft or lifecycle ones.
@@ -20,6 +21,7 @@ export const CONTROLLER_ONLY_API_KEYS: ReadonlySet<number> = new Set([
   59, // FetchSnapshot
   62, // BrokerRegistration
   63, // BrokerHeartbeat
+  67, // AllocateProducerIds
 ]);
 
 /** Everything a controller listener answers. Fetch (1) serves the metadata log's replication there. */

@@ -49,6 +49,7 @@ import { FetchSnapshotRequest, FetchSnapshotResponse } from './59-fetch-snapshot
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js';
 import { BrokerRegistrationRequest, BrokerRegistrationResponse } from './62-broker-registration.js';
 import { BrokerHeartbeatRequest, BrokerHeartbeatResponse } from './63-broker-heartbeat.js';
+import { AllocateProducerIdsRequest, AllocateProducerIdsResponse } from './67-allocate-producer-ids.js';
 
 export interface ApiSchemas {
   readonly apiKey: number;
@@ -104,6 +105,7 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [60, { apiKey: 60, name: 'DescribeCluster', request: DescribeClusterRequest, response: DescribeClusterResponse }],
   [62, { apiKey: 62, name: 'BrokerRegistration', request: BrokerRegistrationRequest, response: BrokerRegistrationResponse }],
   [63, { apiKey: 63, name: 'BrokerHeartbeat', request: BrokerHeartbeatRequest, response: BrokerHeartbeatResponse }],
+  [67, { apiKey: 67, name: 'AllocateProducerIds', request: AllocateProducerIdsRequest, response: AllocateProducerIdsResponse }],
 ]);
 
 export * from './00-produce.js';
@@ -152,3 +154,4 @@ export * from './59-fetch-snapshot.js';
 export * from './60-describe-cluster.js';
 export * from './62-broker-registration.js';
 export * from './63-broker-heartbeat.js';
+export * from './67-allocate-producer-ids.js';
