@@ -32,8 +32,16 @@ import { ProducerIdManager } from './producer-ids.js';
 import { routeMetadataChanges } from './controller-channel.js';
 import type { ClusterNode } from './lifecycle/cluster-node.js';
 import { handlersForListener } from './lifecycle/listener-apis.js';
+import type { MetadataLog } from '../controller/metadata-log.js';
+import { RaftMetadataLog } from '../controller/quorum/raft-metadata-log.js';
+import type { RaftService } from '../controller/quorum/raft-service.js';
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
+
+/** The Raft service of the booted metadata log when it has one (the one-voter RaftMetadataLog does). */
+function raftServiceOf(log: MetadataLog): { raft?: RaftService } {
+  return log instanceof RaftMetadataLog ? { raft: log.service } : {};
+}
 /** How often a lone node's controller looks for expired broker sessions (ClusterNode's CONTROLLER_TICK_MS). */
 const LOCAL_CONTROLLER_TICK_MS = 250;
 
@@ -156,9 +164,10 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     topicRules,
     configs: new ConfigService({ config: dynamicConfig, metadata: metadata.service, topicOverrides: overridesOf }),
     producerIds: new ProducerIdManager(metadata.service),
-    ...(clusterNode === null ? {} : { cluster: clusterNode.services, raft: clusterNode.log.service }),
+    // Alone, the one-voter Raft log answers DescribeQuorum itself.
+    ...(clusterNode === null ? raftServiceOf(metadata.booted.log) : { cluster: clusterNode.services, raft: clusterNode.log.service }),
   };
-  registry = new HandlerRegistry(handlersForListener(allHandlers, 'broker', clusterNode !== null));
+  registry = new HandlerRegistry(handlersForListener(allHandlers, 'broker'));
   const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);
   const bound: ListenerSettings[] = [];
   try {

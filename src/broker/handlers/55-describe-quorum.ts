@@ -2,7 +2,7 @@
 // lastFetchTimestamp and lastCaughtUpTimestamp, KIP-836). The quorum leader
 // answers with the leader, epoch, high watermark and every voter's log end
 // offset (the position of its last fetch) and fetch times (wall clock ms, -1
-// when unknown); observers are always empty (no observers yet). A voter that
+// when unknown), and the observers (broker-only nodes) fetching from it. A voter that
 // is not the leader answers NOT_LEADER_OR_FOLLOWER in the partition with the
 // leader it knows. Offsets count Raft entries (one per metadata batch), not
 // records. Without a metadata quorum on this node: UNSUPPORTED_VERSION.

@@ -42,14 +42,11 @@ export type ListenerKind = 'broker' | 'controller';
 /** APIs a broker listener forwards to the active controller when this node is not it (Kafka brokers forward DescribeQuorum). */
 const FORWARDED_ON_BROKER_LISTENERS: ReadonlySet<number> = new Set([55]);
 
-/** Needs a Raft quorum on the node (a lone node on the local one-voter log has none to describe). */
-const QUORUM_API_KEYS: ReadonlySet<number> = new Set([55]);
-
-/** The handlers a listener serves; `quorum` = this node runs the Raft metadata quorum. */
-export function handlersForListener(all: readonly AnyHandler[], kind: ListenerKind, quorum = true): AnyHandler[] {
+/** The handlers a listener serves (every node runs a Raft metadata quorum, of one voter when alone). */
+export function handlersForListener(all: readonly AnyHandler[], kind: ListenerKind): AnyHandler[] {
   if (kind === 'controller') return all.filter((h) => CONTROLLER_LISTENER_API_KEYS.has(h.apiKey));
   return all
-    .filter((h) => !CONTROLLER_ONLY_API_KEYS.has(h.apiKey) && (quorum || !QUORUM_API_KEYS.has(h.apiKey)))
+    .filter((h) => !CONTROLLER_ONLY_API_KEYS.has(h.apiKey))
     .map((h) => (FORWARDED_ON_BROKER_LISTENERS.has(h.apiKey) ? forwarding(h) : h));
 }
 

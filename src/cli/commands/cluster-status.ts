@@ -89,7 +89,7 @@ async function describeQuorum(addresses: readonly { host: string; port: number }
       if (!('error' in last)) return last;
     } catch (err) {
       // A lone node (a one-voter Raft quorum, no controller listener) does not serve DescribeQuorum.
-      if (err instanceof UnsupportedVersionError) return { error: 'none: a single node without a Raft quorum (or a broker without DescribeQuorum)', unsupported: true };
+      if (err instanceof UnsupportedVersionError) return { error: 'unknown: the broker does not answer DescribeQuorum', unsupported: true };
       last = { error: `${a.host}:${a.port}: ${(err as Error).message}` };
     }
   }

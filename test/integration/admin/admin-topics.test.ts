@@ -189,8 +189,8 @@ describe('Admin: topics, offsets, configs, cluster', { timeout: 60_000 }, () => 
     const versions = await admin.apiVersions();
     assert.equal(versions.nodeId, nodeId);
     const advertised = new Map(versions.apis.map((a) => [a.apiKey, a]));
-    // A client listener of a lone node: no Raft, broker-lifecycle or DescribeQuorum APIs (src/broker/lifecycle/listener-apis.ts).
-    const served = handlersForListener(allHandlers, 'broker', false);
+    // A client listener of a lone node: no Raft or broker-lifecycle APIs (src/broker/lifecycle/listener-apis.ts); DescribeQuorum is served.
+    const served = handlersForListener(allHandlers, 'broker');
     assert.deepEqual([...advertised.keys()].sort((a, b) => a - b), served.map((h) => h.apiKey).sort((a, b) => a - b));
     for (const h of served) {
       const a = advertised.get(h.apiKey);
