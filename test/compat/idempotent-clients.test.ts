@@ -1,5 +1,5 @@
 // Idempotent producers of other clients against a real broker process, with
-// some Produce responses dropped on the way back (test/helpers/dropping-proxy.ts):
+// some Produce responses dropped on the way back (test/helpers/fault-proxy.ts):
 // the broker has appended those batches, the client never hears so and
 // retries them with the same sequence numbers. The broker must answer each
 // retry with the original offset and append nothing, so the partition holds
@@ -12,8 +12,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { freePort, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import { DroppingProxy } from '../helpers/dropping-proxy.js';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { FaultProxy } from '../helpers/fault-proxy.js';
 import { assertKcatProduceClean, kcatConsumeAll, kcatProduce } from '../helpers/kcat.js';
 import { createTopicsRaw, waitForLeaders } from '../helpers/raw-kafka.js';
 import { uniqueName, type ConsumedRecord } from '../helpers/records.js';
@@ -48,17 +48,21 @@ async function readBack(bootstrap: string, topic: string, count: number): Promis
   }
 }
 
+/** The Produce responses the proxy drops: n counts Produce requests from 0. */
+const DROP_SELECTED = (n: number): boolean => n % 7 === 2;
+
 describe('idempotent producers with dropped Produce responses', { timeout: 300_000 }, () => {
   let broker: BrokerProcess;
-  let proxy: DroppingProxy;
+  let proxy: FaultProxy;
   let bootstrap: string;
 
   before(async () => {
-    const proxyPort = await freePort();
-    broker = await startBroker({ name: 'idem-clients', overrides: { 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxyPort}` } });
+    proxy = await FaultProxy.start();
+    broker = await startBroker({ name: 'idem-clients', overrides: { 'advertised.listeners': `PLAINTEXT://${proxy.bootstrap}` } });
+    proxy.targetPort = broker.port;
     // Every 7th Produce response, from the third on, never reaches the client.
-    proxy = await DroppingProxy.start(proxyPort, broker.port, (n) => n % 7 === 2);
-    bootstrap = `127.0.0.1:${proxyPort}`;
+    proxy.cutProduceResponses(DROP_SELECTED);
+    bootstrap = proxy.bootstrap;
   });
   after(async () => {
     await proxy?.close();
@@ -77,7 +81,7 @@ describe('idempotent producers with dropped Produce responses', { timeout: 300_0
     const kafka = new Kafka({ clientId: 'idem-test', brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 50 } });
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
     await producer.connect();
-    const droppedBefore = proxy.dropped;
+    const droppedBefore = proxy.stats.responsesCut;
     try {
       for (let send = 0; send < 30; send++) {
         const messages = Array.from({ length: 5 }, (_, i) => ({ value: `kj-${send * 5 + i}`, partition: 0 }));
@@ -86,7 +90,7 @@ describe('idempotent producers with dropped Produce responses', { timeout: 300_0
     } finally {
       await producer.disconnect();
     }
-    assert.ok(proxy.dropped > droppedBefore, 'some responses were dropped, so kafkajs retried');
+    assert.ok(proxy.stats.responsesCut > droppedBefore, 'some responses were dropped, so kafkajs retried');
     assertExactlyOnceInOrder(await readBack(broker.bootstrap, topic, 150), 'kj', 150);
     const ids = storedProducerIds(broker.dataDir, topic);
     assert.ok(ids.length > 0 && ids.every((id) => id >= 0n && id === ids[0]), 'every batch carries the one producer id');
@@ -94,12 +98,12 @@ describe('idempotent producers with dropped Produce responses', { timeout: 300_0
 
   it('confluent-kafka-python (librdkafka 2.0.2), enable.idempotence=true', async () => {
     const topic = await topicOf('idem-confluent');
-    const droppedBefore = proxy.dropped;
+    const droppedBefore = proxy.stats.responsesCut;
     const r = await runPythonJson<{ delivered: number; failed: string[]; left: number; fatal: string | null }>(
       'idempotent_confluent.py', 'produce', { bootstrap, topic, count: 400, prefix: 'ck' }, { timeoutMs: 120_000 },
     );
     assert.deepEqual({ delivered: r.delivered, failed: r.failed, left: r.left, fatal: r.fatal }, { delivered: 400, failed: [], left: 0, fatal: null });
-    assert.ok(proxy.dropped > droppedBefore, 'some responses were dropped, so librdkafka retried');
+    assert.ok(proxy.stats.responsesCut > droppedBefore, 'some responses were dropped, so librdkafka retried');
     assertExactlyOnceInOrder(await readBack(broker.bootstrap, topic, 400), 'ck', 400);
     assert.ok(storedProducerIds(broker.dataDir, topic).every((id) => id >= 0n));
   });
@@ -133,8 +137,7 @@ describe('idempotent producers with dropped Produce responses', { timeout: 300_0
   it('kcat (librdkafka 2.0.2), -X enable.idempotence=true', async () => {
     const topic = await topicOf('idem-kcat');
     const lines = Array.from({ length: 300 }, (_, i) => `kc-${i}`);
-    const dropping = proxy.shouldDrop;
-    proxy.shouldDrop = () => false;
+    proxy.heal();
     let result;
     try {
       result = await kcatProduce(bootstrap, topic, lines.map((v) => `:${v}`), {
@@ -143,7 +146,7 @@ describe('idempotent producers with dropped Produce responses', { timeout: 300_0
         timeoutMs: 120_000,
       });
     } finally {
-      proxy.shouldDrop = dropping;
+      proxy.cutProduceResponses(DROP_SELECTED);
     }
     assertKcatProduceClean(result);
     assertExactlyOnceInOrder(await readBack(broker.bootstrap, topic, 300), 'kc', 300);
