@@ -47,6 +47,8 @@ interface ResponseSlot {
   done: boolean;
   /** Encoded response frame (length prefix included), or null for "no response". */
   chunks: Buffer[] | null;
+  /** Run once the frame is handed to the kernel (RequestContext.afterResponseWritten); not if the connection fails first. */
+  afterWrite: (() => void)[] | null;
 }
 
 const MIN_REQUEST_BYTES = 8;
@@ -244,8 +246,9 @@ export class Connection {
       receivedAtMs: performance.now(),
       services: this.services,
       logger: this.logger,
+      afterResponseWritten: (fn) => (slot.afterWrite ??= []).push(fn),
     };
-    const slot: ResponseSlot = { done: false, chunks: null };
+    const slot: ResponseSlot = { done: false, chunks: null, afterWrite: null };
     this.pending.push(slot);
     this.services.metrics.requestStarted(header.apiKey);
     let result;
@@ -296,7 +299,7 @@ export class Connection {
   }
 
   private enqueueEncoded(chunks: Buffer[]): void {
-    this.pending.push({ done: true, chunks });
+    this.pending.push({ done: true, chunks, afterWrite: null });
     this.scheduleFlush();
   }
 
@@ -318,9 +321,13 @@ export class Connection {
       if (slot.chunks === null) continue;
       if (!wrote) this.socket.cork();
       wrote = true;
-      for (const c of slot.chunks) {
-        if (!this.socket.write(c)) this.pausedForDrain = true;
-      }
+      const last = slot.chunks.length - 1;
+      const afterWrite = slot.afterWrite;
+      slot.chunks.forEach((c, i) => {
+        // The callback of a corked write runs when the whole writev is done with its buffers.
+        const written = i === last && afterWrite !== null ? this.socket.write(c, (err) => runAfterWrite(err, afterWrite)) : this.socket.write(c);
+        if (!written) this.pausedForDrain = true;
+      });
     }
     if (wrote) this.socket.uncork();
   }
@@ -343,6 +350,12 @@ export class Connection {
     if (this.pausedForDrain || this.pausedForInFlight) this.socket.pause();
     else if (this.idleWaiters.length === 0) this.socket.resume();
   }
+}
+
+/** A response's after-write hooks, only on success: after a failed write nothing is sure to be done with the buffers. */
+function runAfterWrite(err: Error | null | undefined, hooks: readonly (() => void)[]): void {
+  if (err) return;
+  for (const fn of hooks) fn();
 }
 
 /** Small enough for Buffer.allocUnsafe's shared pool; big responses grow past it. */

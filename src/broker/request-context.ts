@@ -21,4 +21,10 @@ export interface RequestContext {
   readonly receivedAtMs: number;
   readonly services: BrokerServices;
   readonly logger: Logger;
+  /**
+   * Runs `fn` once the response has been handed to the socket, so buffers it
+   * points into can be recycled. Never runs if the connection fails first, so
+   * `fn` must only be an optimisation (e.g. BufferPool.release).
+   */
+  readonly afterResponseWritten: (fn: () => void) => void;
 }

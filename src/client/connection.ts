@@ -48,7 +48,7 @@ import {
   UnsupportedVersionError,
   invalidArgument,
 } from './errors.js';
-import { FrameDecoder } from './frame-decoder.js';
+import { FrameReader } from './frame-reader.js';
 
 /** A request schema and its response schema, e.g. `{ request: MetadataRequest, response: MetadataResponse }`. */
 export interface ApiPair<Req extends MessageSchema = MessageSchema, Res extends MessageSchema = MessageSchema> {
@@ -133,7 +133,6 @@ export class Connection {
   private readonly maxRequestBytes: number;
   private readonly maxInFlightRequests: number;
   private readonly maxQueuedRequests: number;
-  private readonly frames: FrameDecoder;
   private readonly waiting: PendingRequest[] = [];
   private readonly inFlight: PendingRequest[] = [];
   /** One-way requests written to the socket whose write has not completed yet. */
@@ -147,7 +146,7 @@ export class Connection {
   private deadlineTimer: NodeJS.Timeout | null = null;
   private armedDeadline = Infinity;
 
-  private constructor(socket: Socket, options: ConnectionOptions) {
+  private constructor(socket: Socket, options: ConnectionOptions, input: SocketInput) {
     this.socket = socket;
     this.host = options.host;
     this.port = options.port;
@@ -156,9 +155,8 @@ export class Connection {
     this.maxRequestBytes = positive(options.maxRequestBytes ?? REQUEST_BYTES_MAX_DEFAULT, 'maxRequestBytes');
     this.maxInFlightRequests = positive(options.maxInFlightRequests ?? IN_FLIGHT_REQUESTS_MAX_DEFAULT, 'maxInFlightRequests');
     this.maxQueuedRequests = positive(options.maxQueuedRequests ?? QUEUED_REQUESTS_MAX_DEFAULT, 'maxQueuedRequests');
-    this.frames = new FrameDecoder(positive(options.maxResponseBytes ?? RESPONSE_BYTES_MAX_DEFAULT, 'maxResponseBytes'));
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    input.deliver = (n) => this.onRead(input.reader, n);
     socket.on('error', (err) => this.fail(new ConnectionClosedError(`connection to ${this.address} failed: ${err.message}`, { cause: err })));
     this.closedPromise = new Promise((resolve) => {
       socket.once('close', () => {
@@ -170,8 +168,9 @@ export class Connection {
 
   /** Opens a connection and (unless disabled) negotiates API versions. */
   static async connect(options: ConnectionOptions): Promise<Connection> {
-    const socket = await openSocket(options.host, options.port, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT);
-    const connection = new Connection(socket, options);
+    const input = socketInput(positive(options.maxResponseBytes ?? RESPONSE_BYTES_MAX_DEFAULT, 'maxResponseBytes'));
+    const socket = await openSocket(options.host, options.port, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT, input);
+    const connection = new Connection(socket, options, input);
     if (options.negotiateVersions !== false) {
       try {
         await connection.negotiateVersions();
@@ -417,11 +416,12 @@ export class Connection {
 
   // ------------------------------------------------------------- receiving
 
-  private onData(chunk: Buffer): void {
+  /** `n` bytes landed in the reader's buffer (net.Socket `onread`). */
+  private onRead(reader: FrameReader, n: number): void {
     if (this.closedError !== null) return;
     let frames: Buffer[];
     try {
-      frames = this.frames.push(chunk);
+      frames = reader.onRead(n);
     } catch (err) {
       this.destroy(err as TributaryClientError);
       return;
@@ -531,9 +531,39 @@ export function decodeApiVersions(frame: Buffer, start: number, version: number)
   }
 }
 
-function openSocket(host: string, port: number, timeoutMs: number): Promise<Socket> {
+/**
+ * How received bytes reach the Connection: the socket reads straight into
+ * `reader`'s buffers (net.Socket `onread`, no 'data' events) and reports each
+ * read to `deliver`. The Connection sets `deliver` in the microtask after
+ * 'connect', before any read can complete; bytes before that (a server
+ * talking first) are a protocol violation and close the connection.
+ */
+interface SocketInput {
+  readonly reader: FrameReader;
+  deliver: ((n: number) => void) | null;
+}
+
+function socketInput(maxResponseBytes: number): SocketInput {
+  return { reader: new FrameReader(maxResponseBytes), deliver: null };
+}
+
+function openSocket(host: string, port: number, timeoutMs: number, input: SocketInput): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = netConnect({ host, port });
+    const socket = netConnect({
+      host,
+      port,
+      onread: {
+        buffer: () => input.reader.readBuffer(),
+        callback: (n: number) => {
+          if (input.deliver !== null) {
+            input.deliver(n);
+            return true;
+          }
+          socket.destroy(new ProtocolError(ClientErrorCode.PROTOCOL, `${host}:${port} sent data before any request`));
+          return false;
+        },
+      },
+    });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new ConnectionError(ClientErrorCode.CONNECTION_TIMEOUT, `could not connect to ${host}:${port} within ${timeoutMs} ms`));

@@ -47,9 +47,14 @@ export interface FileSystem {
   writeFileAtomic(path: string, data: Buffer): void;
 }
 
-/** Reads exactly [position, position + length) or fewer bytes at EOF, into a fresh Buffer. */
-export function readRange(file: FileHandle, position: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length);
+/** Where read bytes go: a Buffer of exactly `length` bytes (default: a fresh one). */
+export type ReadAllocator = (length: number) => Buffer;
+
+const freshBuffer: ReadAllocator = (length) => Buffer.allocUnsafe(length);
+
+/** Reads exactly [position, position + length) or fewer bytes at EOF, into a Buffer from `allocate`. */
+export function readRange(file: FileHandle, position: number, length: number, allocate: ReadAllocator = freshBuffer): Buffer {
+  const buf = allocate(length);
   const n = file.read(buf, 0, length, position);
   return n === length ? buf : buf.subarray(0, n);
 }

@@ -8,7 +8,7 @@ import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-bat
 import { invariant } from '../util/assert.js';
 import type { Clock } from '../util/clock.js';
 import { compactionConfigOf, validateLogConfig, type LogConfig } from './config.js';
-import type { FileSystem } from './fs.js';
+import type { FileSystem, ReadAllocator } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
 import { LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
 import { LogSegment } from './segment.js';
@@ -49,6 +49,8 @@ export interface ReadOptions {
   maxOffsetExclusive?: bigint | undefined;
   /** Return the first batch whole even when bigger than maxBytes (default true). */
   minOneBatch?: boolean | undefined;
+  /** Where the returned chunks are read into (default: fresh Buffers); e.g. a BufferPool's acquire. */
+  allocate?: ReadAllocator | undefined;
 }
 
 export type ReadResult =
@@ -355,7 +357,7 @@ export class PartitionLog {
       const limit = chunks.length === 0 && minOneBatch ? Math.max(remaining, first.sizeBytes) : remaining;
       const n = Math.min(available, limit);
       if (n <= 0) break;
-      chunks.push(seg.read(first.position, n));
+      chunks.push(seg.read(first.position, n, opts.allocate));
       sizeBytes += n;
       remaining -= n;
       if (n < available) {

@@ -15,7 +15,7 @@ import { invariant } from '../util/assert.js';
 import { FileWindow, readBatchInfo, validateBatchAt, type BatchInfo } from './batch-scan.js';
 import type { LogConfig } from './config.js';
 import { StorageError } from './errors.js';
-import { readRange, type FileHandle, type FileSystem } from './fs.js';
+import { readRange, type FileHandle, type FileSystem, type ReadAllocator } from './fs.js';
 import { OFFSET_INDEX_ENTRY_BYTES, OffsetIndex, TIME_INDEX_ENTRY_BYTES, TimeIndex } from './indexes.js';
 
 export const LOG_SUFFIX = '.log';
@@ -226,8 +226,8 @@ export class LogSegment {
     return null;
   }
 
-  read(position: number, length: number): Buffer {
-    return readRange(this.log, position, length);
+  read(position: number, length: number, allocate?: ReadAllocator): Buffer {
+    return readRange(this.log, position, length, allocate);
   }
 
   /**

@@ -3,7 +3,9 @@
 // MSGVER2 and 10 for zstd). v12 is flexible, with diverging epoch, current
 // leader and snapshot id as tagged fields.
 //
-// Records are returned as the stored bytes (zero-copy into the socket). The
+// Records are returned as the stored bytes (no copy between the file read and
+// the socket), read into the replica manager's recycled buffers, which go
+// back to its pool once the response is written. The
 // read stops at the high watermark (read_uncommitted) or the last stable
 // offset (read_committed; equal to the high watermark until transactions
 // exist, and aborted_transactions is then empty). The response's total
@@ -44,6 +46,8 @@ interface Collected {
   bytes: number;
   hasError: boolean;
   partitions: Partition[];
+  /** The pooled read buffers the responses point into. */
+  pooled: Buffer[];
 }
 
 function collect(ctx: RequestContext, req: Req): Collected {
@@ -54,6 +58,7 @@ function collect(ctx: RequestContext, req: Req): Collected {
   let hasError = false;
   let minOneBatch = true;
   const partitions: Partition[] = [];
+  const pooled: Buffer[] = [];
   const responses = req.topics.map((t) => ({
     topic: t.topic,
     partitions: t.partitions.map((fp): PartitionResponse => {
@@ -68,7 +73,8 @@ function collect(ctx: RequestContext, req: Req): Collected {
       if (epochError !== ErrorCode.NONE) return error(epochError);
       partitions.push(p);
       const maxBytes = Math.min(fp.partitionMaxBytes, budget);
-      const r = rm.read(p, fp.fetchOffset, maxBytes, readCommitted, minOneBatch);
+      const r = rm.read(p, fp.fetchOffset, maxBytes, readCommitted, minOneBatch, true);
+      for (const c of r.chunks) pooled.push(c);
       if (r.errorCode !== ErrorCode.NONE) hasError = true;
       if (r.bytes > 0) {
         minOneBatch = false;
@@ -87,7 +93,12 @@ function collect(ctx: RequestContext, req: Req): Collected {
       };
     }),
   }));
-  return { responses, bytes, hasError, partitions };
+  return { responses, bytes, hasError, partitions, pooled };
+}
+
+function release(ctx: RequestContext, buffers: readonly Buffer[]): void {
+  const pool = ctx.services.replicaManager.readBuffers;
+  for (const b of buffers) pool.release(b);
 }
 
 export const fetchHandler = defineHandler({
@@ -107,10 +118,14 @@ export const fetchHandler = defineHandler({
     let result = collect(ctx, req);
     const maxWaitMs = Math.min(Math.max(req.maxWaitMs, 0), FETCH_WAIT_MS_MAX);
     if (!result.hasError && result.bytes < req.minBytes && maxWaitMs > 0 && result.partitions.length > 0) {
+      // The first read is not sent: its buffers are free again at once.
+      release(ctx, result.pooled);
       await ctx.services.replicaManager.delayedFetches.wait(result.partitions, result.bytes, req.minBytes, maxWaitMs);
       result = collect(ctx, req);
     }
     ctx.services.traffic.fetchAnswered(result.responses);
+    const { pooled } = result;
+    if (pooled.length > 0) ctx.afterResponseWritten(() => release(ctx, pooled));
     return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: result.responses };
   },
   errorResponse: (req, errorCode) => ({
