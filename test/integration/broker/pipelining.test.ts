@@ -130,3 +130,41 @@ test('an oversized frame closes that connection only', async () => {
     good.close();
   }
 });
+
+test('pipelined fetches of large batches each get their own data while the read buffers are recycled', async () => {
+  // Fetch reads go into pooled buffers that return to the pool only once their response is written. A
+  // release any earlier would let the next fetch read into a buffer whose response is still queued (24
+  // responses of ~100 KB exceed the socket's buffer), and that response would carry the wrong batch.
+  await node.broker.services.metadata.createTopics([{ name: 'pooled', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], false);
+  const BATCHES = 24;
+  const valueOf = (batch: number, i: number): string => `${batch}:${i}:`.padEnd(1000, String.fromCharCode(97 + (batch % 26)));
+  const c = await RawClient.connect(node.port);
+  try {
+    for (let b = 0; b < BATCHES; b++) {
+      const records = buildRecordBatchSync({ records: Array.from({ length: 100 }, (_, i) => ({ key: null, value: valueOf(b, i) })) });
+      c.send(0, 7, 1000 + b, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'pooled', partitionData: [{ index: 0, records }] }] });
+    }
+    await c.waitFor(BATCHES);
+    const pool = node.broker.services.replicaManager.readBuffers;
+    for (let round = 0; round < 2; round++) {
+      const before = c.arrivals.length;
+      for (let b = 0; b < BATCHES; b++) {
+        // partitionMaxBytes 1: exactly the first batch at the offset, returned whole (KIP-74).
+        const body = { ...fetchBody(BigInt(b * 100), 0), topics: [{ topic: 'pooled', partitions: [{ partition: 0, fetchOffset: BigInt(b * 100), partitionMaxBytes: 1 }] }] };
+        c.send(1, 11, 2000 + round * 100 + b, body);
+      }
+      await c.waitFor(before + BATCHES);
+      for (let b = 0; b < BATCHES; b++) {
+        const fetched = c.decode(1, 11, c.arrivals[before + b]!.body) as { responses: { partitions: { records: Buffer }[] }[] };
+        const [batch, ...rest] = splitBatches(fetched.responses[0]!.partitions[0]!.records);
+        assert.equal(rest.length, 0);
+        const decoded = decodeRecordBatchSync(batch!); // checks the CRC
+        assert.equal(decoded.header.baseOffset, BigInt(b * 100), `round ${round} batch ${b}`);
+        decoded.records.forEach((r, i) => assert.equal(r.value!.toString(), valueOf(b, i)));
+      }
+    }
+    assert.ok(pool.stats().reused >= BATCHES, `buffers reused: ${JSON.stringify(pool.stats())}`);
+  } finally {
+    c.close();
+  }
+});
