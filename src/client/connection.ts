@@ -16,91 +16,43 @@
  *   on the connection is stuck behind it, so the connection is closed and the
  *   other pending requests fail with ERR_TRIB_CONNECTION_CLOSED (the Java
  *   client does the same). A request still queued is simply dropped.
- *   Deadlines cost no timer per request: each request records its deadline,
- *   and one timer per connection is armed for the earliest one known. When it
- *   fires it fails what is overdue and re-arms for the earliest remaining
- *   deadline; a completed request leaves the timer alone (it may fire for
- *   nothing, once). The timer is unref'd: a pending request keeps the
- *   process alive through its socket, not through the timer.
+ *   Deadlines cost no timer per request: one timer per connection serves
+ *   them all (connection-deadline.ts).
  * - Versions: `Connection.connect` sends ApiVersions v3 first. A broker that
  *   does not know v3 answers UNSUPPORTED_VERSION with a v0 body listing its
  *   own ApiVersions range (KIP-511); the client retries with that version.
- *   `pickVersion` then intersects the broker's ranges with the caller's.
+ *   `pickVersion` then intersects the broker's ranges with the caller's
+ *   (connection-versions.ts).
+ *
+ * Options and defaults are in connection-options.ts, opening the socket in
+ * connection-socket.ts; everything is re-exported here.
  */
-import { connect as netConnect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { compile, decode } from '../protocol/codec.js';
-import { ErrorCode } from '../protocol/errors.js';
 import { readResponseHeader, requestHeaderVersion, responseHeaderVersion, writeRequestHeader } from '../protocol/headers.js';
 import { apiKeyName } from '../protocol/api-keys.js';
-import { ApiVersionsRequest, ApiVersionsResponse } from '../protocol/messages/18-api-versions.js';
-import { DecodeError } from '../protocol/primitives/decode-error.js';
+import { ApiVersionsRequest, type ApiVersionsResponse } from '../protocol/messages/18-api-versions.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import type { Infer, Input, MessageSchema } from '../protocol/schema.js';
-import {
-  ClientErrorCode,
-  ConnectionClosedError,
-  ConnectionError,
-  KafkaProtocolError,
-  ProtocolError,
-  RequestTimeoutError,
-  TributaryClientError,
-  UnsupportedVersionError,
-  invalidArgument,
-} from './errors.js';
-import { FrameReader } from './frame-reader.js';
+import { CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, CONNECT_TIMEOUT_MS_DEFAULT, positive, type ConnectionOptions } from './connection-options.js';
+import { IN_FLIGHT_REQUESTS_MAX_DEFAULT, QUEUED_REQUESTS_MAX_DEFAULT, REQUEST_BYTES_MAX_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT } from './connection-options.js';
+import { RESPONSE_BYTES_MAX_DEFAULT, type ApiPair, type SendOptions, type VersionRange } from './connection-options.js';
+import { DeadlineTimer } from './connection-deadline.js';
+import { openSocket, socketInput, type SocketInput } from './connection-socket.js';
+import { decodeApiVersions, negotiateApiVersions } from './connection-versions.js';
+import { ClientErrorCode, ConnectionClosedError, ProtocolError, RequestTimeoutError, TributaryClientError, UnsupportedVersionError } from './errors.js';
+import type { FrameReader } from './frame-reader.js';
 
-/** A request schema and its response schema, e.g. `{ request: MetadataRequest, response: MetadataResponse }`. */
-export interface ApiPair<Req extends MessageSchema = MessageSchema, Res extends MessageSchema = MessageSchema> {
-  readonly request: Req;
-  readonly response: Res;
-}
+// Moved to their own modules; still importable from here.
+export { CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, CONNECT_TIMEOUT_MS_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT } from './connection-options.js';
+export { IN_FLIGHT_REQUESTS_MAX_DEFAULT, QUEUED_REQUESTS_MAX_DEFAULT, REQUEST_BYTES_MAX_DEFAULT, RESPONSE_BYTES_MAX_DEFAULT } from './connection-options.js';
+export type { ApiPair, ConnectionOptions, SendOptions, VersionRange } from './connection-options.js';
+export { decodeApiVersions } from './connection-versions.js';
 
-export const CLIENT_SOFTWARE_NAME = 'tributary';
-export const CLIENT_SOFTWARE_VERSION = '0.1.0';
-
-export const CONNECT_TIMEOUT_MS_DEFAULT = 10_000;
-export const REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
-/** As the broker's socket.request.max.bytes default. */
-export const RESPONSE_BYTES_MAX_DEFAULT = 100 * 1024 * 1024;
-export const REQUEST_BYTES_MAX_DEFAULT = 100 * 1024 * 1024;
-export const IN_FLIGHT_REQUESTS_MAX_DEFAULT = 64;
-export const QUEUED_REQUESTS_MAX_DEFAULT = 10_000;
 /** Request header and small bodies fit, so the scratch comes from Buffer's shared pool; record batches are appended by reference. */
 const REQUEST_SCRATCH_BYTES = 1024;
-/** ApiVersions attempts: v3, then the broker's advertised version, then v0. */
-const API_VERSIONS_ATTEMPTS_MAX = 3;
-const API_VERSIONS_VERSION_MAX = 3;
 const CORRELATION_ID_MAX = 0x7fffffff;
-
-/** Options of `Connection.connect`. */
-export interface ConnectionOptions {
-  host: string;
-  port: number;
-  /** Sent in every request header; default 'tributary'. */
-  clientId?: string | null;
-  connectTimeoutMs?: number;
-  /** Default timeout of each request (overridable per request). */
-  requestTimeoutMs?: number;
-  maxResponseBytes?: number;
-  maxRequestBytes?: number;
-  maxInFlightRequests?: number;
-  maxQueuedRequests?: number;
-  /** Send ApiVersions on connect (default true). */
-  negotiateVersions?: boolean;
-}
-
-/** Per-request options of `Connection.send`. */
-export interface SendOptions {
-  /** Overrides the connection's requestTimeoutMs (e.g. a long-poll fetch adds maxWaitMs). */
-  timeoutMs?: number;
-}
-
-/** A broker's advertised version range of one API. */
-export interface VersionRange {
-  readonly minVersion: number;
-  readonly maxVersion: number;
-}
 
 type DecodeBody = (frame: Buffer, bodyStart: number) => unknown;
 
@@ -142,9 +94,8 @@ export class Connection {
   private readonly closedPromise: Promise<void>;
   private brokerVersions: Map<number, VersionRange> | null = null;
   private apiVersionsVersionUsed = -1;
-  /** The one deadline timer, and the deadline it is armed for (Infinity: not armed). */
-  private deadlineTimer: NodeJS.Timeout | null = null;
-  private armedDeadline = Infinity;
+  /** Fires when the earliest deadline of a pending request passes. */
+  private readonly deadlines = new DeadlineTimer(() => this.onDeadline());
 
   private constructor(socket: Socket, options: ConnectionOptions, input: SocketInput) {
     this.socket = socket;
@@ -303,7 +254,7 @@ export class Connection {
         written: false,
       };
       this.waiting.push(pending);
-      this.armFor(pending.deadline);
+      this.deadlines.armFor(pending.deadline);
       this.drain();
     });
   }
@@ -352,25 +303,8 @@ export class Connection {
     }
   }
 
-  /** Makes sure the deadline timer fires by `deadline`. */
-  private armFor(deadline: number): void {
-    if (deadline >= this.armedDeadline) return;
-    if (this.deadlineTimer !== null) clearTimeout(this.deadlineTimer);
-    this.armedDeadline = deadline;
-    this.deadlineTimer = setTimeout(() => this.onDeadline(), Math.max(1, Math.ceil(deadline - performance.now())));
-    this.deadlineTimer.unref();
-  }
-
-  private disarm(): void {
-    if (this.deadlineTimer !== null) clearTimeout(this.deadlineTimer);
-    this.deadlineTimer = null;
-    this.armedDeadline = Infinity;
-  }
-
   /** The deadline timer fired: fail what is overdue, re-arm for the earliest deadline left. */
   private onDeadline(): void {
-    this.deadlineTimer = null;
-    this.armedDeadline = Infinity;
     if (this.closedError !== null) return;
     const now = performance.now();
     // Queued requests that are overdue simply fail.
@@ -403,7 +337,7 @@ export class Connection {
     for (const p of this.waiting) if (p.deadline < next) next = p.deadline;
     for (const p of this.inFlight) if (p.deadline < next) next = p.deadline;
     for (const p of this.unconfirmed) if (p.deadline < next) next = p.deadline;
-    if (next !== Infinity) this.armFor(next);
+    if (next !== Infinity) this.deadlines.armFor(next);
   }
 
   private describe(p: PendingRequest): string {
@@ -473,7 +407,7 @@ export class Connection {
   private fail(err: TributaryClientError): void {
     if (this.closedError !== null) return;
     this.closedError = err;
-    this.disarm();
+    this.deadlines.disarm();
     const oldest = this.inFlight[0];
     const pending = [...this.inFlight, ...this.unconfirmed, ...this.waiting];
     this.inFlight.length = 0;
@@ -489,23 +423,9 @@ export class Connection {
   // ------------------------------------------------------- ApiVersions
 
   private async negotiateVersions(): Promise<void> {
-    let version = API_VERSIONS_VERSION_MAX;
-    for (let attempt = 0; attempt < API_VERSIONS_ATTEMPTS_MAX; attempt++) {
-      const response = await this.sendApiVersions(version);
-      if (response.errorCode === ErrorCode.UNSUPPORTED_VERSION) {
-        // KIP-511: the broker lists its own ApiVersions range even in an error.
-        const own = response.apiKeys.find((k) => k.apiKey === ApiVersionsRequest.apiKey);
-        const next = own === undefined ? 0 : Math.min(own.maxVersion, version - 1);
-        if (next < 0 || next >= version) break;
-        version = next;
-        continue;
-      }
-      if (response.errorCode !== 0) throw new KafkaProtocolError(response.errorCode, { api: 'ApiVersions' });
-      this.brokerVersions = new Map(response.apiKeys.map((k) => [k.apiKey, { minVersion: k.minVersion, maxVersion: k.maxVersion }]));
-      this.apiVersionsVersionUsed = version;
-      return;
-    }
-    throw new UnsupportedVersionError(ApiVersionsRequest.apiKey, `broker ${this.address} accepted no ApiVersions version`);
+    const negotiated = await negotiateApiVersions(this.address, (version) => this.sendApiVersions(version));
+    this.brokerVersions = negotiated.brokerVersions;
+    this.apiVersionsVersionUsed = negotiated.version;
   }
 
   private sendApiVersions(version: number): Promise<ApiVersionsResponse> {
@@ -514,75 +434,3 @@ export class Connection {
   }
 }
 
-/**
- * Decodes an ApiVersions response. A broker that does not support the
- * requested version answers with a v0 body (KIP-511), so error 35 or an
- * undecodable body is read again as v0, as the Java client does.
- */
-export function decodeApiVersions(frame: Buffer, start: number, version: number): ApiVersionsResponse {
-  if (frame.length - start >= 2 && frame.readInt16BE(start) === ErrorCode.UNSUPPORTED_VERSION) {
-    return decode(ApiVersionsResponse, 0, frame, start);
-  }
-  try {
-    return decode(ApiVersionsResponse, version, frame, start);
-  } catch (err) {
-    if (version === 0 || !(err instanceof DecodeError)) throw err;
-    return decode(ApiVersionsResponse, 0, frame, start);
-  }
-}
-
-/**
- * How received bytes reach the Connection: the socket reads straight into
- * `reader`'s buffers (net.Socket `onread`, no 'data' events) and reports each
- * read to `deliver`. The Connection sets `deliver` in the microtask after
- * 'connect', before any read can complete; bytes before that (a server
- * talking first) are a protocol violation and close the connection.
- */
-interface SocketInput {
-  readonly reader: FrameReader;
-  deliver: ((n: number) => void) | null;
-}
-
-function socketInput(maxResponseBytes: number): SocketInput {
-  return { reader: new FrameReader(maxResponseBytes), deliver: null };
-}
-
-function openSocket(host: string, port: number, timeoutMs: number, input: SocketInput): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = netConnect({
-      host,
-      port,
-      onread: {
-        buffer: () => input.reader.readBuffer(),
-        callback: (n: number) => {
-          if (input.deliver !== null) {
-            input.deliver(n);
-            return true;
-          }
-          socket.destroy(new ProtocolError(ClientErrorCode.PROTOCOL, `${host}:${port} sent data before any request`));
-          return false;
-        },
-      },
-    });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new ConnectionError(ClientErrorCode.CONNECTION_TIMEOUT, `could not connect to ${host}:${port} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.removeAllListeners('error');
-      resolve(socket);
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      socket.destroy();
-      const why = err.code === 'ECONNREFUSED' ? 'connection refused (is the broker running?)' : err.message;
-      reject(new ConnectionError(ClientErrorCode.CONNECTION, `could not connect to ${host}:${port}: ${why}`, { cause: err }));
-    });
-  });
-}
-
-function positive(value: number, name: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw invalidArgument(`${name} must be a positive number, got ${value}`);
-  return value;
-}

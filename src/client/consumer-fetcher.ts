@@ -18,12 +18,15 @@
  * (responses, pump() calls); the only waits are the error backoffs.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import type { FetchResponse } from '../protocol/messages/01-fetch.js';
 import { batchEndAt } from '../protocol/record-batch/reader.js';
 import { Offsets } from '../protocol/record-batch/header.js';
 import { Apis, request } from './apis.js';
 import { REFRESH_METADATA_ERRORS, type Cluster } from './cluster.js';
 import { KafkaProtocolError } from './errors.js';
 import type { PartitionState, ResetSpec } from './consumer-state.js';
+import { CONSUMER_FETCH_MAX_BYTES_DEFAULT, CONSUMER_FETCH_MAX_WAIT_MS_DEFAULT, CONSUMER_FETCH_MIN_BYTES_DEFAULT } from './consumer-types.js';
+import { MAX_PARTITION_FETCH_BYTES_DEFAULT, PREFETCH_FETCHES_MAX, type ConsumerOptions } from './consumer-types.js';
 
 export interface FetcherConfig {
   minBytes: number;
@@ -33,6 +36,18 @@ export interface FetcherConfig {
   /** 0 read_uncommitted, 1 read_committed. */
   isolationLevel: 0 | 1;
   prefetchMax: number;
+}
+
+/** The fetcher's settings from the consumer's options (defaults in consumer-types.ts). */
+export function fetcherConfig<K, V>(o: ConsumerOptions<K, V>): FetcherConfig {
+  return {
+    minBytes: o.fetchMinBytes ?? CONSUMER_FETCH_MIN_BYTES_DEFAULT,
+    maxWaitMs: o.fetchMaxWaitMs ?? CONSUMER_FETCH_MAX_WAIT_MS_DEFAULT,
+    maxBytes: o.fetchMaxBytes ?? CONSUMER_FETCH_MAX_BYTES_DEFAULT,
+    partitionMaxBytes: o.maxPartitionFetchBytes ?? MAX_PARTITION_FETCH_BYTES_DEFAULT,
+    isolationLevel: o.isolationLevel === 'read_committed' ? 1 : 0,
+    prefetchMax: PREFETCH_FETCHES_MAX,
+  };
 }
 
 export interface FetcherHooks<K, V> {
@@ -45,6 +60,15 @@ export interface FetcherHooks<K, V> {
   /** An error the application must see. */
   onError(err: unknown): void;
 }
+
+/** A partition in a Fetch request, with the epoch and offset it was sent under. */
+interface SentPartition<K, V> {
+  readonly state: PartitionState<K, V>;
+  readonly epoch: number;
+  readonly offset: bigint;
+}
+
+type FetchPartitionResponse = FetchResponse['responses'][number]['partitions'][number];
 
 export class Fetcher<K, V> {
   private readonly inFlight = new Set<number>();
@@ -115,17 +139,34 @@ export class Fetcher<K, V> {
 
   private async fetchFrom(node: number, states: PartitionState<K, V>[]): Promise<void> {
     const sent = states.map((s) => ({ state: s, epoch: s.epoch, offset: s.fetchOffset as bigint }));
-    const byTopic = new Map<string, typeof sent>();
+    const response = await this.sendFetch(node, sent);
+    if (response === null) return;
+    if (this.closed) return;
+    if (response.errorCode !== 0) {
+      this.hooks.onError(new KafkaProtocolError(response.errorCode, { api: 'Fetch' }));
+      await this.cluster.backoff(3);
+      return;
+    }
+    const { data, stale } = this.bufferResponse(response, sent);
+    if (data) this.hooks.onData();
+    if (stale) {
+      this.refreshMetadata();
+      await this.cluster.backoff(0);
+    }
+  }
+
+  /** Sends one Fetch for `sent`; null when it failed (the error is handled, the backoff done). */
+  private async sendFetch(node: number, sent: readonly SentPartition<K, V>[]): Promise<FetchResponse | null> {
+    const byTopic = new Map<string, SentPartition<K, V>[]>();
     for (const item of sent) {
       const list = byTopic.get(item.state.topic);
       if (list === undefined) byTopic.set(item.state.topic, [item]);
       else list.push(item);
     }
     const { maxWaitMs } = this.config;
-    let response;
     try {
       const conn = await this.cluster.connectionTo(node);
-      ({ response } = await request(
+      const { response } = await request(
         conn,
         Apis.Fetch,
         () => ({
@@ -151,9 +192,10 @@ export class Fetcher<K, V> {
           rackId: '',
         }),
         conn.requestTimeoutMs + maxWaitMs,
-      ));
+      );
+      return response;
     } catch (err) {
-      if (this.closed) return;
+      if (this.closed) return null;
       if (this.cluster.isRetriable(err, true)) {
         this.refreshMetadata();
         await this.cluster.backoff(0);
@@ -161,14 +203,12 @@ export class Fetcher<K, V> {
         this.hooks.onError(err);
         await this.cluster.backoff(3);
       }
-      return;
+      return null;
     }
-    if (this.closed) return;
-    if (response.errorCode !== 0) {
-      this.hooks.onError(new KafkaProtocolError(response.errorCode, { api: 'Fetch' }));
-      await this.cluster.backoff(3);
-      return;
-    }
+  }
+
+  /** Buffers each partition's data of a response; `data`: something was buffered, `stale`: a leader moved. */
+  private bufferResponse(response: FetchResponse, sent: readonly SentPartition<K, V>[]): { data: boolean; stale: boolean } {
     const sentByKey = new Map(sent.map((i) => [i.state.key, i]));
     let stale = false;
     let data = false;
@@ -180,29 +220,7 @@ export class Fetcher<K, V> {
         // Seeked, reset or revoked since the request went out: the answer is for a position no longer wanted.
         if (!s.assigned || s.epoch !== item.epoch || s.fetchOffset !== item.offset) continue;
         if (p.errorCode === 0) {
-          const records = Buffer.isBuffer(p.records) ? p.records : null;
-          if (records === null || records.length === 0) {
-            s.highWatermark = p.highWatermark;
-            continue;
-          }
-          let nextOffset: bigint;
-          try {
-            nextOffset = nextOffsetOf(records, item.offset);
-          } catch (err) {
-            this.hooks.onError(err);
-            continue;
-          }
-          if (nextOffset === item.offset) continue;
-          s.buffered.push({
-            fetchOffset: item.offset,
-            nextOffset,
-            data: records,
-            aborted: this.config.isolationLevel === 1 ? (p.abortedTransactions ?? []) : null,
-            highWatermark: p.highWatermark,
-            decoder: null,
-          });
-          s.fetchOffset = nextOffset;
-          data = true;
+          if (this.bufferPartition(item, p)) data = true;
         } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
           this.hooks.onReset(s, null, new KafkaProtocolError(p.errorCode, { api: 'Fetch', topic: t.topic, partition: p.partitionIndex }));
         } else if (REFRESH_METADATA_ERRORS.has(p.errorCode) || p.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER) {
@@ -212,11 +230,35 @@ export class Fetcher<K, V> {
         }
       }
     }
-    if (data) this.hooks.onData();
-    if (stale) {
-      this.refreshMetadata();
-      await this.cluster.backoff(0);
+    return { data, stale };
+  }
+
+  /** Buffers the raw records of one partition answered without error; true when something was buffered. */
+  private bufferPartition(item: SentPartition<K, V>, p: FetchPartitionResponse): boolean {
+    const s = item.state;
+    const records = Buffer.isBuffer(p.records) ? p.records : null;
+    if (records === null || records.length === 0) {
+      s.highWatermark = p.highWatermark;
+      return false;
     }
+    let nextOffset: bigint;
+    try {
+      nextOffset = nextOffsetOf(records, item.offset);
+    } catch (err) {
+      this.hooks.onError(err);
+      return false;
+    }
+    if (nextOffset === item.offset) return false;
+    s.buffered.push({
+      fetchOffset: item.offset,
+      nextOffset,
+      data: records,
+      aborted: this.config.isolationLevel === 1 ? (p.abortedTransactions ?? []) : null,
+      highWatermark: p.highWatermark,
+      decoder: null,
+    });
+    s.fetchOffset = nextOffset;
+    return true;
   }
 }
 

@@ -72,3 +72,33 @@ export function createMember<K, V>(
     onError: (err) => callbacks.error(err),
   });
 }
+
+/**
+ * Whether a batch is with the application, and the revokes waiting for it to
+ * come back: the safe point at which a revoke may commit and call the
+ * listener.
+ */
+export class SafePoint {
+  /** A batch is with the application (between handing it out and the next pull). */
+  private delivering = false;
+  private waiters: (() => void)[] = [];
+
+  /** A batch was handed to the application. */
+  enter(): void {
+    this.delivering = true;
+  }
+
+  /** The application is not inside a batch (any more): wakes the revokes waiting for a safe point. */
+  leave(): void {
+    this.delivering = false;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves when the application is not inside a batch (at once when it is not, or once the consumer is closed). */
+  reached(closed: boolean): Promise<void> {
+    if (!this.delivering || closed) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+}

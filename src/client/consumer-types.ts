@@ -1,7 +1,8 @@
-/** The Consumer's options, record and batch types, listeners and defaults (see consumer.ts). */
+/** The Consumer's options (and the check of its numeric ones), record and batch types, listeners and defaults (see consumer.ts). */
 import type { Assignor } from './assignors.js';
 import type { ClusterOptions } from './cluster.js';
 import type { ConsumerRecord } from './consumer-decode.js';
+import { invalidArgument } from './errors.js';
 import type { Deserializer } from './serde.js';
 
 export type { ConsumerRecord } from './consumer-decode.js';
@@ -86,3 +87,9 @@ export interface RunOptions<K, V> {
 
 /** Where `seek` moves a partition: an offset, 'earliest' or 'latest'. */
 export type OffsetSpecifier = bigint | number | 'earliest' | 'latest';
+
+/** A consumer option that must be a positive integer. */
+export function positiveIntegerOption(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) throw invalidArgument(`${name} must be a positive integer, got ${value}`);
+  return value;
+}

@@ -23,32 +23,18 @@
  */
 import { Cluster } from './cluster.js';
 import { groupByTopic, type TopicPartitions } from './consumer-protocol.js';
-import { PartitionDecoder } from './consumer-decode.js';
-import { Fetcher } from './consumer-fetcher.js';
-import { createMember } from './consumer-group.js';
-import { PartitionState, partitionKey } from './consumer-state.js';
-import {
-  AUTO_COMMIT_INTERVAL_MS_DEFAULT,
-  CONSUMER_FETCH_MAX_BYTES_DEFAULT,
-  CONSUMER_FETCH_MAX_WAIT_MS_DEFAULT,
-  CONSUMER_FETCH_MIN_BYTES_DEFAULT,
-  MAX_PARTITION_FETCH_BYTES_DEFAULT,
-  MAX_POLL_RECORDS_DEFAULT,
-  PREFETCH_FETCHES_MAX,
-  type ConsumerBatch,
-  type ConsumerOptions,
-  type ConsumerRecord,
-  type OffsetSpecifier,
-  type RunOptions,
-  type TopicPartition,
-} from './consumer-types.js';
+import { Fetcher, fetcherConfig } from './consumer-fetcher.js';
+import { SafePoint, createMember } from './consumer-group.js';
+import { PartitionSet, batchDecoding, takeBatch, type BatchDecoding } from './consumer-partitions.js';
+import { PatternSubscription } from './consumer-pattern.js';
+import { partitionKey, type PartitionState } from './consumer-state.js';
+import { AUTO_COMMIT_INTERVAL_MS_DEFAULT, positiveIntegerOption, type ConsumerBatch, type ConsumerOptions, type ConsumerRecord } from './consumer-types.js';
+import type { OffsetSpecifier, RunOptions, TopicPartition } from './consumer-types.js';
 import { ClientErrorCode, TributaryClientError, invalidArgument } from './errors.js';
 import type { CommittedOffset, OffsetToCommit } from './group-offsets.js';
 import type { GroupMember } from './group.js';
 import { ConsumerOffsets } from './consumer-offsets.js';
 import { recordIterator, runHandlers, type BatchSource } from './consumer-iterator.js';
-import { DecodeError } from '../protocol/primitives/decode-error.js';
-import { deserializers, type Deserializer } from './serde.js';
 
 /** How often a pattern subscription re-lists the topics (Java's metadata.max.age.ms). */
 export const METADATA_MAX_AGE_MS_DEFAULT = 300_000;
@@ -61,26 +47,20 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   private readonly groupId: string | null;
   private readonly autoCommit: boolean;
   private readonly autoCommitIntervalMs: number;
-  private readonly maxPollRecords: number;
-  private readonly keyDeserializer: Deserializer<K> | null;
-  private readonly valueDeserializer: Deserializer<V> | null;
-  private readonly states = new Map<string, PartitionState<K, V>>();
-  private order: PartitionState<K, V>[] = [];
-  private cursor = 0;
+  private readonly decoding: BatchDecoding<K, V>;
+  private readonly partitions = new PartitionSet<K, V>();
   private cluster: Cluster | null = null;
   private connecting: Promise<Cluster> | null = null;
   private fetcher: Fetcher<K, V> | null = null;
   private member: GroupMember | null = null;
   private mode: 'none' | 'subscribe' | 'assign' = 'none';
-  private pattern: RegExp | null = null;
-  private metadataTimer: NodeJS.Timeout | null = null;
+  private readonly pattern: PatternSubscription;
   private closed = false;
   private closing: Promise<void> | null = null;
   private waiters: (() => void)[] = [];
   private failure: unknown = null;
-  /** A batch is with the application (between handing it out and the next pull). */
-  private delivering = false;
-  private safePointWaiters: (() => void)[] = [];
+  /** Whether a batch is with the application; revokes wait for it. */
+  private readonly safePoint = new SafePoint();
   /** The partition of the batch handed out last. */
   private handedOut: PartitionState<K, V> | null = null;
   private driving: Promise<void> | null = null;
@@ -95,11 +75,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.groupId = options.groupId ?? null;
     if (this.groupId === '') throw invalidArgument('groupId must not be empty');
     this.autoCommit = (options.autoCommit ?? true) && this.groupId !== null;
-    this.autoCommitIntervalMs = positive(options.autoCommitIntervalMs ?? AUTO_COMMIT_INTERVAL_MS_DEFAULT, 'autoCommitIntervalMs');
-    this.maxPollRecords = positive(options.maxPollRecords ?? MAX_POLL_RECORDS_DEFAULT, 'maxPollRecords');
-    const identity = (d: Deserializer<unknown> | undefined): boolean => d === undefined || d === deserializers.buffer;
-    this.keyDeserializer = identity(options.keyDeserializer as Deserializer<unknown> | undefined) ? null : (options.keyDeserializer as Deserializer<K>);
-    this.valueDeserializer = identity(options.valueDeserializer as Deserializer<unknown> | undefined) ? null : (options.valueDeserializer as Deserializer<V>);
+    this.autoCommitIntervalMs = positiveIntegerOption(options.autoCommitIntervalMs ?? AUTO_COMMIT_INTERVAL_MS_DEFAULT, 'autoCommitIntervalMs');
+    this.decoding = batchDecoding(options);
     if (options.autoOffsetReset !== undefined && !['earliest', 'latest', 'none'].includes(options.autoOffsetReset)) {
       throw invalidArgument(`autoOffsetReset must be 'earliest', 'latest' or 'none', got '${String(options.autoOffsetReset)}'`);
     }
@@ -107,7 +84,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       groupId: this.groupId,
       autoOffsetReset: options.autoOffsetReset ?? 'latest',
       isolationLevel: options.isolationLevel === 'read_committed' ? 1 : 0,
-      states: this.states,
+      states: this.partitions.states,
       cluster: () => this.ensureCluster(),
       connected: () => this.cluster !== null,
       member: () => this.member,
@@ -117,6 +94,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         this.fetcher?.pump();
         this.wakeup();
       },
+    });
+    this.pattern = new PatternSubscription(options.metadataMaxAgeMs ?? METADATA_MAX_AGE_MS_DEFAULT, {
+      cluster: () => this.cluster,
+      member: () => this.member,
+      closed: () => this.closed,
     });
     this.source = {
       batches: () => this.batches(),
@@ -136,16 +118,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const cluster = await this.ensureCluster();
     let list: string[];
     if (topics instanceof RegExp) {
-      this.pattern = new RegExp(topics.source, topics.flags.replace(/[gy]/g, ''));
-      list = await this.matchPattern(cluster);
+      list = await this.pattern.subscribe(topics, cluster);
     } else {
       list = typeof topics === 'string' ? [topics] : [...topics];
       if (list.length === 0) throw invalidArgument('subscribe to at least one topic');
-      this.pattern = null;
+      this.pattern.clear();
     }
     this.mode = 'subscribe';
     if (this.member === null) {
-      this.member = createMember(cluster, this.options, list, this.pattern !== null, {
+      this.member = createMember(cluster, this.options, list, this.pattern.active, {
         assigned: (added) => this.onAssigned(added),
         revoked: (partitions) => this.onRevoked(partitions),
         lost: (partitions) => this.onLost(partitions),
@@ -159,7 +140,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     } else {
       this.member.setTopics(list);
     }
-    if (this.pattern !== null) this.scheduleMetadataRefresh();
+    if (this.pattern.active) this.pattern.scheduleMetadataRefresh();
     this.nextAutoCommitAt = performance.now() + this.autoCommitIntervalMs;
     await this.driveGroup();
     this.throwFailure();
@@ -175,13 +156,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       }
     }
     this.mode = 'assign';
-    const keep = new Set(partitions.map((tp) => partitionKey(tp.topic, tp.partition)));
-    for (const [key, s] of this.states) {
-      if (keep.has(key)) continue;
-      s.assigned = false;
-      this.states.delete(key);
-    }
-    const added = this.addStates(groupByTopic(partitions));
+    this.partitions.retain(new Set(partitions.map((tp) => partitionKey(tp.topic, tp.partition))));
+    const added = this.partitions.add(groupByTopic(partitions));
     this.nextAutoCommitAt = performance.now() + this.autoCommitIntervalMs;
     void this.ensureCluster()
       .then(() => this.offsets.initPositions(added))
@@ -193,7 +169,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /** The partitions assigned now, sorted. */
   assignment(): TopicPartition[] {
-    return [...this.states.values()].map((s) => ({ topic: s.topic, partition: s.partition })).sort(compareTp);
+    return this.partitions.assignment();
   }
 
   // ------------------------------------------------------------ iteration
@@ -207,7 +183,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         yield batch;
       }
     } finally {
-      this.setDelivering(false);
+      this.safePoint.leave();
     }
   }
 
@@ -231,7 +207,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   /** Moves a partition's position; drops what was buffered for it. */
   seek(tp: TopicPartition, offset: OffsetSpecifier): void {
     this.assertOpen();
-    const s = this.stateOf(tp);
+    const s = this.partitions.get(tp);
     if (offset === 'earliest' || offset === 'latest') {
       s.requestReset(offset);
       void this.offsets.resetOffsets();
@@ -247,24 +223,24 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /** Stops handing out (and fetching) records of these assigned partitions until `resume`. */
   pause(partitions: readonly TopicPartition[]): void {
-    for (const tp of partitions) this.stateOf(tp).paused = true;
+    for (const tp of partitions) this.partitions.get(tp).paused = true;
   }
 
   /** Resumes paused partitions. */
   resume(partitions: readonly TopicPartition[]): void {
-    for (const tp of partitions) this.stateOf(tp).paused = false;
+    for (const tp of partitions) this.partitions.get(tp).paused = false;
     this.fetcher?.pump();
     this.wakeup();
   }
 
   /** The paused partitions, sorted. */
   paused(): TopicPartition[] {
-    return [...this.states.values()].filter((s) => s.paused).map((s) => ({ topic: s.topic, partition: s.partition })).sort(compareTp);
+    return this.partitions.paused();
   }
 
   /** The next offset handed out for the partition; null while it is not known yet. */
   position(tp: TopicPartition): bigint | null {
-    return this.stateOf(tp).position;
+    return this.partitions.get(tp).position;
   }
 
   /** The group's committed offsets (default: the assigned partitions); offset -1n when none. */
@@ -280,7 +256,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.requireGroup('commit()');
     const list: OffsetToCommit[] =
       offsets === undefined
-        ? this.offsets.positions([...this.states.values()], false)
+        ? this.offsets.positions(this.partitions.all(), false)
         : offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: BigInt(o.offset), ...(o.metadata !== undefined ? { metadata: o.metadata } : {}) }));
     await this.offsets.commit(list);
   }
@@ -296,22 +272,19 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   private async shutdown(): Promise<void> {
     this.closed = true;
     this.wakeup();
-    this.setDelivering(false);
-    if (this.metadataTimer !== null) clearTimeout(this.metadataTimer);
-    this.metadataTimer = null;
+    this.safePoint.leave();
+    this.pattern.stop();
     this.fetcher?.close();
     try {
       if (this.member !== null) {
         // Revokes (our onRevoked commits with autoCommit), then LeaveGroup unless static.
         await this.member.close();
       } else if (this.autoCommit && this.mode === 'assign') {
-        await this.offsets.commit(this.offsets.positions([...this.states.values()], true)).catch(() => undefined);
+        await this.offsets.commit(this.offsets.positions(this.partitions.all(), true)).catch(() => undefined);
       }
       await this.driving?.catch(() => undefined);
     } finally {
-      for (const s of this.states.values()) s.assigned = false;
-      this.states.clear();
-      this.order = [];
+      this.partitions.clear();
       if (this.connecting !== null) await this.connecting.then((c) => c.close()).catch(() => undefined);
     }
   }
@@ -319,7 +292,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   // ------------------------------------------------------------ the pull
 
   private async nextBatch(): Promise<ConsumerBatch<K, V> | null> {
-    this.setDelivering(false);
+    this.safePoint.leave();
     for (;;) {
       if (this.closed) return null;
       this.throwFailure();
@@ -331,7 +304,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       const taken = await this.takeReady();
       if (taken === 'again') continue;
       if (taken !== null) {
-        this.delivering = true;
+        this.safePoint.enter();
         return taken;
       }
       await this.waitForData();
@@ -340,43 +313,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /** Hands out the next batch of a ready partition (round robin); 'again' when a fetch held no records. */
   private async takeReady(): Promise<ConsumerBatch<K, V> | null | 'again'> {
-    const n = this.order.length;
-    for (let i = 0; i < n; i++) {
-      const s = this.order[(this.cursor + i) % n] as PartitionState<K, V>;
-      if (!s.ready()) continue;
-      this.cursor = (this.cursor + i + 1) % n;
-      const fetched = s.buffered[0] as NonNullable<(typeof s.buffered)[number]>;
-      const epoch = s.epoch;
-      let out: ConsumerRecord<K, V>[];
-      // Decoded maxPollRecords at a time: only the records handed out are alive.
-      const decoder = (fetched.decoder ??= new PartitionDecoder<K, V>(
-        { topic: s.topic, partition: s.partition, fetchOffset: fetched.fetchOffset, keyDeserializer: this.keyDeserializer, valueDeserializer: this.valueDeserializer },
-        fetched.data,
-        fetched.aborted,
-      ));
-      try {
-        out = await decoder.read(this.maxPollRecords);
-      } catch (err) {
-        if (s.epoch === epoch && s.position !== null) s.seekTo(s.position);
-        throw err instanceof DecodeError || err instanceof TributaryClientError
-          ? err
-          : new TributaryClientError(ClientErrorCode.DESERIALIZATION, `${s.topic}-${s.partition}: a deserializer threw: ${(err as Error).message}`, { cause: err });
-      }
-      // Seeked (or revoked) while decoding: that fetch is no longer wanted.
-      if (s.epoch !== epoch || s.buffered[0] !== fetched) return 'again';
-      if (decoder.finished) {
-        s.buffered.shift();
-        s.position = fetched.nextOffset;
-        this.fetcher?.pump();
-      } else {
-        s.position = (out[out.length - 1] as ConsumerRecord<K, V>).offset + 1n;
-      }
-      s.highWatermark = fetched.highWatermark;
-      if (out.length === 0) return 'again';
-      this.handedOut = s;
-      return { topic: s.topic, partition: s.partition, records: out, highWatermark: fetched.highWatermark };
-    }
-    return null;
+    const s = this.partitions.nextReady();
+    if (s === null) return null;
+    const batch = await takeBatch(s, this.decoding, () => this.fetcher?.pump());
+    if (batch !== 'again') this.handedOut = s;
+    return batch;
   }
 
   private waitForData(): Promise<void> {
@@ -390,7 +331,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       // Waiting is a safe point: wake up for the next auto-commit. One already due waits for the
       // rebalance in progress, whose end wakes the pull.
       const dueInMs = this.nextAutoCommitAt - performance.now();
-      if (this.autoCommit && this.states.size > 0 && dueInMs > 0) timer = setTimeout(() => this.wakeup(), dueInMs);
+      if (this.autoCommit && this.partitions.states.size > 0 && dueInMs > 0) timer = setTimeout(() => this.wakeup(), dueInMs);
     });
   }
 
@@ -421,7 +362,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   }
 
   private async onAssigned(added: TopicPartitions[]): Promise<void> {
-    const states = this.addStates(added);
+    const states = this.partitions.add(added);
     await this.offsets.initPositions(states);
     const list = states.map((s) => ({ topic: s.topic, partition: s.partition }));
     if (list.length > 0) await this.options.listeners?.onPartitionsAssigned?.(list);
@@ -429,110 +370,39 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.wakeup();
   }
 
-  /** A batch is with the application; false wakes the revokes waiting for a safe point. */
-  private setDelivering(delivering: boolean): void {
-    this.delivering = delivering;
-    if (delivering) return;
-    const waiters = this.safePointWaiters;
-    this.safePointWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  /** Resolves when the application is not inside a batch (at once when it is not, or on close). */
-  private safePoint(): Promise<void> {
-    if (!this.delivering || this.closed) return Promise.resolve();
-    return new Promise((resolve) => this.safePointWaiters.push(resolve));
-  }
-
   private async onRevoked(partitions: TopicPartitions[]): Promise<void> {
-    const states = this.statesOf(partitions);
+    const states = this.partitions.of(partitions);
     // Hand out nothing more of them, and let the application finish the batch it holds.
     for (const s of states) s.revoking = true;
-    await this.safePoint();
+    await this.safePoint.reached(this.closed);
     if (this.autoCommit) await this.offsets.commit(this.offsets.positions(states, true)).catch(() => undefined);
     try {
       await this.options.listeners?.onPartitionsRevoked?.(states.map((s) => ({ topic: s.topic, partition: s.partition })));
     } finally {
-      this.removeStates(states);
+      this.partitions.remove(states);
     }
   }
 
   private async onLost(partitions: TopicPartitions[]): Promise<void> {
-    const states = this.statesOf(partitions);
+    const states = this.partitions.of(partitions);
     for (const s of states) s.revoking = true;
-    await this.safePoint();
+    await this.safePoint.reached(this.closed);
     const list = states.map((s) => ({ topic: s.topic, partition: s.partition }));
     try {
       const listeners = this.options.listeners;
       if (listeners?.onPartitionsLost !== undefined) await listeners.onPartitionsLost(list);
       else await listeners?.onPartitionsRevoked?.(list);
     } finally {
-      this.removeStates(states);
+      this.partitions.remove(states);
     }
-  }
-
-  private async matchPattern(cluster: Cluster): Promise<string[]> {
-    const pattern = this.pattern as RegExp;
-    const metadata = await cluster.withRetry(() => cluster.refreshMetadata(null));
-    return [...metadata.topics.values()].filter((t) => !t.isInternal && t.errorCode === 0 && pattern.test(t.name)).map((t) => t.name).sort();
-  }
-
-  private scheduleMetadataRefresh(): void {
-    if (this.metadataTimer !== null || this.closed) return;
-    this.metadataTimer = setTimeout(() => {
-      this.metadataTimer = null;
-      const cluster = this.cluster;
-      if (cluster === null || this.closed || this.pattern === null) return;
-      void this.matchPattern(cluster)
-        .then((topics) => this.member?.setTopics(topics))
-        .catch(() => undefined)
-        .finally(() => this.scheduleMetadataRefresh());
-    }, this.options.metadataMaxAgeMs ?? METADATA_MAX_AGE_MS_DEFAULT);
-    this.metadataTimer.unref();
   }
 
   // ------------------------------------------------------------ offsets
 
-  private addStates(partitions: readonly TopicPartitions[]): PartitionState<K, V>[] {
-    const added: PartitionState<K, V>[] = [];
-    for (const t of partitions) {
-      for (const p of t.partitions) {
-        const key = partitionKey(t.topic, p);
-        let s = this.states.get(key);
-        if (s === undefined) {
-          s = new PartitionState<K, V>(t.topic, p);
-          this.states.set(key, s);
-        }
-        added.push(s);
-      }
-    }
-    this.order = [...this.states.values()];
-    return added;
-  }
-
-  private removeStates(states: readonly PartitionState<K, V>[]): void {
-    for (const s of states) {
-      s.assigned = false;
-      if (this.states.get(s.key) === s) this.states.delete(s.key);
-    }
-    this.order = [...this.states.values()];
-  }
-
-  private statesOf(partitions: readonly TopicPartitions[]): PartitionState<K, V>[] {
-    const out: PartitionState<K, V>[] = [];
-    for (const t of partitions) {
-      for (const p of t.partitions) {
-        const s = this.states.get(partitionKey(t.topic, p));
-        if (s !== undefined) out.push(s);
-      }
-    }
-    return out;
-  }
-
   private async autoCommitNow(): Promise<void> {
     this.nextAutoCommitAt = performance.now() + this.autoCommitIntervalMs;
     // A failed auto-commit (e.g. the group is rebalancing) is retried at the next interval, on revoke or on close.
-    await this.offsets.commit(this.offsets.positions([...this.states.values()], true)).catch(() => undefined);
+    await this.offsets.commit(this.offsets.positions(this.partitions.all(), true)).catch(() => undefined);
   }
 
   // ------------------------------------------------------------ plumbing
@@ -544,24 +414,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       clientId: this.options.clientId ?? 'tributary-consumer',
     }).then((cluster) => {
       this.cluster = cluster;
-      const o = this.options;
-      this.fetcher = new Fetcher<K, V>(
-        cluster,
-        {
-          minBytes: o.fetchMinBytes ?? CONSUMER_FETCH_MIN_BYTES_DEFAULT,
-          maxWaitMs: o.fetchMaxWaitMs ?? CONSUMER_FETCH_MAX_WAIT_MS_DEFAULT,
-          maxBytes: o.fetchMaxBytes ?? CONSUMER_FETCH_MAX_BYTES_DEFAULT,
-          partitionMaxBytes: o.maxPartitionFetchBytes ?? MAX_PARTITION_FETCH_BYTES_DEFAULT,
-          isolationLevel: o.isolationLevel === 'read_committed' ? 1 : 0,
-          prefetchMax: PREFETCH_FETCHES_MAX,
-        },
-        {
-          states: () => this.states.values(),
-          onData: () => this.wakeup(),
-          onReset: (s, _spec, cause) => this.offsets.onOutOfRange(s, cause),
-          onError: (err) => this.fail(err),
-        },
-      );
+      this.fetcher = new Fetcher<K, V>(cluster, fetcherConfig(this.options), {
+        states: () => this.partitions.states.values(),
+        onData: () => this.wakeup(),
+        onReset: (s, _spec, cause) => this.offsets.onOutOfRange(s, cause),
+        onError: (err) => this.fail(err),
+      });
       if (this.closed) this.fetcher.close();
       return cluster;
     });
@@ -581,12 +439,6 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     throw f;
   }
 
-  private stateOf(tp: TopicPartition): PartitionState<K, V> {
-    const s = this.states.get(partitionKey(tp.topic, tp.partition));
-    if (s === undefined) throw invalidArgument(`${tp.topic}-${tp.partition} is not assigned to this consumer`);
-    return s;
-  }
-
   private requireGroup(what: string): string {
     if (this.groupId === null) throw invalidArgument(`${what} needs a groupId`);
     return this.groupId;
@@ -595,13 +447,4 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   private assertOpen(): void {
     if (this.closed) throw new TributaryClientError(ClientErrorCode.CONSUMER_CLOSED, 'the consumer is closed');
   }
-}
-
-function positive(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1) throw invalidArgument(`${name} must be a positive integer, got ${value}`);
-  return value;
-}
-
-function compareTp(a: TopicPartition, b: TopicPartition): number {
-  return a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition;
 }

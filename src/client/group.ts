@@ -9,10 +9,8 @@
  *   await member.close();
  *
  * - Coordinator: FindCoordinator, retried on COORDINATOR_NOT_AVAILABLE,
- *   NOT_COORDINATOR and COORDINATOR_LOAD_IN_PROGRESS with backoff. The member
- *   talks to it over a connection of its own: a JoinGroup may be parked for
- *   up to the rebalance timeout, and Kafka answers one connection's requests
- *   in order, so sharing the cluster's connection would stall fetches.
+ *   NOT_COORDINATOR and COORDINATOR_LOAD_IN_PROGRESS with backoff, over a
+ *   connection of the member's own (group-coordinator.ts says why).
  * - Join: JoinGroup with the subscription encoded for each assignor (in
  *   preference order). MEMBER_ID_REQUIRED (v4+, KIP-394) is answered by
  *   joining again at once with the id the broker gave. The leader decodes the
@@ -48,92 +46,24 @@
  * `rejoinNeeded` and throws the KafkaProtocolError.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { ASSIGNORS, RangeAssignor, type Assignor, type AssignorMember } from './assignors.js';
+import { RangeAssignor, type Assignor } from './assignors.js';
 import { request } from './apis.js';
 import type { Cluster } from './cluster.js';
-import { Connection, type ConnectionOptions } from './connection.js';
-import {
-  CONSUMER_PROTOCOL_TYPE,
-  decodeAssignment,
-  decodeSubscription,
-  encodeAssignment,
-  encodeSubscription,
-  flatten,
-  groupByTopic,
-  type TopicPartitions,
-} from './consumer-protocol.js';
+import type { Connection } from './connection.js';
+import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, encodeSubscription, type TopicPartitions } from './consumer-protocol.js';
 import { ConnectionClosedError, KafkaProtocolError, invalidArgument } from './errors.js';
-import { COORDINATOR_ERRORS, COORDINATOR_RETRY_ERRORS, GroupApis, findCoordinator, isCoordinatorRetriable, type CoordinatorNode } from './group-apis.js';
+import { computeAssignment, difference, type JoinedMember } from './group-assignment.js';
+import { COORDINATOR_ERRORS, COORDINATOR_RETRY_ERRORS, GroupApis, isCoordinatorRetriable } from './group-apis.js';
+import { CoordinatorLink } from './group-coordinator.js';
+import { HeartbeatSchedule } from './group-heartbeat.js';
 import { commitOffsets, fetchCommittedOffsets, type CommitResult, type CommittedOffset, type OffsetToCommit } from './group-offsets.js';
+import { HEARTBEAT_INTERVAL_MS_DEFAULT, JOIN_ATTEMPTS_MAX, JOIN_TIMEOUT_MARGIN_MS, REBALANCE_TIMEOUT_MS_DEFAULT, REJOIN_ERRORS } from './group-options.js';
+import { SESSION_TIMEOUT_MS_DEFAULT, positiveMs, type GenerationInfo, type GroupMemberOptions, type MemberState } from './group-options.js';
 
-export const SESSION_TIMEOUT_MS_DEFAULT = 45_000;
-/** Java's max.poll.interval.ms, which it sends as the rebalance timeout. */
-export const REBALANCE_TIMEOUT_MS_DEFAULT = 300_000;
-export const HEARTBEAT_INTERVAL_MS_DEFAULT = 3_000;
-/** Join/sync rounds in one `ensureActive` before giving up (each bounded by its request timeout). */
-export const JOIN_ATTEMPTS_MAX = 50;
-/** Added to the rebalance timeout for the JoinGroup request timeout (Java adds 5 s too). */
-const JOIN_TIMEOUT_MARGIN_MS = 5_000;
-
-/** Options of `new GroupMember(cluster, options)`. */
-export interface GroupMemberOptions {
-  groupId: string;
-  /** Topics to subscribe to. */
-  topics: readonly string[];
-  /** Allow an empty topic list (a pattern that matches nothing yet); default false. */
-  allowEmptyTopics?: boolean;
-  /** Assignors offered, in order of preference (default: range). */
-  assignors?: readonly Assignor[];
-  /** Static membership (KIP-345; JoinGroup v5+). */
-  groupInstanceId?: string | null;
-  sessionTimeoutMs?: number;
-  rebalanceTimeoutMs?: number;
-  heartbeatIntervalMs?: number;
-  /** For the coordinator connection (default: client id 'tributary', 30 s request timeout). */
-  connection?: Omit<ConnectionOptions, 'host' | 'port'>;
-  /** Sent in the subscription (v3+). */
-  rackId?: string | null;
-  /**
-   * After each successful sync, with the new assignment (possibly empty) and
-   * the partitions it adds (eager: all of them; cooperative: the new ones).
-   */
-  onAssigned?: (partitions: TopicPartitions[], generation: GenerationInfo, added: TopicPartitions[]) => void | Promise<void>;
-  /**
-   * Partitions given up; commit here. Eager: every partition, before
-   * rejoining. Cooperative: after a sync, the partitions that moved away
-   * (then the member rejoins at once). Both: everything on close.
-   */
-  onRevoked?: (partitions: TopicPartitions[]) => void | Promise<void>;
-  /**
-   * Cooperative only: the member lost its generation (session expired,
-   * fenced) and so its partitions, which others may already own: do not
-   * commit. Default: onRevoked.
-   */
-  onLost?: (partitions: TopicPartitions[]) => void | Promise<void>;
-  /** The heartbeat found that the group is rebalancing (call ensureActive soon). */
-  onRejoinNeeded?: (reason: string) => void;
-  /** Errors of the background heartbeat that need attention (fatal ones, e.g. FENCED_INSTANCE_ID). */
-  onError?: (err: unknown) => void;
-}
-
-/** The group generation a member joined: generation id, member id, leader, assignor. */
-export interface GenerationInfo {
-  generationId: number;
-  memberId: string;
-  leaderId: string;
-  protocolName: string;
-  isLeader: boolean;
-}
-
-type MemberState = 'unjoined' | 'joining' | 'stable' | 'closing' | 'closed';
-
-/** Join errors after which the member simply joins again (maybe with a new id). */
-const REJOIN_ERRORS: ReadonlySet<number> = new Set([
-  ErrorCode.MEMBER_ID_REQUIRED,
-  ErrorCode.UNKNOWN_MEMBER_ID,
-  ErrorCode.ILLEGAL_GENERATION,
-  ErrorCode.REBALANCE_IN_PROGRESS,
-]);
+// Moved to their own modules; still importable from here.
+export { HEARTBEAT_INTERVAL_MS_DEFAULT, JOIN_ATTEMPTS_MAX, REBALANCE_TIMEOUT_MS_DEFAULT, SESSION_TIMEOUT_MS_DEFAULT } from './group-options.js';
+export type { GenerationInfo, GroupMemberOptions } from './group-options.js';
+export { describePartitions, difference } from './group-assignment.js';
 
 /** One member of a consumer group (classic protocol): join, sync, heartbeat, rebalance, commit, leave. */
 export class GroupMember {
@@ -153,10 +83,8 @@ export class GroupMember {
   private generation: GenerationInfo | null = null;
   private assigned: TopicPartitions[] = [];
   private rejoin = true;
-  private coordinator: { node: CoordinatorNode; connection: Connection } | null = null;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
-  private heartbeatInFlight: Promise<void> | null = null;
-  private heartbeatEpoch = 0;
+  private readonly coordinator: CoordinatorLink;
+  private readonly heartbeats: HeartbeatSchedule;
   private lastHeartbeatOkMs = 0;
   private joining: Promise<boolean> | null = null;
 
@@ -166,6 +94,7 @@ export class GroupMember {
     this.cluster = cluster;
     this.options = options;
     this.groupId = options.groupId;
+    this.coordinator = new CoordinatorLink(cluster, this.groupId, options.connection, () => this.state === 'closed');
     this.topicList = [...new Set(options.topics)];
     this.assignors = options.assignors ?? [RangeAssignor];
     if (this.assignors.length === 0) throw invalidArgument('give at least one assignor');
@@ -177,6 +106,7 @@ export class GroupMember {
     if (this.heartbeatIntervalMs >= this.sessionTimeoutMs) {
       throw invalidArgument(`heartbeatIntervalMs (${this.heartbeatIntervalMs}) must be lower than sessionTimeoutMs (${this.sessionTimeoutMs})`);
     }
+    this.heartbeats = new HeartbeatSchedule(this.heartbeatIntervalMs, () => this.state === 'stable', () => this.heartbeat());
   }
 
   /** The topics subscribed to. */
@@ -246,7 +176,7 @@ export class GroupMember {
   /** The group's committed offsets for `partitions` (default: the current assignment). */
   async fetchCommitted(partitions: readonly TopicPartitions[] = this.assigned, options: { requireStable?: boolean } = {}): Promise<CommittedOffset[]> {
     if (partitions.length === 0) return [];
-    return this.onCoordinator((conn) => fetchCommittedOffsets(conn, this.groupId, partitions, options));
+    return this.coordinator.run((conn) => fetchCommittedOffsets(conn, this.groupId, partitions, options));
   }
 
   /**
@@ -260,7 +190,7 @@ export class GroupMember {
     const generation = this.generation;
     if (generation === null) throw new KafkaProtocolError(ErrorCode.UNKNOWN_MEMBER_ID, { api: `OffsetCommit ${this.groupId}`, serverMessage: 'the member has not joined the group' });
     const identity = { groupId: this.groupId, generationId: generation.generationId, memberId: this.memberIdValue, groupInstanceId: this.groupInstanceId };
-    const results = await this.onCoordinator((conn) => commitOffsets(conn, identity, offsets));
+    const results = await this.coordinator.run((conn) => commitOffsets(conn, identity, offsets));
     const failed = results.find((r) => r.error !== null)?.error;
     if (failed !== undefined && failed !== null) {
       this.noteGroupError(failed.errorCode, 'commit');
@@ -274,25 +204,25 @@ export class GroupMember {
     if (this.isClosed) return;
     const joining = this.joining;
     this.state = 'closing';
-    this.stopHeartbeats();
+    this.heartbeats.stop();
     if (joining !== null) {
       // A JoinGroup may be parked for the whole rebalance timeout: drop its connection to end it now.
-      this.dropCoordinator();
+      this.coordinator.drop();
       await joining.catch(() => undefined);
     }
-    await this.heartbeatInFlight;
+    await this.heartbeats.inFlight;
     try {
       await this.revoke();
     } finally {
       try {
         if (this.memberIdValue !== '' && this.groupInstanceId === null) {
-          await this.coordinatorConnection(3)
+          await this.coordinator.connection(3)
             .then((conn) => this.leave(conn))
             .catch((err: unknown) => this.options.onError?.(err));
         }
       } finally {
         this.generation = null;
-        this.dropCoordinator();
+        this.coordinator.drop();
         this.state = 'closed';
       }
     }
@@ -306,14 +236,14 @@ export class GroupMember {
     if (!cooperative) await this.revoke();
     else if (this.generation === null && this.assigned.length > 0) await this.lose();
     else await this.revokeUnsubscribed();
-    this.stopHeartbeats();
-    await this.heartbeatInFlight;
+    this.heartbeats.stop();
+    await this.heartbeats.inFlight;
     if (this.isClosed) throw new ConnectionClosedError(`group member of ${this.groupId} closed while rebalancing`);
     this.state = 'joining';
     const before = this.assigned;
     const generation = await this.joinAndSync();
     this.lastHeartbeatOkMs = performance.now();
-    this.startHeartbeats();
+    this.heartbeats.start();
     let added = this.assigned;
     if (cooperative) {
       added = difference(this.assigned, before);
@@ -341,7 +271,7 @@ export class GroupMember {
     for (let attempt = 0; attempt < JOIN_ATTEMPTS_MAX; attempt++) {
       if (this.isClosed) throw new ConnectionClosedError(`group member of ${this.groupId} closed while joining`);
       try {
-        const conn = await this.coordinatorConnection();
+        const conn = await this.coordinator.connection();
         const joined = await this.join(conn);
         if (joined === 'rejoin') continue;
         const assignment = await this.sync(conn, joined);
@@ -358,7 +288,7 @@ export class GroupMember {
           if (!this.isClosed) this.state = 'unjoined';
           throw err;
         }
-        if (!(err instanceof KafkaProtocolError && COORDINATOR_RETRY_ERRORS.has(err.errorCode))) this.dropCoordinator();
+        if (!(err instanceof KafkaProtocolError && COORDINATOR_RETRY_ERRORS.has(err.errorCode))) this.coordinator.drop();
         await this.cluster.backoff(Math.min(attempt, 10));
       }
     }
@@ -419,11 +349,11 @@ export class GroupMember {
   }
 
   /** The JoinGroup members, kept for the leader's assignment. */
-  private leaderMembers: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[] = [];
+  private leaderMembers: JoinedMember[] = [];
 
   /** SyncGroup (the leader sends the assignment); 'rejoin' when the generation is gone. */
   private async sync(conn: Connection, generation: GenerationInfo): Promise<TopicPartitions[] | 'rejoin'> {
-    const assignments = generation.isLeader ? await this.computeAssignment(generation.protocolName) : [];
+    const assignments = generation.isLeader ? await computeAssignment(this.cluster, this.groupId, this.assignors, generation.protocolName, this.leaderMembers) : [];
     this.leaderMembers = [];
     const { response } = await request(conn, GroupApis.SyncGroup, () => ({
       groupId: this.groupId,
@@ -440,32 +370,6 @@ export class GroupMember {
       throw new KafkaProtocolError(response.errorCode, { api: `SyncGroup ${this.groupId}` });
     }
     return decodeAssignment(response.assignment).assignedPartitions;
-  }
-
-  /** The leader's job: decode the subscriptions, load partition counts, run the chosen assignor. */
-  private async computeAssignment(protocolName: string): Promise<{ memberId: string; assignment: Buffer }[]> {
-    const assignor = this.assignors.find((a) => a.name === protocolName) ?? ASSIGNORS.get(protocolName);
-    if (assignor === undefined) {
-      throw new KafkaProtocolError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, { api: `JoinGroup ${this.groupId}`, serverMessage: `the broker chose assignor '${protocolName}', which this member does not have` });
-    }
-    const members: AssignorMember[] = this.leaderMembers.map((m) => {
-      let subscription: AssignorMember['subscription'] = { topics: [] };
-      try {
-        subscription = decodeSubscription(m.metadata);
-      } catch {
-        // A member whose subscription does not parse gets nothing (Java would fail the rebalance).
-      }
-      return { memberId: m.memberId, groupInstanceId: m.groupInstanceId, subscription };
-    });
-    const allTopics = [...new Set(members.flatMap((m) => m.subscription.topics))];
-    const metadata = allTopics.length === 0 ? null : await this.cluster.withRetry(() => this.cluster.refreshMetadata(allTopics));
-    const partitionsPerTopic = new Map<string, number>();
-    for (const topic of allTopics) {
-      const t = metadata?.topics.get(topic);
-      if (t !== undefined && t.errorCode === 0 && t.partitions.length > 0) partitionsPerTopic.set(topic, t.partitions.length);
-    }
-    const result = assignor.assign(members, partitionsPerTopic);
-    return members.map((m) => ({ memberId: m.memberId, assignment: encodeAssignment({ assignedPartitions: result.get(m.memberId) ?? [] }) }));
   }
 
   private async revoke(): Promise<void> {
@@ -519,35 +423,12 @@ export class GroupMember {
 
   // ------------------------------------------------------------- heartbeat
 
-  private startHeartbeats(): void {
-    this.stopHeartbeats();
-    this.scheduleHeartbeat(++this.heartbeatEpoch);
-  }
-
-  /** Each start gets an epoch; a chain from an earlier start ends instead of rescheduling. */
-  private scheduleHeartbeat(epoch: number): void {
-    if (this.state !== 'stable' || epoch !== this.heartbeatEpoch) return;
-    this.heartbeatTimer = setTimeout(() => {
-      this.heartbeatTimer = null;
-      this.heartbeatInFlight = this.heartbeat().finally(() => {
-        this.heartbeatInFlight = null;
-        this.scheduleHeartbeat(epoch);
-      });
-    }, this.heartbeatIntervalMs);
-  }
-
-  private stopHeartbeats(): void {
-    this.heartbeatEpoch++;
-    if (this.heartbeatTimer !== null) clearTimeout(this.heartbeatTimer);
-    this.heartbeatTimer = null;
-  }
-
   /** One heartbeat; never throws (errors become rejoinNeeded or onError). */
   private async heartbeat(): Promise<void> {
     const generation = this.generation;
     if (this.state !== 'stable' || generation === null) return;
     try {
-      const conn = await this.coordinatorConnection(3);
+      const conn = await this.coordinator.connection(3);
       const { response } = await request(
         conn,
         GroupApis.Heartbeat,
@@ -557,11 +438,11 @@ export class GroupMember {
       const code = response.errorCode;
       if (code === 0 || code === ErrorCode.REBALANCE_IN_PROGRESS) this.lastHeartbeatOkMs = performance.now();
       if (code === 0) return;
-      if (COORDINATOR_ERRORS.has(code)) this.dropCoordinator();
+      if (COORDINATOR_ERRORS.has(code)) this.coordinator.drop();
       else if (REJOIN_ERRORS.has(code)) this.noteGroupError(code, 'heartbeat');
       else if (!COORDINATOR_RETRY_ERRORS.has(code)) this.options.onError?.(new KafkaProtocolError(code, { api: `Heartbeat ${this.groupId}` }));
     } catch (err) {
-      if (isCoordinatorRetriable(err)) this.dropCoordinator();
+      if (isCoordinatorRetriable(err)) this.coordinator.drop();
       else this.options.onError?.(err);
     }
     // No successful heartbeat for a session: the broker has dropped us; join again.
@@ -569,56 +450,4 @@ export class GroupMember {
       this.noteGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'heartbeat (session timed out)');
     }
   }
-
-  // ----------------------------------------------------------- coordinator
-
-  /** The coordinator connection, found (with `attempts` lookups at most) and opened when missing. */
-  private async coordinatorConnection(attempts?: number): Promise<Connection> {
-    if (this.coordinator !== null && !this.coordinator.connection.isClosed) return this.coordinator.connection;
-    this.dropCoordinator();
-    const node = await findCoordinator(this.cluster, this.groupId, attempts);
-    const connection = await Connection.connect({ clientId: 'tributary', ...this.options.connection, host: node.host, port: node.port });
-    if (this.isClosed && this.state === 'closed') {
-      connection.destroy();
-      throw new ConnectionClosedError(`group member of ${this.groupId} is closed`);
-    }
-    this.coordinator = { node, connection };
-    return connection;
-  }
-
-  private dropCoordinator(): void {
-    const c = this.coordinator;
-    this.coordinator = null;
-    if (c !== null) void c.connection.close().catch(() => undefined);
-  }
-
-  /** Runs an offsets operation on the coordinator, finding it again (bounded) when it moved. */
-  private async onCoordinator<T>(operation: (conn: Connection) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await operation(await this.coordinatorConnection());
-      } catch (err) {
-        if (attempt >= this.cluster.retries || !isCoordinatorRetriable(err) || this.state === 'closed') throw err;
-        if (!(err instanceof KafkaProtocolError && COORDINATOR_RETRY_ERRORS.has(err.errorCode))) this.dropCoordinator();
-        await this.cluster.backoff(attempt);
-      }
-    }
-  }
-}
-
-function positiveMs(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1) throw invalidArgument(`${name} must be a positive integer of milliseconds, got ${value}`);
-  return value;
-}
-
-/** The partitions of `a` that are not in `b`, grouped by topic. */
-export function difference(a: readonly TopicPartitions[], b: readonly TopicPartitions[]): TopicPartitions[] {
-  const inB = new Set(flatten(b).map((p) => `${p.topic}\u0000${p.partition}`));
-  return groupByTopic(flatten(a).filter((p) => !inB.has(`${p.topic}\u0000${p.partition}`)));
-}
-
-/** `topic-partition` pairs of an assignment, for logs and tables. */
-export function describePartitions(list: readonly TopicPartitions[]): string {
-  const pairs = flatten(list);
-  return pairs.length === 0 ? '(none)' : pairs.map((p) => `${p.topic}-${p.partition}`).join(', ');
 }

@@ -1,0 +1,61 @@
+/**
+ * Opening the TCP socket of a `Connection` (connection.ts): the connect
+ * timeout, the errors of a failed connect, and the `onread` wiring that
+ * reads received bytes straight into the `FrameReader`'s buffers. Separate
+ * because it is the only part that deals with `net` before a Connection
+ * exists.
+ */
+import { connect as netConnect, type Socket } from 'node:net';
+import { ClientErrorCode, ConnectionError, ProtocolError } from './errors.js';
+import { FrameReader } from './frame-reader.js';
+
+/**
+ * How received bytes reach the Connection: the socket reads straight into
+ * `reader`'s buffers (net.Socket `onread`, no 'data' events) and reports each
+ * read to `deliver`. The Connection sets `deliver` in the microtask after
+ * 'connect', before any read can complete; bytes before that (a server
+ * talking first) are a protocol violation and close the connection.
+ */
+export interface SocketInput {
+  readonly reader: FrameReader;
+  deliver: ((n: number) => void) | null;
+}
+
+export function socketInput(maxResponseBytes: number): SocketInput {
+  return { reader: new FrameReader(maxResponseBytes), deliver: null };
+}
+
+export function openSocket(host: string, port: number, timeoutMs: number, input: SocketInput): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({
+      host,
+      port,
+      onread: {
+        buffer: () => input.reader.readBuffer(),
+        callback: (n: number) => {
+          if (input.deliver !== null) {
+            input.deliver(n);
+            return true;
+          }
+          socket.destroy(new ProtocolError(ClientErrorCode.PROTOCOL, `${host}:${port} sent data before any request`));
+          return false;
+        },
+      },
+    });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new ConnectionError(ClientErrorCode.CONNECTION_TIMEOUT, `could not connect to ${host}:${port} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      socket.destroy();
+      const why = err.code === 'ECONNREFUSED' ? 'connection refused (is the broker running?)' : err.message;
+      reject(new ConnectionError(ClientErrorCode.CONNECTION, `could not connect to ${host}:${port}: ${why}`, { cause: err }));
+    });
+  });
+}
