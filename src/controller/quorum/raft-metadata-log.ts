@@ -4,15 +4,9 @@
  * injected Clock's monotonic ms), ONE periodic timer (`tick` every
  * `tickIntervalMs`), the transport, the file storage, and delivery.
  *
- *  - Delivery: after every tick, received message and proposal it drains
- *    `node.pollCommitted()` and hands each committed entry to the listener as
- *    a decoded MetadataBatch (record offsets from the batch; a leader-change
- *    control batch has no records), in order, exactly once. A snapshot event
- *    is delivered as one batch: at start (nothing delivered yet) the
- *    snapshot's records; later (a follower that fell behind the leader's log
- *    start) the records that turn the current image into the snapshot's
- *    (image-records.ts). For this it keeps its own copy of the image (the
- *    "shadow"), which is also what it snapshots.
+ *  - Delivery: after every tick, received message and proposal the commits
+ *    reach the listener as MetadataBatches, in order, exactly once
+ *    (metadata-delivery.ts, which also keeps the "shadow" image it snapshots).
  *  - start(): the committed state known locally at start: the latest
  *    snapshot (Raft relearns the high watermark from the leader). One voter:
  *    it elects itself at once, so the whole log is replayed before start
@@ -28,82 +22,34 @@
  *    and delivered; rejects with NotLeaderError (leaderId, endpoint) on a
  *    follower or when leadership is lost before the commit.
  *  - Snapshots: every `snapshotIntervalRecords` delivered records (or
- *    `snapshotIntervalBytes` bytes) the shadow image is written as a
- *    snapshot at the applied offset and Raft drops the log prefix.
+ *    `snapshotIntervalBytes` bytes), by metadata-delivery.ts.
+ *  - Fetch long poll of the leader: fetch-long-poll.ts. Options, defaults,
+ *    NotLeaderError and LeaderChange: raft-metadata-log-options.ts (re-exported).
  */
-import type { Clock } from '../../util/clock.js';
-import type { Random } from '../../util/random.js';
-import { DecodeError } from '../../protocol/primitives/decode-error.js';
-import type { FileSystem, LogConfig } from '../../storage/index.js';
-import { decodeMetadataBatch, encodeMetadataBatch, type MetadataBatch } from '../metadata/batch.js';
-import { MetadataImage } from '../metadata/image.js';
-import { imageDiffRecords } from '../metadata/image-records.js';
+import { encodeMetadataBatch } from '../metadata/batch.js';
 import type { MetadataRecord } from '../metadata/records.js';
 import { MetadataLogError, type AppendedRange, type CommitListener, type MetadataLog } from '../metadata-log.js';
 import { RaftNode } from '../raft/raft-node.js';
-import { DEFAULT_RAFT_TIMEOUTS, type FetchRequest, type NodeId, type Outbound, type RaftConfig, type RaftEntry, type RaftMessage, type RaftSnapshot } from '../raft/types.js';
+import { DEFAULT_RAFT_TIMEOUTS, type FetchRequest, type NodeId, type Outbound, type RaftConfig, type RaftMessage } from '../raft/types.js';
+import { FetchLongPoll } from './fetch-long-poll.js';
 import { FileRaftStorage } from './file-raft-storage.js';
+import { MetadataDelivery } from './metadata-delivery.js';
+import { FETCH_BACKOFF_MS_DEFAULT, NotLeaderError, RAFT_TICK_INTERVAL_MS_DEFAULT, RESIGN_WAIT_MS_DEFAULT, type LeaderChange, type RaftMetadataLogOptions } from './raft-metadata-log-options.js';
 import { RaftService, type QuorumDescription, type RaftEndpoint, type VoterState } from './raft-service.js';
-import { decodeSnapshotPayload, encodeSnapshotPayload } from './snapshot-format.js';
 import type { RaftTransport, VoterEndpoint } from './transport.js';
 
-/** One periodic timer; returns its cancel function. The process supplies it (util/timer.ts: systemTimer). */
-export interface RaftTimer {
-  every(intervalMs: number, fn: () => void): () => void;
-}
-
-export type RaftTimeouts = Omit<RaftConfig, 'nodeId' | 'voters'>;
-
-export interface RaftMetadataLogOptions {
-  fs: FileSystem;
-  clock: Clock;
-  random: Random;
-  timer: RaftTimer;
-  dataDir: string;
-  nodeId: NodeId;
-  /** controller.quorum.voters: every voter with its controller listener; all nodes get the same list. */
-  voters: readonly VoterEndpoint[];
-  /** Checked on every quorum RPC (INCONSISTENT_CLUSTER_ID); null = not checked. */
-  clusterId: string | null;
-  raft?: Partial<RaftTimeouts> | undefined;
-  /** Default 10 ms. */
-  tickIntervalMs?: number | undefined;
-  /** Default 10 000 records; 0 = never. */
-  snapshotIntervalRecords?: number | undefined;
-  /** Default 16 MiB; 0 = never. */
-  snapshotIntervalBytes?: number | undefined;
-  /** Replaces the network transport (tests); gets the function that feeds answers back. */
-  transport?: ((deliver: (message: RaftMessage) => void) => RaftTransport) | undefined;
-  logConfig?: Partial<LogConfig> | undefined;
-  onWarning?: ((message: string) => void) | undefined;
-}
-
-export const RAFT_TICK_INTERVAL_MS_DEFAULT = 10;
-/** How long `resign()` waits for another voter to take over before it gives up waiting. */
-export const RESIGN_WAIT_MS_DEFAULT = 2_000;
-/** The leader long-polls, so an idle follower's empty answer already waited: re-fetch soon. */
-export const FETCH_BACKOFF_MS_DEFAULT = 10;
-export const SNAPSHOT_INTERVAL_RECORDS_DEFAULT = 10_000;
-export const SNAPSHOT_INTERVAL_BYTES_DEFAULT = 16 * 1024 * 1024;
-
-/** ERR_TRIB_METADATA_NOT_LEADER with where to go instead (G2 forwards there). */
-export class NotLeaderError extends MetadataLogError {
-  constructor(
-    readonly leaderId: NodeId | null,
-    readonly leaderEndpoint: VoterEndpoint | null,
-    message: string,
-  ) {
-    super('ERR_TRIB_METADATA_NOT_LEADER', message);
-    this.name = 'NotLeaderError';
-  }
-}
-
-export interface LeaderChange {
-  readonly leaderId: NodeId | null;
-  readonly epoch: number;
-  /** This node is the active leader (may append). */
-  readonly isLeader: boolean;
-}
+export {
+  FETCH_BACKOFF_MS_DEFAULT,
+  NotLeaderError,
+  RAFT_TICK_INTERVAL_MS_DEFAULT,
+  RESIGN_WAIT_MS_DEFAULT,
+  SNAPSHOT_INTERVAL_BYTES_DEFAULT,
+  SNAPSHOT_INTERVAL_RECORDS_DEFAULT,
+  type LeaderChange,
+  type RaftMetadataLogOptions,
+  type RaftTimeouts,
+  type RaftTimer,
+} from './raft-metadata-log-options.js';
 
 interface PendingAppend {
   readonly epoch: number;
@@ -111,15 +57,6 @@ interface PendingAppend {
   readonly range: AppendedRange;
   readonly resolve: (r: AppendedRange) => void;
   readonly reject: (err: Error) => void;
-}
-
-/** A Fetch the leader holds until there is news for the follower (KRaft's long poll). */
-interface ParkedFetch {
-  readonly message: FetchRequest;
-  readonly epoch: number;
-  readonly highWatermark: number;
-  readonly deadlineMs: number;
-  readonly resolve: (answer: RaftMessage | null) => void;
 }
 
 interface FollowerProgress {
@@ -135,12 +72,9 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
   private node: RaftNode | null = null;
   private transport: RaftTransport | null = null;
   private cancelTimer: (() => void) | null = null;
-  private listener: CommitListener | null = null;
   private state: 'new' | 'started' | 'failed' | 'closed' = 'new';
   private failure: Error | null = null;
-  private readonly shadow: MetadataImage;
-  private deliveredAny = false;
-  private lastDeliveredRecord = -1n;
+  private readonly delivery: MetadataDelivery;
   private pending: PendingAppend[] = [];
   /** Node time = monotonic + skew (a lone voter starts past its election timeout). */
   private skewMs = 0;
@@ -148,18 +82,25 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
   private lastAnnounced: LeaderChange = { leaderId: null, epoch: -1, isLeader: false };
   private readonly leaderListeners = new Set<(change: LeaderChange) => void>();
   private readonly progress = new Map<NodeId, FollowerProgress>();
-  private parked: ParkedFetch[] = [];
-  private completingParked = false;
-  /** The high watermark last sent to each follower: a Fetch that would tell it something new is never held. */
-  private readonly hwSent = new Map<NodeId, number>();
-  private recordsSinceSnapshot = 0;
-  private bytesSinceSnapshot = 0;
+  private readonly longPoll: FetchLongPoll;
   /** The handlers' entry point (quorum RPCs). */
   readonly service: RaftService;
 
   private constructor(private readonly opts: RaftMetadataLogOptions) {
     this.config = { ...DEFAULT_RAFT_TIMEOUTS, fetchBackoffMs: FETCH_BACKOFF_MS_DEFAULT, ...opts.raft, nodeId: opts.nodeId, voters: opts.voters.map((v) => v.id) };
-    this.shadow = new MetadataImage(opts.clusterId ?? '');
+    this.delivery = new MetadataDelivery({
+      clock: opts.clock,
+      clusterId: opts.clusterId,
+      snapshotIntervalRecords: opts.snapshotIntervalRecords,
+      snapshotIntervalBytes: opts.snapshotIntervalBytes,
+      onEntryDelivered: (entryOffset) => this.resolveAppended(entryOffset),
+    });
+    this.longPoll = new FetchLongPoll({
+      nowMs: () => this.nowMs(),
+      isStarted: () => this.state === 'started',
+      endOffset: () => this.storageOrNull?.endOffset ?? 0,
+      answer: (message) => this.receiveRequest(message),
+    });
     this.service = new RaftService(this);
   }
 
@@ -175,7 +116,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
   // ---- MetadataLog --------------------------------------------------------------------
 
   get highWatermark(): bigint {
-    return this.lastDeliveredRecord + 1n;
+    return this.delivery.nextRecordOffset;
   }
 
   get endOffset(): bigint {
@@ -190,7 +131,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
 
   async start(listener: CommitListener): Promise<void> {
     if (this.state !== 'new') throw new MetadataLogError('ERR_TRIB_METADATA_NOT_STARTED', `start() called on a ${this.state} metadata log`);
-    this.listener = listener;
+    this.delivery.listener = listener;
     const opts = this.opts;
     try {
       this.storageOrNull = new FileRaftStorage({ fs: opts.fs, clock: opts.clock, dataDir: opts.dataDir, nodeId: opts.nodeId, voters: this.config.voters, logConfig: opts.logConfig });
@@ -279,7 +220,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     this.cancelTimer?.();
     this.cancelTimer = null;
     this.rejectPending(new MetadataLogError('ERR_TRIB_METADATA_CLOSED', 'metadata log closed'));
-    this.releaseParked();
+    this.longPoll.releaseAll();
     await this.transport?.close();
     this.storageOrNull?.close();
   }
@@ -397,43 +338,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     const node = this.node;
     const waitMs = Math.min(maxWaitMs, Math.floor((this.config.requestTimeoutMs * 3) / 4));
     if (answer === null || node === null || answer.type !== 'fetchResponse' || waitMs <= 0) return Promise.resolve(answer);
-    const news = answer.error !== 'none' || answer.entries.length > 0 || answer.divergingEpoch !== null || answer.snapshotId !== null || answer.highWatermark !== this.hwSent.get(message.from);
-    this.hwSent.set(message.from, answer.highWatermark);
-    if (news || node.roleName !== 'leader') return Promise.resolve(answer);
-    return new Promise((resolve) => {
-      this.parked.push({ message, epoch: node.epoch, highWatermark: node.highWatermark, deadlineMs: this.nowMs() + waitMs, resolve });
-    });
-  }
-
-  /** Answers the held fetches that are due (see receiveFetch); runs after every step. */
-  private completeParked(): void {
-    const node = this.node;
-    if (this.completingParked || node === null || this.parked.length === 0) return;
-    this.completingParked = true;
-    try {
-      for (;;) {
-        const now = this.nowMs();
-        const end = this.storageOrNull?.endOffset ?? 0;
-        const due = this.parked.filter(
-          (p) => now >= p.deadlineMs || this.state !== 'started' || node.roleName !== 'leader' || node.epoch !== p.epoch || node.highWatermark !== p.highWatermark || end > p.message.fetchOffset,
-        );
-        if (due.length === 0) return;
-        this.parked = this.parked.filter((p) => !due.includes(p));
-        for (const p of due) {
-          const answer = this.state === 'started' ? this.receiveRequest(p.message) : null;
-          if (answer?.type === 'fetchResponse') this.hwSent.set(p.message.from, answer.highWatermark);
-          p.resolve(answer);
-        }
-      }
-    } finally {
-      this.completingParked = false;
-    }
-  }
-
-  private releaseParked(): void {
-    const parked = this.parked;
-    this.parked = [];
-    for (const p of parked) p.resolve(null);
+    return this.longPoll.answerOrHold(message, answer, node, waitMs);
   }
 
   /** RaftEndpoint: an inbound request; returns the node's answer to its sender. */
@@ -461,82 +366,23 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
       // The core appended its leader-change entry last when it became leader.
       this.leaderEpochStart = { epoch: node.epoch, offset: this.storage.endOffset - 1 };
       this.progress.clear();
-      this.hwSent.clear();
+      this.longPoll.forgetSent();
     }
-    this.deliver(node);
+    this.delivery.deliver(node);
     if (node.roleName !== 'leader' || this.pending.some((p) => p.epoch !== node.epoch)) {
       const lost = this.pending.filter((p) => node.roleName !== 'leader' || p.epoch !== node.epoch);
       this.pending = this.pending.filter((p) => !lost.includes(p));
       for (const p of lost) p.reject(this.notLeader());
     }
-    this.maybeSnapshot(node);
+    this.delivery.maybeSnapshot(node);
     this.announceLeader();
-    this.completeParked();
+    this.longPoll.completeDue(node);
   }
 
-  private deliver(node: RaftNode): void {
-    for (;;) {
-      const events = node.pollCommitted();
-      if (events.length === 0) return;
-      for (const ev of events) {
-        if (ev.kind === 'snapshot') this.deliverSnapshot(ev.snapshot);
-        else ev.entries.forEach((e, i) => this.deliverEntry(ev.baseOffset + i, e));
-      }
-    }
-  }
-
-  private deliverEntry(offset: number, entry: RaftEntry): void {
-    let batch: MetadataBatch;
-    try {
-      batch = decodeMetadataBatch(Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength));
-    } catch (err) {
-      if (err instanceof DecodeError) throw new MetadataLogError('ERR_TRIB_METADATA_CORRUPT', `metadata entry ${offset} does not decode: ${err.message}`, { cause: err });
-      throw err;
-    }
-    this.apply(batch);
-    this.recordsSinceSnapshot += batch.records.length;
-    this.bytesSinceSnapshot += entry.data.byteLength;
-    for (const p of this.pending.filter((q) => q.entryOffset <= offset)) p.resolve(p.range);
-    this.pending = this.pending.filter((q) => q.entryOffset > offset);
-  }
-
-  private deliverSnapshot(snapshot: RaftSnapshot): void {
-    let payload;
-    try {
-      payload = decodeSnapshotPayload(snapshot.data);
-    } catch (err) {
-      if (err instanceof DecodeError) throw new MetadataLogError('ERR_TRIB_METADATA_CORRUPT', `metadata snapshot at ${snapshot.endOffset} does not decode: ${err.message}`, { cause: err });
-      throw err;
-    }
-    if (payload.lastRecordOffset <= this.lastDeliveredRecord) return; // nothing new (cannot happen: snapshots move forward)
-    const target = new MetadataImage(this.shadow.clusterId);
-    if (payload.records.length > 0) target.apply({ baseOffset: 0n, lastOffset: payload.lastRecordOffset, epoch: snapshot.epoch, timestampMs: 0n, records: payload.records });
-    const records = this.deliveredAny ? imageDiffRecords(this.shadow, target) : payload.records;
-    this.apply({ baseOffset: this.lastDeliveredRecord + 1n, lastOffset: payload.lastRecordOffset, epoch: snapshot.epoch, timestampMs: 0n, records });
-    this.recordsSinceSnapshot = 0;
-    this.bytesSinceSnapshot = 0;
-  }
-
-  private apply(batch: MetadataBatch): void {
-    this.shadow.apply(batch);
-    this.deliveredAny = true;
-    this.lastDeliveredRecord = batch.lastOffset;
-    (this.listener as CommitListener)(batch);
-  }
-
-  private maybeSnapshot(node: RaftNode): void {
-    const everyRecords = this.opts.snapshotIntervalRecords ?? SNAPSHOT_INTERVAL_RECORDS_DEFAULT;
-    const everyBytes = this.opts.snapshotIntervalBytes ?? SNAPSHOT_INTERVAL_BYTES_DEFAULT;
-    const due = (everyRecords > 0 && this.recordsSinceSnapshot >= everyRecords) || (everyBytes > 0 && this.bytesSinceSnapshot >= everyBytes);
-    const applied = node.appliedOffset;
-    if (!due || applied <= (node.latestSnapshot()?.endOffset ?? 0) || applied > node.highWatermark) return;
-    const data = encodeSnapshotPayload(
-      { nextRecordOffset: this.lastDeliveredRecord + 1n, lastRecordOffset: this.shadow.lastAppliedOffset, records: this.shadow.toRecords() },
-      this.opts.clock.nowMs(),
-    );
-    node.createSnapshot(applied, data);
-    this.recordsSinceSnapshot = 0;
-    this.bytesSinceSnapshot = 0;
+  /** The appends whose last entry is at or before `entryOffset` have been delivered: they resolve. */
+  private resolveAppended(entryOffset: number): void {
+    for (const p of this.pending.filter((q) => q.entryOffset <= entryOffset)) p.resolve(p.range);
+    this.pending = this.pending.filter((q) => q.entryOffset > entryOffset);
   }
 
   private announceLeader(): void {
@@ -567,7 +413,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
     this.cancelTimer?.();
     this.cancelTimer = null;
     this.rejectPending(failure);
-    this.releaseParked();
+    this.longPoll.releaseAll();
     this.opts.onWarning?.(failure.message);
   }
 

@@ -10,30 +10,29 @@
  * Replication is pulled, as in KRaft: followers send Fetch(fetchOffset,
  * lastFetchedEpoch); the leader checks them against its log and answers with
  * entries, or with a diverging epoch that tells the follower where to truncate.
+ *
+ * This file holds the inputs and what each message decides; the node's state,
+ * the role transitions and the messages and log writes they make are its base
+ * class, RaftNodeState (raft-node-state.ts).
  */
 import { invariant, unreachable } from '../../util/assert.js';
-import type { Random } from '../../util/random.js';
-import { CandidateState, FollowerState, LeaderState, ProspectiveState, UnattachedState, type RoleState } from './roles.js';
-import { CommitDelivery, recoverSnapshot, snapshotChunk, SnapshotFetch } from './snapshots.js';
-import { endOffsetForEpoch, lastEpochOf, logStartBoundary, type RaftStorage } from './storage.js';
+import { FollowerState, LeaderState, ProspectiveState, CandidateState, UnattachedState, type RoleState } from './roles.js';
+import { EMPTY, RaftNodeState } from './raft-node-state.js';
+import { snapshotChunk, SnapshotFetch } from './snapshots.js';
+import { endOffsetForEpoch, lastEpochOf, logStartBoundary } from './storage.js';
 import {
   checkQuorumTimeoutMs,
-  isObserver,
   OBSERVER_EXPIRY_MS,
-  validateRaftConfig,
   type BeginQuorumEpoch,
   type CommittedEvent,
   type EndQuorumEpoch,
   type FetchSnapshotRequest,
   type FetchSnapshotResponse,
-  type FetchError,
   type FetchRequest,
   type FetchResponse,
   type NodeId,
-  type OffsetAndEpoch,
   type Outbound,
   type ProposeResult,
-  type RaftConfig,
   type RaftEntry,
   type RaftMessage,
   type RaftSnapshot,
@@ -41,40 +40,7 @@ import {
   type VoteResponse,
 } from './types.js';
 
-const EMPTY = new Uint8Array(0);
-
-export class RaftNode {
-  private role: RoleState;
-  private hw = 0;
-  private readonly delivery: CommitDelivery;
-  private nowMs: number;
-  private out: Outbound[] = [];
-  /** The leader that told us (EndQuorumEpoch) it resigned this epoch: late messages from it must not make us follow it again. */
-  private resigned: { readonly epoch: number; readonly leaderId: NodeId } | null = null;
-  /** Not a voter: replicates (fetch, snapshots) but never votes, stands, or counts for commit. */
-  private readonly observer: boolean;
-  /** An observer without a leader asks the voters in turn; the index of the next one. */
-  private discoveryCursor = 0;
-
-  constructor(
-    private readonly config: RaftConfig,
-    private readonly log: RaftStorage,
-    private readonly random: Random,
-    nowMs: number,
-  ) {
-    validateRaftConfig(config);
-    this.observer = isObserver(config);
-    this.nowMs = nowMs;
-    recoverSnapshot(log);
-    this.delivery = new CommitDelivery(log);
-    // Entries a snapshot covers were committed; the rest of the high watermark is relearnt from the leader.
-    this.hw = log.logStartOffset;
-    const qs = log.readQuorumState();
-    // A restarted node knows its epoch and vote, not its leader (KRaft keeps "Voted"/"Unattached").
-    // An observer asks the voters who leads at its first tick.
-    this.role = new UnattachedState(qs.epoch, this.observer ? null : qs.votedFor, this.observer ? nowMs : nowMs + this.electionTimeout());
-  }
-
+export class RaftNode extends RaftNodeState {
   get nodeId(): NodeId {
     return this.config.nodeId;
   }
@@ -93,11 +59,6 @@ export class RaftNode {
     const role = this.role;
     if (!(role instanceof LeaderState)) return [];
     return [...role.observers].map(([id, o]) => ({ id, endOffset: o.endOffset, lastFetchMs: o.lastFetchMs }));
-  }
-  get leaderId(): NodeId | null {
-    if (this.role instanceof LeaderState) return this.config.nodeId;
-    if (this.role instanceof FollowerState) return this.role.leaderId;
-    return null;
   }
   /** Offset after the last committed entry this node knows of; never goes back while the node runs. */
   get highWatermark(): number {
@@ -133,14 +94,6 @@ export class RaftNode {
    */
   createSnapshot(endOffset: number, data: Uint8Array): RaftSnapshot {
     return this.delivery.createSnapshot(endOffset, data, this.hw);
-  }
-
-  /** The leader we follow only while it is alive to us: a timed-out follower must not send voters back to a dead leader. */
-  private liveLeaderId(): NodeId | null {
-    const role = this.role;
-    if (role instanceof LeaderState) return this.config.nodeId;
-    if (role instanceof FollowerState && role.leaderAlive(this.nowMs, this.config.fetchTimeoutMs)) return role.leaderId;
-    return null;
   }
 
   /** Committed entries from `fromOffset` (up to `countMax`). */
@@ -270,116 +223,7 @@ export class RaftNode {
     return fromVoter || message.type === 'fetch' || message.type === 'fetchSnapshot';
   }
 
-  // ---- time and transitions -------------------------------------------------------------
-
-  private advanceTime(nowMs: number): void {
-    invariant(nowMs >= this.nowMs, `time never goes back (${this.nowMs} -> ${nowMs})`);
-    this.nowMs = nowMs;
-  }
-
-  private electionTimeout(): number {
-    return this.config.electionTimeoutMs + this.random.int(this.config.electionTimeoutMs);
-  }
-
-  private drain(): Outbound[] {
-    const out = this.out;
-    this.out = [];
-    return out;
-  }
-
-  private send(to: NodeId, message: RaftMessage): void {
-    this.out.push({ to, message });
-  }
-
-  private persist(epoch: number, votedFor: NodeId | null): void {
-    const current = this.log.readQuorumState();
-    if (current.epoch !== epoch || current.votedFor !== votedFor) this.log.writeQuorumState({ epoch, votedFor });
-  }
-
-  private votedFor(): NodeId | null {
-    return this.role.votedFor;
-  }
-
-  private becomeUnattached(epoch: number, votedFor: NodeId | null): void {
-    invariant(epoch >= this.role.epoch, 'epochs only grow');
-    invariant(!this.observer || votedFor === null, 'an observer never votes');
-    this.persist(epoch, votedFor);
-    // An observer does not wait for an election: it looks for the leader at once.
-    this.role = new UnattachedState(epoch, votedFor, this.observer ? this.nowMs : this.nowMs + this.electionTimeout());
-  }
-
-  /**
-   * An observer without a leader sends a Fetch to the next voter (KRaft observers fetch from
-   * the bootstrap voters): the leader answers it, any other voter answers with the leader and
-   * epoch it knows (not_leader / fenced_epoch), which the response handling follows.
-   */
-  private discoverLeader(role: UnattachedState): void {
-    const voters = this.config.voters;
-    const to = voters[this.discoveryCursor % voters.length];
-    invariant(to !== undefined, 'there are voters');
-    this.discoveryCursor = (this.discoveryCursor + 1) % voters.length;
-    this.role = new UnattachedState(role.epoch, null, this.nowMs + this.config.requestTimeoutMs);
-    this.send(to, { type: 'fetch', from: this.config.nodeId, epoch: role.epoch, fetchOffset: this.log.endOffset, lastFetchedEpoch: lastEpochOf(this.log) });
-  }
-
-  /** `heard`: the leader itself told us (BeginQuorumEpoch, FetchResponse), not another voter. */
-  private becomeFollower(epoch: number, leaderId: NodeId, heard: boolean): void {
-    invariant(epoch >= this.role.epoch, 'epochs only grow');
-    invariant(leaderId !== this.config.nodeId, 'a node does not follow itself');
-    if (this.resigned !== null && this.resigned.epoch === epoch && this.resigned.leaderId === leaderId) return; // it ended its epoch
-    invariant(!(this.role instanceof LeaderState && this.role.epoch === epoch), 'a leader never follows another in its own epoch');
-    const votedFor = epoch === this.role.epoch ? this.votedFor() : null;
-    this.persist(epoch, votedFor);
-    this.role = new FollowerState(epoch, leaderId, votedFor, this.nowMs, heard);
-    this.sendFetch(this.role);
-  }
-
-  private becomeProspective(): void {
-    invariant(!this.observer, 'an observer never stands for election');
-    const epoch = this.role.epoch;
-    const role = new ProspectiveState(epoch, this.votedFor(), this.nowMs + this.electionTimeout(), this.config.nodeId, this.config.voters);
-    this.role = role;
-    if (role.tally.hasMajority()) return this.becomeCandidate();
-    this.sendVoteRequests(role.tally.due(this.nowMs, this.config.requestTimeoutMs), true);
-  }
-
-  private becomeCandidate(): void {
-    const epoch = this.role.epoch + 1;
-    this.persist(epoch, this.config.nodeId);
-    const role = new CandidateState(epoch, this.nowMs + this.electionTimeout(), this.config.nodeId, this.config.voters);
-    this.role = role;
-    if (role.tally.hasMajority()) return this.becomeLeader();
-    this.sendVoteRequests(role.tally.due(this.nowMs, this.config.requestTimeoutMs), false);
-  }
-
-  private becomeLeader(): void {
-    invariant(this.role instanceof CandidateState, 'only a candidate becomes leader');
-    const epoch = this.role.epoch;
-    const role = new LeaderState(epoch, this.config.nodeId, this.config.voters, this.log.endOffset, this.nowMs);
-    this.role = role;
-    // KRaft's LeaderChange control record: an entry of the new epoch, whose commit also commits everything before it.
-    this.log.append([{ epoch, kind: 'leader_change', data: EMPTY }]);
-    this.flushAndAdvance(role);
-    this.sendBeginQuorumEpoch(role);
-  }
-
-  /** Any message from a later epoch: follow its leader if the message names one, else wait unattached. */
-  private observeHigherEpoch(message: RaftMessage): void {
-    let leader: NodeId | null = null;
-    if (message.type === 'beginQuorumEpoch') leader = message.from;
-    else if (message.type === 'fetchResponse' || message.type === 'voteResponse' || message.type === 'fetchSnapshotResponse') leader = message.leaderId;
-    if (leader !== null && leader !== this.config.nodeId) this.becomeFollower(message.epoch, leader, leader === message.from);
-    else this.becomeUnattached(message.epoch, null);
-  }
-
   // ---- elections ----------------------------------------------------------------------
-
-  private sendVoteRequests(to: readonly NodeId[], preVote: boolean): void {
-    const lastEpoch = lastEpochOf(this.log);
-    for (const v of to) {
-      this.send(v, { type: 'vote', from: this.config.nodeId, epoch: this.role.epoch, preVote, lastEpoch, endOffset: this.log.endOffset });
-    }
-  }
 
   private handleVote(req: VoteRequest): void {
     const granted = req.epoch === this.role.epoch && this.wouldGrant(req);
@@ -469,50 +313,6 @@ export class RaftNode {
     this.sendBeginQuorumEpoch(role);
   }
 
-  /** (Re)announce the epoch to voters that are not fetching from us. */
-  private sendBeginQuorumEpoch(role: LeaderState): void {
-    const quietMs = this.config.fetchBackoffMs + this.config.requestTimeoutMs;
-    for (const [id, r] of role.replicas) {
-      const fetching = r.lastFetchMs !== null && this.nowMs - r.lastFetchMs < quietMs;
-      const recentlySent = r.lastBeginSentMs !== null && this.nowMs - r.lastBeginSentMs < this.config.requestTimeoutMs;
-      if (fetching || recentlySent) continue;
-      r.lastBeginSentMs = this.nowMs;
-      this.send(id, { type: 'beginQuorumEpoch', from: this.config.nodeId, epoch: role.epoch });
-    }
-  }
-
-  private flushAndAdvance(role: LeaderState): void {
-    this.log.flush();
-    this.advanceLeaderHighWatermark(role);
-  }
-
-  /** Commit rule: a majority has the offset durably AND the entry before it is of our epoch. */
-  private advanceLeaderHighWatermark(role: LeaderState): void {
-    const m = role.majorityEndOffset(this.log.flushedEndOffset);
-    if (m <= this.hw) return;
-    const entry = this.log.entryAt(m - 1);
-    invariant(entry !== undefined, `the leader has entry ${m - 1}`);
-    if (entry.epoch !== role.epoch) return;
-    invariant(m > role.epochStartOffset, 'a current-epoch entry is after the epoch start');
-    this.hw = m;
-  }
-
-  private fetchResponse(req: FetchRequest, error: FetchError, rest: Partial<Pick<FetchResponse, 'entries' | 'divergingEpoch' | 'snapshotId'>> = {}): FetchResponse {
-    return {
-      type: 'fetchResponse',
-      from: this.config.nodeId,
-      epoch: this.role.epoch,
-      error,
-      leaderId: this.leaderId,
-      fetchOffset: req.fetchOffset,
-      lastFetchedEpoch: req.lastFetchedEpoch,
-      highWatermark: this.hw,
-      entries: rest.entries ?? [],
-      divergingEpoch: rest.divergingEpoch ?? null,
-      snapshotId: rest.snapshotId ?? null,
-    };
-  }
-
   private handleFetch(req: FetchRequest): void {
     const role = this.role;
     if (req.epoch < role.epoch) return this.send(req.from, this.fetchResponse(req, 'fenced_epoch'));
@@ -554,24 +354,6 @@ export class RaftNode {
     else if (this.nowMs >= role.nextFetchMs) this.sendFetch(role);
   }
 
-  private sendFetchSnapshot(role: FollowerState): void {
-    const fetch = role.snapshotFetch;
-    invariant(fetch !== null, 'a snapshot fetch is under way');
-    role.fetchSentMs = this.nowMs;
-    this.send(role.leaderId, { type: 'fetchSnapshot', from: this.config.nodeId, epoch: role.epoch, snapshotId: fetch.id, position: fetch.received });
-  }
-
-  private sendFetch(role: FollowerState): void {
-    role.fetchSentMs = this.nowMs;
-    this.send(role.leaderId, {
-      type: 'fetch',
-      from: this.config.nodeId,
-      epoch: role.epoch,
-      fetchOffset: this.log.endOffset,
-      lastFetchedEpoch: lastEpochOf(this.log),
-    });
-  }
-
   private handleFetchResponse(resp: FetchResponse): void {
     let role = this.role;
     if (resp.epoch !== role.epoch) return; // stale (a later epoch was handled by observeHigherEpoch)
@@ -606,17 +388,6 @@ export class RaftNode {
     if (hw > this.hw) this.hw = hw;
     if (resp.entries.length > 0) this.sendFetch(role);
     else role.nextFetchMs = this.nowMs + this.config.fetchBackoffMs;
-  }
-
-  private appendAsFollower(role: FollowerState, entries: readonly RaftEntry[]): void {
-    if (entries.length === 0) return;
-    for (const e of entries) {
-      // Bytes from the network are validated, not asserted: a bad entry ends this response's use.
-      if (!Number.isSafeInteger(e.epoch) || e.epoch < lastEpochOf(this.log) || e.epoch > role.epoch) return;
-      this.log.append([e]);
-    }
-    // Followers flush before their next fetch, so the offset they report is durable.
-    this.log.flush();
   }
 
   // ---- snapshots (KRaft FetchSnapshot) -------------------------------------------------
@@ -657,17 +428,4 @@ export class RaftNode {
     this.sendFetch(role);
   }
 
-  /** KRaft's truncateToEndOffset: cut back to where our log and the leader's agree. */
-  private truncateToEndOffset(diverging: OffsetAndEpoch): void {
-    let target: number;
-    if (diverging.epoch === 0) {
-      target = Math.min(diverging.offset, this.log.endOffset);
-    } else {
-      const local = endOffsetForEpoch(this.log, diverging.epoch);
-      target = local.epoch === diverging.epoch ? Math.min(local.offset, diverging.offset) : local.offset;
-    }
-    invariant(target < this.log.endOffset, `a divergence truncates (to ${target}, end ${this.log.endOffset})`);
-    invariant(target >= this.hw, `committed entries are never truncated (to ${target}, high watermark ${this.hw})`);
-    this.log.truncateTo(target);
-  }
 }
