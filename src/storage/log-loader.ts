@@ -81,24 +81,14 @@ function floorIndex(bases: bigint[], offset: bigint): number {
   return found;
 }
 
-export function loadLog(opts: LoadOptions): LoadedLog {
+/**
+ * Opens the segment files in offset order: trusted ones (below the recovery
+ * point's segment) get their indexes loaded, the rest are validated. Stops at
+ * the first cut (a torn or invalid batch, a gap or an overlap) and deletes
+ * every later segment. May return no segment (an empty directory).
+ */
+function openSegments(opts: LoadOptions, bases: bigint[], report: RecoveryReport): LogSegment[] {
   const { fs, dir, config, nowMs } = opts;
-  fs.mkdirp(dir);
-  const report: RecoveryReport = {
-    dir,
-    hadCleanShutdown: opts.hadCleanShutdown,
-    recoveryPoint: opts.recoveryPoint,
-    segmentsLoaded: 0,
-    segmentsScanned: [],
-    bytesScanned: 0,
-    truncations: [],
-    segmentsDropped: [],
-    indexesRebuilt: [],
-    strayFilesDeleted: [],
-    logStartOffset: 0n,
-    logEndOffset: 0n,
-  };
-  const bases = listSegments(fs, dir, report.strayFilesDeleted);
   // Without a recovery point nothing is known to be flushed: scan everything.
   const recoverFrom = opts.recoveryPoint === null ? 0 : Math.min(floorIndex(bases, opts.recoveryPoint), bases.length - 1);
   const segments: LogSegment[] = [];
@@ -144,6 +134,28 @@ export function loadLog(opts: LoadOptions): LoadedLog {
       cut = true;
     }
   }
+  return segments;
+}
+
+export function loadLog(opts: LoadOptions): LoadedLog {
+  const { fs, dir, config, nowMs } = opts;
+  fs.mkdirp(dir);
+  const report: RecoveryReport = {
+    dir,
+    hadCleanShutdown: opts.hadCleanShutdown,
+    recoveryPoint: opts.recoveryPoint,
+    segmentsLoaded: 0,
+    segmentsScanned: [],
+    bytesScanned: 0,
+    truncations: [],
+    segmentsDropped: [],
+    indexesRebuilt: [],
+    strayFilesDeleted: [],
+    logStartOffset: 0n,
+    logEndOffset: 0n,
+  };
+  const bases = listSegments(fs, dir, report.strayFilesDeleted);
+  const segments = openSegments(opts, bases, report);
   if (segments.length === 0) segments.push(LogSegment.create(fs, dir, opts.logStartOffset ?? 0n, config, nowMs));
   const first = segments[0] as LogSegment;
   const last = segments[segments.length - 1] as LogSegment;

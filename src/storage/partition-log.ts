@@ -4,85 +4,21 @@
  * invariants, the on-disk formats and what each flush policy guarantees.
  */
 import { join } from 'node:path';
-import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
 import { invariant } from '../util/assert.js';
 import type { Clock } from '../util/clock.js';
 import { compactionConfigOf, validateLogConfig, type LogConfig } from './config.js';
-import type { FileSystem, ReadAllocator } from './fs.js';
+import { forEachProducerBatch, summarizeAppendBatches } from './append-batches.js';
+import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
 import { LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
+import { BoundPositionCache, readSegments } from './log-read.js';
+import type { AppendResult, PartitionLogOptions, ReadOptions, ReadResult, RetentionResult, SegmentInfo, TimestampOffset } from './partition-log-api.js';
 import { LogSegment } from './segment.js';
-import { LogProducerState, producerBatchAt, type ProducerStateLog } from './producer-state/log-producer-state.js';
+import * as lookups from './segment-lookups.js';
+import { LogProducerState, type ProducerStateLog } from './producer-state/log-producer-state.js';
 import type { ProducerStateManager } from './producer-state/producer-state.js';
 
-export interface PartitionLogOptions {
-  fs: FileSystem;
-  clock: Clock;
-  /** The partition directory, `<data.dir>/<topic>-<partition>`. */
-  dir: string;
-  topic: string;
-  partition: number;
-  config: LogConfig;
-  /** From recovery-point-offset-checkpoint; absent = scan every segment. */
-  recoveryPoint?: bigint | undefined;
-  /** From log-start-offset-checkpoint. */
-  logStartOffset?: bigint | undefined;
-  hadCleanShutdown?: boolean;
-  /**
-   * Called when the recovery point went down or the log start offset went up,
-   * so the owner rewrites its checkpoint files before anything else happens.
-   */
-  onCheckpointNeeded?: (() => void) | undefined;
-}
-
-export interface AppendResult {
-  baseOffset: bigint;
-  lastOffset: bigint;
-  /** Clock time of the append (the broker uses it for LogAppendTime topics). */
-  logAppendTimeMs: bigint;
-  /** Byte position of the first batch in its segment file. */
-  position: number;
-}
-
-export interface ReadOptions {
-  /** Never return batches containing offsets at or after this one (the high watermark). */
-  maxOffsetExclusive?: bigint | undefined;
-  /** Return the first batch whole even when bigger than maxBytes (default true). */
-  minOneBatch?: boolean | undefined;
-  /** Where the returned chunks are read into (default: fresh Buffers); e.g. a BufferPool's acquire. */
-  allocate?: ReadAllocator | undefined;
-}
-
-export type ReadResult =
-  | {
-      kind: 'records';
-      /** Stored bytes, one chunk per segment touched; empty when nothing to return. */
-      chunks: Buffer[];
-      sizeBytes: number;
-      /** The last chunk ends inside a batch (cut at maxBytes, as Kafka does). */
-      partialTail: boolean;
-      logStartOffset: bigint;
-      logEndOffset: bigint;
-    }
-  | { kind: 'offset_out_of_range'; logStartOffset: bigint; logEndOffset: bigint };
-
-export interface TimestampOffset {
-  offset: bigint;
-  timestampMs: bigint;
-}
-
-export interface SegmentInfo {
-  baseOffset: bigint;
-  nextOffset: bigint;
-  sizeBytes: number;
-  maxTimestampMs: bigint;
-}
-
-export interface RetentionResult {
-  segmentsDeleted: number;
-  bytesDeleted: number;
-  logStartOffset: bigint;
-}
+export type { AppendResult, PartitionLogOptions, ReadOptions, ReadResult, RetentionResult, SegmentInfo, TimestampOffset } from './partition-log-api.js';
 
 const INT32_MAX = 0x7fffffff;
 
@@ -103,7 +39,7 @@ export class PartitionLog {
   private truncations = 0;
   private readonly onCheckpointNeeded: () => void;
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
-  private boundCache: { bound: bigint; segment: LogSegment; position: number } | null = null;
+  private readonly boundCache = new BoundPositionCache();
   /** Idempotent producer state and its `.snapshot` files (producer-state/). */
   private readonly producers: LogProducerState;
 
@@ -206,7 +142,7 @@ export class PartitionLog {
     invariant(i >= 0 && i < this.segments.length - 1, 'the cleaner replaces a rolled segment of this log');
     invariant(cleaned.baseOffset === old.baseOffset && cleaned.nextOffset === old.nextOffset, 'a cleaned segment covers the same offsets');
     this.segments[i] = cleaned;
-    if (this.boundCache?.segment === old) this.boundCache = null;
+    this.boundCache.forget(old);
     old.close();
   }
 
@@ -230,24 +166,7 @@ export class PartitionLog {
    */
   append(batches: Buffer): AppendResult {
     this.checkOpen();
-    let p = 0;
-    let records = 0;
-    let maxTimestampMs = -1n;
-    let producerBatches = false;
-    while (p < batches.length) {
-      invariant(p + BATCH_HEADER_BYTES <= batches.length, 'append takes whole batches');
-      const size = batchSizeAt(batches, p);
-      invariant(size >= BATCH_HEADER_BYTES && p + size <= batches.length, 'append takes whole batches');
-      const lastOffsetDelta = batches.readInt32BE(p + Offsets.lastOffsetDelta);
-      invariant(lastOffsetDelta >= 0, 'lastOffsetDelta is not negative');
-      records += lastOffsetDelta + 1;
-      const ts = batches.readBigInt64BE(p + Offsets.maxTimestamp);
-      if (ts > maxTimestampMs) maxTimestampMs = ts;
-      // producerId >= 0 (its high word is not negative): the producer state follows it below.
-      if (batches.readInt32BE(p + Offsets.producerId) >= 0) producerBatches = true;
-      p += size;
-    }
-    invariant(records > 0, 'append takes at least one batch');
+    const { records, maxTimestampMs, producerBatches } = summarizeAppendBatches(batches);
     const nowMs = this.clock.nowMs();
     const baseOffset = this.logEndOffset;
     const lastOffset = baseOffset + BigInt(records - 1);
@@ -255,17 +174,9 @@ export class PartitionLog {
     if (seg.shouldRoll(this.cfg, batches.length, maxTimestampMs, lastOffset, nowMs)) seg = this.rollAt(nowMs);
     invariant(lastOffset - seg.baseOffset <= BigInt(INT32_MAX), 'offsets fit the segment');
     const position = seg.append(batches, baseOffset, this.cfg.indexIntervalBytes, nowMs);
-    if (producerBatches) this.applyProducerBatches(batches, nowMs);
+    if (producerBatches) forEachProducerBatch(batches, (b) => this.producers.apply(b, nowMs));
     if (this.unflushedMessages >= this.cfg.flushIntervalMessages) this.flush();
     return { baseOffset, lastOffset, logAppendTimeMs: BigInt(nowMs), position };
-  }
-
-  /** Feeds the producer state every batch of `batches` (base offsets already assigned) that has a producer id. */
-  private applyProducerBatches(batches: Buffer, nowMs: number): void {
-    for (let p = 0; p < batches.length; p += batchSizeAt(batches, p)) {
-      const b = producerBatchAt(batches, p);
-      if (b !== null) this.producers.apply(b, nowMs);
-    }
   }
 
   /**
@@ -284,11 +195,7 @@ export class PartitionLog {
 
   /** ProducerStateLog: the header of every batch whose last offset is >= fromOffset, in order. */
   scanBatchHeaders(fromOffset: bigint, visit: (header: Buffer, at: number) => void): void {
-    for (let i = this.floorSegment(fromOffset); i < this.segments.length; i++) {
-      (this.segments[i] as LogSegment).forEachBatchHeader((info, _epoch, header, at) => {
-        if (info.lastOffset >= fromOffset) visit(header, at);
-      });
-    }
+    lookups.scanBatchHeaders(this.segments, fromOffset, visit);
   }
 
   /** Rolls a new active segment at the log end offset (no-op when the active one is empty). */
@@ -309,23 +216,6 @@ export class PartitionLog {
     return seg;
   }
 
-  /** Index of the last segment whose base offset is <= offset (0 when none). */
-  private floorSegment(offset: bigint): number {
-    let lo = 0;
-    let hi = this.segments.length - 1;
-    let found = 0;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.segments[mid] as LogSegment).baseOffset <= offset) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return found;
-  }
-
   /**
    * Stored bytes from the batch containing startOffset on: whole batches up
    * to maxBytes (the last one may be cut there), never a batch reaching
@@ -338,57 +228,11 @@ export class PartitionLog {
     if (startOffset < logStartOffset || startOffset > logEndOffset) {
       return { kind: 'offset_out_of_range', logStartOffset, logEndOffset };
     }
-    const chunks: Buffer[] = [];
-    let sizeBytes = 0;
-    let partialTail = false;
     const bound = opts.maxOffsetExclusive !== undefined && opts.maxOffsetExclusive < logEndOffset
       ? opts.maxOffsetExclusive
       : logEndOffset;
-    let remaining = Math.max(0, maxBytes);
-    const minOneBatch = opts.minOneBatch ?? true;
-    for (let i = this.floorSegment(startOffset); i < this.segments.length && startOffset < bound; i++) {
-      const seg = this.segments[i] as LogSegment;
-      if (seg.baseOffset >= bound) break;
-      if (seg.sizeBytes === 0 || startOffset >= seg.nextOffset) continue;
-      const first = seg.translateOffset(startOffset > seg.baseOffset ? startOffset : seg.baseOffset);
-      const endPosition = this.boundPosition(seg, bound);
-      const available = endPosition - first.position;
-      if (available <= 0) break;
-      const limit = chunks.length === 0 && minOneBatch ? Math.max(remaining, first.sizeBytes) : remaining;
-      const n = Math.min(available, limit);
-      if (n <= 0) break;
-      chunks.push(seg.read(first.position, n, opts.allocate));
-      sizeBytes += n;
-      remaining -= n;
-      if (n < available) {
-        partialTail = !this.endsOnBatch(seg, first.position, first.position + n);
-        break;
-      }
-      if (endPosition < seg.sizeBytes || remaining <= 0) break;
-    }
+    const { chunks, sizeBytes, partialTail } = readSegments(this.segments, startOffset, bound, maxBytes, opts, this.boundCache);
     return { kind: 'records', chunks, sizeBytes, partialTail, logStartOffset, logEndOffset };
-  }
-
-  /** Whether `end` is a batch boundary, walking headers from `from` (only after a cut). */
-  private endsOnBatch(seg: LogSegment, from: number, end: number): boolean {
-    let p = from;
-    while (p < end) {
-      const header = seg.read(p, 12);
-      if (header.length < 12) return false;
-      p += 12 + header.readInt32BE(8);
-    }
-    return p === end;
-  }
-
-  /** Position in `seg` where batches containing offsets >= bound start. */
-  private boundPosition(seg: LogSegment, bound: bigint): number {
-    if (bound >= seg.nextOffset) return seg.sizeBytes;
-    if (bound <= seg.baseOffset) return 0;
-    const c = this.boundCache;
-    if (c !== null && c.bound === bound && c.segment === seg) return c.position;
-    const position = seg.translateOffset(bound).position;
-    this.boundCache = { bound, segment: seg, position };
-    return position;
   }
 
   /**
@@ -398,15 +242,7 @@ export class PartitionLog {
    */
   offsetForTimestamp(timestampMs: bigint): TimestampOffset | null {
     this.checkOpen();
-    for (let i = this.floorSegment(this.startOffset); i < this.segments.length; i++) {
-      const seg = this.segments[i] as LogSegment;
-      if (seg.maxTimestampMs < timestampMs) continue;
-      const found = seg.findByTimestamp(timestampMs, this.startOffset);
-      if (found === null) continue;
-      const offset = found.baseOffset > this.startOffset ? found.baseOffset : this.startOffset;
-      return { offset, timestampMs: found.maxTimestampMs };
-    }
-    return null;
+    return lookups.offsetForTimestamp(this.segments, this.startOffset, timestampMs);
   }
 
   /**
@@ -414,14 +250,7 @@ export class PartitionLog {
    * holding it (ListOffsets MAX_TIMESTAMP); null when no batch has one.
    */
   maxTimestamp(): TimestampOffset | null {
-    let best: TimestampOffset | null = null;
-    for (let i = this.floorSegment(this.startOffset); i < this.segments.length; i++) {
-      const seg = this.segments[i] as LogSegment;
-      if (seg.maxTimestampMs >= 0n && (best === null || seg.maxTimestampMs > best.timestampMs)) {
-        best = { offset: seg.offsetOfMaxTimestamp, timestampMs: seg.maxTimestampMs };
-      }
-    }
-    return best;
+    return lookups.maxTimestamp(this.segments, this.startOffset);
   }
 
   /**
@@ -444,7 +273,7 @@ export class PartitionLog {
 
   private deleteFirstSegment(): number {
     const seg = this.segments.shift() as LogSegment;
-    if (this.boundCache?.segment === seg) this.boundCache = null;
+    this.boundCache.forget(seg);
     const size = seg.sizeBytes;
     seg.delete();
     return size;
@@ -463,7 +292,7 @@ export class PartitionLog {
       return;
     }
     this.truncations++;
-    this.boundCache = null;
+    this.boundCache.clear();
     while (this.active.baseOffset >= offset) this.segments.pop()?.delete();
     const seg = this.active;
     seg.truncateTo(offset);
@@ -483,7 +312,7 @@ export class PartitionLog {
     this.checkOpen();
     invariant(offset >= 0n, 'offsets are not negative');
     this.truncations++;
-    this.boundCache = null;
+    this.boundCache.clear();
     const nowMs = this.clock.nowMs();
     while (this.segments.length > 0) this.segments.pop()?.delete();
     this.producers.reset();
@@ -529,7 +358,7 @@ export class PartitionLog {
   /** fsyncs everything not yet flushed; the recovery point becomes the log end offset. */
   flush(): void {
     this.checkOpen();
-    for (let i = this.floorSegment(this.recoveryPointOffset); i < this.segments.length; i++) {
+    for (let i = lookups.floorSegment(this.segments, this.recoveryPointOffset); i < this.segments.length; i++) {
       const seg = this.segments[i] as LogSegment;
       if (seg.dirty) seg.flush();
     }
@@ -551,7 +380,7 @@ export class PartitionLog {
     }
     if (!this.rolledSinceFlush) return false;
     const activeIndex = this.segments.length - 1;
-    for (let i = this.floorSegment(this.recoveryPointOffset); i < activeIndex; i++) {
+    for (let i = lookups.floorSegment(this.segments, this.recoveryPointOffset); i < activeIndex; i++) {
       const seg = this.segments[i] as LogSegment;
       if (seg.dirty) seg.flush();
     }
@@ -610,16 +439,7 @@ export class PartitionLog {
    */
   scanLeaderEpochs(): EpochEntry[] {
     this.checkOpen();
-    const found: EpochEntry[] = [];
-    let latest = -1;
-    for (let i = this.floorSegment(this.startOffset); i < this.segments.length; i++) {
-      (this.segments[i] as LogSegment).forEachBatchHeader((info, epoch) => {
-        if (epoch < 0 || epoch === latest || info.lastOffset < this.startOffset) return;
-        latest = epoch;
-        found.push({ epoch, startOffset: info.baseOffset > this.startOffset ? info.baseOffset : this.startOffset });
-      });
-    }
-    return found;
+    return lookups.scanLeaderEpochs(this.segments, this.startOffset);
   }
 
   /** For diagnostics and tests: path of a segment file. */

@@ -8,7 +8,8 @@
  * A cleaning job on one log:
  *   select  the log with the highest dirty ratio among those due (ratio >=
  *           min.cleanable.dirty.ratio, or dirty records older than
- *           max.compaction.lag.ms, or kept tombstones past their horizon);
+ *           max.compaction.lag.ms, or kept tombstones past their horizon;
+ *           dirty-section.ts measures each log, cleaning-job.ts holds the job);
  *   map     key -> latest offset over the dirty section [firstDirty, limit),
  *           limit = min(active segment base, cleanableBound, first segment
  *           with records newer than min.compaction.lag.ms), stopping early
@@ -31,7 +32,9 @@ import type { FileSystem } from '../fs.js';
 import type { PartitionLog } from '../partition-log.js';
 import { LogSegment } from '../segment.js';
 import { filterBatch, type FilterContext } from './batch-filter.js';
-import { OFFSET_MAP_ENTRIES_MAX_DEFAULT, OffsetMap } from './offset-map.js';
+import { nameOf, newJob, staleReason, type Job, type LogState } from './cleaning-job.js';
+import { dueDirtySection } from './dirty-section.js';
+import { OFFSET_MAP_ENTRIES_MAX_DEFAULT } from './offset-map.js';
 import { CLEANED_SUFFIX, swapInCleanedFiles, type SwapPoint } from './segment-swap.js';
 
 export const CLEANER_OFFSET_CHECKPOINT = 'cleaner-offset-checkpoint';
@@ -81,45 +84,6 @@ export interface CleanerStepResult {
   reason: string | null;
 }
 
-interface LogState {
-  firstDirty: bigint;
-  truncationsSeen: number;
-  /** Latest delete horizon of tombstones kept by the last job (KIP-534), or null. */
-  horizonMs: number | null;
-  uncleanable: string | null;
-}
-
-interface Job {
-  log: PartitionLog;
-  state: LogState;
-  truncations: number;
-  firstDirty: bigint;
-  limit: bigint;
-  endOffset: bigint;
-  phase: 'map' | 'clean';
-  map: OffsetMap;
-  /** Map phase: segment and position being read. */
-  mapSegment: LogSegment | null;
-  mapPosition: number;
-  /** Clean phase: segments to rewrite, the current one and the copy being written. */
-  toClean: LogSegment[];
-  cleanIndex: number;
-  srcPosition: number;
-  out: LogSegment | null;
-  changed: boolean;
-  horizonMs: number | null;
-  aborted: boolean;
-}
-
-function nameOf(log: PartitionLog): string {
-  return `${log.topic}-${log.partition}`;
-}
-
-/** Largest timestamp of a segment, or its last modification time when it has none. */
-function segmentTimeMs(seg: LogSegment): number {
-  return seg.maxTimestampMs >= 0n ? Number(seg.maxTimestampMs) : seg.lastModifiedMs;
-}
-
 export class LogCleaner {
   private readonly states = new Map<PartitionLog, LogState>();
   private readonly checkpointed: Map<string, bigint>;
@@ -138,6 +102,10 @@ export class LogCleaner {
 
   private get stepBytesMax(): number {
     return this.deps.stepBytesMax ?? CLEANER_STEP_BYTES_DEFAULT;
+  }
+
+  private get offsetMapEntriesMax(): number {
+    return this.deps.offsetMapEntriesMax ?? OFFSET_MAP_ENTRIES_MAX_DEFAULT;
   }
 
   /** The first dirty offset the cleaner holds for a log (clean below it), or null when unknown. */
@@ -170,7 +138,7 @@ export class LogCleaner {
         }
         this.job = job;
       }
-      const stale = this.staleReason(job);
+      const stale = staleReason(job);
       if (stale !== null) return this.abort(job, 'aborted', stale);
       try {
         return job.phase === 'map' ? await this.mapStep(job) : await this.cleanStep(job, nowMs);
@@ -240,99 +208,13 @@ export class LogCleaner {
       if (!cc.cleanupPolicy.compact) continue;
       const state = this.stateOf(log);
       if (state.uncleanable !== null) continue;
-      if (state.truncationsSeen !== log.truncationCount || state.firstDirty > log.logEndOffset) {
-        // Records below the checkpoint may have been replaced: consider it all dirty.
-        state.firstDirty = log.logStartOffset;
-        state.truncationsSeen = log.truncationCount;
+      const due = dueDirtySection(log, state, cc, nowMs, this.deps.cleanableBound);
+      if (due === null) continue;
+      if (best === null || due.rank > best.ratio) {
+        best = { job: newJob(log, state, due.firstDirty, due.limit, this.offsetMapEntriesMax), ratio: due.rank };
       }
-      if (state.firstDirty < log.logStartOffset) state.firstDirty = log.logStartOffset;
-      const segs = log.segmentList();
-      const active = segs[segs.length - 1] as LogSegment;
-      const firstDirty = state.firstDirty;
-      // Only durable data is cleaned (a crash could otherwise lose the newer
-      // record that made an older, durable one go), and nothing above the
-      // caller's bound (the high watermark: a follower may still truncate it).
-      let limit = active.baseOffset < log.recoveryPoint ? active.baseOffset : log.recoveryPoint;
-      const bound = this.deps.cleanableBound?.(log);
-      if (bound !== undefined && bound < limit) limit = bound;
-      let cleanBytes = 0;
-      let dirtyBytes = 0;
-      let firstDirtySeg: LogSegment | null = null;
-      for (let i = 0; i < segs.length - 1; i++) {
-        const seg = segs[i] as LogSegment;
-        if (seg.nextOffset <= log.logStartOffset) continue;
-        if (seg.nextOffset <= firstDirty) {
-          cleanBytes += seg.sizeBytes;
-          continue;
-        }
-        if (seg.baseOffset >= limit) break;
-        if (segmentTimeMs(seg) > nowMs - cc.minCompactionLagMs) {
-          limit = seg.baseOffset;
-          break;
-        }
-        firstDirtySeg ??= seg;
-        dirtyBytes += seg.sizeBytes;
-      }
-      if (limit < firstDirty) limit = firstDirty;
-      const ratio = dirtyBytes === 0 ? 0 : dirtyBytes / (cleanBytes + dirtyBytes);
-      const firstMs = firstDirtySeg === null ? null
-        : firstDirtySeg.firstBatchTimestampMs !== null && firstDirtySeg.firstBatchTimestampMs >= 0n
-          ? Number(firstDirtySeg.firstBatchTimestampMs) : firstDirtySeg.lastModifiedMs;
-      const overdue = firstMs !== null && nowMs - firstMs > cc.maxCompactionLagMs;
-      const horizonDue = state.horizonMs !== null && state.horizonMs <= nowMs;
-      const due = (dirtyBytes > 0 && (ratio >= cc.minCleanableDirtyRatio || overdue)) || horizonDue;
-      if (!due) continue;
-      // Overdue logs first (Kafka cleans them regardless of ratio), then by ratio.
-      const rank = ratio + (overdue ? 1 : 0);
-      if (best === null || rank > best.ratio) best = { job: this.newJob(log, state, firstDirty, limit), ratio: rank };
     }
     return best?.job ?? null;
-  }
-
-  private newJob(log: PartitionLog, state: LogState, firstDirty: bigint, limit: bigint): Job {
-    const segs = log.segmentList();
-    let mapSegment: LogSegment | null = null;
-    for (let i = 0; i < segs.length - 1 && firstDirty < limit; i++) {
-      const seg = segs[i] as LogSegment;
-      if (seg.nextOffset > firstDirty && seg.sizeBytes > 0) {
-        mapSegment = seg.baseOffset < limit ? seg : null;
-        break;
-      }
-    }
-    const mapPosition = mapSegment !== null && firstDirty > mapSegment.baseOffset ? mapSegment.translateOffset(firstDirty).position : 0;
-    return {
-      log,
-      state,
-      truncations: log.truncationCount,
-      firstDirty,
-      limit,
-      endOffset: firstDirty,
-      phase: 'map',
-      map: new OffsetMap(this.deps.offsetMapEntriesMax ?? OFFSET_MAP_ENTRIES_MAX_DEFAULT),
-      mapSegment,
-      mapPosition,
-      toClean: [],
-      cleanIndex: 0,
-      srcPosition: 0,
-      out: null,
-      changed: false,
-      horizonMs: null,
-      aborted: false,
-    };
-  }
-
-  /** Non-null when the log changed so that the job's work is no longer valid. */
-  private staleReason(job: Job): string | null {
-    if (job.aborted) return 'aborted';
-    if (job.log.isClosed) return 'log closed';
-    if (job.log.truncationCount !== job.truncations) return 'log truncated';
-    const segs = job.log.segmentList();
-    const current = job.phase === 'map' ? job.mapSegment : job.toClean[job.cleanIndex];
-    if (current !== null && current !== undefined) {
-      const i = segs.indexOf(current);
-      if (i < 0 || i === segs.length - 1) return 'segment removed';
-    }
-    return null;
   }
 
   private abort(job: Job, kind: 'aborted' | 'failed', reason: string): CleanerStepResult {
@@ -446,7 +328,7 @@ export class LogCleaner {
       work += size + outcome.plainBytes;
     }
     // Awaits happened: make sure the log still is what the job planned on.
-    const stale = this.staleReason(job);
+    const stale = staleReason(job);
     if (stale !== null) return this.abort(job, 'aborted', stale);
     const out = job.out;
     if (outputs.length > 0) out.appendWithOffsets(Buffer.concat(outputs), log.config.indexIntervalBytes, nowMs);

@@ -1,0 +1,94 @@
+/**
+ * The read path of a partition log (Fetch): which stored bytes `read`
+ * returns from a segment list, and where the high-watermark bound falls in a
+ * segment, cached because consecutive fetches ask for the same bound.
+ * Separate from partition-log.ts because it only reads: PartitionLog checks
+ * the offset range and owns the cache's lifetime (it drops entries when
+ * segments are replaced, deleted or truncated).
+ */
+import type { ReadOptions } from './partition-log-api.js';
+import type { LogSegment } from './segment.js';
+import { floorSegment } from './segment-lookups.js';
+
+/** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
+export class BoundPositionCache {
+  private cached: { bound: bigint; segment: LogSegment; position: number } | null = null;
+
+  /** Position in `seg` where batches containing offsets >= bound start. */
+  positionOf(seg: LogSegment, bound: bigint): number {
+    if (bound >= seg.nextOffset) return seg.sizeBytes;
+    if (bound <= seg.baseOffset) return 0;
+    const c = this.cached;
+    if (c !== null && c.bound === bound && c.segment === seg) return c.position;
+    const position = seg.translateOffset(bound).position;
+    this.cached = { bound, segment: seg, position };
+    return position;
+  }
+
+  /** Drops the cached position if it is in `seg` (replaced or deleted). */
+  forget(seg: LogSegment): void {
+    if (this.cached?.segment === seg) this.cached = null;
+  }
+
+  /** Drops the cached position (truncation: positions may no longer hold). */
+  clear(): void {
+    this.cached = null;
+  }
+}
+
+export interface SegmentsRead {
+  chunks: Buffer[];
+  sizeBytes: number;
+  partialTail: boolean;
+}
+
+/**
+ * The chunks of PartitionLog.read for `startOffset` inside the log and
+ * `bound` (the effective maxOffsetExclusive, at most the log end offset).
+ */
+export function readSegments(
+  segments: readonly LogSegment[],
+  startOffset: bigint,
+  bound: bigint,
+  maxBytes: number,
+  opts: ReadOptions,
+  bounds: BoundPositionCache,
+): SegmentsRead {
+  const chunks: Buffer[] = [];
+  let sizeBytes = 0;
+  let partialTail = false;
+  let remaining = Math.max(0, maxBytes);
+  const minOneBatch = opts.minOneBatch ?? true;
+  for (let i = floorSegment(segments, startOffset); i < segments.length && startOffset < bound; i++) {
+    const seg = segments[i] as LogSegment;
+    if (seg.baseOffset >= bound) break;
+    if (seg.sizeBytes === 0 || startOffset >= seg.nextOffset) continue;
+    const first = seg.translateOffset(startOffset > seg.baseOffset ? startOffset : seg.baseOffset);
+    const endPosition = bounds.positionOf(seg, bound);
+    const available = endPosition - first.position;
+    if (available <= 0) break;
+    const limit = chunks.length === 0 && minOneBatch ? Math.max(remaining, first.sizeBytes) : remaining;
+    const n = Math.min(available, limit);
+    if (n <= 0) break;
+    chunks.push(seg.read(first.position, n, opts.allocate));
+    sizeBytes += n;
+    remaining -= n;
+    if (n < available) {
+      partialTail = !endsOnBatch(seg, first.position, first.position + n);
+      break;
+    }
+    if (endPosition < seg.sizeBytes || remaining <= 0) break;
+  }
+  return { chunks, sizeBytes, partialTail };
+}
+
+/** Whether `end` is a batch boundary, walking headers from `from` (only after a cut). */
+function endsOnBatch(seg: LogSegment, from: number, end: number): boolean {
+  let p = from;
+  while (p < end) {
+    const header = seg.read(p, 12);
+    if (header.length < 12) return false;
+    p += 12 + header.readInt32BE(8);
+  }
+  return p === end;
+}

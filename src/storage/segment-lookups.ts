@@ -1,0 +1,76 @@
+/**
+ * Read-only queries over a partition's segment list (sorted by base offset,
+ * contiguous, the last one active): which segment holds an offset, the
+ * batch-granular timestamp lookups, and the batch-header scans that rebuild
+ * the producer state and the leader epochs. Separate from partition-log.ts
+ * because none of them changes the log: they only need the segments and the
+ * log start offset, which PartitionLog passes in.
+ */
+import type { EpochEntry } from './leader-epoch-checkpoint.js';
+import type { TimestampOffset } from './partition-log-api.js';
+import type { LogSegment } from './segment.js';
+
+/** Index of the last segment whose base offset is <= offset (0 when none). */
+export function floorSegment(segments: readonly LogSegment[], offset: bigint): number {
+  let lo = 0;
+  let hi = segments.length - 1;
+  let found = 0;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((segments[mid] as LogSegment).baseOffset <= offset) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
+}
+
+/** PartitionLog.scanBatchHeaders: the header of every batch whose last offset is >= fromOffset, in order. */
+export function scanBatchHeaders(segments: readonly LogSegment[], fromOffset: bigint, visit: (header: Buffer, at: number) => void): void {
+  for (let i = floorSegment(segments, fromOffset); i < segments.length; i++) {
+    (segments[i] as LogSegment).forEachBatchHeader((info, _epoch, header, at) => {
+      if (info.lastOffset >= fromOffset) visit(header, at);
+    });
+  }
+}
+
+/** PartitionLog.offsetForTimestamp: the first batch from the log start on whose maxTimestamp >= timestampMs. */
+export function offsetForTimestamp(segments: readonly LogSegment[], startOffset: bigint, timestampMs: bigint): TimestampOffset | null {
+  for (let i = floorSegment(segments, startOffset); i < segments.length; i++) {
+    const seg = segments[i] as LogSegment;
+    if (seg.maxTimestampMs < timestampMs) continue;
+    const found = seg.findByTimestamp(timestampMs, startOffset);
+    if (found === null) continue;
+    const offset = found.baseOffset > startOffset ? found.baseOffset : startOffset;
+    return { offset, timestampMs: found.maxTimestampMs };
+  }
+  return null;
+}
+
+/** PartitionLog.maxTimestamp: the largest segment maxTimestamp and the offset holding it. */
+export function maxTimestamp(segments: readonly LogSegment[], startOffset: bigint): TimestampOffset | null {
+  let best: TimestampOffset | null = null;
+  for (let i = floorSegment(segments, startOffset); i < segments.length; i++) {
+    const seg = segments[i] as LogSegment;
+    if (seg.maxTimestampMs >= 0n && (best === null || seg.maxTimestampMs > best.timestampMs)) {
+      best = { offset: seg.offsetOfMaxTimestamp, timestampMs: seg.maxTimestampMs };
+    }
+  }
+  return best;
+}
+
+/** PartitionLog.scanLeaderEpochs: (epoch, first offset) each time partitionLeaderEpoch changes. */
+export function scanLeaderEpochs(segments: readonly LogSegment[], startOffset: bigint): EpochEntry[] {
+  const found: EpochEntry[] = [];
+  let latest = -1;
+  for (let i = floorSegment(segments, startOffset); i < segments.length; i++) {
+    (segments[i] as LogSegment).forEachBatchHeader((info, epoch) => {
+      if (epoch < 0 || epoch === latest || info.lastOffset < startOffset) return;
+      latest = epoch;
+      found.push({ epoch, startOffset: info.baseOffset > startOffset ? info.baseOffset : startOffset });
+    });
+  }
+  return found;
+}
