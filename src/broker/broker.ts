@@ -2,12 +2,16 @@
  * Assembles and runs one broker node: storage (LogManager), the metadata
  * layer (controller + Raft metadata log, a quorum of one by default), the replica
  * manager, request handlers and the socket server, plus the background tick
- * that runs time-based flushes and retention.
+ * that runs time-based flushes and retention (log-maintenance.ts).
  *
  * Start-up order: recover the logs, replay the metadata log into the image,
  * open the partitions the image assigns to this node, then listen. Shutdown
  * (SIGTERM) reverses it: stop accepting, answer in-flight requests, flush
  * and checkpoint every log, close the metadata log.
+ *
+ * runBrokerWith runs those steps in that order, one function each (openLogs,
+ * bootMetadata, assembleServices, listenAndRegister, startLocalControllerTick,
+ * startServing, startLogMaintenance); stopInOrder is the shutdown.
  */
 import type { Logger } from 'pino';
 import { NodeFileSystem } from '../storage/fs.js';
@@ -21,7 +25,9 @@ import { SocketServer } from './server.js';
 import type { BrokerServices, TopicRules } from './services.js';
 import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../util/config/broker.js';
-import { startMetadata } from './metadata-bridge.js';
+import { startMetadata, type StartedMetadata } from './metadata-bridge.js';
+import type { MetadataService } from './metadata-service.js';
+import { startLogMaintenance, type LogMaintenance } from './log-maintenance.js';
 import { ConfigService } from './configs/config-service.js';
 import { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
 import { parseBrokerConfig } from '../util/config/broker.js';
@@ -74,6 +80,52 @@ export async function runBroker(settings: BrokerSettings, logger: Logger, clock:
 async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Clock, exporter: MetricsExporter | null): Promise<RunningBroker> {
   const fs = new NodeFileSystem();
   const started = performance.now();
+  const topics = topicConfigs(settings);
+
+  // Bound lazily: the cleaner asks for high watermarks, the replica manager needs the log manager.
+  let replicaManager: ReplicaManager | undefined;
+  const logManager = openLogs(settings, fs, clock, logger, () => replicaManager);
+  const hosted = new ReplicaManager(logManager, settings.nodeId, (topic) => settings.logConfigFor(topics.overridesOf(topic)), logger);
+  replicaManager = hosted;
+  const metrics = new RequestMetrics();
+
+  const booted = await bootMetadata({ settings, fs, clock, logger, hosted, topicOverrides: topics.topicOverrides });
+  const parts: NodeParts = { settings, logger, logManager, hosted, ...booted };
+  const { services, registry } = assembleServices(parts, clock, metrics, topics);
+  const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);
+  const bound = await listenAndRegister(parts, server, services);
+
+  const controllerTick = startLocalControllerTick(parts);
+  startServing(parts, exporter, services, server);
+  const maintenance = startLogMaintenance({
+    settings,
+    clock,
+    logger,
+    logManager,
+    hosted,
+    producerIds: services.producerIds,
+    dynamicConfig: topics.dynamicConfig,
+    onFatal: (reason) => void stop(reason),
+  });
+  const stop = stopInOrder(parts, { exporter, maintenance, controllerTick, server });
+
+  const { metadata } = parts;
+  logger.info(
+    { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, listeners: bound, dataDir: settings.dataDir, startupMs: Math.round(performance.now() - started) },
+    'broker started',
+  );
+  return { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, boundAddresses: bound, services, metricsAddresses: exporter?.addresses ?? [], stop };
+}
+
+/** Topic config overrides (kept current by the metadata layer) and the TopicRules Produce resolves from them. */
+interface TopicConfigs {
+  readonly topicOverrides: Map<string, ReadonlyMap<string, string>>;
+  readonly overridesOf: (topic: string) => ReadonlyMap<string, string>;
+  readonly topicRules: (topic: string) => TopicRules;
+  readonly dynamicConfig: DynamicBrokerConfig;
+}
+
+function topicConfigs(settings: BrokerSettings): TopicConfigs {
   const topicOverrides = new Map<string, ReadonlyMap<string, string>>();
   const overridesOf = (topic: string): ReadonlyMap<string, string> => topicOverrides.get(topic) ?? NO_OVERRIDES;
   // Resolving a topic's config parses every key; Produce needs the rules per
@@ -94,9 +146,11 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     }
     return rules;
   };
+  return { topicOverrides, overridesOf, topicRules, dynamicConfig };
+}
 
-  // Bound lazily: the cleaner asks for high watermarks, the replica manager needs the log manager.
-  let replicaManager: ReplicaManager | undefined;
+/** Opens (recovers) every log in the data dir and logs what recovery found. `replicaManager` is asked lazily, by the cleaner. */
+function openLogs(settings: BrokerSettings, fs: NodeFileSystem, clock: Clock, logger: Logger, replicaManager: () => ReplicaManager | undefined): LogManager {
   const { manager: logManager, reports, hadCleanShutdown, checkpointProblems, deletionsCompleted } = LogManager.open({
     fs,
     clock,
@@ -107,7 +161,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
       backoffMs: settings.logCleanerBackoffMs,
       // Never compact above the high watermark: a follower could still
       // truncate the newer record that made an older one obsolete.
-      cleanableBound: (log) => replicaManager?.get(log.topic, log.partition)?.highWatermark ?? log.logStartOffset,
+      cleanableBound: (log) => replicaManager()?.get(log.topic, log.partition)?.highWatermark ?? log.logStartOffset,
     },
   });
   for (const r of reports) {
@@ -120,15 +174,38 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   for (const p of checkpointProblems) logger.warn({ problem: p }, 'ignored an unreadable checkpoint file');
   for (const d of deletionsCompleted) logger.info({ dir: d }, 'finished an interrupted topic deletion');
   logger.info({ logs: reports.length, cleanShutdown: hadCleanShutdown }, 'logs loaded');
+  return logManager;
+}
 
-  const hosted = new ReplicaManager(logManager, settings.nodeId, (topic) => settings.logConfigFor(overridesOf(topic)), logger);
-  replicaManager = hosted;
-  const metrics = new RequestMetrics();
-  let registry: HandlerRegistry | undefined;
+/** The metadata layer as booted, with the group service that follows its `__consumer_offsets` changes. */
+interface BootedMetadata {
+  /** Null for a lone node (no Raft log of its own, no controller channel, no lifecycle). */
+  readonly clusterNode: ClusterNode | null;
+  readonly metadata: StartedMetadata;
+  /** The service before routeMetadataChanges: what requests on a controller listener use. */
+  readonly localMetadata: MetadataService;
+  readonly groupService: GroupService;
+}
 
-  // Ports are known only after binding (port 0 in tests), and the node
-  // registers its advertised endpoints with the controller: bind first, serve
-  // once metadata is ready (connections wait in the accept queue meanwhile).
+/** What start-up has built once the metadata layer is up; the later steps and stop() work on it. */
+interface NodeParts extends BootedMetadata {
+  readonly settings: BrokerSettings;
+  readonly logger: Logger;
+  readonly logManager: LogManager;
+  readonly hosted: ReplicaManager;
+}
+
+interface BootMetadataOptions {
+  readonly settings: BrokerSettings;
+  readonly fs: NodeFileSystem;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly hosted: ReplicaManager;
+  readonly topicOverrides: Map<string, ReadonlyMap<string, string>>;
+}
+
+/** Replays the metadata log into the image (opening the partitions it assigns here), then creates the group service. */
+async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverrides }: BootMetadataOptions): Promise<BootedMetadata> {
   let groups: GroupService | undefined;
   // Not alone (controller.quorum.voters names others): the Raft log, the controller channel, the lifecycle.
   // Loaded only then: a lone node does not pay for Raft and the controller client at start-up.
@@ -152,6 +229,13 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   if (clusterNode !== null) metadata.service = routeMetadataChanges(metadata.service, clusterNode.channel, settings.nodeId, logger);
   const groupService = new GroupService(settings.groups, metadata.service, hosted, clock, logger);
   groups = groupService;
+  return { clusterNode, metadata, localMetadata, groupService };
+}
+
+/** What handlers can reach, and the registry of the client listeners' handlers (ApiVersions answers from it). */
+function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetrics, topics: TopicConfigs): { services: BrokerServices; registry: HandlerRegistry } {
+  const { settings, hosted, metadata, clusterNode, groupService } = parts;
+  let registry: HandlerRegistry | undefined;
   const services: BrokerServices = {
     nodeId: settings.nodeId,
     clock,
@@ -161,14 +245,27 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     traffic: new TrafficMetrics(),
     groups: groupService,
     apiVersions: () => (registry as HandlerRegistry).ranges(),
-    topicRules,
-    configs: new ConfigService({ config: dynamicConfig, metadata: metadata.service, topicOverrides: overridesOf }),
+    topicRules: topics.topicRules,
+    configs: new ConfigService({ config: topics.dynamicConfig, metadata: metadata.service, topicOverrides: topics.overridesOf }),
     producerIds: new ProducerIdManager(metadata.service),
     // Alone, the one-voter Raft log answers DescribeQuorum itself.
     ...(clusterNode === null ? raftServiceOf(metadata.booted.log) : { cluster: clusterNode.services, raft: clusterNode.log.service }),
   };
   registry = new HandlerRegistry(handlersForListener(allHandlers, 'broker'));
-  const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);
+  return { services, registry };
+}
+
+/**
+ * Binds the listeners, then registers this node's advertised endpoints (a
+ * cluster node starts its broker lifecycle). If either fails, what is open
+ * is closed (server, cluster node, metadata, logs) and the error rethrown.
+ *
+ * Ports are known only after binding (port 0 in tests), and the node
+ * registers its advertised endpoints with the controller: bind first, serve
+ * once metadata is ready (connections wait in the accept queue meanwhile).
+ */
+async function listenAndRegister(parts: NodeParts, server: SocketServer, services: BrokerServices): Promise<ListenerSettings[]> {
+  const { settings, clusterNode, metadata, localMetadata, logManager } = parts;
   const bound: ListenerSettings[] = [];
   try {
     for (const l of settings.listeners) {
@@ -184,13 +281,19 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     logManager.close();
     throw err;
   }
+  return bound;
+}
 
-  // Alone, this node is its own active controller and runs the session check
-  // a cluster node runs (ClusterNode.attach). Its own broker registered
-  // in-process (registerBroker without a broker id) and is exempt from expiry,
-  // as KRaft's combined node whose broker heartbeats to the controller in the
-  // same process: the two live and die together, and fencing the only broker
-  // would only make every partition leaderless. Any other session is checked.
+/**
+ * Alone, this node is its own active controller and runs the session check
+ * a cluster node runs (ClusterNode.attach). Its own broker registered
+ * in-process (registerBroker without a broker id) and is exempt from expiry,
+ * as KRaft's combined node whose broker heartbeats to the controller in the
+ * same process: the two live and die together, and fencing the only broker
+ * would only make every partition leaderless. Any other session is checked.
+ * Null on a cluster node.
+ */
+function startLocalControllerTick({ clusterNode, metadata, logger }: NodeParts): NodeJS.Timeout | null {
   const controllerTick =
     clusterNode === null
       ? setInterval(() => {
@@ -198,13 +301,18 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
         }, LOCAL_CONTROLLER_TICK_MS)
       : null;
   controllerTick?.unref();
+  return controllerTick;
+}
 
+/** Loads and starts the consumer groups, and turns the metrics exporter (if any) to serving. */
+function startServing(parts: NodeParts, exporter: MetricsExporter | null, services: BrokerServices, server: SocketServer): void {
+  const { settings, metadata, hosted, groupService } = parts;
   groupService.loadHostedPartitions();
   groupService.start();
   exporter?.attach({
     nodeId: settings.nodeId,
     clusterId: metadata.service.clusterId,
-    requests: metrics,
+    requests: services.metrics,
     traffic: services.traffic,
     replicaManager: hosted,
     groups: groupService.coordinator,
@@ -213,67 +321,34 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     connectionsAccepted: () => server.acceptedByListener,
   });
   exporter?.setState('serving');
+}
 
-  let producersCheckedMs = clock.nowMs();
-  const tick = setInterval(() => {
-    try {
-      const nowMs = clock.nowMs();
-      if (nowMs - producersCheckedMs >= dynamicConfig.get('producer.id.expiration.check.interval.ms')) {
-        producersCheckedMs = nowMs;
-        expireProducers(hosted, services.producerIds, nowMs, dynamicConfig.get('producer.id.expiration.ms'), logger);
-      }
-      const result = logManager.tick(clock.nowMs());
-      if (result.segmentsDeleted > 0) {
-        for (const p of hosted.all()) p.onLogStartOffsetChanged();
-        logger.info({ segmentsDeleted: result.segmentsDeleted }, 'retention deleted segments');
-      }
-    } catch (err) {
-      // A storage failure in the background is fatal, as in Kafka: better to
-      // stop than to keep serving from a log in an unknown state.
-      logger.fatal({ err }, 'background log maintenance failed; stopping');
-      process.exitCode = 1;
-      void stop('storage failure');
-    }
-  }, settings.logTickIntervalMs);
-  tick.unref();
+/** What runs once the broker serves, for stop() to end. */
+interface RunningParts {
+  readonly exporter: MetricsExporter | null;
+  readonly maintenance: LogMaintenance;
+  readonly controllerTick: NodeJS.Timeout | null;
+  readonly server: SocketServer;
+}
 
-  // Compaction runs in bounded steps (they may await codecs), one at a time:
-  // back to back while there is work, yielding to the event loop between
-  // steps so requests keep flowing; idle, it looks again on the next tick.
-  let cleaning: Promise<void> | null = null;
-  let cleanerStopped = false;
-  const cleanWhileBusy = async (): Promise<void> => {
-    while (!cleanerStopped) {
-      const r = await logManager.cleaner.cleanOneStep(clock.nowMs());
-      if (r.kind === 'failed') logger.error({ log: r.log, reason: r.reason }, 'log cleaner found corrupt data; that log stays uncompacted');
-      if (r.kind === 'idle') return;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-  };
-  const cleanerTimer = setInterval(() => {
-    if (cleaning !== null || !settings.logCleanerEnable) return;
-    cleaning = cleanWhileBusy()
-      .catch((err: unknown) => {
-        logger.fatal({ err }, 'log cleaner failed; stopping');
-        process.exitCode = 1;
-        void stop('storage failure');
-      })
-      .finally(() => {
-        cleaning = null;
-      });
-  }, settings.logTickIntervalMs);
-  cleanerTimer.unref();
-
+/**
+ * The broker's `stop()`: runs the shutdown once (later calls get the same
+ * promise). Order: timers and the cleaner's step in progress; the controlled
+ * shutdown (a cluster node moves its leaderships away); wake waiting fetches
+ * and answer in-flight requests within the grace period; the exporter and
+ * groups; then the cluster node, the metadata log, and last the logs.
+ */
+function stopInOrder(parts: NodeParts, running: RunningParts): (reason?: string) => Promise<void> {
+  const { settings, logger, clusterNode, hosted, groupService, metadata, logManager } = parts;
+  const { exporter, maintenance, controllerTick, server } = running;
   let stopping: Promise<void> | undefined;
   const stop = (reason = 'stop requested'): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down');
       exporter?.setState('stopping');
-      clearInterval(tick);
-      clearInterval(cleanerTimer);
+      maintenance.stopTimers();
       if (controllerTick !== null) clearInterval(controllerTick);
-      cleanerStopped = true;
-      await cleaning;
+      await maintenance.stopCleaner();
       await clusterNode?.controlledShutdown();
       hosted.delayedFetches.wakeAll();
       await server.shutdown(settings.shutdownGraceMs);
@@ -286,20 +361,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     })();
     return stopping;
   };
-
-  logger.info(
-    { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, listeners: bound, dataDir: settings.dataDir, startupMs: Math.round(performance.now() - started) },
-    'broker started',
-  );
-  return { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, boundAddresses: bound, services, metricsAddresses: exporter?.addresses ?? [], stop };
-}
-
-/** producer.id.expiration.ms: forgets producers with no append (or InitProducerId) for that long. */
-function expireProducers(hosted: ReplicaManager, ids: ProducerIdManager, nowMs: number, expirationMs: number, logger: Logger): void {
-  let removed = 0;
-  for (const p of hosted.all()) removed += p.log.removeExpiredProducers(nowMs, expirationMs);
-  ids.removeExpired(nowMs, expirationMs);
-  if (removed > 0) logger.info({ producersExpired: removed, expirationMs }, 'expired idle producer ids');
+  return stop;
 }
 
 /** Advertised endpoints, with port 0 replaced by the port actually bound. */

@@ -27,7 +27,7 @@ import type { Logger } from 'pino';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
-import { readRequestHeaderPrefix, readRequestHeaderRest, requestHeaderVersion, responseHeaderVersion, writeResponseHeader } from '../protocol/headers.js';
+import { readRequestHeaderPrefix, readRequestHeaderRest, requestHeaderVersion, responseHeaderVersion, writeResponseHeader, type RequestHeader } from '../protocol/headers.js';
 import { compile, isFlexible } from '../protocol/codec.js';
 import { apiKeyName } from '../protocol/api-keys.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -49,6 +49,13 @@ interface ResponseSlot {
   chunks: Buffer[] | null;
   /** Run once the frame is handed to the kernel (RequestContext.afterResponseWritten); not if the connection fails first. */
   afterWrite: (() => void)[] | null;
+}
+
+/** A request read off the wire: its header (client id included) and decoded body, with the handler that serves it. */
+interface DecodedRequest {
+  readonly handler: AnyHandler;
+  readonly header: RequestHeader;
+  readonly body: unknown;
 }
 
 const MIN_REQUEST_BYTES = 8;
@@ -187,6 +194,16 @@ export class Connection {
   }
 
   private dispatch(frame: Buffer): void {
+    const request = this.decodeRequest(frame);
+    if (request !== null) this.handleRequest(request);
+  }
+
+  /**
+   * The frame's header and body, decoded for the handler of its API key and
+   * version; null when the request was rejected (connection closed) or
+   * already answered (KIP-511 ApiVersions fallback).
+   */
+  private decodeRequest(frame: Buffer): DecodedRequest | null {
     const reader = new Reader(frame);
     let header;
     try {
@@ -195,30 +212,10 @@ export class Connection {
       this.logger.warn({ err }, 'unreadable request header; closing connection');
       this.services.metrics.requestRejected('bad_header');
       this.close('bad header');
-      return;
+      return null;
     }
-    const handler = this.registry.get(header.apiKey);
-    if (!handler) {
-      this.logger.warn({ apiKey: header.apiKey, correlationId: header.correlationId }, 'unknown API key; closing connection');
-      this.services.metrics.requestRejected('unknown_api_key');
-      this.close('unknown api key');
-      return;
-    }
-    if (header.apiVersion < handler.minVersion || header.apiVersion > handler.maxVersion) {
-      const unsupported = this.registry.unsupportedVersionResponse(header.apiKey, header.apiVersion, header.correlationId);
-      if (unsupported) {
-        // KIP-511: ApiVersions answers any version with a v0 body and error 35.
-        this.enqueueEncoded(unsupported);
-        return;
-      }
-      this.logger.warn(
-        { api: apiKeyName(header.apiKey), apiVersion: header.apiVersion, supported: `${handler.minVersion}-${handler.maxVersion}` },
-        'unsupported API version; closing connection',
-      );
-      this.services.metrics.requestRejected('unsupported_version');
-      this.close('unsupported version');
-      return;
-    }
+    const handler = this.handlerFor(header);
+    if (handler === null) return null;
     const flexible = isFlexible(handler.request, header.apiVersion);
     let body: unknown;
     try {
@@ -232,8 +229,44 @@ export class Connection {
       );
       this.services.metrics.requestRejected('malformed');
       this.close('malformed request');
-      return;
+      return null;
     }
+    return { handler, header, body };
+  }
+
+  /**
+   * The handler serving the header's API key at its version; null when there
+   * is none (the connection is closed) or when the version is outside its
+   * range and the registry answered in its place (KIP-511).
+   */
+  private handlerFor(header: RequestHeader): AnyHandler | null {
+    const handler = this.registry.get(header.apiKey);
+    if (!handler) {
+      this.logger.warn({ apiKey: header.apiKey, correlationId: header.correlationId }, 'unknown API key; closing connection');
+      this.services.metrics.requestRejected('unknown_api_key');
+      this.close('unknown api key');
+      return null;
+    }
+    if (header.apiVersion < handler.minVersion || header.apiVersion > handler.maxVersion) {
+      const unsupported = this.registry.unsupportedVersionResponse(header.apiKey, header.apiVersion, header.correlationId);
+      if (unsupported) {
+        // KIP-511: ApiVersions answers any version with a v0 body and error 35.
+        this.enqueueEncoded(unsupported);
+        return null;
+      }
+      this.logger.warn(
+        { api: apiKeyName(header.apiKey), apiVersion: header.apiVersion, supported: `${handler.minVersion}-${handler.maxVersion}` },
+        'unsupported API version; closing connection',
+      );
+      this.services.metrics.requestRejected('unsupported_version');
+      this.close('unsupported version');
+      return null;
+    }
+    return handler;
+  }
+
+  /** Queues the request's response slot (in arrival order) and runs its handler; the slot completes when the handler's result is in. */
+  private handleRequest({ handler, header, body }: DecodedRequest): void {
     const ctx: RequestContext = {
       apiKey: header.apiKey,
       apiVersion: header.apiVersion,
