@@ -10,12 +10,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Producer } from '../../client/producer.js';
+import type { Cluster } from '../../client/cluster.js';
 import type { ProducerRecord } from '../../client/producer-types.js';
 import { listOffsetsMany } from '../../client/records.js';
 import { connectCluster, formatError, run, toJson, writeOut, type CommonOptions } from './common.js';
 import type { E2eBenchSettings } from './bench.js';
 import { ConsumerSource, consumeLoop, type BenchRecord } from './bench-consume.js';
-import { prepareTopic, produceLoop, producerOptionsFor, settingsRecord, formatSettings } from './bench-produce.js';
+import { prepareTopic, produceLoop, producerOptionsFor, settingsRecord, formatSettings, type ProduceLoopResult } from './bench-produce.js';
 import { LatencyHistogram, formatInt, formatLatencyLine, newCounters, progressLine, PROGRESS_INTERVAL_MS, rates, type Counters, type LatencySummary } from './bench-stats.js';
 
 const STAMP_BYTES = 8;
@@ -72,77 +73,10 @@ export async function runE2eBench(options: CommonOptions, settings: E2eBenchSett
       });
       try {
         const partitions = await prepareTopic(producerCluster, settings);
-        // The consumer starts at the end offsets taken now, before the first send, so it misses nothing.
-        const meta = await consumerCluster.topic(settings.topic, true);
-        const ends = await listOffsetsMany(
-          consumerCluster,
-          meta.partitions.map((p) => ({ topic: settings.topic, partition: p.partition, spec: 'latest' as const })),
-        );
-        const source = await ConsumerSource.open(consumerCluster, options, settings.topic, {
-          from: 'latest',
-          group: null,
-          maxPollRecords: E2E_MAX_POLL_RECORDS,
-          fetchMaxWaitMs: E2E_FETCH_MAX_WAIT_MS,
-          fetchMaxBytes: 50 * 1024 * 1024,
-          partitionMaxBytes: 8 * 1024 * 1024,
-          startOffsets: new Map(ends.map((o) => [o.partition, o.offset])),
-        });
+        const source = await openE2eSource(consumerCluster, options, settings);
         const producer = await Producer.connect<Buffer | null, Buffer>(producerOptionsFor(producerCluster, settings));
-        const sent = newCounters();
-        const received = newCounters();
-        const ack = new LatencyHistogram();
-        const e2e = new LatencyHistogram();
-        let unstamped = 0;
-        let producerFailed = false;
-        const onRecords = (records: BenchRecord[], receivedAt: number): void => {
-          for (const r of records) {
-            const stamp = stampOf(r);
-            if (stamp === null) unstamped++;
-            else e2e.recordMs(receivedAt - stamp);
-          }
-        };
-        const progress = settings.progress ? startE2eProgress(sent, received, e2e) : null;
-        let produced;
-        let consumed;
-        try {
-          const consuming = consumeLoop(source, received, settings.records, settings.timeoutMs, onRecords, () => producerFailed);
-          try {
-            produced = await produceLoop(producer, settings, sent, ack, stampedChunkMaker(settings.topic, settings.recordSize));
-          } catch (err) {
-            producerFailed = true;
-            throw err;
-          } finally {
-            producerFailed ||= sent.errors > 0;
-          }
-          consumed = await consuming;
-        } finally {
-          if (progress !== null) clearInterval(progress);
-          await producer.close().catch(() => undefined);
-          await source.close();
-        }
-        const summary: E2eSummary = {
-          bench: 'e2e',
-          topic: settings.topic,
-          records: sent.records,
-          consumed: received.records,
-          errors: sent.errors,
-          elapsedMs: Math.round(produced.elapsedMs * 1000) / 1000,
-          ...rates(sent.records, sent.bytes, produced.elapsedMs),
-          latencyMs: e2e.summary(),
-          ackLatencyMs: ack.summary(),
-          settings: { ...settingsRecord(settings, partitions), timeoutMs: settings.timeoutMs, fetchMaxWaitMs: E2E_FETCH_MAX_WAIT_MS },
-        };
-        await writeOut(settings.json ? `${toJson(summary)}\n` : formatE2eSummary(summary));
-        if (produced.firstError !== null) {
-          process.stderr.write(`${formatError(produced.firstError, { bootstrap: options.bootstrap })}\n`);
-          process.exitCode = 1;
-        } else if (received.records < sent.records) {
-          process.stderr.write(`error: received ${received.records} of ${sent.records} records (stopped by ${consumed.stoppedBy})\n`);
-          process.exitCode = 1;
-        } else if (unstamped > 0) {
-          process.stderr.write(`error: ${unstamped} records without a send stamp: is something else writing to ${settings.topic}?\n`);
-          process.exitCode = 1;
-        }
+        const measured = await measureE2e(producer, source, settings);
+        await reportE2e(measured, partitions, options, settings);
       } finally {
         await consumerCluster.close();
         await producerCluster.close();
@@ -150,6 +84,105 @@ export async function runE2eBench(options: CommonOptions, settings: E2eBenchSett
     },
     { bootstrap: options.bootstrap },
   );
+}
+
+/** Our Consumer on its own cluster connections, starting at the end offsets taken now, before the first send, so it misses nothing. */
+async function openE2eSource(consumerCluster: Cluster, options: CommonOptions, settings: E2eBenchSettings): Promise<ConsumerSource> {
+  const meta = await consumerCluster.topic(settings.topic, true);
+  const ends = await listOffsetsMany(
+    consumerCluster,
+    meta.partitions.map((p) => ({ topic: settings.topic, partition: p.partition, spec: 'latest' as const })),
+  );
+  return ConsumerSource.open(consumerCluster, options, settings.topic, {
+    from: 'latest',
+    group: null,
+    maxPollRecords: E2E_MAX_POLL_RECORDS,
+    fetchMaxWaitMs: E2E_FETCH_MAX_WAIT_MS,
+    fetchMaxBytes: 50 * 1024 * 1024,
+    partitionMaxBytes: 8 * 1024 * 1024,
+    startOffsets: new Map(ends.map((o) => [o.partition, o.offset])),
+  });
+}
+
+/** What one e2e run measured: sent and received counters, both latency histograms, and how each loop ended. */
+interface E2eMeasurement {
+  sent: Counters;
+  received: Counters;
+  ack: LatencyHistogram;
+  e2e: LatencyHistogram;
+  /** Records received without a send stamp (something else writes to the topic). */
+  unstamped: number;
+  produced: Omit<ProduceLoopResult, 'counters' | 'latency'>;
+  consumed: Awaited<ReturnType<typeof consumeLoop>>;
+}
+
+/**
+ * Produces and consumes at once: the consumer stops when it has every record,
+ * after --timeout-ms without one, or once the producer failed. Closes the
+ * producer and the source.
+ */
+async function measureE2e(producer: Producer<Buffer | null, Buffer>, source: ConsumerSource, settings: E2eBenchSettings): Promise<E2eMeasurement> {
+  const sent = newCounters();
+  const received = newCounters();
+  const ack = new LatencyHistogram();
+  const e2e = new LatencyHistogram();
+  let unstamped = 0;
+  let producerFailed = false;
+  const onRecords = (records: BenchRecord[], receivedAt: number): void => {
+    for (const r of records) {
+      const stamp = stampOf(r);
+      if (stamp === null) unstamped++;
+      else e2e.recordMs(receivedAt - stamp);
+    }
+  };
+  const progress = settings.progress ? startE2eProgress(sent, received, e2e) : null;
+  let produced;
+  let consumed;
+  try {
+    const consuming = consumeLoop(source, received, settings.records, settings.timeoutMs, onRecords, () => producerFailed);
+    try {
+      produced = await produceLoop(producer, settings, sent, ack, stampedChunkMaker(settings.topic, settings.recordSize));
+    } catch (err) {
+      producerFailed = true;
+      throw err;
+    } finally {
+      producerFailed ||= sent.errors > 0;
+    }
+    consumed = await consuming;
+  } finally {
+    if (progress !== null) clearInterval(progress);
+    await producer.close().catch(() => undefined);
+    await source.close();
+  }
+  return { sent, received, ack, e2e, unstamped, produced, consumed };
+}
+
+/** Prints the summary (text or --json); exit code 1 on a producer error, missing records or unstamped records. */
+async function reportE2e(measured: E2eMeasurement, partitions: number, options: CommonOptions, settings: E2eBenchSettings): Promise<void> {
+  const { sent, received, ack, e2e, unstamped, produced, consumed } = measured;
+  const summary: E2eSummary = {
+    bench: 'e2e',
+    topic: settings.topic,
+    records: sent.records,
+    consumed: received.records,
+    errors: sent.errors,
+    elapsedMs: Math.round(produced.elapsedMs * 1000) / 1000,
+    ...rates(sent.records, sent.bytes, produced.elapsedMs),
+    latencyMs: e2e.summary(),
+    ackLatencyMs: ack.summary(),
+    settings: { ...settingsRecord(settings, partitions), timeoutMs: settings.timeoutMs, fetchMaxWaitMs: E2E_FETCH_MAX_WAIT_MS },
+  };
+  await writeOut(settings.json ? `${toJson(summary)}\n` : formatE2eSummary(summary));
+  if (produced.firstError !== null) {
+    process.stderr.write(`${formatError(produced.firstError, { bootstrap: options.bootstrap })}\n`);
+    process.exitCode = 1;
+  } else if (received.records < sent.records) {
+    process.stderr.write(`error: received ${received.records} of ${sent.records} records (stopped by ${consumed.stoppedBy})\n`);
+    process.exitCode = 1;
+  } else if (unstamped > 0) {
+    process.stderr.write(`error: ${unstamped} records without a send stamp: is something else writing to ${settings.topic}?\n`);
+    process.exitCode = 1;
+  }
 }
 
 function startE2eProgress(sent: Counters, received: Counters, e2e: LatencyHistogram): NodeJS.Timeout {

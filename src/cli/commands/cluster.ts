@@ -44,7 +44,14 @@ export function registerClusterCommands(program: Command): void {
   withExamples(cluster, ['tributary cluster up --nodes 3', 'tributary cluster status', 'tributary cluster describe', 'tributary cluster log-dirs --topic orders', 'tributary cluster elect-leaders --topic orders']);
   registerClusterUpCommands(cluster);
   registerClusterStatusCommand(cluster);
+  registerDescribeCommand(cluster);
+  registerLogDirsCommand(cluster);
+  registerElectLeadersCommand(cluster);
+  registerReassignmentsCommand(cluster);
+}
 
+/** `cluster describe`: cluster id, controller and brokers (DescribeCluster). */
+function registerDescribeCommand(cluster: Command): void {
   withExamples(withClientOptions(cluster.command('describe').description('cluster id, controller and brokers')), [
     'tributary cluster describe',
     'tributary cluster describe --json | jq .controllerId',
@@ -57,7 +64,10 @@ export function registerClusterCommands(program: Command): void {
         await writeOut(options.json === true ? `${toJson(d, 2)}\n` : formatCluster(d));
       });
     });
+}
 
+/** `cluster log-dirs`: DescribeLogDirs of every broker; exit 1 if any broker or directory reported an error. */
+function registerLogDirsCommand(cluster: Command): void {
   withExamples(withClientOptions(cluster.command('log-dirs').description('log directories of every broker, with the size of each partition')), [
     'tributary cluster log-dirs',
     'tributary cluster log-dirs --topic orders --topic payments',
@@ -75,7 +85,10 @@ export function registerClusterCommands(program: Command): void {
         if (failed.length > 0) process.exitCode = EXIT_RUNTIME;
       });
     });
+}
 
+/** `cluster elect-leaders`: ElectLeaders (preferred or unclean); ELECTION_NOT_NEEDED is not a failure. */
+function registerElectLeadersCommand(cluster: Command): void {
   withExamples(withClientOptions(cluster.command('elect-leaders').description('move leadership back to the preferred replica (or elect an unclean leader)')), [
     'tributary cluster elect-leaders                        every partition that needs it',
     'tributary cluster elect-leaders --topic orders:0,1',
@@ -109,7 +122,10 @@ export function registerClusterCommands(program: Command): void {
         if (failed.length > 0) process.exitCode = EXIT_RUNTIME;
       });
     });
+}
 
+/** `cluster reassignments`: ListPartitionReassignments. */
+function registerReassignmentsCommand(cluster: Command): void {
   withExamples(withClientOptions(cluster.command('reassignments').description('partition reassignments in progress')), [
     'tributary cluster reassignments',
     'tributary cluster reassignments --json',

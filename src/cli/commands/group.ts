@@ -84,7 +84,14 @@ export interface PlannedOffset {
 export function registerGroupCommands(program: Command): void {
   const group = program.command('group').description('list, describe, delete consumer groups and reset their offsets');
   withExamples(group, ['tributary group list', 'tributary group describe audit', 'tributary group reset-offsets audit --topic orders --to-earliest --execute']);
+  registerListCommand(group);
+  registerDescribeCommand(group);
+  registerDeleteCommand(group);
+  registerResetOffsetsCommand(group);
+}
 
+/** `group list`: every group of every broker (ListGroups), optionally filtered by state. */
+function registerListCommand(group: Command): void {
   withExamples(withClientOptions(group.command('list').description('list consumer groups')), [
     'tributary group list',
     'tributary group list --state Stable --json',
@@ -103,7 +110,10 @@ export function registerGroupCommands(program: Command): void {
         await writeOut(`${formatTable(['GROUP', 'PROTOCOL-TYPE', 'STATE'], rows)}\n`);
       });
     });
+}
 
+/** `group describe GROUP`: state, members, committed offsets and lag (describeWithLag). */
+function registerDescribeCommand(group: Command): void {
   withExamples(withClientOptions(group.command('describe').description('describe a group: state, members, committed offsets and lag')), [
     'tributary group describe audit',
     'tributary group describe audit --json',
@@ -118,7 +128,10 @@ export function registerGroupCommands(program: Command): void {
         else await writeOut(formatGroupReport(report));
       });
     });
+}
 
+/** `group delete GROUP...`: DeleteGroups; every named group is handled, exit 1 if any failed. */
+function registerDeleteCommand(group: Command): void {
   withExamples(withClientOptions(group.command('delete').description('delete groups (they must have no active members)')), [
     'tributary group delete audit',
     'tributary group delete audit billing',
@@ -137,7 +150,10 @@ export function registerGroupCommands(program: Command): void {
         }
       });
     });
+}
 
+/** `group reset-offsets GROUP`: options are checked here (usage errors); the work is resetOffsets. */
+function registerResetOffsetsCommand(group: Command): void {
   withExamples(withClientOptions(group.command('reset-offsets').description("reset a group's committed offsets (a dry run unless --execute)")), [
     'tributary group reset-offsets audit --topic orders --to-earliest            print the plan only',
     'tributary group reset-offsets audit --topic orders --to-earliest --execute',

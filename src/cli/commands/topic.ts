@@ -44,7 +44,14 @@ interface DeleteOptions extends CommonOptions {
 export function registerTopicCommands(program: Command): void {
   const topic = program.command('topic').description('create, list, describe and delete topics');
   withExamples(topic, ['tributary topic create orders --partitions 6', 'tributary topic list', 'tributary topic describe orders', 'tributary topic delete orders']);
+  registerCreateCommand(topic);
+  registerListCommand(topic);
+  registerDescribeCommand(topic);
+  registerDeleteCommand(topic);
+}
 
+/** `topic create NAME`: CreateTopics; --if-not-exists turns TOPIC_ALREADY_EXISTS into success. */
+function registerCreateCommand(topic: Command): void {
   withExamples(withClientOptions(topic.command('create').description('create a topic')), [
     'tributary topic create orders --partitions 6',
     'tributary topic create events --config cleanup.policy=compact --config retention.ms=86400000',
@@ -83,7 +90,10 @@ export function registerTopicCommands(program: Command): void {
         await writeOut(`${verb} topic ${name}${details.length > 0 ? ` (${details.join(', ')})` : ''}.\n`);
       });
     });
+}
 
+/** `topic list`: one row per topic (Metadata). */
+function registerListCommand(topic: Command): void {
   withExamples(withClientOptions(topic.command('list').description('list topics')), [
     'tributary topic list',
     'tributary topic list --include-internal --json',
@@ -102,7 +112,10 @@ export function registerTopicCommands(program: Command): void {
         await writeOut(`${formatTable(['TOPIC', 'PARTITIONS', 'REPLICATION-FACTOR', 'TOPIC-ID'], rows)}\n`);
       });
     });
+}
 
+/** `topic describe [NAME...]`: partitions and topic-level config overrides; exit 1 if any topic failed. */
+function registerDescribeCommand(topic: Command): void {
   withExamples(withClientOptions(topic.command('describe').description('describe topics: partitions, leaders, replicas, ISR, configs')), [
     'tributary topic describe                    every topic',
     'tributary topic describe orders payments',
@@ -124,7 +137,10 @@ export function registerTopicCommands(program: Command): void {
         if (failed.length > 0) process.exitCode = EXIT_RUNTIME;
       });
     });
+}
 
+/** `topic delete NAME...`: DeleteTopics; every named topic is handled, exit 1 if any failed. */
+function registerDeleteCommand(topic: Command): void {
   withExamples(withClientOptions(topic.command('delete').description('delete topics')), [
     'tributary topic delete orders',
     'tributary topic delete orders payments --if-exists',
