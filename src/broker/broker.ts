@@ -21,6 +21,7 @@ import { HandlerRegistry } from './handler-registry.js';
 import { allHandlers } from './handlers/index.js';
 import { ReplicaManager } from './replica-manager.js';
 import { RequestMetrics } from './request-metrics.js';
+import { BufferPool } from '../util/buffer-pool.js';
 import { SocketServer } from './server.js';
 import type { BrokerServices, TopicRules } from './services.js';
 import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
@@ -232,6 +233,9 @@ async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverride
   return { clusterNode, metadata, localMetadata, groupService };
 }
 
+/** services.ioBuffers: buffers of 64 KiB-8 MiB (a Fetch's read, a Produce request), up to 64 MiB of free ones kept. */
+const IO_BUFFER_POOL = { minBytes: 64 * 1024, maxBytes: 8 * 1024 * 1024, retainBytes: 64 * 1024 * 1024 };
+
 /** What handlers can reach, and the registry of the client listeners' handlers (ApiVersions answers from it). */
 function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetrics, topics: TopicConfigs): { services: BrokerServices; registry: HandlerRegistry } {
   const { settings, hosted, metadata, clusterNode, groupService } = parts;
@@ -248,6 +252,7 @@ function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetric
     topicRules: topics.topicRules,
     configs: new ConfigService({ config: topics.dynamicConfig, metadata: metadata.service, topicOverrides: topics.overridesOf }),
     producerIds: new ProducerIdManager(metadata.service),
+    ioBuffers: new BufferPool(IO_BUFFER_POOL),
     // Alone, the one-voter Raft log answers DescribeQuorum itself.
     ...(clusterNode === null ? raftServiceOf(metadata.booted.log) : { cluster: clusterNode.services, raft: clusterNode.log.service }),
   };

@@ -11,13 +11,7 @@ import type { PartitionLog } from '../storage/partition-log.js';
 import type { LogConfig } from '../storage/config.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { DelayedFetches } from './delayed-fetch.js';
-import { BufferPool } from '../util/buffer-pool.js';
-
-/**
- * Fetch reads of 64 KiB-8 MiB go into recycled Buffers (src/util/buffer-pool.ts); the Fetch handler
- * releases them once the response is written to the socket. Up to 64 MiB of free buffers are kept.
- */
-const FETCH_READ_POOL = { minBytes: 64 * 1024, maxBytes: 8 * 1024 * 1024, retainBytes: 64 * 1024 * 1024 };
+import type { ReadAllocator } from '../storage/fs.js';
 
 export interface PartitionAssignment {
   topic: string;
@@ -45,9 +39,6 @@ function key(topic: string, partition: number): string {
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>();
   readonly delayedFetches = new DelayedFetches();
-  /** Where `read(..., pooled = true)` puts the bytes; give them back with `readBuffers.release`. */
-  readonly readBuffers = new BufferPool(FETCH_READ_POOL);
-  private readonly acquireReadBuffer = (length: number): Buffer => this.readBuffers.acquire(length);
 
   constructor(
     private readonly logManager: LogManager,
@@ -108,10 +99,10 @@ export class ReplicaManager {
    * Reads from `fetchOffset` up to the visible end (high watermark, or the
    * last stable offset for read_committed). Out-of-range offsets answer
    * OFFSET_OUT_OF_RANGE with the current bounds, as clients reset from them.
-   * With `pooled`, the chunks come from `readBuffers`: the caller releases
-   * each once nothing reads it any more (after the socket write), or drops it.
+   * `allocate` supplies the Buffers the chunks are read into (Fetch: the
+   * broker's `ioBuffers` pool, released after the socket write).
    */
-  read(p: Partition, fetchOffset: bigint, maxBytes: number, readCommitted: boolean, minOneBatch: boolean, pooled = false): ReadResult {
+  read(p: Partition, fetchOffset: bigint, maxBytes: number, readCommitted: boolean, minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
     const visibleEnd = readCommitted ? p.lastStableOffset : p.highWatermark;
     const base = {
       highWatermark: p.highWatermark,
@@ -122,7 +113,7 @@ export class ReplicaManager {
       return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
     }
     if (fetchOffset >= visibleEnd || maxBytes <= 0) return { ...base, errorCode: ErrorCode.NONE, chunks: [], bytes: 0 };
-    const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch, allocate: pooled ? this.acquireReadBuffer : undefined });
+    const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch, allocate });
     if (r.kind === 'offset_out_of_range') return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
     return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes };
   }

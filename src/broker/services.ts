@@ -13,6 +13,7 @@ import type { ConfigService } from './configs/config-service.js';
 import type { ProducerIdManager } from './producer-ids.js';
 import type { ClusterServices } from './lifecycle/cluster-services.js';
 import type { RaftService } from '../controller/quorum/raft-service.js';
+import type { BufferPool } from '../util/buffer-pool.js';
 
 /** Per-topic rules the request path enforces (resolved topic config). */
 export interface TopicRules {
@@ -42,6 +43,13 @@ export interface BrokerServices {
   readonly configs: ConfigService;
   /** Producer ids and epochs for InitProducerId (idempotent producers). */
   readonly producerIds: ProducerIdManager;
+  /**
+   * Recycled large Buffers (src/util/buffer-pool.ts): Fetch reads them full of
+   * log data and releases them after the response's socket write; the
+   * connection assembles multi-chunk Produce requests in them and releases
+   * them once the handler has settled.
+   */
+  readonly ioBuffers: BufferPool;
   /** Controller channel (forwarding) and broker-lifecycle operations; absent = a node alone, everything local. */
   readonly cluster?: ClusterServices;
   /** The metadata quorum's RPCs (Vote, BeginQuorumEpoch, DescribeQuorum, FetchSnapshot, raft Fetch); absent on a node that is not a voter. */

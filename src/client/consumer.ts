@@ -328,10 +328,17 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         resolve();
       };
       this.waiters.push(done);
-      // Waiting is a safe point: wake up for the next auto-commit. One already due waits for the
-      // rebalance in progress, whose end wakes the pull.
+      // Waiting is a safe point: wake up for the next auto-commit.
+      if (!this.autoCommit || this.partitions.states.size === 0) return;
       const dueInMs = this.nextAutoCommitAt - performance.now();
-      if (this.autoCommit && this.partitions.states.size > 0 && dueInMs > 0) timer = setTimeout(() => this.wakeup(), dueInMs);
+      if (dueInMs > 0) {
+        timer = setTimeout(() => this.wakeup(), dueInMs);
+        return;
+      }
+      // Already due (it was skipped while a rebalance ran). Checked after the waiter is queued: a
+      // rebalance still running wakes it when it ends (driveGroup); one that ended since the pull's
+      // check, while nobody waited, must not leave the commit waiting for data that may never come.
+      if (this.member?.isJoining !== true) done();
     });
   }
 

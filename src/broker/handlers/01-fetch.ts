@@ -4,8 +4,8 @@
 // leader and snapshot id as tagged fields.
 //
 // Records are returned as the stored bytes (no copy between the file read and
-// the socket), read into the replica manager's recycled buffers, which go
-// back to its pool once the response is written. The
+// the socket), read into the broker's recycled buffers (services.ioBuffers),
+// which go back to the pool once the response is written. The
 // read stops at the high watermark (read_uncommitted) or the last stable
 // offset (read_committed; equal to the high watermark until transactions
 // exist, and aborted_transactions is then empty). The response's total
@@ -73,7 +73,7 @@ function collect(ctx: RequestContext, req: Req): Collected {
       if (epochError !== ErrorCode.NONE) return error(epochError);
       partitions.push(p);
       const maxBytes = Math.min(fp.partitionMaxBytes, budget);
-      const r = rm.read(p, fp.fetchOffset, maxBytes, readCommitted, minOneBatch, true);
+      const r = rm.read(p, fp.fetchOffset, maxBytes, readCommitted, minOneBatch, ctx.services.ioBuffers.allocate);
       for (const c of r.chunks) pooled.push(c);
       if (r.errorCode !== ErrorCode.NONE) hasError = true;
       if (r.bytes > 0) {
@@ -97,8 +97,7 @@ function collect(ctx: RequestContext, req: Req): Collected {
 }
 
 function release(ctx: RequestContext, buffers: readonly Buffer[]): void {
-  const pool = ctx.services.replicaManager.readBuffers;
-  for (const b of buffers) pool.release(b);
+  for (const b of buffers) ctx.services.ioBuffers.release(b);
 }
 
 export const fetchHandler = defineHandler({

@@ -62,6 +62,8 @@ export interface BuildBatchOptions {
   timestampType?: TimestampType;
   /** Timestamp for records without one; defaults to Date.now() once per batch. */
   timestampMs?: bigint | number;
+  /** Supplies the batch's Buffer of exactly the given size (default: a fresh one), e.g. a BufferPool's `allocate`. */
+  allocate?: (length: number) => Buffer;
 }
 
 interface Plan {
@@ -206,10 +208,10 @@ function writeHeader(plan: Plan, batch: Buffer, codec: number): void {
   batch.writeUInt32BE(computeBatchCrc(batch, 0, batch.length), Offsets.crc);
 }
 
-function allocBatch(recordsBytes: number): Buffer {
+function allocBatch(recordsBytes: number, allocate: ((length: number) => Buffer) | undefined): Buffer {
   const total = BATCH_HEADER_BYTES + recordsBytes;
   if (total > BATCH_BYTES_MAX) throw new RangeError(`batch of ${total} bytes exceeds ${BATCH_BYTES_MAX}`);
-  return Buffer.allocUnsafe(total);
+  return allocate === undefined ? Buffer.allocUnsafe(total) : allocate(total);
 }
 
 function codecOf(opts: BuildBatchOptions): number {
@@ -227,7 +229,7 @@ function plainRecords(plan: Plan): Buffer {
 }
 
 function assemble(plan: Plan, codec: number, section: Buffer | null): Buffer {
-  const batch = allocBatch(section === null ? plan.recordsBytes : section.length);
+  const batch = allocBatch(section === null ? plan.recordsBytes : section.length, plan.opts.allocate);
   if (section === null) {
     const end = writeRecordsSection(plan, batch, BATCH_HEADER_BYTES);
     invariant(end === batch.length, `batch size ${end} == measured ${batch.length}`);

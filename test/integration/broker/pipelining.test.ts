@@ -145,7 +145,7 @@ test('pipelined fetches of large batches each get their own data while the read 
       c.send(0, 7, 1000 + b, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'pooled', partitionData: [{ index: 0, records }] }] });
     }
     await c.waitFor(BATCHES);
-    const pool = node.broker.services.replicaManager.readBuffers;
+    const pool = node.broker.services.ioBuffers;
     for (let round = 0; round < 2; round++) {
       const before = c.arrivals.length;
       for (let b = 0; b < BATCHES; b++) {
@@ -164,6 +164,47 @@ test('pipelined fetches of large batches each get their own data while the read 
       }
     }
     assert.ok(pool.stats().reused >= BATCHES, `buffers reused: ${JSON.stringify(pool.stats())}`);
+  } finally {
+    c.close();
+  }
+});
+
+test('pipelined large produce requests are assembled in recycled buffers without one overwriting another still in use', async () => {
+  // A Produce request spanning socket reads is assembled in a services.ioBuffers buffer, released once the
+  // handler settles. On a topic with compression.type=gzip the append waits for the recompression, so the
+  // request bytes are read after later requests arrived: a release at dispatch would let the next request
+  // overwrite them, and the log would hold the wrong records (or a batch failing its CRC).
+  const topic = 'pooled-produce';
+  await node.broker.services.metadata.createTopics([{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'compression.type', value: 'gzip' }] }], false);
+  const REQUESTS = 12;
+  const valueOf = (request: number, i: number): string => `${request}:${i}:`.padEnd(1500, String.fromCharCode(65 + (request % 26)));
+  const pool = node.broker.services.ioBuffers;
+  const reusedBefore = pool.stats().reused;
+  const c = await RawClient.connect(node.port);
+  try {
+    // Two waves: inside a wave the requests are pipelined (their buffers are all in use at once); the
+    // second wave starts once the first is answered, so its buffers are the first wave's, recycled.
+    for (let wave = 0; wave < 2; wave++) {
+      for (let r = wave * (REQUESTS / 2); r < (wave + 1) * (REQUESTS / 2); r++) {
+        const records = buildRecordBatchSync({ records: Array.from({ length: 100 }, (_, i) => ({ key: null, value: valueOf(r, i) })) });
+        c.send(0, 7, 3000 + r, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+      }
+      await c.waitFor((wave + 1) * (REQUESTS / 2));
+    }
+    for (const a of c.arrivals) {
+      const r = c.decode(0, 7, a.body) as { responses: { partitionResponses: { errorCode: number }[] }[] };
+      assert.equal(r.responses[0]!.partitionResponses[0]!.errorCode, 0);
+    }
+    assert.ok(pool.stats().reused > reusedBefore, `request buffers reused: ${JSON.stringify(pool.stats())}`);
+    c.send(1, 11, 4000, { ...fetchBody(0n, 0), topics: [{ topic, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 8 << 20 }] }] });
+    await c.waitFor(REQUESTS + 1);
+    const fetched = c.decode(1, 11, c.arrivals[REQUESTS]!.body) as { responses: { partitions: { records: Buffer }[] }[] };
+    const batches = splitBatches(fetched.responses[0]!.partitions[0]!.records).map((b) => decodeRecordBatchSync(b));
+    assert.equal(batches.length, REQUESTS);
+    batches.forEach((batch, r) => {
+      assert.equal(batch.records.length, 100);
+      batch.records.forEach((rec, i) => assert.equal(rec.value!.toString(), valueOf(r, i), `request ${r} record ${i}`));
+    });
   } finally {
     c.close();
   }
