@@ -18,8 +18,8 @@
  * For a Produce request that buffer comes from services.ioBuffers and goes
  * back once the handler has settled: Produce copies the batches into the log
  * and keeps no view of the request, and a large fresh buffer per request
- * costs a page fault per 4 KiB (bench/README.md, "Consumer: what closed the
- * gap", has the measurements for the same effect on Fetch).
+ * costs a page fault per 4 KiB (bench/README.md, "Producer: recycled request
+ * and batch buffers").
  *
  * Limits: a frame larger than `socket.request.max.bytes` closes the
  * connection (as Kafka does: the size prefix cannot be trusted after that);

@@ -69,7 +69,7 @@ export class Sender {
    * Encoded batches of 64 KiB-8 MiB are built in recycled buffers, given back when the broker
    * acknowledged them (the request's bytes were all sent by then). A batch that fails, or that was
    * sent with acks=0, leaves its buffer to the GC: its socket write may not be over. Large fresh
-   * buffers cost a page fault per 4 KiB on first write (bench/README.md, "Producer: recycled batch buffers").
+   * buffers cost a page fault per 4 KiB on first write (bench/README.md, "Producer: recycled request and batch buffers").
    */
   private readonly batchBuffers = new BufferPool({ minBytes: 64 * 1024, maxBytes: 8 * 1024 * 1024, retainBytes: 16 * 1024 * 1024 });
 
