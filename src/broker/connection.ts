@@ -66,7 +66,6 @@ interface DecodedRequest {
 const MIN_REQUEST_BYTES = 8;
 /** API key of Produce: the one request whose multi-chunk frames are assembled in pooled buffers. */
 const PRODUCE_API_KEY = 0;
-const freshBuffer = (n: number): Buffer => Buffer.allocUnsafe(n);
 
 export class Connection {
   private readonly pending: ResponseSlot[] = [];
@@ -161,7 +160,7 @@ export class Connection {
       }
       if (this.bufferedBytes < 4 + size) return;
       const pooled = (this.buffered[0] as Buffer).length < 4 + size && this.peekHead(6).readInt16BE(4) === PRODUCE_API_KEY;
-      const whole = this.take(4 + size, pooled ? this.services.ioBuffers.allocate : freshBuffer);
+      const whole = this.take(4 + size, pooled ? this.services.ioBuffers.allocate : Buffer.allocUnsafe);
       this.dispatch(whole.subarray(4), pooled ? whole : null);
     }
   }

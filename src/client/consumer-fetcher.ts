@@ -24,6 +24,7 @@ import { Offsets } from '../protocol/record-batch/header.js';
 import { Apis, request } from './apis.js';
 import { REFRESH_METADATA_ERRORS, type Cluster } from './cluster.js';
 import { KafkaProtocolError } from './errors.js';
+import { fetchRequestBody } from './records.js';
 import type { PartitionState, ResetSpec } from './consumer-state.js';
 import { CONSUMER_FETCH_MAX_BYTES_DEFAULT, CONSUMER_FETCH_MAX_WAIT_MS_DEFAULT, CONSUMER_FETCH_MIN_BYTES_DEFAULT } from './consumer-types.js';
 import { MAX_PARTITION_FETCH_BYTES_DEFAULT, PREFETCH_FETCHES_MAX, type ConsumerOptions } from './consumer-types.js';
@@ -157,40 +158,14 @@ export class Fetcher<K, V> {
 
   /** Sends one Fetch for `sent`; null when it failed (the error is handled, the backoff done). */
   private async sendFetch(node: number, sent: readonly SentPartition<K, V>[]): Promise<FetchResponse | null> {
-    const byTopic = new Map<string, SentPartition<K, V>[]>();
-    for (const item of sent) {
-      const list = byTopic.get(item.state.topic);
-      if (list === undefined) byTopic.set(item.state.topic, [item]);
-      else list.push(item);
-    }
     const { maxWaitMs } = this.config;
+    const positions = sent.map((i) => ({ topic: i.state.topic, partition: i.state.partition, offset: i.offset }));
     try {
       const conn = await this.cluster.connectionTo(node);
       const { response } = await request(
         conn,
         Apis.Fetch,
-        () => ({
-          replicaId: -1,
-          maxWaitMs,
-          minBytes: this.config.minBytes,
-          maxBytes: this.config.maxBytes,
-          isolationLevel: this.config.isolationLevel,
-          sessionId: 0,
-          sessionEpoch: -1,
-          topics: [...byTopic].map(([topic, items]) => ({
-            topic,
-            partitions: items.map((i) => ({
-              partition: i.state.partition,
-              currentLeaderEpoch: -1,
-              fetchOffset: i.offset,
-              lastFetchedEpoch: -1,
-              logStartOffset: -1n,
-              partitionMaxBytes: this.config.partitionMaxBytes,
-            })),
-          })),
-          forgottenTopicsData: [],
-          rackId: '',
-        }),
+        () => fetchRequestBody(positions, this.config),
         conn.requestTimeoutMs + maxWaitMs,
       );
       return response;

@@ -10,6 +10,16 @@ import { ClientErrorCode, ProtocolError } from './errors.js';
 
 const SIZE_BYTES = 4;
 
+/** A response frame's size field checked against the bounds; throws the error that closes the connection. */
+export function checkResponseFrameSize(size: number, frameBytesMin: number, frameBytesMax: number): void {
+  if (size < frameBytesMin) {
+    throw new ProtocolError(ClientErrorCode.PROTOCOL, `response frame of ${size} bytes is below the minimum of ${frameBytesMin}`);
+  }
+  if (size > frameBytesMax) {
+    throw new ProtocolError(ClientErrorCode.RESPONSE_TOO_LARGE, `response frame of ${size} bytes exceeds maxResponseBytes (${frameBytesMax})`);
+  }
+}
+
 /** Splits a byte stream into int32-size-prefixed frames, refusing frames above a maximum size. */
 export class FrameDecoder {
   private readonly chunks: Buffer[] = [];
@@ -58,15 +68,7 @@ export class FrameDecoder {
       if (this.frameBytes < 0) {
         if (this.bufferedBytes < SIZE_BYTES) break;
         const size = this.take(SIZE_BYTES).readInt32BE(0);
-        if (size < this.frameBytesMin) {
-          throw new ProtocolError(ClientErrorCode.PROTOCOL, `response frame of ${size} bytes is below the minimum of ${this.frameBytesMin}`);
-        }
-        if (size > this.frameBytesMax) {
-          throw new ProtocolError(
-            ClientErrorCode.RESPONSE_TOO_LARGE,
-            `response frame of ${size} bytes exceeds maxResponseBytes (${this.frameBytesMax})`,
-          );
-        }
+        checkResponseFrameSize(size, this.frameBytesMin, this.frameBytesMax);
         this.frameBytes = size;
       }
       if (this.bufferedBytes < this.frameBytes) {

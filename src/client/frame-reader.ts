@@ -17,7 +17,7 @@
  * (without their size prefix). FrameDecoder is the push-based equivalent for
  * streams that hand over chunks.
  */
-import { ClientErrorCode, ProtocolError } from './errors.js';
+import { checkResponseFrameSize } from './frame-decoder.js';
 
 const SIZE_BYTES = 4;
 /** Scratch buffer size: Node's own read size. */
@@ -78,12 +78,7 @@ export class FrameReader {
     this.end += n;
     while (this.end - this.start >= SIZE_BYTES) {
       const size = this.scratch.readInt32BE(this.start);
-      if (size < this.frameBytesMin) {
-        throw new ProtocolError(ClientErrorCode.PROTOCOL, `response frame of ${size} bytes is below the minimum of ${this.frameBytesMin}`);
-      }
-      if (size > this.frameBytesMax) {
-        throw new ProtocolError(ClientErrorCode.RESPONSE_TOO_LARGE, `response frame of ${size} bytes exceeds maxResponseBytes (${this.frameBytesMax})`);
-      }
+      checkResponseFrameSize(size, this.frameBytesMin, this.frameBytesMax);
       const bodyStart = this.start + SIZE_BYTES;
       const available = this.end - bodyStart;
       if (available >= size) {

@@ -210,38 +210,56 @@ export async function fetch(cluster: Cluster, position: FetchPosition, options: 
   return result as FetchResult;
 }
 
-async function sendFetch(conn: Connection, items: readonly FetchPosition[], options: FetchOptions): Promise<(FetchResult | KafkaProtocolError)[]> {
-  const maxWaitMs = options.maxWaitMs ?? FETCH_MAX_WAIT_MS_DEFAULT;
-  const isolationLevel = options.isolationLevel ?? 0;
+/** The per-request settings of a sessionless Fetch. */
+export interface FetchBodySettings {
+  maxWaitMs: number;
+  minBytes: number;
+  maxBytes: number;
+  isolationLevel: 0 | 1;
+  partitionMaxBytes: number;
+}
+
+/** The body of a full, sessionless Fetch (sessionId 0, epoch -1, v4-12) of `positions`, grouped by topic. */
+export function fetchRequestBody(positions: readonly FetchPosition[], settings: FetchBodySettings) {
   const topics = new Map<string, FetchPosition[]>();
-  for (const item of items) topics.set(item.topic, [...(topics.get(item.topic) ?? []), item]);
-  const { response } = await request(
-    conn,
-    Apis.Fetch,
-    () => ({
-      replicaId: -1,
-      maxWaitMs,
-      minBytes: options.minBytes ?? 1,
-      maxBytes: options.maxBytes ?? FETCH_MAX_BYTES_DEFAULT,
-      isolationLevel,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [...topics].map(([topic, ps]) => ({
-        topic,
-        partitions: ps.map((p) => ({
-          partition: p.partition,
-          currentLeaderEpoch: -1,
-          fetchOffset: p.offset,
-          lastFetchedEpoch: -1,
-          logStartOffset: -1n,
-          partitionMaxBytes: options.partitionMaxBytes ?? FETCH_PARTITION_MAX_BYTES_DEFAULT,
-        })),
+  for (const p of positions) {
+    const list = topics.get(p.topic);
+    if (list === undefined) topics.set(p.topic, [p]);
+    else list.push(p);
+  }
+  return {
+    replicaId: -1,
+    maxWaitMs: settings.maxWaitMs,
+    minBytes: settings.minBytes,
+    maxBytes: settings.maxBytes,
+    isolationLevel: settings.isolationLevel,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [...topics].map(([topic, ps]) => ({
+      topic,
+      partitions: ps.map((p) => ({
+        partition: p.partition,
+        currentLeaderEpoch: -1,
+        fetchOffset: p.offset,
+        lastFetchedEpoch: -1,
+        logStartOffset: -1n,
+        partitionMaxBytes: settings.partitionMaxBytes,
       })),
-      forgottenTopicsData: [],
-      rackId: '',
-    }),
-    conn.requestTimeoutMs + maxWaitMs,
-  );
+    })),
+    forgottenTopicsData: [],
+    rackId: '',
+  };
+}
+
+async function sendFetch(conn: Connection, items: readonly FetchPosition[], options: FetchOptions): Promise<(FetchResult | KafkaProtocolError)[]> {
+  const settings: FetchBodySettings = {
+    maxWaitMs: options.maxWaitMs ?? FETCH_MAX_WAIT_MS_DEFAULT,
+    minBytes: options.minBytes ?? 1,
+    maxBytes: options.maxBytes ?? FETCH_MAX_BYTES_DEFAULT,
+    isolationLevel: options.isolationLevel ?? 0,
+    partitionMaxBytes: options.partitionMaxBytes ?? FETCH_PARTITION_MAX_BYTES_DEFAULT,
+  };
+  const { response } = await request(conn, Apis.Fetch, () => fetchRequestBody(items, settings), conn.requestTimeoutMs + settings.maxWaitMs);
   if (response.errorCode !== 0) throw new KafkaProtocolError(response.errorCode, { api: 'Fetch' });
   const byKey = new Map<string, (typeof response.responses)[number]['partitions'][number]>();
   for (const t of response.responses) for (const p of t.partitions) byKey.set(`${t.topic}\u0000${p.partitionIndex}`, p);
@@ -251,7 +269,7 @@ async function sendFetch(conn: Connection, items: readonly FetchPosition[], opti
       if (p === undefined) return new KafkaProtocolError(ErrorCode.UNKNOWN_SERVER_ERROR, { api: 'Fetch', topic: item.topic, partition: item.partition, serverMessage: 'no answer for this partition' });
       if (p.errorCode !== 0) return new KafkaProtocolError(p.errorCode, { api: 'Fetch', topic: item.topic, partition: item.partition });
       const records = Buffer.isBuffer(p.records) ? p.records : Buffer.alloc(0);
-      const aborted = isolationLevel === 1 ? (p.abortedTransactions ?? []) : [];
+      const aborted = settings.isolationLevel === 1 ? (p.abortedTransactions ?? []) : [];
       const { out, nextOffset } = await decodeRecords(item, records, aborted);
       return {
         topic: item.topic,

@@ -50,10 +50,8 @@ export interface FileSystem {
 /** Where read bytes go: a Buffer of exactly `length` bytes (default: a fresh one). */
 export type ReadAllocator = (length: number) => Buffer;
 
-const freshBuffer: ReadAllocator = (length) => Buffer.allocUnsafe(length);
-
 /** Reads exactly [position, position + length) or fewer bytes at EOF, into a Buffer from `allocate`. */
-export function readRange(file: FileHandle, position: number, length: number, allocate: ReadAllocator = freshBuffer): Buffer {
+export function readRange(file: FileHandle, position: number, length: number, allocate: ReadAllocator = Buffer.allocUnsafe): Buffer {
   const buf = allocate(length);
   const n = file.read(buf, 0, length, position);
   return n === length ? buf : buf.subarray(0, n);

@@ -5,44 +5,17 @@ import { ZERO_UUID } from '../../../src/protocol/codec.js';
 import { MetadataImage } from '../../../src/controller/metadata/image.js';
 import { MetadataPublisher } from '../../../src/controller/metadata/publisher.js';
 import { QuorumController } from '../../../src/controller/controller.js';
-import { MetadataLogError, type AppendedRange, type CommitListener, type MetadataLog } from '../../../src/controller/metadata-log.js';
-import type { MetadataRecord } from '../../../src/controller/metadata/records.js';
+import { MetadataLogError } from '../../../src/controller/metadata-log.js';
 import { SeededRandom } from '../../../src/util/random.js';
 import { AlterConfigOp, type TopicConfigValidator } from '../../../src/controller/types.js';
-import { boot, newTopic, registerBroker } from './fixtures.js';
-
-/** An in-memory MetadataLog: commits at once, or fails like a deposed Raft leader. */
-class FakeLog implements MetadataLog {
-  private listener: CommitListener | null = null;
-  private next = 0n;
-  appends: MetadataRecord[][] = [];
-  failWith: MetadataLogError | null = null;
-  async start(listener: CommitListener): Promise<void> {
-    this.listener = listener;
-  }
-  async append(records: readonly MetadataRecord[]): Promise<AppendedRange> {
-    if (this.failWith) throw this.failWith;
-    const range = { baseOffset: this.next, lastOffset: this.next + BigInt(records.length - 1) };
-    this.next = range.lastOffset + 1n;
-    this.appends.push([...records]);
-    this.listener?.({ ...range, epoch: 0, timestampMs: 0n, records });
-    return range;
-  }
-  get highWatermark(): bigint {
-    return this.next;
-  }
-  get endOffset(): bigint {
-    return this.next;
-  }
-  async close(): Promise<void> {}
-}
+import { boot, MemoryMetadataLog, newTopic, registerBroker } from './fixtures.js';
 
 const validateTopicConfigs: TopicConfigValidator = (configs) =>
   [...configs].filter(([k, v]) => k !== 'retention.ms' || !/^-?\d+$/.test(v)).map(([key, v]) => ({ key, message: `${key}: bad value "${v}"` }));
 
-/** A controller over a FakeLog with `brokerCount` brokers (racks optional). */
+/** A controller over a MemoryMetadataLog with `brokerCount` brokers (racks optional). */
 async function cluster(brokerCount: number, racks?: string[]) {
-  const log = new FakeLog();
+  const log = new MemoryMetadataLog();
   const image = new MetadataImage('c');
   const publisher = new MetadataPublisher(image, (e) => {
     throw e;
