@@ -23,7 +23,7 @@
  * controller answers NOT_CONTROLLER if it is not the leader.
  */
 import type { Logger } from 'pino';
-import type { ApiPair } from '../client/connection.js';
+import type { ApiPair } from '../net/connection.js';
 import { ZERO_UUID } from '../protocol/codec.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { CreateTopicsRequest, CreateTopicsResponse } from '../protocol/messages/19-create-topics.js';

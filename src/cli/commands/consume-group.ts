@@ -17,7 +17,7 @@
 import type { Cluster } from '../../client/cluster.js';
 import { RangeAssignor } from '../../client/assignors.js';
 import { flatten } from '../../client/consumer-protocol.js';
-import { ConnectionClosedError, KafkaProtocolError, isKafkaError } from '../../client/errors.js';
+import { ConnectionClosedError, KafkaProtocolError, isKafkaError } from '../../net/errors.js';
 import { GroupMember, describePartitions } from '../../client/group.js';
 import { fetchMany, listOffsetsMany, type FetchPosition, type FetchResult } from '../../client/records.js';
 import { formatError, writeOut } from './common.js';

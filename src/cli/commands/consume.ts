@@ -15,7 +15,7 @@
  */
 import type { Command } from 'commander';
 import type { Cluster } from '../../client/cluster.js';
-import { invalidArgument } from '../../client/errors.js';
+import { invalidArgument } from '../../net/errors.js';
 import { fetchMany, listOffsetsMany, type ConsumedRecord, type FetchPosition } from '../../client/records.js';
 import { consumeGroup } from './consume-group.js';
 import { checkBootstrap, connectCluster, nonNegativeInt, positiveInt, run, toJson, usageError, withClientOptions, withExamples, writeOut, type CommonOptions } from './common.js';

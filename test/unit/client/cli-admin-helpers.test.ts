@@ -6,7 +6,7 @@ import { alterSummary, formatConfigs, parseAssignments, resourceFrom } from '../
 import { formatCluster, formatElections, formatLogDirs } from '../../../src/cli/commands/cluster.js';
 import { formatDeleteResults } from '../../../src/cli/commands/records.js';
 import { buildProgram } from '../../../src/cli/main.js';
-import { KafkaProtocolError } from '../../../src/client/errors.js';
+import { KafkaProtocolError } from '../../../src/net/errors.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { ConfigEntryDetail } from '../../../src/client/config-admin.js';
 

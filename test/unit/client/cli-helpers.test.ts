@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { splitLine, formatBytes } from '../../../src/cli/commands/produce.js';
 import { formatRecord, parseStartOffset } from '../../../src/cli/commands/consume.js';
 import { formatError, formatTable, toJson } from '../../../src/cli/commands/common.js';
-import { ConnectionError, ClientErrorCode, KafkaProtocolError } from '../../../src/client/errors.js';
+import { ConnectionError, ClientErrorCode, KafkaProtocolError } from '../../../src/net/errors.js';
 
 test('splitLine: key<SEP>value, null key without the separator or without --key-separator', () => {
   assert.deepEqual(splitLine('k\tv\tw', '\t'), { key: 'k', value: 'v\tw' });

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ClientErrorCode, KafkaProtocolError, isKafkaError, throwIfKafkaError } from '../../../src/client/errors.js';
+import { ClientErrorCode, KafkaProtocolError, isKafkaError, throwIfKafkaError } from '../../../src/net/errors.js';
 
 test('every client error code is documented in src/client/README.md', () => {
-  // dist/test/unit/client -> repository root.
+  // dist/test/unit/net -> repository root.
   const readme = readFileSync(new URL('../../../../src/client/README.md', import.meta.url), 'utf8');
   for (const code of Object.values(ClientErrorCode)) assert.ok(readme.includes(`\`${code}\``), `${code} is not documented`);
 });

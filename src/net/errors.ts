@@ -1,5 +1,5 @@
 /**
- * Errors the client library throws. Every error has a stable `code`
+ * Errors the connection (src/net) and the client library throw. Every error has a stable `code`
  * (`ERR_TRIB_*`, as undici and fastify do) that callers branch on, and keeps
  * the underlying error as `cause`. Kafka error codes from the wire become a
  * `KafkaProtocolError` carrying the Kafka error name (`NOT_LEADER_OR_FOLLOWER`).

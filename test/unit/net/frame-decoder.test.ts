@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameDecoder } from '../../../src/client/frame-decoder.js';
-import { ClientErrorCode, ProtocolError } from '../../../src/client/errors.js';
+import { FrameDecoder } from '../../../src/net/frame-decoder.js';
+import { ClientErrorCode, ProtocolError } from '../../../src/net/errors.js';
 
 function frame(payload: string): Buffer {
   const body = Buffer.from(payload);

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
-import { Connection } from '../../../src/client/connection.js';
-import { ClientErrorCode, TributaryClientError } from '../../../src/client/errors.js';
+import { Connection } from '../../../src/net/connection.js';
+import { ClientErrorCode, TributaryClientError } from '../../../src/net/errors.js';
 import { Apis } from '../../../src/client/apis.js';
 import { MetadataRequest, MetadataResponse, ProduceRequest } from '../../../src/protocol/messages/index.js';
-import { FakeBroker, FAKE_API_VERSIONS, apiVersionsReply, encodeResponse, withApiVersions, type FakeReply, type FakeRequest } from './fake-broker.js';
+import { FakeBroker, FAKE_API_VERSIONS, apiVersionsReply, encodeResponse, withApiVersions, type FakeReply, type FakeRequest } from '../client/fake-broker.js';
 
 const Metadata = { request: MetadataRequest, response: MetadataResponse };
 

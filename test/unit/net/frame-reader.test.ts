@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameReader } from '../../../src/client/frame-reader.js';
-import { ClientErrorCode, ProtocolError } from '../../../src/client/errors.js';
+import { FrameReader } from '../../../src/net/frame-reader.js';
+import { ClientErrorCode, ProtocolError } from '../../../src/net/errors.js';
 import { SeededRandom } from '../../../src/util/random.js';
 
 function frame(body: Buffer): Buffer {
