@@ -17,7 +17,7 @@ import {
   type BatchHeader,
 } from '../../protocol/record-batch/header.js';
 import { readRecords, type KafkaRecord } from '../../protocol/record-batch/record.js';
-import type { CompressionType } from '../../util/config/topic.js';
+import type { CompressionType } from '../../config/topic.js';
 
 const CODECS: Readonly<Record<Exclude<CompressionType, 'producer'>, Compression>> = {
   uncompressed: Compression.None,

@@ -21,7 +21,7 @@ import { ConnectionClosedError, KafkaProtocolError, isKafkaError } from '../../n
 import { GroupMember, describePartitions } from '../../client/group.js';
 import { fetchMany, listOffsetsMany, type FetchPosition, type FetchResult } from '../../client/records.js';
 import { formatError, writeOut } from './common.js';
-import { formatRecord } from './consume.js';
+import { formatRecord } from './record-format.js';
 
 export const AUTO_COMMIT_INTERVAL_MS = 5_000;
 /** Longest single fetch wait, so --timeout-ms, rebalances and Ctrl-C are noticed promptly. */

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { runBroker, type RunningBroker } from '../../../src/broker/broker.js';
 import { settingsFromConfig } from '../../../src/broker/settings.js';
-import { parseBrokerConfig } from '../../../src/util/config/broker.js';
+import { parseBrokerConfig } from '../../../src/config/broker.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { startInProcessBroker, type InProcessBroker } from '../../helpers/in-process-broker.js';
 import { AdminCaller, createTopic, fetchAt, listOffset, produce } from './admin-helpers.js';

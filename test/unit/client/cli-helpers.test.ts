@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { splitLine, formatBytes } from '../../../src/cli/commands/produce.js';
-import { formatRecord, parseStartOffset } from '../../../src/cli/commands/consume.js';
+import { parseStartOffset } from '../../../src/cli/commands/consume.js';
+import { formatRecord } from '../../../src/cli/commands/record-format.js';
 import { formatError, formatTable, toJson } from '../../../src/cli/commands/common.js';
 import { ConnectionError, ClientErrorCode, KafkaProtocolError } from '../../../src/net/errors.js';
 

@@ -1,6 +1,6 @@
 /** A value each config definition refuses, for "every key: a bad value is refused" tests. */
-import type { ConfigKey } from '../../../src/util/config/def.js';
-import { BROKER_CONFIGS } from '../../../src/util/config/broker.js';
+import type { ConfigKey } from '../../../src/config/def.js';
+import { BROKER_CONFIGS } from '../../../src/config/broker.js';
 import { isDynamicBrokerKey } from '../../../src/broker/configs/dynamic-broker-config.js';
 
 export function badValueFor(def: ConfigKey<unknown>): string {

@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROKER_CONFIGS, parseBrokerConfig, type BrokerConfigKey } from '../../../src/util/config/broker.js';
-import type { ConfigKey } from '../../../src/util/config/def.js';
+import { BROKER_CONFIGS, parseBrokerConfig, type BrokerConfigKey } from '../../../src/config/broker.js';
+import type { ConfigKey } from '../../../src/config/def.js';
 import { DynamicBrokerConfig, isDynamicBrokerKey, RESTART_REQUIRED_KEYS } from '../../../src/broker/configs/dynamic-broker-config.js';
 import { describeBroker, describeTopic } from '../../../src/broker/configs/describe.js';
 import { configSchemaFor } from '../../../src/broker/configs/schema.js';

@@ -8,8 +8,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { parseBrokerConfig } from '../../../src/util/config/broker.js';
-import { parseProperties } from '../../../src/util/config/properties.js';
+import { parseBrokerConfig } from '../../../src/config/broker.js';
+import { parseProperties } from '../../../src/config/properties.js';
 import { settingsFromConfig } from '../../../src/broker/settings.js';
 import { nodeProperties, planCluster } from '../../../src/cli/commands/cluster-up.js';
 import { ClusterNode } from '../../../src/broker/lifecycle/cluster-node.js';

@@ -6,23 +6,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BROKER_CONFIGS, IGNORED_BROKER_KEYS } from './broker-defs.js';
+import { BROKER_CONFIGS, IGNORED_BROKER_KEYS, type BrokerConfigKey, type BrokerConfigValues, type BrokerSourceInfo } from './broker-defs.js';
 import { CONFIG_SOURCE_ID, parseConfigs, type ConfigSource, type ConfigValues } from './def.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { parseEndpoint, parseProtocolMapEntry, parseVoter, SECURITY_PROTOCOLS, type Endpoint, type QuorumVoter, type SecurityProtocol } from './listeners.js';
 import { parseProperties } from './properties.js';
-import { effectiveTopicConfig, TOPIC_BROKER_SYNONYMS, TOPIC_CONFIG_KEYS, type TopicConfig } from './topic.js';
+import { TOPIC_CONFIG_KEYS, type TopicConfig } from './topic.js';
+import { effectiveTopicConfig, TOPIC_BROKER_SYNONYMS } from './topic-broker.js';
 
 export { BROKER_CONFIGS, IGNORED_BROKER_KEYS, LOG_LEVELS, type LogLevel } from './broker-defs.js';
 
-export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
-export type BrokerConfigValues = ConfigValues<typeof BROKER_CONFIGS>;
-
-/** Where one broker value came from: the key that set it, or the key's default. */
-export interface BrokerSourceInfo {
-  readonly source: ConfigSource;
-  readonly key: string;
-}
+export type { BrokerConfigKey, BrokerConfigValues, BrokerSourceInfo } from './broker-defs.js';
 
 /** Everything derived from the raw values, checked across keys. */
 interface Derived {

@@ -5,8 +5,9 @@
  */
 import {
   bool, defineConfigs, enumOf, int, list, listOf, long, LONG_MAX, INT_MAX, str,
-  type ConfigSpec, type IgnoredKeys, type UpdateMode, type ValueOf,
+  type ConfigSource, type ConfigSpec, type ConfigValues, type IgnoredKeys, type UpdateMode, type ValueOf,
 } from './def.js';
+import { LOG_LEVELS, type LogLevel } from '../util/log.js';
 import { parseEndpoint, parseProtocolMapEntry, parseVoter, SECURITY_PROTOCOLS } from './listeners.js';
 import { TOPIC_CONFIGS, SEGMENT_BYTES_MIN, type TopicConfigKey } from './topic.js';
 
@@ -29,9 +30,7 @@ function fromTopic<K extends TopicConfigKey>(topicKey: K, o: { doc?: string; dyn
 const firstReason = <T>(r: { ok: true; value: T } | { ok: false; reason: string }): string | undefined => (r.ok ? undefined : r.reason);
 const notZero = (v: number): string | undefined => (v === 0 ? 'use -1 for unlimited, or at least 1' : undefined);
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-/** A pino log level name. */
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel };
 
 const serverConfigs = {
   // ---- node identity and roles (KRaft)
@@ -183,6 +182,14 @@ const coordinatorConfigs = {
 };
 
 export const BROKER_CONFIGS = defineConfigs({ ...serverConfigs, ...networkConfigs, ...coordinatorConfigs });
+export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
+export type BrokerConfigValues = ConfigValues<typeof BROKER_CONFIGS>;
+
+/** Where one broker value came from: the key that set it, or the key's default. */
+export interface BrokerSourceInfo {
+  readonly source: ConfigSource;
+  readonly key: string;
+}
 
 /**
  * Keys found in Kafka config files that have no meaning here (thread pools,
