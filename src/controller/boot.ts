@@ -60,7 +60,7 @@ export interface BootControllerOptions {
   featureLevels?: Readonly<Record<string, number>> | undefined;
   /** Subscribed before the replay: gets the initial delta, then one per committed batch. */
   onDelta?: DeltaListener | undefined;
-  /** A delta subscriber threw. Default: rethrow asynchronously (the process stops, STYLE.md principle 4). */
+  /** A delta subscriber threw. Default: rethrow asynchronously (the process stops, CONTRIBUTING.md: assert invariants). */
   onListenerError?: ((err: unknown) => void) | undefined;
   /** Register this broker during boot (else call controller.registerBroker later). */
   advertisedListeners?: readonly ListenerEndpoint[] | undefined;

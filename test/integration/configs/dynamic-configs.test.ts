@@ -26,7 +26,7 @@ import { Compression, compressionOf, readBatchHeader } from '../../../src/protoc
 import { decodeRecordBatchSync, splitBatches } from '../../../src/protocol/record-batch/reader.js';
 import { isDynamicBrokerKey } from '../../../src/broker/configs/dynamic-broker-config.js';
 import { RawClient } from '../../helpers/in-process-broker.js';
-import { badValueFor, DYNAMIC_BROKER_KEYS } from '../../unit/configs/bad-values.js';
+import { badValueFor, DYNAMIC_BROKER_KEYS } from '../../unit/broker/configs/bad-values.js';
 
 const TOPIC = 2;
 const BROKER = 4;
