@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side client benchmark (issue 4): the same workload through our Producer/Consumer
 # (`tributary bench`), kafkajs, @platformatic/kafka and librdkafka (confluent-kafka-python), against one
-# Tributary broker process, plus NATS JetStream through ../shared/peer-bench; one table at the end.
+# Tributary broker process, plus NATS JetStream through the peer-bench harness (when PEER_BENCH has it);
+# one table at the end.
 # See bench/README.md, section "Clients side by side".
 #
 #   bash bench/clients.sh                 # RUNS=3, about 10-15 minutes on a quiet machine
@@ -11,7 +12,8 @@
 # Env (defaults): RUNS=3 COUNT=1000000 SIZE=100 ACKS_LIST="1 all" LINGER_MS=5 BATCH_SIZE=1000000
 #   MAX_POLL_RECORDS=500 PARTITION_FETCH_BYTES=1048576
 #   BUFFER_MEMORY=33554432 CHUNK=1000 CLIENTS="tributary kafkajs platformatic librdkafka" NATS=1
-#   PEER_BENCH=/tmp/peer-bench (a copy of ../shared/peer-bench with its npm packages; made if missing)
+#   PEER_BENCH=/tmp/peer-bench (a checkout of the peer-bench harness, not part of this repository;
+#   its npm packages are installed if missing, and NATS is skipped when the directory is missing)
 #   OURS_PRODUCE_ARGS= (extra `tributary bench produce` options) PHASE_TIMEOUT=300 BUILD=1
 #   BUILD_ROOT=/tmp/tributary-clients-build (private build of broker and CLI) BROKER_OVERRIDES= KEEP_DATA=0
 #
@@ -131,15 +133,13 @@ run_client() {  # run_client RUN CLIENT
   esac
 }
 
-# NATS JetStream through peer-bench (hand-rolled async publisher, PERF-BASELINE's best peer).
+# NATS JetStream through peer-bench (hand-rolled async publisher, the best peer of the baseline in bench/README.md).
 nats_ready() {
   [[ $NATS == 1 ]] || return 1
   command -v nats-server >/dev/null || { log "NATS skipped: no nats-server (apt-get install nats-server)"; return 1; }
   if [[ ! -d $PEER_BENCH/node_modules/@nats-io/jetstream ]]; then
-    local src="$ROOT/../shared/peer-bench"
-    [[ -d $src ]] || { log "NATS skipped: no $src"; return 1; }
-    log "copying $src to $PEER_BENCH and installing its npm packages (no optional ones)"
-    mkdir -p "$PEER_BENCH" && cp -r "$src/." "$PEER_BENCH/"
+    [[ -f $PEER_BENCH/peers/run.mjs ]] || { log "NATS skipped: no peer-bench checkout in $PEER_BENCH (set PEER_BENCH)"; return 1; }
+    log "installing the npm packages of $PEER_BENCH (no optional ones)"
     (cd "$PEER_BENCH" && timeout 300 npm install --omit=optional --no-audit --no-fund >/dev/null 2>&1) \
       || { log "NATS skipped: npm install in $PEER_BENCH failed"; return 1; }
   fi
@@ -182,7 +182,7 @@ for RUN in $(seq 1 "$RUNS"); do
   stop_pid "$BROKER_PID" broker; BROKER_PID=""
   broker_warnings "$WORK/broker-$RUN.log" "$RESULTS_DIR/clients-broker-$STAMP-run$RUN.log"
   [[ $KEEP_DATA == 1 ]] || rm -rf "$WORK/data-$RUN"
-  # NATS runs with our broker stopped, as each system did in PERF-BASELINE.
+  # NATS runs with our broker stopped, as each system did in the peer baseline.
   [[ $HAVE_NATS == 1 ]] && run_nats "$RUN"
 done
 

@@ -39,7 +39,7 @@ const READY_TIMEOUT_MS = 60_000;
 const FAILOVER_TIMEOUT_MS = 30_000;
 const RETRY_MS = 20;
 
-const { Connection } = await import(pathToFileURL(join(dist, 'src/client/connection.js')).href);
+const { Connection } = await import(pathToFileURL(join(dist, 'src/net/connection.js')).href);
 const { CreateTopicsRequest, CreateTopicsResponse } = await import(pathToFileURL(join(dist, 'src/protocol/messages/19-create-topics.js')).href);
 const { MetadataRequest, MetadataResponse } = await import(pathToFileURL(join(dist, 'src/protocol/messages/03-metadata.js')).href);
 const { DescribeQuorumRequest, DescribeQuorumResponse } = await import(pathToFileURL(join(dist, 'src/protocol/messages/55-describe-quorum.js')).href);

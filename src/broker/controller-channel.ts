@@ -5,8 +5,8 @@
  * as-is (same API version, same body) to the active controller's controller
  * listener, whose answer goes back to the client unchanged. Kafka wraps
  * forwarded requests in an Envelope (58) to carry the client's principal;
- * we send the request itself, since the authorizer is allow-all (DESIGN.md
- * principle 7: the principal travels in the envelope once ACLs land).
+ * we send the request itself, since the authorizer is allow-all (docs/architecture.md:
+ * the principal travels in the envelope once ACLs land).
  *
  * While no controller is known (an election), or it does not answer, or it
  * answers NOT_CONTROLLER (it lost leadership meanwhile), the request waits
@@ -23,7 +23,7 @@
  * controller answers NOT_CONTROLLER if it is not the leader.
  */
 import type { Logger } from 'pino';
-import type { ApiPair } from '../client/connection.js';
+import type { ApiPair } from '../net/connection.js';
 import { ZERO_UUID } from '../protocol/codec.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { CreateTopicsRequest, CreateTopicsResponse } from '../protocol/messages/19-create-topics.js';

@@ -1,6 +1,6 @@
 /**
  * The registry of request handlers. ApiVersions answers from it, so what the
- * broker advertises is exactly what it has handlers for (PROTOCOL-COMPAT.md:
+ * broker advertises is exactly what it has handlers for (docs/compatibility.md:
  * a listed range must be accepted in full).
  */
 import { Writer } from '../protocol/primitives/writer.js';

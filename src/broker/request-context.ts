@@ -1,6 +1,6 @@
 /**
  * Everything a handler knows about the request besides its body. Present from
- * the first handler on (DESIGN.md principle 7) so that authentication,
+ * the first handler on (docs/architecture.md) so that authentication,
  * authorization and quotas can plug in without touching handlers.
  */
 import type { Logger } from 'pino';

@@ -98,8 +98,9 @@ export function isSingleNode(settings: BrokerSettings): boolean {
   return c.roles.broker && c.roles.controller && (c.voters.length === 0 || (c.voters.length === 1 && c.voters[0]?.id === settings.nodeId));
 }
 
-import type { BrokerConfig } from '../util/config/broker.js';
-import { validateTopicConfigs, type TopicConfig } from '../util/config/topic.js';
+import type { BrokerConfig } from '../config/broker.js';
+import { type TopicConfig } from '../config/topic.js';
+import { validateTopicConfigs } from '../config/topic-broker.js';
 import { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
 
 function toRecord(overrides: ReadonlyMap<string, string>): Record<string, string> {

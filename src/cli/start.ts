@@ -14,10 +14,10 @@
  * this binary do not pay for loading the broker.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { pino, type Logger } from 'pino';
-import { ConfigError } from '../util/config/errors.js';
-import { loadBrokerConfig, type BrokerConfig, type LogLevel } from '../util/config/broker.js';
-import { formatEndpoint } from '../util/config/listeners.js';
+import { ConfigError } from '../config/errors.js';
+import { loadBrokerConfig, type BrokerConfig } from '../config/broker.js';
+import { createLogger, type Logger } from '../util/log.js';
+import { formatEndpoint } from '../config/listeners.js';
 
 export const EXIT_OK = 0;
 export const EXIT_RUNTIME = 1;
@@ -167,53 +167,4 @@ function installSignalHandlers(broker: { stop(reason?: string): Promise<void> },
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-}
-
-// ---------------------------------------------------------------- logging
-
-/**
- * A pino logger: JSON lines on stdout, or — when stdout is a terminal — one
- * readable line per entry (`time level msg key=value ...`), without adding
- * pino-pretty as a dependency.
- */
-export function createLogger(level: LogLevel, options: { pretty?: boolean; destination?: { write(s: string): unknown } } = {}): Logger {
-  const pretty = options.pretty ?? process.stdout.isTTY === true;
-  // Synchronous writes: nothing is lost or reordered when the process exits.
-  const out = options.destination ?? pino.destination({ dest: 1, sync: true });
-  if (!pretty) return pino({ level }, out);
-  const colors = options.destination === undefined && process.stdout.isTTY === true;
-  return pino({ level, base: null }, { write: (line: string) => void out.write(formatLogLine(line, colors)) });
-}
-
-const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
-const LEVEL_COLORS: Readonly<Record<number, string>> = { 10: '\x1b[90m', 20: '\x1b[36m', 30: '\x1b[32m', 40: '\x1b[33m', 50: '\x1b[31m', 60: '\x1b[35m' };
-
-function formatValue(v: unknown): string {
-  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
-  return JSON.stringify(v);
-}
-
-/** One JSON log line from pino -> `HH:MM:SS.mmm LEVEL msg key=value ...` (and an error's stack). */
-export function formatLogLine(json: string, colors = false): string {
-  let entry: Record<string, unknown>;
-  try {
-    entry = JSON.parse(json) as Record<string, unknown>;
-  } catch {
-    return json.endsWith('\n') ? json : `${json}\n`;
-  }
-  const { time, level, msg, err, ...rest } = entry;
-  const t = typeof time === 'number' ? new Date(time) : new Date();
-  const hh = (n: number, w = 2): string => String(n).padStart(w, '0');
-  const clock = `${hh(t.getHours())}:${hh(t.getMinutes())}:${hh(t.getSeconds())}.${hh(t.getMilliseconds(), 3)}`;
-  const levelNumber = typeof level === 'number' ? level : 30;
-  const name = (LEVEL_NAMES[levelNumber] ?? String(level)).padEnd(5);
-  const shownLevel = colors ? `${LEVEL_COLORS[levelNumber] ?? ''}${name}\x1b[0m` : name;
-  const fields = Object.entries(rest).map(([k, v]) => `${k}=${formatValue(v)}`);
-  let line = [clock, shownLevel, typeof msg === 'string' ? msg : '', ...fields].filter((s) => s !== '').join(' ');
-  if (typeof err === 'object' && err !== null) {
-    const e = err as { message?: unknown; stack?: unknown };
-    line += `\n    ${String(e.stack ?? e.message ?? JSON.stringify(err)).split('\n').join('\n    ')}`;
-  }
-  return `${line}\n`;
 }

@@ -16,8 +16,8 @@ import { ErrorCode } from '../protocol/errors.js';
 import { AdminApis } from './admin-apis.js';
 import { Apis, request, type ClientApi } from './apis.js';
 import { REFRESH_METADATA_ERRORS, type Cluster, type TopicMetadata } from './cluster.js';
-import type { Connection } from './connection.js';
-import { KafkaProtocolError, invalidArgument } from './errors.js';
+import type { Connection } from '../net/connection.js';
+import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
 
 /**
  * Which offset ListOffsets looks up: 'earliest' (the log start offset),

@@ -11,7 +11,7 @@ import { decodeAuthorizedOperations, type AclOperation } from './admin-apis.js';
 import { Apis, request, supports } from './apis.js';
 import type { Cluster, PartitionMetadata } from './cluster.js';
 import { configSourceName, type ConfigEntry } from './config-admin.js';
-import { KafkaProtocolError, invalidArgument } from './errors.js';
+import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
 
 /** Default time (ms) the controller may take for topic and partition changes. */
 export const ADMIN_TIMEOUT_MS_DEFAULT = 30_000;

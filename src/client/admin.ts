@@ -12,7 +12,7 @@
  * KafkaProtocolError.
  */
 import { Cluster, type ClusterOptions } from './cluster.js';
-import { invalidArgument } from './errors.js';
+import { invalidArgument } from '../net/errors.js';
 import type { ListedOffset } from './records.js';
 import {
   listOffsetsFor,

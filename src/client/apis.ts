@@ -26,7 +26,7 @@ import {
   ProduceRequest,
   ProduceResponse,
 } from '../protocol/messages/index.js';
-import type { ApiPair, Connection } from './connection.js';
+import type { ApiPair, Connection } from '../net/connection.js';
 
 /** An API the client speaks: its request/response schemas and the version range the client implements. */
 export interface ClientApi<Req extends MessageSchema = MessageSchema, Res extends MessageSchema = MessageSchema> extends ApiPair<Req, Res> {

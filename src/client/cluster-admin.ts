@@ -15,8 +15,8 @@ import { AdminApis, decodeAuthorizedOperations, type AclOperation } from './admi
 import { request, supports } from './apis.js';
 import { REFRESH_METADATA_ERRORS, type BrokerNode, type Cluster } from './cluster.js';
 import { compareStrings, groupByTopic, type TopicPartitions } from './consumer-protocol.js';
-import { CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION } from './connection.js';
-import { KafkaProtocolError, invalidArgument } from './errors.js';
+import { CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION } from '../net/connection.js';
+import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
 
 /** DeleteRecords offset meaning "up to the high watermark" (delete every record). */
 export const HIGH_WATERMARK = -1n;

@@ -13,7 +13,7 @@
  */
 import { ErrorCode, errorInfo } from '../protocol/errors.js';
 import { Apis, request } from './apis.js';
-import { Connection, type ConnectionOptions } from './connection.js';
+import { Connection, type ConnectionOptions } from '../net/connection.js';
 import {
   ClientErrorCode,
   ConnectionClosedError,
@@ -21,7 +21,7 @@ import {
   KafkaProtocolError,
   TributaryClientError,
   invalidArgument,
-} from './errors.js';
+} from '../net/errors.js';
 
 export const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
 export const RETRIES_DEFAULT = 5;

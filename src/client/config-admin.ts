@@ -17,8 +17,8 @@ import { ErrorCode } from '../protocol/errors.js';
 import { AdminApis } from './admin-apis.js';
 import { request } from './apis.js';
 import type { Cluster } from './cluster.js';
-import type { Connection } from './connection.js';
-import { KafkaProtocolError, invalidArgument } from './errors.js';
+import type { Connection } from '../net/connection.js';
+import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
 
 /** Where a config value comes from, as Kafka names it (DescribeConfigs configSource). */
 export type ConfigSource =

@@ -23,7 +23,7 @@ import { batchEndAt } from '../protocol/record-batch/reader.js';
 import { Offsets } from '../protocol/record-batch/header.js';
 import { Apis, request } from './apis.js';
 import { REFRESH_METADATA_ERRORS, type Cluster } from './cluster.js';
-import { KafkaProtocolError } from './errors.js';
+import { KafkaProtocolError } from '../net/errors.js';
 import { fetchRequestBody } from './records.js';
 import type { PartitionState, ResetSpec } from './consumer-state.js';
 import { CONSUMER_FETCH_MAX_BYTES_DEFAULT, CONSUMER_FETCH_MAX_WAIT_MS_DEFAULT, CONSUMER_FETCH_MIN_BYTES_DEFAULT } from './consumer-types.js';

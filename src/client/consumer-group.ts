@@ -13,7 +13,7 @@ import { RangeAssignor, RoundRobinAssignor, type Assignor } from './assignors.js
 import type { Cluster } from './cluster.js';
 import type { TopicPartitions } from './consumer-protocol.js';
 import type { AssignorOption, ConsumerOptions } from './consumer-types.js';
-import { invalidArgument } from './errors.js';
+import { invalidArgument } from '../net/errors.js';
 import { GroupMember, type GenerationInfo } from './group.js';
 import { CooperativeStickyAssignor } from './sticky-assignor.js';
 

@@ -9,7 +9,7 @@
 import type { ConsumerRecord } from './consumer-decode.js';
 import type { PartitionState } from './consumer-state.js';
 import type { ConsumerBatch, RunOptions } from './consumer-types.js';
-import { invalidArgument } from './errors.js';
+import { invalidArgument } from '../net/errors.js';
 
 /** What the loops need from the Consumer. */
 export interface BatchSource<K, V> {

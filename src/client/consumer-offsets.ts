@@ -9,7 +9,7 @@ import type { Cluster } from './cluster.js';
 import { groupByTopic } from './consumer-protocol.js';
 import type { PartitionState, ResetSpec } from './consumer-state.js';
 import { partitionKey } from './consumer-state.js';
-import { ClientErrorCode, TributaryClientError, invalidArgument, type KafkaProtocolError } from './errors.js';
+import { ClientErrorCode, TributaryClientError, invalidArgument, type KafkaProtocolError } from '../net/errors.js';
 import { withCoordinator } from './group-apis.js';
 import { STANDALONE_COMMIT, commitOffsets, fetchCommittedOffsets, type CommittedOffset, type OffsetToCommit } from './group-offsets.js';
 import type { GroupMember } from './group.js';

@@ -9,7 +9,7 @@ import { PartitionDecoder, type ConsumerRecord } from './consumer-decode.js';
 import type { TopicPartitions } from './consumer-protocol.js';
 import { PartitionState, partitionKey } from './consumer-state.js';
 import { MAX_POLL_RECORDS_DEFAULT, positiveIntegerOption, type ConsumerBatch, type ConsumerOptions, type TopicPartition } from './consumer-types.js';
-import { ClientErrorCode, TributaryClientError, invalidArgument } from './errors.js';
+import { ClientErrorCode, TributaryClientError, invalidArgument } from '../net/errors.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { deserializers, type Deserializer } from './serde.js';
 

@@ -18,7 +18,7 @@
  */
 import { compile } from '../protocol/codec.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
-import { invalidArgument } from './errors.js';
+import { invalidArgument } from '../net/errors.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import { array, data, field, struct, type Infer } from '../protocol/schema.js';

@@ -2,7 +2,7 @@
 import type { Assignor } from './assignors.js';
 import type { ClusterOptions } from './cluster.js';
 import type { ConsumerRecord } from './consumer-decode.js';
-import { invalidArgument } from './errors.js';
+import { invalidArgument } from '../net/errors.js';
 import type { Deserializer } from './serde.js';
 
 export type { ConsumerRecord } from './consumer-decode.js';

@@ -30,7 +30,7 @@ import { PatternSubscription } from './consumer-pattern.js';
 import { partitionKey, type PartitionState } from './consumer-state.js';
 import { AUTO_COMMIT_INTERVAL_MS_DEFAULT, positiveIntegerOption, type ConsumerBatch, type ConsumerOptions, type ConsumerRecord } from './consumer-types.js';
 import type { OffsetSpecifier, RunOptions, TopicPartition } from './consumer-types.js';
-import { ClientErrorCode, TributaryClientError, invalidArgument } from './errors.js';
+import { ClientErrorCode, TributaryClientError, invalidArgument } from '../net/errors.js';
 import type { CommittedOffset, OffsetToCommit } from './group-offsets.js';
 import type { GroupMember } from './group.js';
 import { ConsumerOffsets } from './consumer-offsets.js';

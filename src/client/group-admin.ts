@@ -14,7 +14,7 @@ import type { Cluster } from './cluster.js';
 import { CONSUMER_PROTOCOL_TYPE, compareStrings, decodeAssignment, decodeSubscription, groupByTopic, type TopicPartitions } from './consumer-protocol.js';
 import { decodeAuthorizedOperations, type AclOperation } from './admin-apis.js';
 import { listOffsetsFor } from './admin-offsets.js';
-import { KafkaProtocolError, invalidArgument } from './errors.js';
+import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
 import { COORDINATOR_ATTEMPTS_MAX, COORDINATOR_ERRORS, COORDINATOR_RETRY_ERRORS, GroupApis, withCoordinator } from './group-apis.js';
 import {
   STANDALONE_COMMIT,

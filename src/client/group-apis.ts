@@ -39,8 +39,8 @@ import {
 import type { MessageSchema } from '../protocol/schema.js';
 import { request, type ClientApi } from './apis.js';
 import type { Cluster } from './cluster.js';
-import type { Connection } from './connection.js';
-import { ConnectionClosedError, ConnectionError, KafkaProtocolError } from './errors.js';
+import type { Connection } from '../net/connection.js';
+import { ConnectionClosedError, ConnectionError, KafkaProtocolError } from '../net/errors.js';
 
 function api<Req extends MessageSchema, Res extends MessageSchema>(req: Req, res: Res, minVersion: number, maxVersion: number): ClientApi<Req, Res> {
   return { request: req, response: res, minVersion, maxVersion: Math.min(maxVersion, req.maxVersion, res.maxVersion) };

@@ -9,7 +9,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { ASSIGNORS, type Assignor, type AssignorMember } from './assignors.js';
 import type { Cluster } from './cluster.js';
 import { decodeSubscription, encodeAssignment, flatten, groupByTopic, type TopicPartitions } from './consumer-protocol.js';
-import { KafkaProtocolError } from './errors.js';
+import { KafkaProtocolError } from '../net/errors.js';
 
 /** A member as JoinGroup lists it to the leader. */
 export interface JoinedMember {

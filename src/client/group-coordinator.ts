@@ -8,8 +8,8 @@
  * would stall fetches. Separate so the member keeps only its state machine.
  */
 import type { Cluster } from './cluster.js';
-import { Connection, type ConnectionOptions } from './connection.js';
-import { ConnectionClosedError, KafkaProtocolError } from './errors.js';
+import { Connection, type ConnectionOptions } from '../net/connection.js';
+import { ConnectionClosedError, KafkaProtocolError } from '../net/errors.js';
 import { COORDINATOR_RETRY_ERRORS, findCoordinator, isCoordinatorRetriable, type CoordinatorNode } from './group-apis.js';
 
 export class CoordinatorLink {

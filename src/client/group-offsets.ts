@@ -12,9 +12,9 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { request } from './apis.js';
-import type { Connection } from './connection.js';
+import type { Connection } from '../net/connection.js';
 import { compareStrings, groupByTopic, type TopicPartitions } from './consumer-protocol.js';
-import { KafkaProtocolError, UnsupportedVersionError, invalidArgument } from './errors.js';
+import { KafkaProtocolError, UnsupportedVersionError, invalidArgument } from '../net/errors.js';
 import { COORDINATOR_ERRORS, COORDINATOR_RETRY_ERRORS, GroupApis } from './group-apis.js';
 
 /** A group's committed offset of one partition (OffsetFetch). */

@@ -5,9 +5,9 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { Assignor } from './assignors.js';
-import type { ConnectionOptions } from './connection.js';
+import type { ConnectionOptions } from '../net/connection.js';
 import type { TopicPartitions } from './consumer-protocol.js';
-import { invalidArgument } from './errors.js';
+import { invalidArgument } from '../net/errors.js';
 
 export const SESSION_TIMEOUT_MS_DEFAULT = 45_000;
 /** Java's max.poll.interval.ms, which it sends as the rebalance timeout. */

@@ -1,6 +1,6 @@
 /** The client library's public surface (see README.md). */
-export { Connection, decodeApiVersions, CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION } from './connection.js';
-export type { ApiPair, ConnectionOptions, SendOptions, VersionRange } from './connection.js';
+export { Connection, decodeApiVersions, CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION } from '../net/connection.js';
+export type { ApiPair, ConnectionOptions, SendOptions, VersionRange } from '../net/connection.js';
 export { Apis, request, supports, versionFor, type ClientApi } from './apis.js';
 export { Cluster, DEFAULT_BOOTSTRAP, REFRESH_METADATA_ERRORS, parseBootstrap } from './cluster.js';
 export type { BrokerAddress, BrokerNode, ClusterMetadata, ClusterOptions, PartitionMetadata, TopicMetadata } from './cluster.js';
@@ -95,10 +95,10 @@ export {
   isKafkaError,
   isTributaryError,
   throwIfKafkaError,
-} from './errors.js';
-export type { KafkaErrorContext } from './errors.js';
+} from '../net/errors.js';
+export type { KafkaErrorContext } from '../net/errors.js';
 export { DecodeError } from '../protocol/primitives/decode-error.js';
-export { FrameDecoder } from './frame-decoder.js';
+export { FrameDecoder } from '../net/frame-decoder.js';
 export {
   ASSIGNMENT_VERSION_DEFAULT,
   CONSUMER_PROTOCOL_TYPE,

@@ -7,7 +7,7 @@
  * `murmur2_random`, franz-go's StickyKeyPartitioner all agree).
  * Unkeyed records go round-robin (the later Producer may use sticky batches).
  */
-import { invalidArgument } from './errors.js';
+import { invalidArgument } from '../net/errors.js';
 
 const SEED = 0x9747b28c;
 const M = 0x5bd1e995;

@@ -21,7 +21,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { Offsets, computeBatchCrc } from '../protocol/record-batch/header.js';
-import { ClientConfigError, invalidArgument } from './errors.js';
+import { ClientConfigError, invalidArgument } from '../net/errors.js';
 import type { Acks } from './records.js';
 import { IDEMPOTENT_MAX_IN_FLIGHT, MAX_IN_FLIGHT_DEFAULT } from './producer-types.js';
 

@@ -13,7 +13,7 @@
  * The sticky state (which batch is being filled) lives in the accumulator,
  * which calls `partition()` with `sticky = -1` to ask for a new partition.
  */
-import { invalidArgument } from './errors.js';
+import { invalidArgument } from '../net/errors.js';
 import { partitionForKey } from './partitioner.js';
 
 /** What a partitioner sees of a record: topic, serialized key and value, and the topic's partition count. */

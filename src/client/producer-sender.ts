@@ -20,7 +20,7 @@ import { buildRecordBatch, buildRecordBatchSync } from '../protocol/record-batch
 import { BufferPool } from '../util/buffer-pool.js';
 import { Apis, supports, versionFor } from './apis.js';
 import { REFRESH_METADATA_ERRORS, type Cluster } from './cluster.js';
-import { KafkaProtocolError, ProducerFencedError, UnsupportedVersionError, throwIfKafkaError } from './errors.js';
+import { KafkaProtocolError, ProducerFencedError, UnsupportedVersionError, throwIfKafkaError } from '../net/errors.js';
 import type { PartitionQueue, ProducerBatch, RecordAccumulator } from './producer-accumulator.js';
 import { ProducerIdentity, incrementSequence, restampBatch, sequenceVerdict, type IdempotenceSettings } from './producer-idempotence.js';
 import { backoffMs, deliveryTimeout, isRetriable } from './producer-support.js';

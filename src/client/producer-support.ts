@@ -10,7 +10,7 @@ import {
   RequestTimeoutError,
   TributaryClientError,
   invalidArgument,
-} from './errors.js';
+} from '../net/errors.js';
 import type { ProducerBatch, RecordMetadata, Sink } from './producer-accumulator.js';
 import { PRODUCER_RETRY_BACKOFF_MS_MAX, type ProducerHeaders } from './producer-types.js';
 

@@ -18,7 +18,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import type { RecordInput } from '../protocol/record-batch/builder.js';
 import { Cluster } from './cluster.js';
-import { ClientErrorCode, KafkaProtocolError, TributaryClientError, invalidArgument } from './errors.js';
+import { ClientErrorCode, KafkaProtocolError, TributaryClientError, invalidArgument } from '../net/errors.js';
 import { resolveIdempotence } from './producer-idempotence.js';
 import { Sender } from './producer-sender.js';
 import { COMPRESSION_CODECS } from './records.js';

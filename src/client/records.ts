@@ -21,8 +21,8 @@ import { decodeRecordBatch, recordOffset, recordTimestamp, splitBatches } from '
 import type { RecordHeader } from '../protocol/record-batch/record.js';
 import { Apis, request, versionFor } from './apis.js';
 import type { Cluster } from './cluster.js';
-import type { Connection } from './connection.js';
-import { KafkaProtocolError, invalidArgument } from './errors.js';
+import type { Connection } from '../net/connection.js';
+import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
 
 /** 0: no response; 1: the leader appended; -1: every in-sync replica has it. */
 export type Acks = 0 | 1 | -1;

@@ -27,7 +27,7 @@
  */
 import type { FileSystem, LogConfig } from '../storage/index.js';
 import type { Clock } from '../util/clock.js';
-import { validateTopicConfigs as validateTopicConfigsDefault } from '../util/config/topic.js';
+import { validateTopicConfigs as validateTopicConfigsDefault } from '../config/topic-broker.js';
 import { systemRandom, type Random } from '../util/random.js';
 import type { ConfigSchema } from './config-plan.js';
 import { QuorumController } from './controller.js';
@@ -52,7 +52,7 @@ export interface BootControllerOptions {
   numPartitionsDefault: number;
   /** default.replication.factor */
   replicationFactorDefault: number;
-  /** Default: src/util/config/topic.ts validateTopicConfigs. */
+  /** Default: src/config/topic-broker.ts validateTopicConfigs. */
   validateTopicConfigs?: TopicConfigValidator | undefined;
   validateBrokerConfigs?: BrokerConfigValidator | undefined;
   /** Key types and inherited values for IncrementalAlterConfigs APPEND/SUBTRACT. */
@@ -60,7 +60,7 @@ export interface BootControllerOptions {
   featureLevels?: Readonly<Record<string, number>> | undefined;
   /** Subscribed before the replay: gets the initial delta, then one per committed batch. */
   onDelta?: DeltaListener | undefined;
-  /** A delta subscriber threw. Default: rethrow asynchronously (the process stops, STYLE.md principle 4). */
+  /** A delta subscriber threw. Default: rethrow asynchronously (the process stops, CONTRIBUTING.md: assert invariants). */
   onListenerError?: ((err: unknown) => void) | undefined;
   /** Register this broker during boot (else call controller.registerBroker later). */
   advertisedListeners?: readonly ListenerEndpoint[] | undefined;

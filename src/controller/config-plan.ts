@@ -25,7 +25,7 @@ export interface ConfigPlanContext {
   readonly schema?: ConfigSchema | null | undefined;
 }
 
-/** What the plan needs to know about config keys (injected: util/config is the broker's). */
+/** What the plan needs to know about config keys (injected: src/config is the broker's). */
 export interface ConfigSchema {
   /** Whether the key is list-typed (APPEND/SUBTRACT allowed); undefined for an unknown key (the validator reports it). */
   isList(resourceType: number, name: string): boolean | undefined;

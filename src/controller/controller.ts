@@ -1,6 +1,6 @@
 /**
  * The active controller (for now the only one: a cluster of one node in
- * combined mode, DESIGN.md section 3). It turns admin requests into metadata
+ * combined mode, docs/architecture.md). It turns admin requests into metadata
  * records: validate against the current image (plans.ts), append the records
  * as one atomic batch, answer per item with a Kafka error code.
  *

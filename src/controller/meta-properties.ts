@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import type { FileSystem } from '../storage/index.js';
-import { parseProperties, escapeProperty } from '../util/config/properties.js';
+import { parseProperties, escapeProperty } from '../config/properties.js';
 import type { Random } from '../util/random.js';
 import { METADATA_DIR_NAME } from './metadata-log.js';
 import { isUuidString, randomUuid } from './uuid.js';

@@ -18,9 +18,10 @@ import { rmSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { parentPort } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
+import { createLogger } from '../util/log.js';
 import type { RunningBroker } from '../broker/broker.js';
 import { isParentMessage, toWireError, type HostMessage, type ParentMessage, type StartParams } from './messages.js';
-import type { LogLevel } from '../util/config/broker.js';
+import type { LogLevel } from '../config/broker.js';
 
 const entryAtMs = performance.timeOrigin + performance.now();
 /** How long a child whose parent vanished waits for a graceful stop before exiting anyway. */
@@ -54,11 +55,10 @@ function processChannel(): Channel {
   };
 }
 
-async function createHostLogger(level: LogLevel): Promise<Logger> {
+function createHostLogger(level: LogLevel): Logger {
   const out = pino.destination({ dest: 2, sync: true });
   if (level === 'silent' || !isatty(2)) return pino({ level, base: { broker: 'embedded' } }, out);
-  // A terminal gets the CLI's one-line format; the CLI module loads only then.
-  const { createLogger } = await import('../cli/start.js');
+  // A terminal gets the CLI's one-line format.
   return createLogger(level, { pretty: true, destination: out });
 }
 
@@ -69,12 +69,12 @@ let stopping: Promise<void> | undefined;
 async function start(params: StartParams): Promise<void> {
   try {
     const configStartMs = performance.now();
-    const { parseBrokerConfig } = await import('../util/config/broker.js');
+    const { parseBrokerConfig } = await import('../config/broker.js');
     const config = parseBrokerConfig(params.config);
     const brokerImportStartMs = performance.now();
     const [{ runBroker }, { settingsFromConfig }] = await Promise.all([import('../broker/broker.js'), import('../broker/settings.js')]);
     const importMs = performance.now() - brokerImportStartMs + (brokerImportStartMs - configStartMs);
-    const logger = await createHostLogger(config.get('log.level'));
+    const logger = createHostLogger(config.get('log.level'));
     for (const w of config.warnings) logger.warn(w);
     const runStartMs = performance.now();
     broker = await runBroker(settingsFromConfig(config), logger);

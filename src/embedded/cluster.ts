@@ -18,8 +18,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
-import { ConfigError, type ConfigProblem } from '../util/config/errors.js';
-import type { LogLevel } from '../util/config/broker-defs.js';
+import { ConfigError, type ConfigProblem } from '../config/errors.js';
+import type { LogLevel } from '../config/broker-defs.js';
 import { EmbeddedError, EmbeddedErrorCode } from './errors.js';
 import { spawnHost, type HostProcess, type Isolation } from './host-process.js';
 import type { BoundListener, HostMessage, StartParams, WireError } from './messages.js';

@@ -2,7 +2,7 @@
  * Broker-side recompression for topics whose `compression.type` names a
  * codec (Kafka's LogValidator: a produced batch in another codec is rebuilt
  * in the topic's). This is the one place besides compaction where the
- * broker opens a batch (DESIGN.md principle 2), and only for such topics.
+ * broker opens a batch (docs/architecture.md: batches stay opaque on the hot path), and only for such topics.
  *
  * The records section is decompressed, checked (exactly recordsCount
  * well-formed records), and compressed again; the header is kept as sent
@@ -17,7 +17,7 @@ import {
   type BatchHeader,
 } from '../protocol/record-batch/header.js';
 import { readRecords, type KafkaRecord } from '../protocol/record-batch/record.js';
-import type { CompressionType } from '../util/config/topic.js';
+import type { CompressionType } from '../config/topic.js';
 
 const CODECS: Readonly<Record<Exclude<CompressionType, 'producer'>, Compression>> = {
   uncompressed: Compression.None,

@@ -1,5 +1,5 @@
 /**
- * The file system as an injected dependency (STYLE.md principle 6). Storage
+ * The file system as an injected dependency (CONTRIBUTING.md: determinism at the core). Storage
  * never touches `node:fs` except through this interface, so the same engine
  * runs on disk (NodeFileSystem) and in the seeded simulator
  * (MemoryFileSystem, which can "crash" and lose what was not fsynced).

@@ -6,7 +6,7 @@
  * It lives here, at the bottom of the import graph, so that the protocol
  * layer's `DecodeError` and the client's errors share one base class:
  * `err instanceof TributaryError` is true for anything the client throws
- * on purpose. The client's codes are listed in src/client/errors.ts.
+ * on purpose. The client's codes are listed in src/net/errors.ts.
  */
 export class TributaryError<Code extends string = string> extends Error {
   /** Stable machine-readable code, e.g. `ERR_TRIB_KAFKA`; never changes between releases. */

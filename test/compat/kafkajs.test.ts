@@ -2,7 +2,7 @@
 // listTopics, fetchTopicMetadata, fetchTopicOffsets, fetchTopicOffsetsByTimestamp,
 // createPartitions, deleteTopics, describeCluster) and producer.send with keys,
 // headers, acks -1/1/0 and gzip. kafkajs uses min(its max, broker max) and
-// ignores the broker's min (PROTOCOL-COMPAT.md), so this exercises Produce v7,
+// ignores the broker's min (docs/compatibility.md), so this exercises Produce v7,
 // Metadata v6, ListOffsets v3, CreateTopics v3, DeleteTopics v1,
 // CreatePartitions v1 (when advertised that high). kafkajs consumers need
 // groups (a later issue), so records are read back with kcat (librdkafka):

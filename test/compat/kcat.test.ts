@@ -2,7 +2,7 @@
 // (-L -J), produce (-P -K: -H -l file, every -z codec) and consume (-C -e -o
 // beginning -f) without groups, offsets by timestamp (-Q, and -o s@ts).
 // librdkafka switches features off silently when the advertised ranges miss a
-// version (PROTOCOL-COMPAT.md): lz4 needs FindCoordinator 0, zstd Produce 7 and
+// version (docs/compatibility.md): lz4 needs FindCoordinator 0, zstd Produce 7 and
 // Fetch 10. The "stored codec" test catches a codec silently dropped that way.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { BrokerProcess, freePort } from './broker-process.js';
 import { metadataV1Request, parseMetadataV1Response, rawRequest, type MetadataV1 } from './raw-kafka.js';
-import { Connection } from '../../src/client/connection.js';
+import { Connection } from '../../src/net/connection.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../src/protocol/messages/55-describe-quorum.js';
 
 export const CLUSTER_READY_TIMEOUT_MS = 30_000;

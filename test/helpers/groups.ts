@@ -16,7 +16,7 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { repoRoot, startBroker, withTimeout, type BrokerOptions, type BrokerProcess } from './broker-process.js';
 import { createTopicsRaw, probeApiVersions } from './raw-kafka.js';
 
-/** Group API keys the group tests need advertised (PROTOCOL-COMPAT.md "core"). */
+/** Group API keys the group tests need advertised (docs/compatibility.md). */
 export const GROUP_API_KEYS: Readonly<Record<number, string>> = {
   8: 'OffsetCommit',
   9: 'OffsetFetch',

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { runBroker, type RunningBroker } from '../../src/broker/broker.js';
 import { settingsFromConfig } from '../../src/broker/settings.js';
-import { parseBrokerConfig } from '../../src/util/config/broker.js';
+import { parseBrokerConfig } from '../../src/config/broker.js';
 import { compile, isFlexible } from '../../src/protocol/codec.js';
 import { Writer } from '../../src/protocol/primitives/writer.js';
 import { Reader } from '../../src/protocol/primitives/reader.js';

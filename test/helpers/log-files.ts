@@ -1,8 +1,8 @@
 /**
- * Reads a partition's segment files the way DESIGN.md §5 lays them out
+ * Reads a partition's segment files the way docs/architecture.md lays them out
  * (`<log.dir>/<topic>-<partition>/<20-digit base offset>.log`, record batches
  * verbatim) and walks the batch headers, checking each CRC-32C. Used to check
- * that a client's compressed batch is stored as sent (DESIGN §4.2) and that a
+ * that a client's compressed batch is stored as sent (docs/architecture.md) and that a
  * log is readable end to end after a crash.
  */
 import assert from 'node:assert/strict';

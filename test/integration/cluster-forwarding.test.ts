@@ -18,7 +18,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import { startCluster } from '../helpers/cluster-process.js';
-import { Connection } from '../../src/client/connection.js';
+import { Connection } from '../../src/net/connection.js';
 import { MetadataRequest, MetadataResponse } from '../../src/protocol/messages/03-metadata.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../src/protocol/messages/22-init-producer-id.js';
 import { AllocateProducerIdsRequest, AllocateProducerIdsResponse } from '../../src/protocol/messages/67-allocate-producer-ids.js';

@@ -20,7 +20,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { BrokerProcess, freePort } from '../helpers/broker-process.js';
 import { FAST_CLUSTER_CONFIG, startCluster, type ClusterProcess } from '../helpers/cluster-process.js';
 import { metadataV1Request, parseMetadataV1Response, rawRequest, type MetadataV1 } from '../helpers/raw-kafka.js';
-import { Connection } from '../../src/client/connection.js';
+import { Connection } from '../../src/net/connection.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../src/protocol/messages/55-describe-quorum.js';
 
 const OBSERVER_ID = 4;

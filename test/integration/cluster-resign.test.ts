@@ -12,7 +12,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Connection } from '../../src/client/connection.js';
+import { Connection } from '../../src/net/connection.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../src/protocol/messages/55-describe-quorum.js';
 import { startCluster, type ClusterProcess } from '../helpers/cluster-process.js';
 

@@ -23,7 +23,7 @@ import { beginQuorumEpochHandler } from '../../src/broker/handlers/53-begin-quor
 import { describeQuorumHandler } from '../../src/broker/handlers/55-describe-quorum.js';
 import { fetchSnapshotHandler } from '../../src/broker/handlers/59-fetch-snapshot.js';
 import type { AnyHandler } from '../../src/broker/handler.js';
-import { Connection } from '../../src/client/connection.js';
+import { Connection } from '../../src/net/connection.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../src/protocol/messages/55-describe-quorum.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { RaftMetadataLog } from '../../src/controller/quorum/raft-metadata-log.js';

@@ -1,5 +1,5 @@
 /**
- * Project rules that a compiler does not check (STYLE.md "Tidy test"):
+ * Project rules that a compiler does not check (CONTRIBUTING.md, "tidy test"):
  * no `any`; no wall clock, timers, randomness, fs or net in the deterministic
  * layers; handlers declare versions inside their schemas and carry a header
  * comment; ApiVersions advertises exactly the handler registry; every Kafka

@@ -11,9 +11,10 @@
  * `log.retention.hours` set shows no synonyms); we keep it, since it says
  * where the value came from. Passwords show a null value and isSensitive.
  */
-import { BROKER_CONFIGS, type BrokerConfigKey } from '../../util/config/broker.js';
-import { CONFIG_SOURCE_ID, CONFIG_TYPE_ID, type ConfigKey, type ConfigSource } from '../../util/config/def.js';
-import { describeTopicConfig, TOPIC_BROKER_SYNONYMS, TOPIC_CONFIGS, type TopicConfig, type TopicConfigKey } from '../../util/config/topic.js';
+import { BROKER_CONFIGS, type BrokerConfigKey } from '../../config/broker.js';
+import { CONFIG_SOURCE_ID, CONFIG_TYPE_ID, type ConfigKey, type ConfigSource } from '../../config/def.js';
+import { describeTopicConfig, TOPIC_CONFIGS, type TopicConfig, type TopicConfigKey } from '../../config/topic.js';
+import { TOPIC_BROKER_SYNONYMS } from '../../config/topic-broker.js';
 import { isDynamicBrokerKey, type DynamicBrokerConfig } from './dynamic-broker-config.js';
 
 export interface ConfigSynonym {

@@ -16,9 +16,10 @@
  * Values in the log were validated before they were written; one that no
  * longer parses (a record from a newer version) is ignored and reported.
  */
-import { BROKER_CONFIGS, type BrokerConfig, type BrokerConfigKey, type BrokerConfigValues, type BrokerSourceInfo } from '../../util/config/broker.js';
-import { parseConfigs, parseValue, type ConfigKey } from '../../util/config/def.js';
-import { effectiveTopicConfig, TOPIC_BROKER_SYNONYMS, TOPIC_CONFIG_KEYS, type BrokerConfigView, type TopicConfig } from '../../util/config/topic.js';
+import { BROKER_CONFIGS, type BrokerConfig, type BrokerConfigKey, type BrokerConfigValues, type BrokerSourceInfo } from '../../config/broker.js';
+import { parseConfigs, parseValue, type ConfigKey } from '../../config/def.js';
+import { TOPIC_CONFIG_KEYS, type TopicConfig } from '../../config/topic.js';
+import { effectiveTopicConfig, TOPIC_BROKER_SYNONYMS, type BrokerConfigView } from '../../config/topic-broker.js';
 
 /** Where a dynamic broker config is stored: the cluster default or one broker. */
 export type DynamicScope = 'cluster' | 'broker';

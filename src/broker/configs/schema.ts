@@ -8,9 +8,9 @@
  * default of `log.cleanup.policy=compact,delete` keeps both.
  */
 import type { ConfigSchema } from '../../controller/config-plan.js';
-import { BROKER_CONFIGS, type BrokerConfigKey } from '../../util/config/broker.js';
-import type { ConfigKey } from '../../util/config/def.js';
-import { TOPIC_CONFIGS, type TopicConfigKey } from '../../util/config/topic.js';
+import { BROKER_CONFIGS, type BrokerConfigKey } from '../../config/broker.js';
+import type { ConfigKey } from '../../config/def.js';
+import { TOPIC_CONFIGS, type TopicConfigKey } from '../../config/topic.js';
 import { ConfigResourceKind } from './config-service.js';
 import type { DynamicBrokerConfig } from './dynamic-broker-config.js';
 

@@ -3,7 +3,7 @@
 // (ignored, as Kafka ignores it since 0.11); v2-4 carry retentionTimeMs; v6
 // committedLeaderEpoch; v7 groupInstanceId. Offsets become visible to
 // OffsetFetch only after they are stored in __consumer_offsets. sarama sends
-// v1, so the range starts at 0 (PROTOCOL-COMPAT.md addendum).
+// v1, so the range starts at 0 (docs/compatibility.md).
 import { OffsetCommitRequest, OffsetCommitResponse } from '../../protocol/messages/08-offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';

@@ -8,7 +8,7 @@
  * software, and the versions used are the ones the caller names (a
  * forwarded request keeps the client's version).
  */
-import { Connection, type ApiPair } from '../../client/connection.js';
+import { Connection, type ApiPair } from '../../net/connection.js';
 import type { Infer, Input, MessageSchema } from '../../protocol/schema.js';
 import type { QuorumVoterSettings } from '../settings.js';
 

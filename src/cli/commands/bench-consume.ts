@@ -16,7 +16,7 @@
 import type { Cluster } from '../../client/cluster.js';
 import { Consumer } from '../../client/consumer.js';
 import type { ConsumerBatch } from '../../client/consumer-types.js';
-import { invalidArgument } from '../../client/errors.js';
+import { invalidArgument } from '../../net/errors.js';
 import { fetchMany, listOffsetsMany, type FetchPosition } from '../../client/records.js';
 import { connectCluster, run, toJson, writeOut, type CommonOptions } from './common.js';
 import type { ConsumerBenchSettings } from './bench.js';

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { Admin } from '../../client/admin.js';
 import type { Cluster } from '../../client/cluster.js';
-import { KafkaProtocolError } from '../../client/errors.js';
+import { KafkaProtocolError } from '../../net/errors.js';
 import { Producer } from '../../client/producer.js';
 import type { ProducerOptions, ProducerRecord } from '../../client/producer-types.js';
 import { connectCluster, formatError, run, toJson, writeOut, type CommonOptions } from './common.js';

@@ -10,8 +10,8 @@
  * endpoints and racks; a voter or observer missing from it is not live (fenced, down, or controller-only).
  */
 import type { Command } from 'commander';
-import { Connection } from '../../client/connection.js';
-import { UnsupportedVersionError } from '../../client/errors.js';
+import { Connection } from '../../net/connection.js';
+import { UnsupportedVersionError } from '../../net/errors.js';
 import { parseBootstrap, type BrokerNode } from '../../client/cluster.js';
 import { errorName } from '../../client/cluster.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../protocol/messages/55-describe-quorum.js';

@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, openSync, readFileSync, closeSync, writeFileSync
 import { connect } from 'node:net';
 import { resolve, join } from 'node:path';
 import type { Command } from 'commander';
-import { Connection } from '../../client/connection.js';
+import { Connection } from '../../net/connection.js';
 import { MetadataRequest, MetadataResponse } from '../../protocol/messages/03-metadata.js';
 import { EXIT_RUNTIME, collectKeyValue, nonNegativeInt, positiveInt, usageError, withExamples, writeOut } from './common.js';
 

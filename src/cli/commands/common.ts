@@ -10,7 +10,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { Admin } from '../../client/admin.js';
 import { Cluster, DEFAULT_BOOTSTRAP, parseBootstrap } from '../../client/cluster.js';
-import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../client/errors.js';
+import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../net/errors.js';
 
 export const EXIT_RUNTIME = 1;
 export const EXIT_USAGE = 2;

@@ -17,11 +17,11 @@
 import type { Cluster } from '../../client/cluster.js';
 import { RangeAssignor } from '../../client/assignors.js';
 import { flatten } from '../../client/consumer-protocol.js';
-import { ConnectionClosedError, KafkaProtocolError, isKafkaError } from '../../client/errors.js';
+import { ConnectionClosedError, KafkaProtocolError, isKafkaError } from '../../net/errors.js';
 import { GroupMember, describePartitions } from '../../client/group.js';
 import { fetchMany, listOffsetsMany, type FetchPosition, type FetchResult } from '../../client/records.js';
 import { formatError, writeOut } from './common.js';
-import { formatRecord } from './consume.js';
+import { formatRecord } from './record-format.js';
 
 export const AUTO_COMMIT_INTERVAL_MS = 5_000;
 /** Longest single fetch wait, so --timeout-ms, rebalances and Ctrl-C are noticed promptly. */

@@ -15,10 +15,11 @@
  */
 import type { Command } from 'commander';
 import type { Cluster } from '../../client/cluster.js';
-import { invalidArgument } from '../../client/errors.js';
-import { fetchMany, listOffsetsMany, type ConsumedRecord, type FetchPosition } from '../../client/records.js';
+import { invalidArgument } from '../../net/errors.js';
+import { fetchMany, listOffsetsMany, type FetchPosition } from '../../client/records.js';
 import { consumeGroup } from './consume-group.js';
-import { checkBootstrap, connectCluster, nonNegativeInt, positiveInt, run, toJson, usageError, withClientOptions, withExamples, writeOut, type CommonOptions } from './common.js';
+import { formatRecord } from './record-format.js';
+import { checkBootstrap, connectCluster, nonNegativeInt, positiveInt, run, usageError, withClientOptions, withExamples, writeOut, type CommonOptions } from './common.js';
 
 /** Longest single fetch wait, so --timeout-ms and Ctrl-C are noticed promptly. */
 const FETCH_WAIT_MS_MAX = 500;
@@ -162,23 +163,4 @@ async function consume(cluster: Cluster, topic: string, start: StartOffset, opti
     // The stdout error listener stays: a late EPIPE must not crash the exiting process.
   }
   process.stderr.write(`Processed a total of ${count} records.\n`);
-}
-
-export function formatRecord(record: ConsumedRecord, options: { printKey?: boolean; printOffset?: boolean; json?: boolean }): string {
-  const text = (b: Buffer | null): string => (b === null ? 'null' : b.toString('utf8'));
-  if (options.json === true) {
-    return toJson({
-      topic: record.topic,
-      partition: record.partition,
-      offset: record.offset,
-      timestamp: record.timestamp,
-      key: record.key === null ? null : record.key.toString('utf8'),
-      value: record.value === null ? null : record.value.toString('utf8'),
-      headers: Object.fromEntries(record.headers.map((h) => [h.key, h.value === null ? null : h.value.toString('utf8')])),
-    });
-  }
-  let line = '';
-  if (options.printOffset === true) line += `${record.partition}:${record.offset}\t`;
-  if (options.printKey === true) line += `${text(record.key)}\t`;
-  return line + text(record.value);
 }

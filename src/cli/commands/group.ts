@@ -13,7 +13,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { Admin, GroupDescription } from '../../client/admin.js';
 import type { Cluster } from '../../client/cluster.js';
 import { compareStrings, flatten } from '../../client/consumer-protocol.js';
-import { KafkaProtocolError, invalidArgument } from '../../client/errors.js';
+import { KafkaProtocolError, invalidArgument } from '../../net/errors.js';
 import type { CommittedOffset } from '../../client/group-offsets.js';
 import { listOffsetsMany, type OffsetSpec } from '../../client/records.js';
 import {

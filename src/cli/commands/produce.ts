@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { DefaultPartitioner } from '../../client/partitioner.js';
 import { produceMany, type Acks, type CompressionName, type PartitionRecords } from '../../client/records.js';
-import { invalidArgument } from '../../client/errors.js';
+import { invalidArgument } from '../../net/errors.js';
 import type { Cluster } from '../../client/cluster.js';
 import { checkBootstrap, choice, connectCluster, nonNegativeInt, positiveInt, run, usageError, withClientOptions, withExamples, writeOut, type CommonOptions } from './common.js';
 

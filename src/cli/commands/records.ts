@@ -8,7 +8,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Admin } from '../../client/admin.js';
 import { HIGH_WATERMARK, type DeleteRecordsResult } from '../../client/cluster-admin.js';
-import { invalidArgument } from '../../client/errors.js';
+import { invalidArgument } from '../../net/errors.js';
 import {
   EXIT_RUNTIME,
   Progress,

@@ -7,7 +7,7 @@
  * One batch is applied whole. Records that break an invariant (a partition of
  * an unknown topic, a leader outside the replicas, an epoch going back) mean a
  * bug in the controller or a log that was not written by it: they fail an
- * assertion, which stops the process (STYLE.md principle 4). The controller
+ * assertion, which stops the process (CONTRIBUTING.md: assert invariants, validate input). The controller
  * validates every request before it appends, so it never writes such records.
  *
  * Objects handed out (TopicState, PartitionState, BrokerRegistration) are

@@ -3,7 +3,7 @@
  *
  * Outbound only: the node's requests (Vote, BeginQuorumEpoch, Fetch,
  * FetchSnapshot) go out as Kafka requests over one client Connection per
- * other voter (src/client/connection.ts: framing, version negotiation,
+ * other voter (src/net/connection.ts: framing, version negotiation,
  * pipelining); each response is turned back into a Raft message and handed to
  * `deliver`. Inbound requests are answered by the node's server (handlers
  * 52/53/55/59 and the raft branch of Fetch, through `RaftService`).
@@ -20,8 +20,8 @@
  * `leaderUnreachable`). Request timeouts are not reported: a slow peer is not
  * a dead one, and the fetch timeout covers it.
  */
-import { Connection } from '../../client/connection.js';
-import { ConnectionClosedError, RequestTimeoutError } from '../../client/errors.js';
+import { Connection } from '../../net/connection.js';
+import { ConnectionClosedError, RequestTimeoutError } from '../../net/errors.js';
 import { EndQuorumEpochRequest, EndQuorumEpochResponse } from '../../protocol/messages/54-end-quorum-epoch.js';
 import { BeginQuorumEpochRequest, BeginQuorumEpochResponse } from '../../protocol/messages/53-begin-quorum-epoch.js';
 import { FetchRequest as WireFetchRequest, FetchResponse as WireFetchResponse } from '../../protocol/messages/01-fetch.js';

@@ -1,7 +1,7 @@
 /**
  * One class per role (KRaft's `UnattachedState`, `FollowerState`,
  * `ProspectiveState`, `CandidateState`, `LeaderState`). Each holds only that
- * role's volatile state; transitions live in raft-node-state.ts, message handling in raft-node.ts.
+ * role's volatile state; transitions live in quorum-state.ts, message handling in raft-node.ts.
  *
  *   unattached --election timeout--> prospective --pre-vote majority--> candidate (epoch+1) --vote majority--> leader
  *   follower   --fetch timeout-----> prospective --timeout--> prospective (new round)

@@ -3,7 +3,7 @@
 // producerEpoch so a producer can bump its epoch after INVALID_PRODUCER_EPOCH
 // instead of getting a new id (KIP-360; -1/-1 for a fresh producer). v4:
 // PRODUCER_FENCED may be returned (no wire change). Not here: v5
-// (TRANSACTION_ABORTABLE, KIP-890), which no client in PROTOCOL-COMPAT needs.
+// (TRANSACTION_ABORTABLE, KIP-890), which none of the clients in docs/compatibility.md needs.
 import { field, request, response, type Infer } from '../schema.js';
 
 export const InitProducerIdRequest = request(22, { versions: '0-4', flexible: '2+', name: 'InitProducerIdRequest' }, [

@@ -2,7 +2,7 @@
 // throttling (no wire change). v2: PRODUCER_FENCED may be returned. v3:
 // flexible. Deliberately not here: v4+, the broker-to-broker batched form
 // (transactions[] with verifyOnly, KIP-890); clients use v3 or lower
-// (PROTOCOL-COMPAT trap 10). Field names are Kafka's from before v4 existed;
+// (docs/compatibility.md). Field names are Kafka's from before v4 existed;
 // Kafka now calls them v3AndBelowTransactionalId, resultsByTopicV3AndBelow,
 // resultsByPartition and partitionErrorCode, with the same wire layout.
 import { array, field, request, response, struct, type Infer } from '../schema.js';

@@ -1,7 +1,7 @@
 /**
  * The fixed 61-byte header of a record batch (magic 2), read and patched in
  * place. This is all the broker's hot path needs: batches stay opaque Buffers
- * (DESIGN.md principle 2); only offsets, epochs and timestamps are rewritten.
+ * (docs/architecture.md: batches stay opaque on the hot path); only offsets, epochs and timestamps are rewritten.
  *
  * Layout (big-endian):
  *   0  baseOffset            int64

@@ -1,7 +1,7 @@
 /**
  * Cleaning one record batch: which records survive, and the bytes of the
- * batch that holds them. This is one of the places DESIGN.md allows
- * rebuilding batches.
+ * batch that holds them. Compaction is one of the few places that
+ * rebuild batches (docs/architecture.md).
  *
  * A record is removed when
  *   - a later record with the same key was mapped (offset < map[key]);

@@ -1,7 +1,7 @@
 /**
  * The produce-path rule of compacted topics: every record needs a key
  * (Kafka's LogValidator answers INVALID_RECORD otherwise). Records are opaque
- * on the hot path (DESIGN.md principle 2), so this decompresses the batch and
+ * on the hot path (docs/architecture.md), so this decompresses the batch and
  * walks its records; the broker calls it only for topics whose cleanup.policy
  * includes `compact`.
  */

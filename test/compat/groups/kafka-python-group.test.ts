@@ -1,7 +1,7 @@
 // kafka-python 2.0.2 consumer groups against one real broker process.
 // kafka-python guesses the broker version from ApiVersions v0 and then pins
 // FindCoordinator v0, JoinGroup v2, SyncGroup v1, Heartbeat v1, LeaveGroup v1,
-// OffsetCommit v2 and OffsetFetch v1 (PROTOCOL-COMPAT.md). Its default
+// OffsetCommit v2 and OffsetFetch v1 (docs/compatibility.md). Its default
 // assignors are range then roundrobin.
 //
 // KafkaConsumer(group_id=...) subscribe/poll/commit: a first member consumes a

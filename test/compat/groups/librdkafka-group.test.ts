@@ -3,7 +3,7 @@
 // range, roundrobin and cooperative-sticky (KIP-429 incremental rebalancing).
 // librdkafka only enables groups when FindCoordinator 0, OffsetCommit 1-2,
 // OffsetFetch 1, JoinGroup/SyncGroup/Heartbeat/LeaveGroup 0 are advertised
-// (PROTOCOL-COMPAT.md), then sends JoinGroup v5, SyncGroup v3, Heartbeat v3,
+// (docs/compatibility.md), then sends JoinGroup v5, SyncGroup v3, Heartbeat v3,
 // LeaveGroup v1, OffsetCommit v7, OffsetFetch v7, FindCoordinator v2.
 //
 // For each strategy, one group of two members, one kcat and one Python:

@@ -6,7 +6,7 @@ Usage: /usr/bin/python3 groups_kafka_python.py member '<json args>'
 
 KafkaConsumer(group_id=...) subscribe/poll/commit. kafka-python guesses the
 broker version from ApiVersions v0 and then pins JoinGroup v2, SyncGroup v1,
-Heartbeat v1, LeaveGroup v1, OffsetCommit v2, OffsetFetch v1 (PROTOCOL-COMPAT.md).
+Heartbeat v1, LeaveGroup v1, OffsetCommit v2, OffsetFetch v1 (docs/compatibility.md).
 Prints one JSON object per line:
   {"ev": "start", "api_version": [..]}
   {"ev": "assign", "partitions": [..], "generation": n}

@@ -4,7 +4,7 @@
 Usage: /usr/bin/python3 kafka_python_roundtrip.py <command> < json-args
 Prints one JSON object on its last stdout line; bytes travel as hex.
 kafka-python guesses the broker version from ApiVersions v0 and then uses
-fixed request versions (see PROTOCOL-COMPAT.md); the guess is reported.
+fixed request versions (see docs/compatibility.md); the guess is reported.
 
 Commands:
   create_topics  {bootstrap, topics: [{name, partitions}]}

@@ -7,7 +7,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Admin, Cluster, GroupMember, produce, startCluster, type EmbeddedCluster } from '../../../src/index.js';
+import { startCluster, type EmbeddedCluster } from '../../../src/index.js';
+import { Admin, Cluster, GroupMember, produce } from '../../../src/client/index.js';
 
 const TOPIC = 'ag-orders';
 

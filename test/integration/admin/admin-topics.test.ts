@@ -8,7 +8,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Admin, KafkaProtocolError, produce, startCluster, type EmbeddedCluster } from '../../../src/index.js';
+import { startCluster, type EmbeddedCluster } from '../../../src/index.js';
+import { Admin, KafkaProtocolError, produce } from '../../../src/client/index.js';
 import { allHandlers } from '../../../src/broker/handlers/index.js';
 import { handlersForListener } from '../../../src/broker/lifecycle/listener-apis.js';
 

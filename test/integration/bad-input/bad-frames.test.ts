@@ -1,5 +1,5 @@
 // Hostile and broken input on raw sockets against one real broker process.
-// DESIGN.md §2/§4.1: an unknown or malformed request closes *that* connection
+// docs/architecture.md (guarantees): an unknown or malformed request closes *that* connection
 // only (or gets a documented error code); the broker keeps serving everyone
 // else and loses nothing. After every case a separate, well-behaved client
 // (a raw ApiVersions + Metadata on a fresh connection) must get correct

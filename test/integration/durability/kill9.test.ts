@@ -17,7 +17,7 @@
 //   (`log.flush.interval.messages` / `log.flush.interval.ms`, fsync before
 //   acknowledging) or, as in Kafka, replication with acks=all across machines.
 //   Power loss cannot be simulated with real processes on one machine; it is
-//   covered by the storage simulation (loss of unflushed writes, STYLE.md) and
+//   covered by the storage simulation (loss of unflushed writes, CONTRIBUTING.md) and
 //   documented in the durability notes rather than tested here.
 // - The `log.flush.interval.messages=1` variant runs the same scenario with an
 //   fsync per append; under kill -9 it must give the same result (it cannot

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { startBroker, type RunningBroker } from '../../../src/broker/broker.js';
-import { parseBrokerConfig } from '../../../src/util/config/broker.js';
+import { parseBrokerConfig } from '../../../src/config/broker.js';
 import { RawClient, startInProcessBroker } from '../../helpers/in-process-broker.js';
 import { recordBatch, requestFrame } from '../../helpers/raw-kafka.js';
 import { histogram, scrape, sum, value, type Metrics } from '../../helpers/prometheus-text.js';

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { collectOverride, createLogger, formatLogLine } from '../../../src/cli/start.js';
+import { collectOverride } from '../../../src/cli/start.js';
 
 const distRoot = resolve(import.meta.dirname, '../../..');
 const repoRoot = resolve(distRoot, '..');
@@ -102,26 +102,6 @@ test('start --check validates and prints the effective config without starting',
 test('collectOverride splits at the first = and accumulates', () => {
   assert.deepEqual(collectOverride('b=x=y', collectOverride('a=1', undefined)), { a: '1', b: 'x=y' });
   assert.throws(() => collectOverride('=1', undefined), /expected key=value/);
-});
-
-test('the pretty log line is "time level msg key=value", with an error stack below', () => {
-  const line = formatLogLine(JSON.stringify({ level: 30, time: new Date(2024, 0, 2, 3, 4, 5, 6).getTime(), msg: 'hello there', port: 9092, dir: '/a b', ok: true }));
-  assert.equal(line, '03:04:05.006 INFO  hello there port=9092 dir="/a b" ok=true\n');
-  const err = formatLogLine(JSON.stringify({ level: 50, time: 0, msg: 'boom', err: { message: 'x', stack: 'Error: x\n    at f' } }));
-  assert.match(err, /ERROR boom\n {4}Error: x\n {8}at f\n$/);
-  assert.equal(formatLogLine('not json'), 'not json\n');
-});
-
-test('createLogger: JSON lines, or pretty lines, at the configured level', () => {
-  const lines: string[] = [];
-  const json = createLogger('warn', { pretty: false, destination: { write: (s: string) => lines.push(s) } });
-  json.info('hidden');
-  json.warn({ k: 1 }, 'shown');
-  assert.equal(lines.length, 1);
-  assert.deepEqual({ ...JSON.parse(lines[0] ?? '{}'), time: 0, pid: 0, hostname: '' }, { level: 40, time: 0, pid: 0, hostname: '', k: 1, msg: 'shown' });
-  const pretty: string[] = [];
-  createLogger('info', { pretty: true, destination: { write: (s: string) => pretty.push(s) } }).info({ a: 'b' }, 'hi');
-  assert.match(pretty[0] ?? '', /^\d\d:\d\d:\d\d\.\d{3} INFO  hi a=b\n$/);
 });
 
 /** Runs `start` with a fake broker in a child process (real signals, real exit codes). */

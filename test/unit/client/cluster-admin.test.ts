@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClientErrorCode, KafkaProtocolError } from '../../../src/client/errors.js';
+import { ClientErrorCode, KafkaProtocolError } from '../../../src/net/errors.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { ADMIN_API_VERSIONS, requestsOf, startFakeCluster } from './admin-fixtures.js';
 

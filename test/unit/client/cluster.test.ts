@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cluster, parseBootstrap } from '../../../src/client/cluster.js';
 import { Admin } from '../../../src/client/admin.js';
-import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../../src/client/errors.js';
+import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../../src/net/errors.js';
 import { decodeRecords, fetch, listOffsetsMany, produce, produceMany } from '../../../src/client/records.js';
 import { buildControlBatch, buildRecordBatch, ControlRecordType } from '../../../src/protocol/record-batch/builder.js';
 import { setBaseOffset } from '../../../src/protocol/record-batch/header.js';

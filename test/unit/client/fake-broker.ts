@@ -9,7 +9,7 @@ import { readRequestHeaderPrefix, readRequestHeaderRest, requestHeaderVersion, r
 import { apiSchemas } from '../../../src/protocol/messages/index.js';
 import { Reader } from '../../../src/protocol/primitives/reader.js';
 import { Writer } from '../../../src/protocol/primitives/writer.js';
-import { FrameDecoder } from '../../../src/client/frame-decoder.js';
+import { FrameDecoder } from '../../../src/net/frame-decoder.js';
 
 export interface FakeRequest {
   apiKey: number;

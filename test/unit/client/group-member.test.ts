@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cluster } from '../../../src/client/cluster.js';
 import { decodeAssignment, decodeSubscription, encodeAssignment } from '../../../src/client/consumer-protocol.js';
-import { KafkaProtocolError } from '../../../src/client/errors.js';
+import { KafkaProtocolError } from '../../../src/net/errors.js';
 import { GroupMember } from '../../../src/client/group.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { FAKE_API_VERSIONS, FakeBroker, withApiVersions, type FakeReply, type FakeRequest } from './fake-broker.js';

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cluster } from '../../../src/client/cluster.js';
-import { ClientErrorCode, ClientConfigError, KafkaProtocolError, TributaryClientError } from '../../../src/client/errors.js';
+import { ClientErrorCode, ClientConfigError, KafkaProtocolError, TributaryClientError } from '../../../src/net/errors.js';
 import { Producer, Serializers, type ProducerOptions } from '../../../src/client/producer.js';
 import type { RecordAccumulator } from '../../../src/client/producer-accumulator.js';
 import {

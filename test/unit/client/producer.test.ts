@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cluster } from '../../../src/client/cluster.js';
-import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../../src/client/errors.js';
+import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../../src/net/errors.js';
 import { partitionForKey } from '../../../src/client/partitioner.js';
 import { Producer, Serializers, type ProducerOptions } from '../../../src/client/producer.js';
 import { createPartitioner } from '../../../src/client/producer-partitioners.js';

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { LONG_MAX } from '../../../src/util/config/def.js';
-import { BROKER_CONFIGS, loadBrokerConfig, parseBrokerConfig, type BrokerConfigKey } from '../../../src/util/config/broker.js';
-import { ConfigError } from '../../../src/util/config/errors.js';
-import { parseProperties } from '../../../src/util/config/properties.js';
+import { LONG_MAX } from '../../../src/config/def.js';
+import { BROKER_CONFIGS, loadBrokerConfig, parseBrokerConfig, type BrokerConfigKey } from '../../../src/config/broker.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { parseProperties } from '../../../src/config/properties.js';
 
 const KEYS = Object.keys(BROKER_CONFIGS) as BrokerConfigKey[];
 const repoRoot = resolve(import.meta.dirname, '../../../..');

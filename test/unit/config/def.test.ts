@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   bool, defineConfigs, double, enumOf, int, list, listOf, long, parseConfigs, parseValue, password, str, LONG_MAX, Password,
-} from '../../../src/util/config/def.js';
-import { ConfigError } from '../../../src/util/config/errors.js';
-import { closest, editDistance } from '../../../src/util/config/suggest.js';
+} from '../../../src/config/def.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { closest, editDistance } from '../../../src/config/suggest.js';
 
 const DEFS = defineConfigs({
   'a.int': int({ default: 5, min: 0, max: 10, doc: 'an int' }),

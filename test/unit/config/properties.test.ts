@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { escapeProperty, parseProperties } from '../../../src/util/config/properties.js';
+import { escapeProperty, parseProperties } from '../../../src/config/properties.js';
 
 const map = (text: string): Record<string, string> => Object.fromEntries(parseProperties(text).entries.map((e) => [e.key, e.value]));
 

@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LONG_MAX } from '../../../src/util/config/def.js';
-import { parseBrokerConfig } from '../../../src/util/config/broker.js';
-import {
-  describeTopicConfig, effectiveTopicConfig, TOPIC_BROKER_SYNONYMS, TOPIC_CONFIG_KEYS, TOPIC_CONFIGS, validateTopicConfigs,
-} from '../../../src/util/config/topic.js';
-import { ConfigError } from '../../../src/util/config/errors.js';
+import { LONG_MAX } from '../../../src/config/def.js';
+import { parseBrokerConfig } from '../../../src/config/broker.js';
+import { describeTopicConfig, TOPIC_CONFIG_KEYS, TOPIC_CONFIGS } from '../../../src/config/topic.js';
+import { effectiveTopicConfig, TOPIC_BROKER_SYNONYMS, validateTopicConfigs } from '../../../src/config/topic-broker.js';
+import { ConfigError } from '../../../src/config/errors.js';
 
 /** Kafka 3.x topic defaults (TopicConfig / LogConfig), written out independently. Long.MAX_VALUE -> 2^53-1. */
 const KAFKA_TOPIC_DEFAULTS: Record<string, string> = {

@@ -14,7 +14,7 @@ import { LogManager } from '../../../src/storage/index.js';
 import { ReplicaManager } from '../../../src/replication/replica-manager.js';
 import { applyDelta, type StartMetadataOptions } from '../../../src/broker/metadata-bridge.js';
 import { settingsFromConfig } from '../../../src/broker/settings.js';
-import { parseBrokerConfig } from '../../../src/util/config/broker.js';
+import { parseBrokerConfig } from '../../../src/config/broker.js';
 import { BROKER_SESSION_TIMEOUT_MS_DEFAULT } from '../../../src/controller/controller.js';
 import { NO_LEADER } from '../../../src/controller/metadata/records.js';
 import { MemoryFileSystem } from '../../../src/storage/index.js';

@@ -7,10 +7,10 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseBrokerConfig } from '../../../../src/util/config/broker.js';
-import { ConfigError } from '../../../../src/util/config/errors.js';
+import { parseBrokerConfig } from '../../../../src/config/broker.js';
+import { ConfigError } from '../../../../src/config/errors.js';
 import { isSingleNode, settingsFromConfig } from '../../../../src/broker/settings.js';
-import { parseProperties } from '../../../../src/util/config/properties.js';
+import { parseProperties } from '../../../../src/config/properties.js';
 import { nodeProperties, planCluster } from '../../../../src/cli/commands/cluster-up.js';
 import { allHandlers } from '../../../../src/broker/handlers/index.js';
 import { CONTROLLER_ONLY_API_KEYS, handlersForListener } from '../../../../src/broker/lifecycle/listener-apis.js';
