@@ -12,11 +12,12 @@
  *   await cluster.node(2).start();  // same ports, same data
  *   await cluster.cleanup();        // stop every node, remove a temporary dir
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { rmSync } from 'node:fs';
 import { nodeConfig, hostPort, type ClusterLayout, type NodeLayout } from './cluster-plan.js';
 import { EmbeddedError, EmbeddedErrorCode } from './errors.js';
 import type { NodeExit, NodeRunner, RunningNode } from './node-runner.js';
-import { liveBrokerIds, sleep } from './probe.js';
+import { liveBrokerIds } from './probe.js';
 
 const READY_POLL_MS = 100;
 

@@ -11,12 +11,13 @@
  * rejects (the node is gone by then). Whether the node also sees the whole
  * cluster is the launcher's question (launcher.ts `waitForBrokers`).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import type { ClusterLayout, NodeLayout } from './cluster-plan.js';
 import { propertiesText } from './cluster-plan.js';
 import type { BoundListener } from './messages.js';
-import { portAccepts, sleep } from './probe.js';
+import { portAccepts } from './probe.js';
 
 export interface NodeExit {
   readonly code: number | null;

@@ -18,9 +18,6 @@ const HEADER_VERSION = 1;
 const RESPONSE_BYTES_MAX = 1024 * 1024;
 const CLIENT_ID = 'tributary-launcher';
 
-/** Resolves after `ms`; the launcher's polling loops wait with it. */
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** A port the OS calls free right now (bind 127.0.0.1:0, read it, close). Another process may still take it before we bind it. */
 export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {

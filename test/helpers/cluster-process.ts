@@ -16,6 +16,7 @@
  * kept (bounded) for failure messages (`tails()`); TRIBUTARY_TEST_LOGS=1
  * prints it at cleanup.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../src/protoco
 import { planCluster, portsNeeded } from '../../src/embedded/cluster-plan.js';
 import { launchCluster, type LaunchedCluster, type LaunchedNode } from '../../src/embedded/launcher.js';
 import { cliRunner, describeExit, type NodeExit } from '../../src/embedded/node-runner.js';
-import { sleep } from '../../src/embedded/probe.js';
+
 
 export const CLUSTER_READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;

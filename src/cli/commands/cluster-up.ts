@@ -17,13 +17,14 @@
  * their pids are in <dir>/pids and `tributary cluster down --dir <dir>`
  * stops them.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import type { Command } from 'commander';
 import { NODES_MAX, planCluster, type ClusterLayout } from '../../embedded/cluster-plan.js';
 import { launchCluster, type LaunchedCluster } from '../../embedded/launcher.js';
 import { cliRunner } from '../../embedded/node-runner.js';
-import { portAccepts, sleep } from '../../embedded/probe.js';
+import { portAccepts } from '../../embedded/probe.js';
 import { EXIT_RUNTIME, collectKeyValue, nonNegativeInt, positiveInt, usageError, withExamples, writeOut } from './common.js';
 
 export { NODES_MAX } from '../../embedded/cluster-plan.js';
