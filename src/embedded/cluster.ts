@@ -138,16 +138,16 @@ class NodeHandle implements EmbeddedNode {
   }
 
   async stop(): Promise<void> {
-    await this.owner.guard(() => this.node.stop());
+    await this.owner.guard(() => this.node.stop(), this.node.id);
   }
 
   kill(): Promise<void> {
     if (this.owner.isolation !== 'process') return unsupported(`kill() ${HARD_NEEDS_PROCESS}`);
-    return this.owner.guard(() => this.node.kill());
+    return this.owner.guard(() => this.node.kill(), this.node.id);
   }
 
   start(): Promise<void> {
-    return this.owner.guard(() => this.owner.startNode(this.node));
+    return this.owner.guard(() => this.owner.startNode(this.node), this.node.id);
   }
 
   restart(options: RestartOptions = {}): Promise<void> {
@@ -156,7 +156,7 @@ class NodeHandle implements EmbeddedNode {
       if (options.hard === true) await this.node.kill();
       else await this.node.stop();
       await this.owner.startNode(this.node);
-    });
+    }, this.node.id);
   }
 
   pause(): void {
@@ -174,7 +174,8 @@ class Cluster implements EmbeddedCluster {
   readonly isolation: Isolation;
   private readonly handles: readonly NodeHandle[];
   private stopping: Promise<void> | undefined;
-  private transition: Promise<void> | undefined;
+  /** Operations in progress: by node id, or 'all' for a whole-cluster restart. */
+  private readonly busy = new Map<number | 'all', Promise<void>>();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -210,7 +211,7 @@ class Cluster implements EmbeddedCluster {
 
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      await this.transition?.catch(() => undefined);
+      await Promise.allSettled([...this.busy.values()]);
       await this.launched.cleanup();
     })();
     return this.stopping;
@@ -222,19 +223,20 @@ class Cluster implements EmbeddedCluster {
       if (options.hard === true) await Promise.all(this.launched.nodes.map((n) => n.kill()));
       else await this.launched.stop();
       await this.launched.start();
-    });
+    }, 'all');
   }
 
-  /** One stop/start at a time, none after stop(). */
-  guard(action: () => Promise<unknown>): Promise<void> {
+  /** One operation per node at a time, a whole-cluster restart alone; none after stop(). */
+  guard(action: () => Promise<unknown>, key: number | 'all'): Promise<void> {
     if (this.stopping !== undefined) return Promise.reject(new EmbeddedError(EmbeddedErrorCode.STOPPED, 'the cluster is stopped (stop() was called)'));
-    if (this.transition !== undefined) return unsupported('a restart, start or stop of a node is in progress');
-    this.transition = action()
+    if (this.busy.has('all') || this.busy.has(key) || (key === 'all' && this.busy.size > 0)) {
+      return unsupported(key === 'all' ? 'restart() while a restart, start or stop is in progress' : `node ${key}: a restart, start or stop is in progress`);
+    }
+    const run = action()
       .then(() => undefined)
-      .finally(() => {
-        this.transition = undefined;
-      });
-    return this.transition;
+      .finally(() => this.busy.delete(key));
+    this.busy.set(key, run);
+    return run;
   }
 
   /** Starts one node and waits until it lists every running broker. */

@@ -64,9 +64,9 @@ const PORT_POLL_MS = 50;
 
 function spawnNode(options: CliRunnerOptions, node: NodeLayout): ChildProcess {
   const args = [options.main, 'start', '--config', node.configFile];
-  // Own process group: a terminal's Ctrl-C reaches only the launching process,
-  // which sends each node exactly one SIGTERM (a second one would make a node
-  // skip its graceful shutdown).
+  // Output to a file (cluster up): own process group, so a terminal's Ctrl-C
+  // reaches only the launching process, which sends each node exactly one
+  // SIGTERM (a second one would make a node skip its graceful shutdown).
   if (options.output === 'file') {
     const out = openSync(node.logFile, 'a');
     try {
@@ -75,8 +75,9 @@ function spawnNode(options: CliRunnerOptions, node: NodeLayout): ChildProcess {
       closeSync(out);
     }
   }
+  // Captured output (tests): same process group, so a Ctrl-C of the test run reaches the nodes too.
   const sink = options.output;
-  const child = spawn(process.execPath, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   sink(node.id, `----- node ${node.id}: node ${args.join(' ')}\n`);
   child.stdout?.on('data', (chunk: Buffer) => sink(node.id, chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => sink(node.id, chunk.toString('utf8')));

@@ -75,7 +75,6 @@ async function up(options: UpOptions, cmd: Command): Promise<void> {
   const main = process.argv[1];
   if (main === undefined) throw new Error('cannot tell which script runs tributary (process.argv[1] is empty)');
   const detach = options.detach === true;
-  const exits: string[] = [];
   const cluster = launchCluster({
     layout,
     runner: cliRunner({ main, output: 'file', detached: detach, startTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: STOP_GRACE_MS }),
@@ -84,7 +83,7 @@ async function up(options: UpOptions, cmd: Command): Promise<void> {
     killOnExit: false,
     keepAlive: !detach,
     onUnexpectedExit: (node, exit) => {
-      if (exit.code !== 0 && exit.signal === null) exits.push(`node ${node.id} exited with code ${exit.code} (see ${node.layout.logFile})`);
+      if (exit.code !== 0 && exit.signal === null) process.stderr.write(`node ${node.id} exited with code ${exit.code} (see ${node.layout.logFile})\n`);
     },
   });
   const stop = (): void => {
@@ -110,7 +109,6 @@ async function up(options: UpOptions, cmd: Command): Promise<void> {
   }
   await writeOut(`${lines.join('\n')}\nPress Ctrl-C to stop every node.\n`);
   await Promise.all(cluster.nodes.map((n) => n.run?.exited));
-  for (const line of exits) process.stderr.write(`${line}\n`);
 }
 
 async function down(options: { dir: string }, cmd: Command): Promise<void> {

@@ -167,6 +167,14 @@ describe('startCluster({ brokers: 3 }) in worker threads', () => {
     assert.deepEqual(received.sort(), sent);
   });
 
+  test('one operation per node at a time', { timeout: 60_000 }, async () => {
+    const restarting = cluster.node(2).restart();
+    await assert.rejects(cluster.node(2).stop(), { code: 'ERR_TRIB_EMBEDDED_UNSUPPORTED' });
+    await assert.rejects(cluster.restart(), { code: 'ERR_TRIB_EMBEDDED_UNSUPPORTED' });
+    await restarting;
+    assert.equal(cluster.node(2).running, true);
+  });
+
   test('kill, pause and hard restarts of a worker node are refused', async () => {
     await assert.rejects(cluster.node(2).kill(), { code: 'ERR_TRIB_EMBEDDED_UNSUPPORTED' });
     assert.throws(() => cluster.node(2).pause(), { code: 'ERR_TRIB_EMBEDDED_UNSUPPORTED' });
