@@ -19,11 +19,13 @@ import { LogManager } from '../storage/log-manager.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { HandlerRegistry } from './handler-registry.js';
 import { allHandlers } from './handlers/index.js';
-import { ReplicaManager } from './replica-manager.js';
+import { ReplicaManager } from '../replication/replica-manager.js';
+import { systemTimers } from '../util/timer.js';
 import { RequestMetrics } from './request-metrics.js';
 import { BufferPool } from '../util/buffer-pool.js';
 import { SocketServer } from './server.js';
-import type { BrokerServices, TopicRules } from './services.js';
+import type { BrokerServices } from './services.js';
+import type { TopicRules } from '../replication/topic-rules.js';
 import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../util/config/broker.js';
 import { startMetadata, type StartedMetadata } from './metadata-bridge.js';
@@ -32,8 +34,7 @@ import { startLogMaintenance, type LogMaintenance } from './log-maintenance.js';
 import { ConfigService } from './configs/config-service.js';
 import { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
 import { parseBrokerConfig } from '../util/config/broker.js';
-import { GroupService } from './group/group-service.js';
-import { OFFSETS_TOPIC_NAME } from './group/offsets-topic/index.js';
+import { GroupService } from '../coordinator/group/group-service.js';
 import { startMetricsExporter, TrafficMetrics, type MetricsExporter } from './metrics/index.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { routeMetadataChanges } from './controller-channel.js';
@@ -86,11 +87,23 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   // Bound lazily: the cleaner asks for high watermarks, the replica manager needs the log manager.
   let replicaManager: ReplicaManager | undefined;
   const logManager = openLogs(settings, fs, clock, logger, () => replicaManager);
-  const hosted = new ReplicaManager(logManager, settings.nodeId, (topic) => settings.logConfigFor(topics.overridesOf(topic)), logger);
+  // Bound once the metadata layer is up: an unhosted partition of a known topic answers NOT_LEADER_OR_FOLLOWER.
+  let metadataService: MetadataService | undefined;
+  const hosted = new ReplicaManager({
+    logManager,
+    localNodeId: settings.nodeId,
+    logConfigFor: (topic) => settings.logConfigFor(topics.overridesOf(topic)),
+    topicRules: topics.topicRules,
+    topicExists: (topic) => metadataService?.topicExists(topic) ?? false,
+    clock,
+    timers: systemTimers,
+    logger,
+  });
   replicaManager = hosted;
   const metrics = new RequestMetrics();
 
   const booted = await bootMetadata({ settings, fs, clock, logger, hosted, topicOverrides: topics.topicOverrides });
+  metadataService = booted.metadata.service;
   const parts: NodeParts = { settings, logger, logManager, hosted, ...booted };
   const { services, registry } = assembleServices(parts, clock, metrics, topics);
   const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);
@@ -207,7 +220,6 @@ interface BootMetadataOptions {
 
 /** Replays the metadata log into the image (opening the partitions it assigns here), then creates the group service. */
 async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverrides }: BootMetadataOptions): Promise<BootedMetadata> {
-  let groups: GroupService | undefined;
   // Not alone (controller.quorum.voters names others): the Raft log, the controller channel, the lifecycle.
   // Loaded only then: a lone node does not pay for Raft and the controller client at start-up.
   const clusterNode: ClusterNode | null = isSingleNode(settings) ? null : (await import('./lifecycle/cluster-node.js')).ClusterNode.create({ settings, fs, clock, logger });
@@ -219,17 +231,14 @@ async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverride
     logger,
     replicaManager: hosted,
     topicOverrides,
-    onPartitionChanged: (topic, partition) => {
-      if (topic === OFFSETS_TOPIC_NAME) groups?.onOffsetsPartitionChanged(partition);
-    },
   });
   clusterNode?.attach(metadata.booted);
   // The broker's own metadata changes (__consumer_offsets, auto-created topics, producer id blocks) go to the active controller.
   // Requests arriving on a controller listener keep the local service: they are never passed on again.
   const localMetadata = metadata.service;
   if (clusterNode !== null) metadata.service = routeMetadataChanges(metadata.service, clusterNode.channel, settings.nodeId, logger);
+  // Loads and unloads __consumer_offsets partitions as their leadership moves (the coordinator runtime).
   const groupService = new GroupService(settings.groups, metadata.service, hosted, clock, logger);
-  groups = groupService;
   return { clusterNode, metadata, localMetadata, groupService };
 }
 
@@ -355,7 +364,7 @@ function stopInOrder(parts: NodeParts, running: RunningParts): (reason?: string)
       if (controllerTick !== null) clearInterval(controllerTick);
       await maintenance.stopCleaner();
       await clusterNode?.controlledShutdown();
-      hosted.delayedFetches.wakeAll();
+      hosted.wakeDelayedFetches();
       await server.shutdown(settings.shutdownGraceMs);
       await exporter?.close();
       groupService.stop();

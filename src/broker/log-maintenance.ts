@@ -15,7 +15,7 @@ import type { LogManager } from '../storage/log-manager.js';
 import type { Clock } from '../util/clock.js';
 import type { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
 import type { ProducerIdManager } from './producer-ids.js';
-import type { ReplicaManager } from './replica-manager.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { BrokerSettings } from './settings.js';
 
 export interface LogMaintenanceDeps {

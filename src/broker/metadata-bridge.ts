@@ -19,7 +19,7 @@ import type { BrokerEndpoint, MetadataService, TopicView } from './metadata-serv
 import type { OngoingReassignmentView, TopicPartitionResults } from './metadata-service.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ongoingReassignment, planElection, planReassignment, type ClusterView, type PlanItem } from '../replication/partition-plans.js';
-import type { ReplicaManager } from './replica-manager.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { BrokerSettings, ListenerSettings } from './settings.js';
 import type { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
 import { configSchemaFor } from './configs/schema.js';
@@ -77,7 +77,7 @@ export function applyDelta(delta: MetadataDelta, image: MetadataImage, opts: Sta
     touchedTopics.add(c.resourceName);
   }
   for (const e of [...delta.partitionsAdded, ...delta.partitionsChanged]) {
-    replicaManager.becomeReplica({
+    replicaManager.applyAssignment({
       topic: e.topicName,
       topicId: e.topicId,
       partition: e.partition.partitionId,

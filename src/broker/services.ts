@@ -6,28 +6,17 @@ import type { Clock } from '../util/clock.js';
 import type { ApiVersionRange } from './handler-registry.js';
 import type { RequestMetrics } from './request-metrics.js';
 import type { TrafficMetrics } from './metrics/traffic.js';
-import type { ReplicaManager } from './replica-manager.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { TopicRules } from '../replication/topic-rules.js';
 import type { MetadataService } from './metadata-service.js';
-import type { GroupService } from './group/group-service.js';
+import type { GroupService } from '../coordinator/group/group-service.js';
 import type { ConfigService } from './configs/config-service.js';
 import type { ProducerIdManager } from './producer-ids.js';
 import type { ClusterServices } from './lifecycle/cluster-services.js';
 import type { RaftService } from '../controller/quorum/raft-service.js';
 import type { BufferPool } from '../util/buffer-pool.js';
 
-/** Per-topic rules the request path enforces (resolved topic config). */
-export interface TopicRules {
-  readonly maxMessageBytes: number;
-  readonly segmentBytes: number;
-  readonly messageTimestampType: 'CreateTime' | 'LogAppendTime';
-  readonly timestampBeforeMaxMs: number;
-  readonly timestampAfterMaxMs: number;
-  readonly minInsyncReplicas: number;
-  /** cleanup.policy includes compact: every record needs a key. */
-  readonly compacted: boolean;
-  /** compression.type: a codec other than `producer` makes Produce recompress batches in another codec. */
-  readonly compressionType?: 'uncompressed' | 'zstd' | 'lz4' | 'snappy' | 'gzip' | 'producer';
-}
+export type { TopicRules } from '../replication/topic-rules.js';
 
 export interface BrokerServices {
   readonly nodeId: number;

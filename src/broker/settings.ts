@@ -4,8 +4,8 @@
  * directly by tests and the embeddable broker.
  */
 import type { LogConfig } from '../storage/config.js';
-import type { TopicRules } from './services.js';
-import type { GroupSettings } from './group/group-service.js';
+import type { TopicRules } from '../replication/topic-rules.js';
+import type { GroupSettings } from '../coordinator/group/group-service.js';
 
 export interface ListenerSettings {
   name: string;

@@ -14,6 +14,19 @@ import type { PartitionLog } from '../storage/partition-log.js';
 import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
 import { LeaderEpochCache, type EpochEndOffset } from './leader-epoch-cache.js';
 import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
+import { AppendQueue } from './append-queue.js';
+
+/**
+ * A partition's replication state as the metadata image assigns it (leader,
+ * leader epoch, replicas, ISR). It changes only through the transitions
+ * `makeLeader` and `makeFollower`, fed from metadata deltas.
+ */
+export interface PartitionState {
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  readonly replicas: readonly number[];
+  readonly isr: readonly number[];
+}
 
 export interface AppendResult {
   baseOffset: bigint;
@@ -39,10 +52,17 @@ export const DELETE_TO_HIGH_WATERMARK = -1n;
 
 export class Partition {
   private highWatermarkOffset: bigint;
+  private state: PartitionState;
+  /** Log end offsets the followers reported in their fetches (leader only; KIP-392 style position tracking). */
+  private readonly followerLogEndOffsets = new Map<number, bigint>();
   /** Epoch -> first offset, from the batch headers (OffsetForLeaderEpoch). */
   readonly leaderEpochs: LeaderEpochCache;
+  /** Appends that must await (key checks, recompression) queue here, in arrival order. */
+  readonly appendQueue = new AppendQueue();
   /** Bumped on every append; delayed fetches compare it to decide whether to look again. */
   appendedBytesTotal = 0;
+  /** Called after the high watermark moved up (the ReplicaManager completes delayed produces). */
+  onHighWatermarkAdvanced: ((p: Partition) => void) | null = null;
 
   constructor(
     readonly topic: string,
@@ -50,16 +70,72 @@ export class Partition {
     readonly topicId: string,
     readonly log: PartitionLog,
     readonly localNodeId: number,
-    public leaderId: number,
-    public leaderEpoch: number,
-    public replicas: readonly number[],
-    public isr: readonly number[],
+    initial: PartitionState,
   ) {
+    this.state = initial;
     // On a restart the log holds only what reached this replica; on a single
     // node that is exactly what was committed.
     this.highWatermarkOffset = this.isrIsSelfOnly() ? log.logEndOffset : log.logStartOffset;
     this.leaderEpochs = openLeaderEpochCache(log);
     this.assignLeaderEpochStart();
+  }
+
+  get leaderId(): number {
+    return this.state.leader;
+  }
+
+  get leaderEpoch(): number {
+    return this.state.leaderEpoch;
+  }
+
+  get replicas(): readonly number[] {
+    return this.state.replicas;
+  }
+
+  get isr(): readonly number[] {
+    return this.state.isr;
+  }
+
+  /**
+   * Transition to leader (Kafka's Partition.makeLeader): takes the image's
+   * state, records where the new epoch starts, and forgets follower positions
+   * of an older epoch. Returns true when this node was not the leader of this
+   * epoch before (the caller wakes waiters and loads coordinators).
+   */
+  makeLeader(next: PartitionState): boolean {
+    invariant(next.leader === this.localNodeId, 'makeLeader is for the partition this node leads');
+    invariant(next.leaderEpoch >= this.state.leaderEpoch, 'leader epochs never go back');
+    const changed = !this.isLeader || next.leaderEpoch !== this.state.leaderEpoch;
+    if (changed) this.followerLogEndOffsets.clear();
+    this.state = next;
+    this.assignLeaderEpochStart();
+    this.maybeAdvanceHighWatermark();
+    return changed;
+  }
+
+  /**
+   * Transition to follower, or to a replica without a leader (leader -1).
+   * Returns true when this node led the partition before (its delayed
+   * operations must be answered NOT_LEADER_OR_FOLLOWER).
+   */
+  makeFollower(next: PartitionState): boolean {
+    invariant(next.leader !== this.localNodeId, 'makeFollower is for a partition another node leads');
+    invariant(next.leaderEpoch >= this.state.leaderEpoch, 'leader epochs never go back');
+    const wasLeader = this.isLeader;
+    this.state = next;
+    this.followerLogEndOffsets.clear();
+    return wasLeader;
+  }
+
+  /**
+   * As leader: a follower's fetch reported its log end offset. The high
+   * watermark is the smallest log end offset over the ISR, so this may move it.
+   */
+  recordFollowerLogEndOffset(replicaId: number, logEndOffset: bigint): void {
+    invariant(this.isLeader, 'only the leader tracks follower positions');
+    invariant(replicaId !== this.localNodeId && this.replicas.includes(replicaId), 'positions come from the other replicas');
+    this.followerLogEndOffsets.set(replicaId, logEndOffset);
+    this.maybeAdvanceHighWatermark();
   }
 
   /**
@@ -134,12 +210,23 @@ export class Partition {
     return this.isr.length === 1 && this.isr[0] === this.localNodeId;
   }
 
-  /** The minimum log end offset over the ISR (just this broker until followers exist). */
+  /**
+   * As leader, the high watermark is the minimum log end offset over the ISR
+   * (this broker's own log end, and each follower's last reported one; a
+   * follower that has not reported holds it where it is). It only moves up.
+   */
   private maybeAdvanceHighWatermark(): void {
-    if (!this.isrIsSelfOnly()) return;
-    const next = this.log.logEndOffset;
-    invariant(next >= this.highWatermarkOffset, 'the high watermark never goes back');
+    if (!this.isLeader) return;
+    let next = this.log.logEndOffset;
+    for (const id of this.isr) {
+      if (id === this.localNodeId) continue;
+      const followerEnd = this.followerLogEndOffsets.get(id);
+      if (followerEnd === undefined) return;
+      if (followerEnd < next) next = followerEnd;
+    }
+    if (next <= this.highWatermarkOffset) return;
     this.highWatermarkOffset = next;
+    this.onHighWatermarkAdvanced?.(this);
   }
 
   /**

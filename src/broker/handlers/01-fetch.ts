@@ -14,7 +14,10 @@
 // batch cannot stall a consumer (KIP-74).
 //
 // Long poll: with fewer than minBytes available the request waits (up to
-// maxWaitMs) for appends, in DelayedFetches, without blocking the connection.
+// maxWaitMs) for appends, without blocking the connection. Reading, leader
+// epoch checks (KIP-320) and the wait live in ReplicaManager.fetchRecords
+// (src/replication/replica-manager.ts); this handler decodes and shapes the
+// response.
 //
 // Simplifications: fetch sessions (KIP-227) are not kept; every request is a
 // full fetch and sessionId 0 is answered (clients accept that). Follower
@@ -23,81 +26,16 @@
 // (src/controller/quorum/wire.ts) and is answered by it.
 import { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import type { Input, RecordChunks } from '../../protocol/schema.js';
+import type { RecordChunks } from '../../protocol/schema.js';
 import { defineHandler } from '../handler.js';
 import { isRaftFetch } from '../../controller/quorum/wire.js';
-import type { RequestContext } from '../request-context.js';
-import type { Partition } from '../../replication/partition.js';
+import type { FetchPartitionResult } from '../../replication/replica-manager.js';
 
-type Req = FetchRequest;
-type PartitionResponse = Input<typeof FetchResponse>['responses'][number]['partitions'][number];
-
-/** Largest wait a client may ask for; bounds a timer per request. */
-const FETCH_WAIT_MS_MAX = 60_000;
 const EMPTY = Buffer.alloc(0);
 
-function leaderEpochError(p: Partition, requested: number): number {
-  if (requested < 0 || requested === p.leaderEpoch) return ErrorCode.NONE;
-  return requested < p.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
-}
-
-interface Collected {
-  responses: { topic: string; partitions: PartitionResponse[] }[];
-  bytes: number;
-  hasError: boolean;
-  partitions: Partition[];
-  /** The pooled read buffers the responses point into. */
-  pooled: Buffer[];
-}
-
-function collect(ctx: RequestContext, req: Req): Collected {
-  const rm = ctx.services.replicaManager;
-  const readCommitted = req.isolationLevel === 1;
-  let budget = req.maxBytes > 0 ? req.maxBytes : 0;
-  let bytes = 0;
-  let hasError = false;
-  let minOneBatch = true;
-  const partitions: Partition[] = [];
-  const pooled: Buffer[] = [];
-  const responses = req.topics.map((t) => ({
-    topic: t.topic,
-    partitions: t.partitions.map((fp): PartitionResponse => {
-      const p = rm.get(t.topic, fp.partition);
-      const error = (errorCode: number): PartitionResponse => {
-        hasError = true;
-        return { partitionIndex: fp.partition, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, abortedTransactions: null, records: EMPTY };
-      };
-      if (!p) return error(ctx.services.metadata.topicExists(t.topic) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-      if (!p.isLeader) return error(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-      const epochError = leaderEpochError(p, fp.currentLeaderEpoch);
-      if (epochError !== ErrorCode.NONE) return error(epochError);
-      partitions.push(p);
-      const maxBytes = Math.min(fp.partitionMaxBytes, budget);
-      const r = rm.read(p, fp.fetchOffset, maxBytes, readCommitted, minOneBatch, ctx.services.ioBuffers.allocate);
-      for (const c of r.chunks) pooled.push(c);
-      if (r.errorCode !== ErrorCode.NONE) hasError = true;
-      if (r.bytes > 0) {
-        minOneBatch = false;
-        bytes += r.bytes;
-        budget = Math.max(0, budget - r.bytes);
-      }
-      const records: RecordChunks | Buffer = r.chunks.length === 1 ? (r.chunks[0] as Buffer) : { chunks: r.chunks, byteLength: r.bytes };
-      return {
-        partitionIndex: fp.partition,
-        errorCode: r.errorCode,
-        highWatermark: r.highWatermark,
-        lastStableOffset: r.lastStableOffset,
-        logStartOffset: r.logStartOffset,
-        abortedTransactions: readCommitted ? [] : null,
-        records: r.bytes > 0 ? records : EMPTY,
-      };
-    }),
-  }));
-  return { responses, bytes, hasError, partitions, pooled };
-}
-
-function release(ctx: RequestContext, buffers: readonly Buffer[]): void {
-  for (const b of buffers) ctx.services.ioBuffers.release(b);
+function recordsOf(r: FetchPartitionResult): RecordChunks | Buffer {
+  if (r.bytes === 0) return EMPTY;
+  return r.chunks.length === 1 ? (r.chunks[0] as Buffer) : { chunks: r.chunks, byteLength: r.bytes };
 }
 
 export const fetchHandler = defineHandler({
@@ -114,18 +52,35 @@ export const fetchHandler = defineHandler({
       // Follower fetching arrives with replication; until then no broker replicates from us.
       return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, responses: [], sessionId: 0 };
     }
-    let result = collect(ctx, req);
-    const maxWaitMs = Math.min(Math.max(req.maxWaitMs, 0), FETCH_WAIT_MS_MAX);
-    if (!result.hasError && result.bytes < req.minBytes && maxWaitMs > 0 && result.partitions.length > 0) {
-      // The first read is not sent: its buffers are free again at once.
-      release(ctx, result.pooled);
-      await ctx.services.replicaManager.delayedFetches.wait(result.partitions, result.bytes, req.minBytes, maxWaitMs);
-      result = collect(ctx, req);
-    }
-    ctx.services.traffic.fetchAnswered(result.responses);
-    const { pooled } = result;
-    if (pooled.length > 0) ctx.afterResponseWritten(() => release(ctx, pooled));
-    return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: result.responses };
+    const { ioBuffers } = ctx.services;
+    const readCommitted = req.isolationLevel === 1;
+    const fetched = await ctx.services.replicaManager.fetchRecords({
+      topics: req.topics,
+      readCommitted,
+      maxBytes: req.maxBytes,
+      minBytes: req.minBytes,
+      maxWaitMs: req.maxWaitMs,
+      allocate: ioBuffers.allocate,
+      release: (b) => ioBuffers.release(b),
+    });
+    const responses = fetched.topics.map((t) => ({
+      topic: t.topic,
+      partitions: t.partitions.map((r) => ({
+        partitionIndex: r.partition,
+        errorCode: r.errorCode,
+        highWatermark: r.highWatermark,
+        lastStableOffset: r.lastStableOffset,
+        logStartOffset: r.logStartOffset,
+        // A partition that was not read (not led here, fenced epoch: no high watermark) carries none.
+        abortedTransactions: readCommitted && r.highWatermark >= 0n ? [] : null,
+        records: recordsOf(r),
+      })),
+    }));
+    ctx.services.traffic.fetchAnswered(responses);
+    const { buffers } = fetched;
+    // The records point into pooled buffers: they go back once the response is on the socket.
+    if (buffers.length > 0) ctx.afterResponseWritten(() => { for (const b of buffers) ioBuffers.release(b); });
+    return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses };
   },
   errorResponse: (req, errorCode) => ({
     errorCode,

@@ -10,7 +10,7 @@ import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../protocol/
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import type { RequestContext } from '../request-context.js';
-import type { CoordinatorLocation } from '../group/group-service.js';
+import type { CoordinatorLocation } from '../../coordinator/group/group-service.js';
 
 const KEY_TYPE_GROUP = 0;
 const KEY_TYPE_TRANSACTION = 1;

@@ -12,8 +12,8 @@
 import { Counter, Gauge, type Histogram, type Registry } from 'prom-client';
 import { apiKeyName } from '../../protocol/api-keys.js';
 import { errorName } from '../../protocol/errors.js';
-import type { GroupCoordinator } from '../group/coordinator.js';
-import type { ReplicaManager } from '../replica-manager.js';
+import type { GroupCoordinator } from '../../coordinator/group/coordinator.js';
+import type { ReplicaManager } from '../../replication/replica-manager.js';
 import { REQUEST_LATENCY_BUCKETS_SECONDS, type RequestMetrics } from '../request-metrics.js';
 import type { TrafficMetrics } from './traffic.js';
 

@@ -7,8 +7,8 @@
  * FENCED_INSTANCE_ID and coordinator errors.
  */
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import type { JoinGroupResult, SyncGroupResult } from '../../../src/broker/group/coordinator-types.js';
-import { encodeSubscription, parseSubscriptionTopics } from '../../../src/broker/group/member.js';
+import type { JoinGroupResult, SyncGroupResult } from '../../../src/coordinator/group/coordinator-api.js';
+import { encodeSubscription, parseSubscriptionTopics } from '../../../src/coordinator/group/member.js';
 import type { SimWorld } from './sim-world.js';
 
 export type Tp = readonly [string, number];

@@ -1,5 +1,5 @@
 /** The simulation driver (see coordinator-sim.test.ts): builds a world, injects faults, runs the quiet phase. */
-import { settle } from '../../unit/group/virtual-timers.js';
+import { settle } from '../../helpers/virtual-timers.js';
 import { SimWorld, type GroupSpec } from './sim-world.js';
 
 const FAULT_PHASE_MS = 90_000;

@@ -5,14 +5,14 @@
  * loading window answered the way the handler layer will), simulated
  * consumers, and the checks run after every step.
  */
-import { GroupCoordinator } from '../../../src/broker/group/coordinator.js';
-import { errorWhileLoading, type GroupApi } from '../../../src/broker/group/coordinator-types.js';
-import type { GroupCoordinatorConfig } from '../../../src/broker/group/types.js';
+import { GroupCoordinator } from '../../../src/coordinator/group/coordinator.js';
+import { errorWhileLoading, type GroupApi } from '../../../src/coordinator/group/request-rules.js';
+import type { GroupCoordinatorConfig } from '../../../src/coordinator/group/types.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { ManualClock } from '../../../src/util/clock.js';
 import { SeededRandom } from '../../../src/util/random.js';
-import { FakePersistence } from '../../unit/group/fake-persistence.js';
-import { VirtualTimers } from '../../unit/group/virtual-timers.js';
+import { FakePersistence } from '../../unit/coordinator/group/fake-persistence.js';
+import { VirtualTimers } from '../../helpers/virtual-timers.js';
 import { decodeAssignment, SimClient, type Tp } from './sim-client.js';
 
 export class SimFailure extends Error {}

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { LogManager } from '../../../src/storage/index.js';
-import { ReplicaManager } from '../../../src/broker/replica-manager.js';
+import { ReplicaManager } from '../../../src/replication/replica-manager.js';
 import { applyDelta, type StartMetadataOptions } from '../../../src/broker/metadata-bridge.js';
 import { settingsFromConfig } from '../../../src/broker/settings.js';
 import { parseBrokerConfig } from '../../../src/util/config/broker.js';
@@ -19,6 +19,7 @@ import { BROKER_SESSION_TIMEOUT_MS_DEFAULT } from '../../../src/controller/contr
 import { NO_LEADER } from '../../../src/controller/metadata/records.js';
 import { MemoryFileSystem } from '../../../src/storage/index.js';
 import { ManualClock } from '../../../src/util/clock.js';
+import { systemTimers } from '../../../src/util/timer.js';
 import { boot, newTopic } from './fixtures.js';
 
 it('a fenced broker stops leading its partitions and leads them again once unfenced', async () => {
@@ -27,7 +28,16 @@ it('a fenced broker stops leading its partitions and leads them again once unfen
   const logger = pino({ level: 'silent' });
   const settings = settingsFromConfig(parseBrokerConfig({ 'node.id': '1', 'log.dirs': '/logs', listeners: 'PLAINTEXT://127.0.0.1:0' }));
   const { manager } = LogManager.open({ fs, clock, dataDir: '/logs' });
-  const replicaManager = new ReplicaManager(manager, 1, () => settings.logConfigFor(new Map()), logger);
+  const replicaManager = new ReplicaManager({
+    logManager: manager,
+    localNodeId: 1,
+    logConfigFor: () => settings.logConfigFor(new Map()),
+    topicRules: () => settings.topicRulesFor(new Map()),
+    topicExists: () => false,
+    clock,
+    timers: systemTimers,
+    logger,
+  });
   const bridge: StartMetadataOptions = { settings, fs, clock, logger, replicaManager, topicOverrides: new Map() };
   const h = await boot({ fs, advertisedListeners: undefined, onDelta: (delta, image) => applyDelta(delta, image, bridge) });
   // The boot harness has its own clock: sessions are timed on it.

@@ -1,0 +1,139 @@
+/**
+ * What a client batch must pass before it reaches a partition log (Kafka's
+ * LogValidator), in three steps the ReplicaManager runs in order:
+ *
+ * 1. `checkClientBatch`, synchronous, header only: one whole v2 batch, CRC-32C,
+ *    counts, sizes against max.message.bytes and segment.bytes, no
+ *    transactional batch (until transactions exist).
+ * 2. `prepareBatch`, asynchronous and only for some topics: a compacted topic
+ *    needs a key on every record (the batch is decompressed to look), a topic
+ *    whose compression.type names a codec gets batches in another codec
+ *    rebuilt in its own (recompress.ts; the size limits apply to the result).
+ * 3. `stampBatch`, synchronous, just before the append: LogAppendTime topics
+ *    get maxTimestamp stamped (CRC recomputed), CreateTime batches must be
+ *    inside the topic's timestamp window; the leader epoch goes into the
+ *    header (outside the CRC).
+ *
+ * The batch stays opaque except in step 2 (DESIGN principle 2 in
+ * docs/architecture.md). Failures carry the Kafka error code the Produce
+ * response answers and a message for the debug log.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { DecodeError } from '../protocol/primitives/decode-error.js';
+import {
+  BATCH_LOG_OVERHEAD,
+  Offsets,
+  isTransactionalBatch,
+  setLogAppendTime,
+  setPartitionLeaderEpoch,
+  type BatchHeader,
+  type Compression,
+} from '../protocol/record-batch/header.js';
+import { validateProducedBatch, type BatchValidationError } from '../protocol/record-batch/validate.js';
+import { batchHasNullKey } from '../storage/cleaner/keys.js';
+import { needsRecompression, recompressBatch, topicCodec } from './recompress.js';
+import type { TopicRules } from './topic-rules.js';
+
+export interface AppendFailure {
+  readonly ok: false;
+  readonly errorCode: number;
+  readonly message: string;
+}
+
+export interface CheckedBatch {
+  readonly ok: true;
+  readonly batch: Buffer;
+  readonly header: BatchHeader;
+  /** The codec the topic stores when it differs from the batch's (step 2 rebuilds it), else null. */
+  readonly recompressTo: Compression | null;
+}
+
+export interface ClientBatchOptions {
+  /** Produce v7+: zstd batches are allowed (older requests cannot carry them, KIP-110). */
+  readonly zstdAllowed: boolean;
+  /** Produce v3+ may only carry magic 2 (INVALID_RECORD); older versions get UNSUPPORTED_FOR_MESSAGE_FORMAT. */
+  readonly produceVersion: number;
+}
+
+const VALIDATION_CODES: Record<BatchValidationError, number> = {
+  corrupt_message: ErrorCode.CORRUPT_MESSAGE,
+  invalid_record: ErrorCode.INVALID_RECORD,
+  unsupported_magic: ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
+  unsupported_compression_type: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+};
+
+export function appendFailure(errorCode: number, message: string): AppendFailure {
+  return { ok: false, errorCode, message };
+}
+
+/** Step 1: the header checks every client batch passes, synchronously. */
+export function checkClientBatch(records: unknown, rules: TopicRules, options: ClientBatchOptions): CheckedBatch | AppendFailure {
+  if (!Buffer.isBuffer(records) || records.length === 0) return appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch');
+  const validation = validateProducedBatch(records, { zstdAllowed: options.zstdAllowed, singleBatch: true });
+  if (!validation.ok) {
+    const code = validation.error === 'unsupported_magic' && options.produceVersion >= 3 ? ErrorCode.INVALID_RECORD : VALIDATION_CODES[validation.error];
+    return appendFailure(code, validation.message);
+  }
+  const header = validation.batches[0];
+  if (!header) return appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch');
+  // Until the transactions issue: InitProducerId refuses transactional ids, so a correct client never sends one.
+  if (header.producerId >= 0n && isTransactionalBatch(header.attributes)) {
+    return appendFailure(ErrorCode.INVALID_TXN_STATE, 'transactional batches are not supported yet');
+  }
+  const sizeFailure = checkBatchSize(BATCH_LOG_OVERHEAD + header.batchLength, rules);
+  if (sizeFailure !== null) return sizeFailure;
+  const codec = topicCodec(rules.compressionType);
+  return { ok: true, batch: records, header, recompressTo: needsRecompression(header.attributes, codec) ? codec : null };
+}
+
+function checkBatchSize(batchBytes: number, rules: TopicRules): AppendFailure | null {
+  if (batchBytes > rules.maxMessageBytes) return appendFailure(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${batchBytes} bytes exceeds max.message.bytes ${rules.maxMessageBytes}`);
+  if (batchBytes > rules.segmentBytes) return appendFailure(ErrorCode.RECORD_LIST_TOO_LARGE, `batch of ${batchBytes} bytes exceeds segment.bytes ${rules.segmentBytes}`);
+  return null;
+}
+
+/** Whether step 2 has work for this batch (it then runs on the partition's append queue). */
+export function needsPreparation(checked: CheckedBatch, rules: TopicRules): boolean {
+  return rules.compacted || checked.recompressTo !== null;
+}
+
+/** Step 2: recompression and the compacted-topic key rule; both read the records. */
+export async function prepareBatch(checked: CheckedBatch, rules: TopicRules): Promise<CheckedBatch | AppendFailure> {
+  try {
+    if (checked.recompressTo !== null) {
+      const rebuilt = await recompressBatch(checked.batch, checked.recompressTo);
+      const sizeFailure = checkBatchSize(rebuilt.batch.length, rules);
+      if (sizeFailure !== null) return sizeFailure;
+      if (rules.compacted && rebuilt.records.some((r) => r.key === null)) return appendFailure(ErrorCode.INVALID_RECORD, 'compacted topics need a key on every record');
+      return { ok: true, batch: rebuilt.batch, header: rebuilt.header, recompressTo: null };
+    }
+    if (rules.compacted && (await batchHasNullKey(checked.batch))) return appendFailure(ErrorCode.INVALID_RECORD, 'compacted topics need a key on every record');
+    return checked;
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    return appendFailure(ErrorCode.CORRUPT_MESSAGE, err.message);
+  }
+}
+
+/**
+ * Step 3: timestamps and the leader epoch, written into the batch in place.
+ * Returns the LogAppendTime stamped (-1 for CreateTime topics) or a failure.
+ */
+export function stampBatch(batch: Buffer, header: BatchHeader, rules: TopicRules, nowMs: bigint, leaderEpoch: number): bigint | AppendFailure {
+  let logAppendTimeMs = -1n;
+  if (rules.messageTimestampType === 'LogAppendTime') {
+    setLogAppendTime(batch, nowMs);
+    logAppendTimeMs = nowMs;
+  } else {
+    // CreateTime: the batch's first and largest timestamps must be within the
+    // topic's window (message.timestamp.before.max.ms / after.max.ms, KIP-937).
+    for (const ts of [header.baseTimestamp, batch.readBigInt64BE(Offsets.maxTimestamp)]) {
+      if (ts < 0n) continue;
+      if (nowMs - ts > BigInt(rules.timestampBeforeMaxMs) || ts - nowMs > BigInt(rules.timestampAfterMaxMs)) {
+        return appendFailure(ErrorCode.INVALID_TIMESTAMP, `timestamp ${ts} is outside the topic's allowed window around ${nowMs}`);
+      }
+    }
+  }
+  setPartitionLeaderEpoch(batch, leaderEpoch);
+  return logAppendTimeMs;
+}

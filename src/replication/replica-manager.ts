@@ -1,0 +1,452 @@
+/**
+ * The partition data path of a broker (Kafka's ReplicaManager): every record
+ * batch that reaches a partition log, and every read of one, goes through
+ * here.
+ *
+ * - Hosting: the partitions the metadata image assigns to this node are
+ *   opened (or created) and change state only through `applyAssignment`, which
+ *   runs the transitions Partition.makeLeader / makeFollower; a partition this
+ *   node stops replicating is removed (its log deleted with the topic).
+ * - Appends (`appendRecords`): from a client (Produce: validated and stamped,
+ *   append-validator.ts, producer-state checks) or from a coordinator
+ *   (__consumer_offsets batches it built itself: only the leader epoch is
+ *   stamped). Follower appends (origin `replica`) arrive with partition
+ *   replication. Per-partition order: appends that must await join the
+ *   partition's AppendQueue, and while it holds work later client appends
+ *   join it too; everything else appends synchronously inside the call, so
+ *   pipelined requests land in request order. acks=all waits in
+ *   DelayedProduces until the high watermark covers the batch.
+ * - Reads (`fetchRecords`): up to the high watermark (read_uncommitted) or
+ *   the last stable offset (read_committed), long-polling in DelayedFetches,
+ *   which every append wakes.
+ *
+ * Deterministic: time and timers are injected (DESIGN principle 3 in
+ * docs/architecture.md), so tests drive delayed operations on virtual time.
+ */
+import type { Logger } from 'pino';
+import { ErrorCode } from '../protocol/errors.js';
+import type { LogManager } from '../storage/log-manager.js';
+import type { PartitionLog } from '../storage/partition-log.js';
+import type { LogConfig } from '../storage/config.js';
+import type { ReadAllocator } from '../storage/fs.js';
+import { StorageError } from '../storage/errors.js';
+import { setPartitionLeaderEpoch } from '../protocol/record-batch/header.js';
+import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
+import type { Clock } from '../util/clock.js';
+import type { Timers } from '../util/timer.js';
+import { Partition, type PartitionState } from './partition.js';
+import { DelayedFetches } from './delayed-fetch.js';
+import { DelayedProduces } from './delayed-produce.js';
+import type { TopicRules } from './topic-rules.js';
+import {
+  appendFailure, checkClientBatch, needsPreparation, prepareBatch, stampBatch, type AppendFailure, type CheckedBatch,
+} from './append-validator.js';
+
+export interface PartitionAssignment extends PartitionState {
+  topic: string;
+  topicId: string;
+  partition: number;
+}
+
+/** Who is appending: a producing client, or a coordinator writing its internal topic. */
+export type AppendOrigin = 'client' | 'coordinator';
+
+export interface AppendEntry {
+  readonly topic: string;
+  readonly partition: number;
+  /** The record batch as received (a client's bytes are validated before anything is written). */
+  readonly records: unknown;
+}
+
+export interface AppendRequest {
+  readonly origin: AppendOrigin;
+  /** 0, 1 or -1 (all); anything else answers INVALID_REQUIRED_ACKS. */
+  readonly acks: number;
+  /** How long an acks=all append waits for the high watermark (REQUEST_TIMED_OUT after). */
+  readonly timeoutMs: number;
+  readonly entries: readonly AppendEntry[];
+  /** The Produce version of a client append (zstd needs v7, magic errors differ below v3). */
+  readonly produceVersion?: number;
+  /** For the debug log of rejected batches. */
+  readonly clientId?: string | null;
+}
+
+export interface PartitionAppendResult {
+  readonly topic: string;
+  readonly partition: number;
+  errorCode: number;
+  errorMessage: string | null;
+  baseOffset: bigint;
+  logAppendTimeMs: bigint;
+  logStartOffset: bigint;
+  /** The high watermark that commits this append (its last offset + 1), -1 on failure. */
+  requiredOffset: bigint;
+  /** What this call wrote (0 for failures and idempotent duplicates): traffic metrics. */
+  appendedBytes: number;
+  appendedRecords: number;
+}
+
+export interface FetchPartition {
+  readonly partition: number;
+  readonly fetchOffset: bigint;
+  readonly partitionMaxBytes: number;
+  /** -1 = not checked; else stale epochs get FENCED_LEADER_EPOCH, newer ones UNKNOWN_LEADER_EPOCH (KIP-320). */
+  readonly currentLeaderEpoch: number;
+}
+
+export interface FetchRequestParams {
+  readonly topics: readonly { readonly topic: string; readonly partitions: readonly FetchPartition[] }[];
+  readonly readCommitted: boolean;
+  /** Total bytes over every partition; the first partition with data returns at least one whole batch (KIP-74). */
+  readonly maxBytes: number;
+  readonly minBytes: number;
+  readonly maxWaitMs: number;
+  /** Where log data is read into (the broker's buffer pool), and where unsent buffers go back. */
+  readonly allocate?: ReadAllocator;
+  readonly release?: (buffer: Buffer) => void;
+}
+
+export interface FetchPartitionResult {
+  readonly partition: number;
+  readonly errorCode: number;
+  readonly highWatermark: bigint;
+  readonly lastStableOffset: bigint;
+  readonly logStartOffset: bigint;
+  readonly chunks: Buffer[];
+  readonly bytes: number;
+}
+
+export interface FetchResult {
+  readonly topics: { topic: string; partitions: FetchPartitionResult[] }[];
+  /** Every buffer the results point into (from `allocate`): release them once the response is written. */
+  readonly buffers: Buffer[];
+}
+
+export interface ReadResult {
+  errorCode: number;
+  highWatermark: bigint;
+  lastStableOffset: bigint;
+  logStartOffset: bigint;
+  chunks: Buffer[];
+  bytes: number;
+}
+
+export interface ReplicaManagerDeps {
+  readonly logManager: LogManager;
+  readonly localNodeId: number;
+  readonly logConfigFor: (topic: string) => LogConfig;
+  readonly topicRules: (topic: string) => TopicRules;
+  /** Whether the topic exists in the metadata image: an unhosted partition of it answers NOT_LEADER_OR_FOLLOWER. */
+  readonly topicExists: (topic: string) => boolean;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly logger: Logger;
+}
+
+/** Largest long-poll wait a client may ask for; bounds a timer per request. */
+export const FETCH_WAIT_MS_MAX = 60_000;
+
+const PRODUCER_CODES: Record<ProducerCheckError, number> = {
+  invalid_producer_epoch: ErrorCode.INVALID_PRODUCER_EPOCH,
+  out_of_order_sequence: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+  invalid_record: ErrorCode.INVALID_RECORD,
+};
+
+function key(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
+export class ReplicaManager {
+  private readonly partitions = new Map<string, Partition>();
+  private readonly delayedFetches: DelayedFetches;
+  private readonly delayedProduces: DelayedProduces;
+  private readonly leadershipListeners: ((p: Partition, isLeader: boolean) => void)[] = [];
+
+  constructor(private readonly deps: ReplicaManagerDeps) {
+    this.delayedFetches = new DelayedFetches(deps.timers);
+    this.delayedProduces = new DelayedProduces(deps.timers);
+  }
+
+  get localNodeId(): number {
+    return this.deps.localNodeId;
+  }
+
+  get(topic: string, partition: number): Partition | undefined {
+    return this.partitions.get(key(topic, partition));
+  }
+
+  all(): IterableIterator<Partition> {
+    return this.partitions.values();
+  }
+
+  /** Long-poll fetches and acks=all appends now waiting (metrics, tests). */
+  get delayedOperations(): { fetches: number; produces: number } {
+    return { fetches: this.delayedFetches.size, produces: this.delayedProduces.size };
+  }
+
+  /**
+   * Called after a hosted partition became led here, or stopped being led here
+   * (coordinators load and unload their state from it).
+   */
+  onLeadershipChange(listener: (p: Partition, isLeader: boolean) => void): void {
+    this.leadershipListeners.push(listener);
+  }
+
+  /**
+   * Brings a partition in line with the metadata image: opens it when this
+   * node became a replica, runs makeLeader or makeFollower, removes it (keeping
+   * its data) when this node is no longer a replica.
+   */
+  applyAssignment(a: PartitionAssignment): Partition | undefined {
+    if (!a.replicas.includes(this.deps.localNodeId)) {
+      this.removePartition(a.topic, a.partition, false);
+      return undefined;
+    }
+    const state: PartitionState = { leader: a.leader, leaderEpoch: a.leaderEpoch, replicas: a.replicas, isr: a.isr };
+    let p = this.partitions.get(key(a.topic, a.partition));
+    const isNew = p === undefined;
+    if (p === undefined) {
+      const log = this.deps.logManager.getOrCreateLog(a.topic, a.partition, this.deps.logConfigFor(a.topic));
+      p = new Partition(a.topic, a.partition, a.topicId, log, this.deps.localNodeId, state);
+      p.onHighWatermarkAdvanced = (q) => this.delayedProduces.onHighWatermarkAdvanced(q);
+      this.partitions.set(key(a.topic, a.partition), p);
+    }
+    if (a.leader === this.deps.localNodeId) {
+      if (p.makeLeader(state) || isNew) this.notifyLeadership(p, true);
+    } else if (p.makeFollower(state)) {
+      this.delayedProduces.onLeadershipLost(p);
+      this.delayedFetches.wakeAll(p);
+      this.notifyLeadership(p, false);
+    }
+    return p;
+  }
+
+  /** Stops hosting a partition; with `deleteData` its log is removed from disk. */
+  removePartition(topic: string, partition: number, deleteData: boolean): void {
+    const k = key(topic, partition);
+    const p = this.partitions.get(k);
+    if (!p) return;
+    this.partitions.delete(k);
+    this.delayedProduces.onLeadershipLost(p);
+    this.delayedFetches.wakeAll(p);
+    if (p.isLeader) this.notifyLeadership(p, false);
+    // Without deleteData the log stays with the LogManager (a replica moved
+    // away keeps its data until the controller says to delete it).
+    if (deleteData) this.deps.logManager.deleteLog(topic, partition);
+    this.deps.logger.info({ topic, partition, deleteData }, 'stopped hosting partition');
+  }
+
+  /** Applies a changed topic config to the open logs of that topic. */
+  updateTopicConfig(topic: string): void {
+    const cfg = this.deps.logConfigFor(topic);
+    for (const p of this.partitions.values()) if (p.topic === topic) p.log.updateConfig(cfg);
+  }
+
+  /**
+   * Appends one batch per entry. Every append that need not await happens
+   * synchronously inside this call, before it returns its promise. Results
+   * come back in entry order; with acks=all each waits for its high watermark.
+   */
+  async appendRecords(req: AppendRequest): Promise<PartitionAppendResult[]> {
+    const pending = req.entries.map((e) =>
+      req.acks === 0 || req.acks === 1 || req.acks === -1
+        ? this.appendOne(req, e)
+        : failed(e, appendFailure(ErrorCode.INVALID_REQUIRED_ACKS, `acks must be 0, 1 or -1, not ${req.acks}`)),
+    );
+    const results = await Promise.all(pending);
+    if (req.acks !== -1) return results;
+    await Promise.all(results.map(async (r) => {
+      if (r.errorCode !== ErrorCode.NONE) return;
+      const p = this.get(r.topic, r.partition);
+      const code = p === undefined ? ErrorCode.NOT_LEADER_OR_FOLLOWER : await this.delayedProduces.wait(p, r.requiredOffset, req.timeoutMs);
+      if (code !== ErrorCode.NONE) {
+        r.errorCode = code;
+        r.errorMessage = code === ErrorCode.REQUEST_TIMED_OUT ? `the in-sync replicas did not acknowledge the batch within ${req.timeoutMs} ms` : 'leadership moved before the batch was committed';
+      }
+    }));
+    return results;
+  }
+
+  private appendOne(req: AppendRequest, e: AppendEntry): PartitionAppendResult | Promise<PartitionAppendResult> {
+    const p = this.get(e.topic, e.partition);
+    if (!p) {
+      const code = this.deps.topicExists(e.topic) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      return failed(e, appendFailure(code, `${e.topic}-${e.partition} is not hosted on this broker`));
+    }
+    if (!p.isLeader) return failed(e, appendFailure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${p.leaderId} leads ${e.topic}-${e.partition}`));
+    return req.origin === 'coordinator' ? this.appendFromCoordinator(p, e) : this.appendFromClient(req, p, e);
+  }
+
+  private appendFromClient(req: AppendRequest, p: Partition, e: AppendEntry): PartitionAppendResult | Promise<PartitionAppendResult> {
+    const rules = this.deps.topicRules(e.topic);
+    if (req.acks === -1 && p.isr.length < rules.minInsyncReplicas) {
+      return failed(e, appendFailure(ErrorCode.NOT_ENOUGH_REPLICAS, `${p.isr.length} in-sync replicas, min.insync.replicas is ${rules.minInsyncReplicas}`));
+    }
+    const checked = checkClientBatch(e.records, rules, { zstdAllowed: (req.produceVersion ?? 7) >= 7, produceVersion: req.produceVersion ?? 7 });
+    if (!checked.ok) return this.rejected(req, e, checked);
+    if (!needsPreparation(checked, rules) && !p.appendQueue.busy) return this.stampAndAppend(req, p, e, checked, rules);
+    return p.appendQueue.run(async () => {
+      const prepared = await prepareBatch(checked, rules);
+      if (!prepared.ok) return this.rejected(req, e, prepared);
+      // Leadership may have moved (or the topic gone) while this append waited.
+      if (this.get(e.topic, e.partition) !== p || !p.isLeader) return failed(e, appendFailure(ErrorCode.NOT_LEADER_OR_FOLLOWER, 'leadership moved while the append waited'));
+      return this.stampAndAppend(req, p, e, prepared, this.deps.topicRules(e.topic));
+    });
+  }
+
+  private stampAndAppend(req: AppendRequest, p: Partition, e: AppendEntry, checked: CheckedBatch, rules: TopicRules): PartitionAppendResult {
+    const { batch, header } = checked;
+    const stamped = stampBatch(batch, header, rules, BigInt(this.deps.clock.nowMs()), p.leaderEpoch);
+    if (typeof stamped !== 'bigint') return this.rejected(req, e, stamped);
+    const producer: ProducerBatchHeader | null = header.producerId >= 0n
+      ? { producerId: header.producerId, epoch: header.producerEpoch, baseSequence: header.baseSequence, lastOffsetDelta: header.lastOffsetDelta }
+      : null;
+    const appended = p.appendClientBatch(batch, producer);
+    if (appended.kind === 'rejected') return this.rejected(req, e, appendFailure(PRODUCER_CODES[appended.error], appended.message));
+    const logAppendTime = rules.messageTimestampType === 'LogAppendTime';
+    if (appended.kind === 'duplicate') {
+      return succeeded(e, p, appended.baseOffset, appended.lastOffset, logAppendTime ? appended.timestampMs : -1n, 0, 0);
+    }
+    this.delayedFetches.onAppend(p);
+    return succeeded(e, p, appended.baseOffset, appended.lastOffset, stamped, batch.length, header.recordsCount);
+  }
+
+  /**
+   * A coordinator's own batch (built, sized and checked by it): the leader
+   * epoch is stamped and it is appended synchronously, whatever client
+   * appends wait in the queue (they are independent writes).
+   */
+  private appendFromCoordinator(p: Partition, e: AppendEntry): PartitionAppendResult {
+    const batch = e.records as Buffer;
+    setPartitionLeaderEpoch(batch, p.leaderEpoch);
+    try {
+      const r = p.appendAsLeader(batch);
+      this.delayedFetches.onAppend(p);
+      return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, batch.length, Number(r.lastOffset - r.baseOffset) + 1);
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      return failed(e, appendFailure(ErrorCode.KAFKA_STORAGE_ERROR, `append to ${e.topic}-${e.partition} failed: ${err.message}`));
+    }
+  }
+
+  private rejected(req: AppendRequest, e: AppendEntry, f: AppendFailure): PartitionAppendResult {
+    this.deps.logger.debug({ topic: e.topic, partition: e.partition, reason: f.message, clientId: req.clientId ?? null }, 'rejected produced batch');
+    return failed(e, f);
+  }
+
+  /**
+   * Reads every requested partition; with fewer than minBytes available it
+   * waits (up to maxWaitMs, at most FETCH_WAIT_MS_MAX) for appends, then reads
+   * again. The first read's buffers go back through `release` when it is not
+   * the one answered.
+   */
+  async fetchRecords(params: FetchRequestParams): Promise<FetchResult> {
+    let result = this.collect(params);
+    const maxWaitMs = Math.min(Math.max(params.maxWaitMs, 0), FETCH_WAIT_MS_MAX);
+    if (!result.hasError && result.bytes < params.minBytes && maxWaitMs > 0 && result.waitOn.length > 0) {
+      if (params.release) for (const b of result.buffers) params.release(b);
+      await this.delayedFetches.wait(result.waitOn, result.bytes, params.minBytes, maxWaitMs);
+      result = this.collect(params);
+    }
+    return { topics: result.topics, buffers: result.buffers };
+  }
+
+  private collect(params: FetchRequestParams): FetchResult & { bytes: number; hasError: boolean; waitOn: Partition[] } {
+    let budget = params.maxBytes > 0 ? params.maxBytes : 0;
+    let bytes = 0;
+    let hasError = false;
+    let minOneBatch = true;
+    const waitOn: Partition[] = [];
+    const buffers: Buffer[] = [];
+    const topics = params.topics.map((t) => ({
+      topic: t.topic,
+      partitions: t.partitions.map((fp): FetchPartitionResult => {
+        const p = this.get(t.topic, fp.partition);
+        const located = this.fetchablePartition(t.topic, fp, p);
+        if (located !== ErrorCode.NONE || p === undefined) {
+          hasError = true;
+          return { partition: fp.partition, errorCode: located, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, chunks: [], bytes: 0 };
+        }
+        waitOn.push(p);
+        const r = this.read(p, fp.fetchOffset, Math.min(fp.partitionMaxBytes, budget), params.readCommitted, minOneBatch, params.allocate);
+        for (const c of r.chunks) buffers.push(c);
+        if (r.errorCode !== ErrorCode.NONE) hasError = true;
+        if (r.bytes > 0) {
+          minOneBatch = false;
+          bytes += r.bytes;
+          budget = Math.max(0, budget - r.bytes);
+        }
+        return { partition: fp.partition, ...r };
+      }),
+    }));
+    return { topics, buffers, bytes, hasError, waitOn };
+  }
+
+  /** NONE when `p` may be fetched from here with this leader epoch, else the error to answer. */
+  private fetchablePartition(topic: string, fp: FetchPartition, p: Partition | undefined): number {
+    if (!p) return this.deps.topicExists(topic) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    if (!p.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    return leaderEpochError(p, fp.currentLeaderEpoch);
+  }
+
+  /**
+   * Reads from `fetchOffset` up to the visible end (high watermark, or the
+   * last stable offset for read_committed). Out-of-range offsets answer
+   * OFFSET_OUT_OF_RANGE with the current bounds, as clients reset from them.
+   */
+  read(p: Partition, fetchOffset: bigint, maxBytes: number, readCommitted: boolean, minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
+    const visibleEnd = readCommitted ? p.lastStableOffset : p.highWatermark;
+    const base = { highWatermark: p.highWatermark, lastStableOffset: p.lastStableOffset, logStartOffset: p.logStartOffset };
+    if (fetchOffset < p.logStartOffset || fetchOffset > p.logEndOffset) {
+      return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
+    }
+    if (fetchOffset >= visibleEnd || maxBytes <= 0) return { ...base, errorCode: ErrorCode.NONE, chunks: [], bytes: 0 };
+    const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch, allocate });
+    if (r.kind === 'offset_out_of_range') return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
+    return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes };
+  }
+
+  /**
+   * The data directories and the partition logs in each (DescribeLogDirs):
+   * every log the LogManager holds, hosted or not, as Kafka reports them.
+   */
+  logDirs(): { dir: string; logs: PartitionLog[] }[] {
+    return [{ dir: this.deps.logManager.dataDir, logs: this.deps.logManager.allLogs() }];
+  }
+
+  /** Answers every waiting long-poll fetch now, with what it has (shutdown). */
+  wakeDelayedFetches(): void {
+    this.delayedFetches.wakeAll();
+  }
+
+  /** Flushes every log (shutdown). */
+  flushAll(): void {
+    for (const p of this.partitions.values()) p.log.flush();
+  }
+
+  private notifyLeadership(p: Partition, isLeader: boolean): void {
+    for (const l of this.leadershipListeners) l(p, isLeader);
+  }
+}
+
+/** KIP-320: a fetch names the leader epoch it believes current. */
+export function leaderEpochError(p: Partition, requested: number): number {
+  if (requested < 0 || requested === p.leaderEpoch) return ErrorCode.NONE;
+  return requested < p.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
+}
+
+function failed(e: AppendEntry, f: AppendFailure): PartitionAppendResult {
+  return {
+    topic: e.topic, partition: e.partition, errorCode: f.errorCode, errorMessage: f.message,
+    baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, requiredOffset: -1n, appendedBytes: 0, appendedRecords: 0,
+  };
+}
+
+function succeeded(
+  e: AppendEntry, p: Partition, baseOffset: bigint, lastOffset: bigint, logAppendTimeMs: bigint, appendedBytes: number, appendedRecords: number,
+): PartitionAppendResult {
+  return {
+    topic: e.topic, partition: e.partition, errorCode: ErrorCode.NONE, errorMessage: null,
+    baseOffset, logAppendTimeMs, logStartOffset: p.logStartOffset, requiredOffset: lastOffset + 1n, appendedBytes, appendedRecords,
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * The per-topic rules the append path enforces, resolved from the topic's
+ * config (the broker caches one object per config version, see
+ * src/broker/broker.ts topicConfigs).
+ */
+export interface TopicRules {
+  readonly maxMessageBytes: number;
+  readonly segmentBytes: number;
+  readonly messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  readonly timestampBeforeMaxMs: number;
+  readonly timestampAfterMaxMs: number;
+  readonly minInsyncReplicas: number;
+  /** cleanup.policy includes compact: every record needs a key. */
+  readonly compacted: boolean;
+  /** compression.type: a codec other than `producer` makes Produce recompress batches in another codec. */
+  readonly compressionType?: 'uncompressed' | 'zstd' | 'lz4' | 'snappy' | 'gzip' | 'producer';
+}
