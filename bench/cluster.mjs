@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Cluster benchmark (issue 6, Performance), on a 3-node combined cluster of
-// real processes on loopback (`node dist/src/cli/main.js start`, default
-// quorum and session timeouts unless overridden):
+// real processes on loopback (`node dist/src/cli/main.js start`, started by
+// the shared cluster launcher src/embedded/launcher.ts; default quorum and
+// session timeouts unless overridden):
 //
 //   commit   CreateTopics latency (one topic, 1 partition, per request, sent
 //            to the active controller's broker listener): the metadata
@@ -21,13 +22,10 @@
 //   node bench/cluster.mjs                          # build first
 //   TOPICS=300 TRIALS=10 node bench/cluster.mjs
 //   OVERRIDES='controller.quorum.fetch.timeout.ms=1000' node bench/cluster.mjs
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { randomBytes } from 'node:crypto';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(here, '..', process.env.BROKER_DIST ?? 'dist');
@@ -41,21 +39,14 @@ const RETRY_MS = 20;
 
 const { Connection } = await import(pathToFileURL(join(dist, 'src/net/connection.js')).href);
 const { CreateTopicsRequest, CreateTopicsResponse } = await import(pathToFileURL(join(dist, 'src/protocol/messages/19-create-topics.js')).href);
-const { MetadataRequest, MetadataResponse } = await import(pathToFileURL(join(dist, 'src/protocol/messages/03-metadata.js')).href);
 const { DescribeQuorumRequest, DescribeQuorumResponse } = await import(pathToFileURL(join(dist, 'src/protocol/messages/55-describe-quorum.js')).href);
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { planCluster, portsNeeded } = await import(pathToFileURL(join(dist, 'src/embedded/cluster-plan.js')).href);
+const { launchCluster } = await import(pathToFileURL(join(dist, 'src/embedded/launcher.js')).href);
+const { cliRunner } = await import(pathToFileURL(join(dist, 'src/embedded/node-runner.js')).href);
+const { freePort } = await import(pathToFileURL(join(dist, 'src/embedded/probe.js')).href);
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.on('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -65,90 +56,31 @@ async function connect(port) {
   return Connection.connect({ host: '127.0.0.1', port, connectTimeoutMs: 1000, requestTimeoutMs: 5000, negotiateVersions: false });
 }
 
-class Node {
-  constructor(id, brokerPort, controllerPort, dir, overrides) {
-    Object.assign(this, { id, brokerPort, controllerPort, dir, overrides, child: null });
-  }
-  start() {
-    const args = [join(dist, 'src/cli/main.js'), 'start'];
-    for (const [k, v] of Object.entries(this.overrides)) args.push('--override', `${k}=${v}`);
-    this.child = spawn(process.execPath, args, { stdio: 'ignore' });
-    this.exited = new Promise((r) => this.child.once('exit', r));
-  }
-  async kill9() {
-    this.child.kill('SIGKILL');
-    await this.exited;
-    this.child = null;
-  }
-  /** SIGTERM; resolves when the process has exited. */
-  term() {
-    this.child.kill('SIGTERM');
-    const t = setTimeout(() => this.child?.kill('SIGKILL'), 15_000);
-    return this.exited.then(() => {
-      clearTimeout(t);
-      this.child = null;
-    });
-  }
-  async stop() {
-    if (this.child === null) return;
-    this.child.kill('SIGTERM');
-    const t = setTimeout(() => this.child?.kill('SIGKILL'), 15_000);
-    await this.exited;
-    clearTimeout(t);
-    this.child = null;
-  }
-}
-
+/** Three combined nodes on the shared launcher (src/embedded/launcher.ts); node logs in the temp dir. */
 async function startCluster() {
   const root = mkdtempSync(join(tmpdir(), 'tributary-bench-cluster-'));
   const ports = [];
-  for (let i = 0; i < 6; i++) ports.push(await freePort());
-  const voters = [1, 2, 3].map((id) => `${id}@127.0.0.1:${ports[2 * id - 1]}`).join(',');
-  const clusterId = randomBytes(16).toString('base64url');
-  const nodes = [1, 2, 3].map(
-    (id) =>
-      new Node(id, ports[2 * id - 2], ports[2 * id - 1], join(root, `node-${id}`), {
-        'process.roles': 'broker,controller',
-        'node.id': String(id),
-        'cluster.id': clusterId,
-        listeners: `PLAINTEXT://127.0.0.1:${ports[2 * id - 2]},CONTROLLER://127.0.0.1:${ports[2 * id - 1]}`,
-        'controller.listener.names': 'CONTROLLER',
-        'controller.quorum.voters': voters,
-        'log.dir': join(root, `node-${id}`),
-        'log.level': 'warn',
-        ...OVERRIDES,
-      }),
-  );
-  for (const n of nodes) n.start();
-  return { root, nodes };
+  for (let i = 0; i < portsNeeded(3, 0); i++) ports.push(await freePort());
+  const cluster = launchCluster({
+    layout: planCluster({ controllers: 3, dir: root, ports }),
+    runner: cliRunner({ main: join(dist, 'src/cli/main.js'), output: 'file', startTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: 15_000 }),
+    overrides: { 'log.level': 'warn', ...OVERRIDES },
+    readyTimeoutMs: READY_TIMEOUT_MS,
+    removeDir: root,
+  });
+  await cluster.start();
+  return cluster;
 }
 
-async function liveBrokers(port) {
-  let conn;
-  try {
-    conn = await connect(port);
-    const md = await conn.send({ request: MetadataRequest, response: MetadataResponse }, 1, { topics: [] });
-    return md.brokers.length;
-  } catch {
-    return 0;
-  } finally {
-    conn?.destroy();
-  }
-}
-
-async function waitLive(nodes, count) {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const counts = await Promise.all(nodes.map((n) => liveBrokers(n.brokerPort)));
-    if (counts.every((c) => c === count)) return;
-    if (Date.now() > deadline) throw new Error(`cluster not ready: live brokers seen ${counts.join(',')}, want ${count}`);
-    await sleep(100);
-  }
+/** Starts a node again and waits until every node lists all three brokers. */
+async function restart(cluster, node) {
+  await node.start();
+  await cluster.waitForBrokers(cluster.ids, cluster.ids);
 }
 
 async function leaderOf(nodes) {
   for (const n of nodes) {
-    if (n.child === null) continue;
+    if (!n.isAlive()) continue;
     let conn;
     try {
       conn = await connect(n.controllerPort);
@@ -191,19 +123,20 @@ async function latencies(port, count, label) {
   return ms.sort((a, b) => a - b);
 }
 
-async function failoverOnce(nodes) {
+async function failoverOnce(cluster) {
+  const nodes = cluster.nodes;
   const leader = await leaderOf(nodes);
   if (leader === undefined) throw new Error('no leader');
   const survivors = nodes.filter((n) => n !== leader);
   const killedAt = performance.now();
-  await leader.kill9();
+  await leader.kill();
   const deadline = Date.now() + FAILOVER_TIMEOUT_MS;
   let attempt = 0;
   for (;;) {
     const target = survivors[attempt++ % survivors.length];
     let conn;
     try {
-      conn = await connect(target.brokerPort);
+      conn = await connect(target.port);
       const code = await createTopic(conn, `bench-failover-${topicSeq++}`);
       if (code === 0) break;
     } catch {
@@ -215,22 +148,22 @@ async function failoverOnce(nodes) {
     await sleep(RETRY_MS);
   }
   const ms = performance.now() - killedAt;
-  leader.start();
-  await waitLive(nodes, 3);
+  await restart(cluster, leader);
   return ms;
 }
 
 /** SIGTERM of the leader under a stream of CreateTopics to the survivors: the longest gap between accepted ones. */
-async function gracefulOnce(nodes) {
+async function gracefulOnce(cluster) {
+  const nodes = cluster.nodes;
   const leader = await leaderOf(nodes);
   if (leader === undefined) throw new Error('no leader');
   const survivors = nodes.filter((n) => n !== leader);
-  const conns = await Promise.all(survivors.map((n) => connect(n.brokerPort)));
+  const conns = await Promise.all(survivors.map((n) => connect(n.port)));
   let exited = false;
   let lastOk = performance.now();
   let gap = 0;
   const deadline = Date.now() + FAILOVER_TIMEOUT_MS;
-  const stopping = leader.term().then(() => (exited = true));
+  const stopping = leader.stop().then(() => (exited = true));
   try {
     for (let attempt = 0; ; attempt++) {
       const i = attempt % conns.length;
@@ -239,7 +172,7 @@ async function gracefulOnce(nodes) {
         ok = (await createTopic(conns[i], `bench-graceful-${topicSeq++}`)) === 0;
       } catch {
         conns[i].destroy();
-        conns[i] = await connect(survivors[i].brokerPort).catch(() => conns[i]);
+        conns[i] = await connect(survivors[i].port).catch(() => conns[i]);
       }
       const now = performance.now();
       if (ok) {
@@ -254,30 +187,29 @@ async function gracefulOnce(nodes) {
     for (const c of conns) c.destroy();
   }
   await stopping;
-  leader.start();
-  await waitLive(nodes, 3);
+  await restart(cluster, leader);
   return gap;
 }
 
 const fmt = (x) => x.toFixed(1);
 console.log(`cluster benchmark: 3 combined nodes, node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (before)`);
 if (Object.keys(OVERRIDES).length > 0) console.log(`overrides: ${JSON.stringify(OVERRIDES)}`);
-const { root, nodes } = await startCluster();
+const cluster = await startCluster();
+const nodes = cluster.nodes;
 try {
-  await waitLive(nodes, 3);
   const leader = await leaderOf(nodes);
   const follower = nodes.find((n) => n !== leader);
-  await latencies(leader.brokerPort, 10, 'warmup');
-  const direct = await latencies(leader.brokerPort, TOPICS, 'leader');
-  const forwarded = await latencies(follower.brokerPort, TOPICS, 'follower');
+  await latencies(leader.port, 10, 'warmup');
+  const direct = await latencies(leader.port, TOPICS, 'leader');
+  const forwarded = await latencies(follower.port, TOPICS, 'follower');
   const failovers = [];
   for (let i = 0; i < TRIALS; i++) {
-    failovers.push(await failoverOnce(nodes));
+    failovers.push(await failoverOnce(cluster));
     process.stdout.write('.');
   }
   const graceful = [];
   for (let i = 0; i < GRACEFUL_TRIALS; i++) {
-    graceful.push(await gracefulOnce(nodes));
+    graceful.push(await gracefulOnce(cluster));
     process.stdout.write('+');
   }
   process.stdout.write('\n');
@@ -295,6 +227,5 @@ try {
     console.log(`| SIGTERM of the active controller: longest gap between accepted CreateTopics | ${graceful.length} | ${fmt(percentile(graceful, 50))} (median) | ${fmt(percentile(graceful, 99))} | ${fmt(graceful[0])}–${fmt(graceful.at(-1))} |`);
   }
 } finally {
-  await Promise.all(nodes.map((n) => n.stop()));
-  rmSync(root, { recursive: true, force: true });
+  await cluster.cleanup();
 }

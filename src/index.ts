@@ -5,7 +5,7 @@
  * (startCluster loads it in its worker thread or child process only).
  */
 export { startCluster, START_TIMEOUT_MS_DEFAULT, STOP_TIMEOUT_MS_DEFAULT } from './embedded/cluster.js';
-export type { EmbeddedBroker, EmbeddedCluster, Isolation, RestartOptions, StartClusterOptions, StartupTimings } from './embedded/cluster.js';
+export type { EmbeddedBroker, EmbeddedCluster, EmbeddedNode, Isolation, RestartOptions, StartClusterOptions, StartupTimings } from './embedded/cluster.js';
 export { EmbeddedError, EmbeddedErrorCode } from './embedded/errors.js';
 export { ConfigError } from './config/errors.js';
 export type { ConfigErrorCode, ConfigProblem } from './config/errors.js';

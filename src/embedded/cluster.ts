@@ -1,72 +1,37 @@
 /**
- * `startCluster`: a real broker for tests, on an ephemeral loopback port with
- * a temporary data directory, running outside the caller's event loop (a
- * worker thread by default, or a child process) so the caller's timers and
- * client timeouts see real time. See src/embedded/README.md and
- * docs/testing.md.
+ * `startCluster`: real brokers for tests, on ephemeral loopback ports with a
+ * temporary data directory, running outside the caller's event loop (worker
+ * threads by default, or child processes) so the caller's timers and client
+ * timeouts see real time. One broker by default; `brokers: 3` starts a
+ * multi-node cluster (combined broker + controller nodes, or `controllers`
+ * of them voters and the rest broker-only). Started by the shared cluster
+ * launcher (launcher.ts). See src/embedded/README.md and docs/testing.md.
  *
  *   const cluster = await startCluster({ config: { 'group.initial.rebalance.delay.ms': '0' } });
- *   // any Kafka client: new Kafka({ brokers: [cluster.bootstrap] })
+ *   // any Kafka client: new Kafka({ brokers: cluster.bootstrap.split(',') })
  *   await cluster.stop();
  *
- * Lifetime: the host is ref'd while starting, restarting and stopping, and
+ * Lifetime: a host is ref'd while starting, restarting and stopping, and
  * unref'd while it runs (unless keepAlive), so a test file that forgets
  * stop() still exits when its own work is done. A process 'exit' hook then
- * SIGKILLs a child and removes temporary data dirs; a child whose parent
+ * SIGKILLs children and removes temporary data dirs; a child whose parent
  * vanished cleans up itself (broker-host.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve as resolvePath } from 'node:path';
-import { ConfigError, type ConfigProblem } from '../config/errors.js';
-import type { LogLevel } from '../config/broker-defs.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { planCluster, portsNeeded, type ClusterLayout } from './cluster-plan.js';
+import { resolveOptions, type ResolvedOptions, type StartClusterOptions } from './cluster-options.js';
 import { EmbeddedError, EmbeddedErrorCode } from './errors.js';
-import { spawnHost, type HostProcess, type Isolation } from './host-process.js';
-import type { BoundListener, HostMessage, StartParams, WireError } from './messages.js';
+import { hostRunner, type HostRun, type StartupTimings } from './host-runner.js';
+import type { Isolation } from './host-process.js';
+import { launchCluster, type LaunchedCluster, type LaunchedNode } from './launcher.js';
+import { describeExit } from './node-runner.js';
+import { freePort } from './probe.js';
 
 export type { Isolation } from './host-process.js';
-
-/** Where one start-up's time went (bench/startup.mjs prints these). */
-export interface StartupTimings {
-  /** Spawning the worker or child until its entry module ran (Node boot + the host's static imports). */
-  readonly spawnMs: number;
-  /** Loading the config and broker modules in the host. */
-  readonly importMs: number;
-  /** runBroker: recover logs, replay the metadata log, bind, register. */
-  readonly runBrokerMs: number;
-  /** Spawn until ready, as the caller saw it. */
-  readonly totalMs: number;
-}
-
-const nowEpochMs = (): number => performance.timeOrigin + performance.now();
-
-export const START_TIMEOUT_MS_DEFAULT = 30_000;
-export const STOP_TIMEOUT_MS_DEFAULT = 15_000;
-/** Quiet by default: tests print their own output; warnings and errors still show. */
-export const LOG_LEVEL_DEFAULT: LogLevel = 'warn';
-const TEMP_DIR_PREFIX = 'tributary-embedded-';
-
-/** Options of `startCluster`. */
-export interface StartClusterOptions {
-  /** Number of brokers. Only 1 today; clustering is a later issue. */
-  brokers?: number;
-  /** server.properties overrides, by Kafka name: `{ 'num.partitions': '3' }`. Numbers and booleans are stringified. */
-  config?: Readonly<Record<string, string | number | boolean>>;
-  /** Use (and keep) this data directory. Default: a fresh temporary one, removed by stop(). */
-  dataDir?: string;
-  /** Keep the temporary data directory after stop() (to inspect it). */
-  keepData?: boolean;
-  /** The broker's log level (pino), written to stderr. Default 'warn'; same as config['log.level']. */
-  logLevel?: LogLevel;
-  /** 'worker' (default): a worker thread, fastest to start. 'process': a child process, which a crash or `restart({ hard: true })` kills alone. */
-  isolation?: Isolation;
-  /** Fail if the broker is not ready within this long (default 30 s). */
-  startTimeoutMs?: number;
-  /** stop() waits this long for a graceful shutdown, then kills (default 15 s). */
-  stopTimeoutMs?: number;
-  /** Keep the caller's process alive while the broker runs (a dev script); default false (tests). */
-  keepAlive?: boolean;
-}
+export type { StartupTimings } from './host-runner.js';
+export type { StartClusterOptions } from './cluster-options.js';
+export { LOG_LEVEL_DEFAULT, START_TIMEOUT_MS_DEFAULT, STOP_TIMEOUT_MS_DEFAULT } from './cluster-options.js';
 
 /** One broker of an embedded cluster. */
 export interface EmbeddedBroker {
@@ -75,315 +40,264 @@ export interface EmbeddedBroker {
   readonly port: number;
 }
 
-/** Options of `EmbeddedCluster.restart`. */
+/** Options of `EmbeddedCluster.restart` and `EmbeddedNode.restart`. */
 export interface RestartOptions {
   /** Kill the broker without a graceful shutdown (SIGKILL, as `kill -9`). Needs isolation 'process'. */
   hard?: boolean;
 }
 
+/** One node of a running embedded cluster: stop, kill, start, pause it alone. */
+export interface EmbeddedNode extends EmbeddedBroker {
+  /** The node's controller listener port; null for a broker-only node and for a one-broker cluster. */
+  readonly controllerPort: number | null;
+  /** The node's data directory (its log.dirs). */
+  readonly dataDir: string;
+  /** Its process id (isolation 'process'); null for a worker thread or a stopped node. */
+  readonly pid: number | null;
+  readonly running: boolean;
+  /** Graceful shutdown (controlled shutdown in a multi-node cluster). The other nodes keep running. */
+  stop(): Promise<void>;
+  /** SIGKILL, as `kill -9`: no flush, no controlled shutdown. Needs isolation 'process'. */
+  kill(): Promise<void>;
+  /** Starts a stopped or killed node on the same ports and data; resolves once it serves and lists every running broker. */
+  start(): Promise<void>;
+  /** stop() (or kill() with `hard`), then start(). */
+  restart(options?: RestartOptions): Promise<void>;
+  /** SIGSTOP: the process freezes, its sockets stay open. Needs isolation 'process'. */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
+}
+
 /** A running embedded cluster: its bootstrap string, brokers, data directory, restart and stop. */
 export interface EmbeddedCluster {
-  /** `host:port[,host:port]`, for any client's bootstrap servers. */
+  /** `host:port[,host:port...]`: every broker, for any client's bootstrap servers. */
   readonly bootstrap: string;
   readonly brokers: readonly EmbeddedBroker[];
   readonly clusterId: string;
-  /** The broker's data directory (log.dirs). */
+  /** The data directory: the broker's log.dirs; with several brokers, node i keeps its data in `<dataDir>/node-<i>`. */
   readonly dataDir: string;
   readonly isolation: Isolation;
-  /** The broker process's pid (isolation 'process'); null for a worker thread. */
+  /** The first broker's process id (isolation 'process'); null for a worker thread. */
   readonly pid: number | null;
-  /** Where the last start-up's time went, in the broker host. */
+  /** Where the first broker's last start-up's time went, in the broker host. */
   readonly startupTimings: StartupTimings;
-  /** Graceful shutdown, then removes a temporary data dir (unless keepData). Idempotent. */
+  /** Node by node.id (1-based). */
+  node(nodeId: number): EmbeddedNode;
+  /** Graceful shutdown of every broker, then removes a temporary data dir (unless keepData). Idempotent. */
   stop(): Promise<void>;
-  /** Stops and starts the broker again on the same ports and data dir (for recovery tests). */
+  /** Stops and starts every broker again on the same ports and data dir (for recovery tests). */
   restart(options?: RestartOptions): Promise<void>;
 }
 
-interface ResolvedOptions {
-  readonly isolation: Isolation;
-  readonly config: Record<string, string>;
-  readonly dataDir: string;
-  readonly removeDataDir: boolean;
-  readonly startTimeoutMs: number;
-  readonly stopTimeoutMs: number;
-  readonly keepAlive: boolean;
+type Launched = LaunchedCluster<HostRun>;
+type Node = LaunchedNode<HostRun>;
+
+function isWildcard(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || host === '::';
 }
 
-// ---------------------------------------------------------------- process exit hook
-
-/** What the exit hook must clean: running clusters, and data dirs of starts in progress. */
-const live = new Set<{ abandon(): void }>();
-let exitHookInstalled = false;
-
-/** At exit nothing can be awaited: SIGKILL children, remove temporary dirs (a worker ends with the process). */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const c of live) c.abandon();
-  });
+function brokerOf(node: Node): EmbeddedBroker {
+  const l = node.run?.listeners?.find((x) => x.name === 'PLAINTEXT') ?? node.run?.listeners?.[0];
+  const host = l === undefined || isWildcard(l.host) ? '127.0.0.1' : l.host;
+  return { nodeId: node.run?.nodeId ?? node.id, host, port: node.port };
 }
 
-// ---------------------------------------------------------------- options
-
-function invalid(message: string): EmbeddedError {
-  return new EmbeddedError(EmbeddedErrorCode.INVALID_OPTIONS, `startCluster: ${message}`);
+function unsupported(message: string): Promise<never> {
+  return Promise.reject(new EmbeddedError(EmbeddedErrorCode.UNSUPPORTED, message));
 }
 
-function isPositiveTimeout(v: number): boolean {
-  return Number.isFinite(v) && v > 0;
-}
+const HARD_NEEDS_PROCESS = "needs isolation: 'process' (a worker thread cannot be killed like a process: its open files would leak)";
 
-function resolveOptions(options: StartClusterOptions): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
-  const brokers = options.brokers ?? 1;
-  if (brokers !== 1) {
-    throw invalid(`brokers: ${String(brokers)} is not supported yet; only brokers: 1 works today (multi-broker clusters come with partition replication)`);
+class NodeHandle implements EmbeddedNode {
+  constructor(
+    private readonly node: Node,
+    private readonly owner: Cluster,
+  ) {}
+
+  get nodeId(): number {
+    return brokerOf(this.node).nodeId;
   }
-  const isolation = options.isolation ?? 'worker';
-  if (isolation !== 'worker' && isolation !== 'process') throw invalid(`isolation must be 'worker' or 'process', got ${JSON.stringify(isolation)}`);
-  const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS_DEFAULT;
-  if (!isPositiveTimeout(startTimeoutMs)) throw invalid(`startTimeoutMs must be a positive number of milliseconds, got ${String(startTimeoutMs)}`);
-  const stopTimeoutMs = options.stopTimeoutMs ?? STOP_TIMEOUT_MS_DEFAULT;
-  if (!isPositiveTimeout(stopTimeoutMs)) throw invalid(`stopTimeoutMs must be a positive number of milliseconds, got ${String(stopTimeoutMs)}`);
-
-  const given: Record<string, string> = {};
-  for (const [key, value] of Object.entries(options.config ?? {})) {
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-      throw invalid(`config["${key}"] must be a string, number or boolean, got ${value === null ? 'null' : typeof value}`);
-    }
-    given[key] = String(value);
+  get host(): string {
+    return brokerOf(this.node).host;
   }
-  for (const key of ['log.dirs', 'log.dir']) {
-    if (key in given) throw invalid(`config["${key}"]: use the dataDir option instead (startCluster owns log.dirs)`);
+  get port(): number {
+    return this.node.port;
   }
-  const removeDataDir = options.dataDir === undefined && options.keepData !== true;
-  const dataDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), TEMP_DIR_PREFIX)) : resolvePath(options.dataDir);
-  const config: Record<string, string> = {
-    listeners: 'PLAINTEXT://127.0.0.1:0',
-    'log.level': LOG_LEVEL_DEFAULT,
-    ...given,
-    ...(options.logLevel === undefined ? {} : { 'log.level': options.logLevel }),
-    'log.dirs': dataDir,
-  };
-  return { isolation, config, dataDir, removeDataDir, startTimeoutMs, stopTimeoutMs, keepAlive: options.keepAlive === true };
-}
-
-// ---------------------------------------------------------------- errors across the boundary
-
-function fromWire(e: WireError, during: 'start' | 'stop' = 'start'): Error {
-  if (e.name === 'ConfigError' && e.problems !== null && (e.code === 'ERR_TRIB_CONFIG_INVALID' || e.code === 'ERR_TRIB_CONFIG_FILE')) {
-    return new ConfigError(e.code, e.problems as ConfigProblem[]);
+  get controllerPort(): number | null {
+    return this.node.controllerPort;
   }
-  const cause = Object.assign(new Error(e.message), { name: e.name, ...(e.code === null ? {} : { code: e.code }) });
-  if (e.stack !== null) cause.stack = e.stack;
-  if (during === 'stop') return new EmbeddedError(EmbeddedErrorCode.STOP_FAILED, `broker failed to stop cleanly: ${e.message}`, { cause });
-  return new EmbeddedError(EmbeddedErrorCode.START_FAILED, `broker failed to start: ${e.message}`, { cause });
-}
-
-function describeExit(exit: { code: number | null; signal: string | null; error: Error | null }): string {
-  if (exit.error !== null) return `${exit.error.name}: ${exit.error.message}`;
-  return exit.signal !== null ? `killed by ${exit.signal}` : `exit code ${String(exit.code)}`;
-}
-
-// ---------------------------------------------------------------- one start of the host
-
-type Ready = Extract<HostMessage, { type: 'ready' }>;
-
-/** Spawns a host, sends start, and waits (bounded) for ready; on any failure the host is gone before this rejects. */
-async function launch(options: ResolvedOptions, config: Record<string, string>): Promise<{ host: HostProcess; ready: Ready; timings: StartupTimings }> {
-  const spawnedAtMs = nowEpochMs();
-  const host = spawnHost(options.isolation);
-  const params: StartParams = { config, removeOnOrphan: options.removeDataDir ? options.dataDir : null };
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await new Promise<{ ready: Ready } | { error: Error }>((resolve) => {
-    timer = setTimeout(() => {
-      resolve({ error: new EmbeddedError(EmbeddedErrorCode.START_TIMEOUT, `broker did not start within ${options.startTimeoutMs} ms (startTimeoutMs); it was killed`) });
-    }, options.startTimeoutMs);
-    host.onMessage((m) => {
-      if (m.type === 'ready') resolve({ ready: m });
-      else if (m.type === 'failed') resolve({ error: fromWire(m.error) });
-    });
-    void host.exited.then((exit) => {
-      const message = `broker ${options.isolation} exited during start-up (${describeExit(exit)})`;
-      resolve({ error: new EmbeddedError(EmbeddedErrorCode.EXITED, message, exit.error === null ? undefined : { cause: exit.error }) });
-    });
-    host.send({ type: 'start', params });
-  });
-  clearTimeout(timer);
-  if ('error' in outcome) {
-    await host.kill();
-    throw outcome.error;
+  get dataDir(): string {
+    return this.node.dataDir;
   }
-  const t = outcome.ready.timings;
-  const timings = { spawnMs: t.entryAtMs - spawnedAtMs, importMs: t.importMs, runBrokerMs: t.runBrokerMs, totalMs: nowEpochMs() - spawnedAtMs };
-  return { host, ready: outcome.ready, timings };
-}
+  get pid(): number | null {
+    return this.node.isAlive() ? this.node.pid : null;
+  }
+  get running(): boolean {
+    return this.node.isAlive();
+  }
 
-// ---------------------------------------------------------------- the handle
+  async stop(): Promise<void> {
+    await this.owner.guard(() => this.node.stop(), this.node.id);
+  }
 
-function toBroker(nodeId: number, listeners: readonly BoundListener[]): EmbeddedBroker {
-  const l = listeners.find((x) => x.name === 'PLAINTEXT') ?? listeners[0];
-  if (l === undefined) throw new EmbeddedError(EmbeddedErrorCode.START_FAILED, 'broker started without a listener');
-  const wildcard = l.host === '' || l.host === '0.0.0.0' || l.host === '::';
-  return { nodeId, host: wildcard ? '127.0.0.1' : l.host, port: l.port };
-}
+  kill(): Promise<void> {
+    if (this.owner.isolation !== 'process') return unsupported(`kill() ${HARD_NEEDS_PROCESS}`);
+    return this.owner.guard(() => this.node.kill(), this.node.id);
+  }
 
-function formatHostPort(b: EmbeddedBroker): string {
-  return b.host.includes(':') ? `[${b.host}]:${b.port}` : `${b.host}:${b.port}`;
+  start(): Promise<void> {
+    return this.owner.guard(() => this.owner.startNode(this.node), this.node.id);
+  }
+
+  restart(options: RestartOptions = {}): Promise<void> {
+    if (options.hard === true && this.owner.isolation !== 'process') return unsupported(`restart({ hard: true }) ${HARD_NEEDS_PROCESS}`);
+    return this.owner.guard(async () => {
+      if (options.hard === true) await this.node.kill();
+      else await this.node.stop();
+      await this.owner.startNode(this.node);
+    }, this.node.id);
+  }
+
+  pause(): void {
+    this.node.pause();
+  }
+
+  resume(): void {
+    this.node.resume();
+  }
 }
 
 class Cluster implements EmbeddedCluster {
   readonly bootstrap: string;
-  readonly brokers: readonly EmbeddedBroker[];
   readonly dataDir: string;
   readonly isolation: Isolation;
-  private host: HostProcess;
-  private ready: Ready;
-  private timings: StartupTimings;
+  private readonly handles: readonly NodeHandle[];
   private stopping: Promise<void> | undefined;
-  private transition: Promise<void> | undefined;
-  /** Set while this handle ends the host on purpose; an exit otherwise is a crash, reported on stderr. */
-  private expectingExit = false;
+  /** Operations in progress: by node id, or 'all' for a whole-cluster restart. */
+  private readonly busy = new Map<number | 'all', Promise<void>>();
 
   constructor(
     private readonly options: ResolvedOptions,
-    started: { host: HostProcess; ready: Ready; timings: StartupTimings },
+    private readonly launched: Launched,
   ) {
-    this.host = started.host;
-    this.ready = started.ready;
-    this.timings = started.timings;
     this.dataDir = options.dataDir;
     this.isolation = options.isolation;
-    this.brokers = [toBroker(started.ready.nodeId, started.ready.listeners)];
-    this.bootstrap = this.brokers.map(formatHostPort).join(',');
-    this.adopt(started.host);
+    this.bootstrap = launched.bootstrap;
+    this.handles = launched.nodes.map((n) => new NodeHandle(n, this));
+  }
+
+  get brokers(): readonly EmbeddedBroker[] {
+    return this.launched.nodes.map(brokerOf);
   }
 
   get clusterId(): string {
-    return this.ready.clusterId;
+    return this.firstRun().clusterId;
   }
 
   get pid(): number | null {
-    return this.host.pid;
+    return this.launched.node(1).pid;
   }
 
   get startupTimings(): StartupTimings {
-    return this.timings;
+    return this.firstRun().timings;
+  }
+
+  node(nodeId: number): EmbeddedNode {
+    const handle = this.handles[nodeId - 1];
+    if (handle === undefined) throw new EmbeddedError(EmbeddedErrorCode.INVALID_OPTIONS, `node(${nodeId}): the cluster has nodes 1-${this.handles.length}`);
+    return handle;
   }
 
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      try {
-        await this.transition?.catch(() => undefined);
-        await this.endHost();
-      } finally {
-        if (this.options.removeDataDir) rmSync(this.dataDir, { recursive: true, force: true });
-        live.delete(this);
-      }
+      await Promise.allSettled([...this.busy.values()]);
+      await this.launched.cleanup();
     })();
     return this.stopping;
   }
 
   restart(options: RestartOptions = {}): Promise<void> {
-    if (this.stopping !== undefined) return Promise.reject(new EmbeddedError(EmbeddedErrorCode.STOPPED, 'restart() after stop(): the cluster is stopped'));
-    if (options.hard === true && this.isolation !== 'process') {
-      return Promise.reject(new EmbeddedError(EmbeddedErrorCode.UNSUPPORTED, "restart({ hard: true }) needs isolation: 'process' (a worker thread cannot be killed like a process: its open files would leak)"));
+    if (options.hard === true && this.isolation !== 'process') return unsupported(`restart({ hard: true }) ${HARD_NEEDS_PROCESS}`);
+    return this.guard(async () => {
+      if (options.hard === true) await Promise.all(this.launched.nodes.map((n) => n.kill()));
+      else await this.launched.stop();
+      await this.launched.start();
+    }, 'all');
+  }
+
+  /** One operation per node at a time, a whole-cluster restart alone; none after stop(). */
+  guard(action: () => Promise<unknown>, key: number | 'all'): Promise<void> {
+    if (this.stopping !== undefined) return Promise.reject(new EmbeddedError(EmbeddedErrorCode.STOPPED, 'the cluster is stopped (stop() was called)'));
+    if (this.busy.has('all') || this.busy.has(key) || (key === 'all' && this.busy.size > 0)) {
+      return unsupported(key === 'all' ? 'restart() while a restart, start or stop is in progress' : `node ${key}: a restart, start or stop is in progress`);
     }
-    if (this.transition !== undefined) return Promise.reject(new EmbeddedError(EmbeddedErrorCode.UNSUPPORTED, 'restart() while a restart is in progress'));
-    const run = (async () => {
-      if (options.hard === true) {
-        this.expectingExit = true;
-        this.host.setRef(true);
-        await this.host.kill();
-      } else {
-        await this.endHost();
-      }
-      // Same ports as before, so the bootstrap address clients hold stays valid.
-      const listeners = this.ready.listeners.map((l) => `${l.name}://${l.host.includes(':') ? `[${l.host}]` : l.host}:${l.port}`).join(',');
-      const started = await launch(this.options, { ...this.options.config, listeners });
-      this.host = started.host;
-      this.ready = started.ready;
-      this.timings = started.timings;
-      this.adopt(started.host);
-    })();
-    this.transition = run.finally(() => {
-      this.transition = undefined;
-    });
-    return this.transition;
+    const run = action()
+      .then(() => undefined)
+      .finally(() => this.busy.delete(key));
+    this.busy.set(key, run);
+    return run;
   }
 
-  /** Process exit: no waiting possible. */
-  abandon(): void {
-    this.expectingExit = true;
-    this.host.killNow();
-    if (this.options.removeDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+  /** Starts one node and waits until it lists every running broker. */
+  async startNode(node: Node): Promise<void> {
+    await node.start();
+    if (this.launched.nodes.length === 1) return;
+    const running = this.launched.nodes.filter((n) => n.isAlive()).map((n) => n.id);
+    await this.launched.waitForBrokers([node.id], running);
   }
 
-  private adopt(host: HostProcess): void {
-    this.expectingExit = false;
-    host.setRef(this.options.keepAlive);
-    void host.exited.then((exit) => {
-      if (this.host !== host || this.expectingExit) return;
-      process.stderr.write(`[tributary] embedded broker ${this.bootstrap} exited unexpectedly (${describeExit(exit)}); stop() still cleans up\n`);
-    });
-  }
-
-  /** Graceful stop of the current host, bounded; kills it if it does not finish in time. */
-  private async endHost(): Promise<void> {
-    const host = this.host;
-    this.expectingExit = true;
-    if (host.hasExited) return;
-    host.setRef(true);
-    let timer: NodeJS.Timeout | undefined;
-    let failure: Error | undefined;
-    const answered = new Promise<'stopped' | 'exited' | 'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.options.stopTimeoutMs);
-      host.onMessage((m) => {
-        if (m.type === 'stopped') resolve('stopped');
-        else if (m.type === 'failed') {
-          failure = fromWire(m.error, 'stop');
-          resolve('stopped');
-        }
-      });
-      void host.exited.then(() => resolve('exited'));
-    });
-    host.send({ type: 'stop' });
-    const how = await answered;
-    clearTimeout(timer);
-    if (how === 'timeout') process.stderr.write(`[tributary] embedded broker ${this.bootstrap} did not stop within ${this.options.stopTimeoutMs} ms; killing it\n`);
-    // A worker waits to be terminated after 'stopped'; a child exits by itself (bounded, then killed).
-    let exited: unknown = null;
-    if (how === 'stopped' && host.isolation === 'process') {
-      exited = await Promise.race([host.exited, new Promise<null>((r) => (timer = setTimeout(() => r(null), this.options.stopTimeoutMs)))]);
-      clearTimeout(timer);
-    }
-    if (exited === null) await host.kill();
-    if (failure !== undefined) throw failure;
+  private firstRun(): HostRun {
+    const run = this.launched.node(1).run;
+    if (run === null) throw new EmbeddedError(EmbeddedErrorCode.STOPPED, 'the cluster never started');
+    return run;
   }
 }
 
+async function layoutFor(options: ResolvedOptions): Promise<ClusterLayout> {
+  if (options.brokers === 1) return planCluster({ controllers: 1, dir: options.dataDir, ports: [0], lone: true, nodeDir: () => options.dataDir });
+  const ports: number[] = [];
+  for (let i = 0; i < portsNeeded(options.controllers, options.brokers - options.controllers); i++) ports.push(await freePort());
+  const layout = planCluster({ controllers: options.controllers, brokerOnly: options.brokers - options.controllers, dir: options.dataDir, ports });
+  // Kept with the data: a given dataDir started again keeps its cluster id (the brokers' meta.properties check it).
+  writeFileSync(join(layout.dir, 'cluster.id'), `${layout.clusterId}\n`);
+  return layout;
+}
+
+function launch(options: ResolvedOptions, layout: ClusterLayout): Launched {
+  const runner = hostRunner({
+    isolation: options.isolation,
+    startTimeoutMs: options.startTimeoutMs,
+    stopTimeoutMs: options.stopTimeoutMs,
+    removeOnOrphan: options.removeDataDir ? options.dataDir : null,
+  });
+  return launchCluster({
+    layout,
+    runner,
+    overrides: options.config,
+    readyTimeoutMs: options.startTimeoutMs,
+    removeDir: options.removeDataDir ? options.dataDir : null,
+    keepAlive: options.keepAlive,
+    onUnexpectedExit: (node, exit) => {
+      process.stderr.write(`[tributary] embedded broker ${node.bootstrap} exited unexpectedly (${describeExit(exit)}); stop() still cleans up\n`);
+    },
+  });
+}
+
 /**
- * Starts a one-broker cluster for tests: resolves once the broker accepts
- * connections. Rejects with the broker's ConfigError for a bad config, or an
- * EmbeddedError (`code` ERR_TRIB_EMBEDDED_*) otherwise; nothing is left
- * running or on disk after a rejection.
+ * Starts a cluster for tests: resolves once every broker serves (and, with
+ * several, each lists all of them). Rejects with the broker's ConfigError for
+ * a bad config, or an EmbeddedError (`code` ERR_TRIB_EMBEDDED_*) otherwise;
+ * nothing is left running or on disk after a rejection.
  */
 export async function startCluster(options: StartClusterOptions = {}): Promise<EmbeddedCluster> {
   const resolved = resolveOptions(options);
-  installExitHook();
-  // A child started meanwhile cleans up after itself on IPC disconnect; a worker ends with the process.
-  const starting = { abandon: () => (resolved.removeDataDir ? rmSync(resolved.dataDir, { recursive: true, force: true }) : undefined) };
-  live.add(starting);
+  const launched = launch(resolved, await layoutFor(resolved));
   try {
-    const cluster = new Cluster(resolved, await launch(resolved, resolved.config));
-    live.add(cluster);
-    return cluster;
+    await launched.start();
   } catch (err) {
-    starting.abandon();
+    await launched.cleanup().catch(() => undefined);
     throw err;
-  } finally {
-    live.delete(starting);
   }
+  return new Cluster(resolved, launched);
 }

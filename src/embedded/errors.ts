@@ -7,7 +7,7 @@
  */
 
 export const EmbeddedErrorCode = {
-  /** An option of startCluster is wrong (brokers other than 1, unknown isolation, log.dirs in config...). */
+  /** An option of startCluster is wrong (brokers outside 1-9, unknown isolation, log.dirs in config...), or node(id) of no node. */
   INVALID_OPTIONS: 'ERR_TRIB_EMBEDDED_INVALID_OPTIONS',
   /** The broker threw while starting (port in use, unreadable data dir...); `cause` is its error. */
   START_FAILED: 'ERR_TRIB_EMBEDDED_START_FAILED',

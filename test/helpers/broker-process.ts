@@ -16,10 +16,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
+import { freePort } from '../../src/embedded/probe.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** A free loopback port: the launcher's (bind port 0, read it, close). */
+export { freePort };
 
 export const START_TIMEOUT_MS = 30_000;
 export const STOP_TIMEOUT_MS = 15_000;
@@ -48,25 +52,6 @@ export interface BrokerOptions {
   startTimeoutMs?: number;
   /** Label used in logs and temp dir names. */
   name?: string;
-}
-
-/** Finds a free loopback port by binding a temporary server to port 0 and closing it. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') {
-        server.close();
-        reject(new Error('no port from listen(0)'));
-        return;
-      }
-      const port = address.port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Resolves true if something accepts TCP connections on 127.0.0.1:port. */

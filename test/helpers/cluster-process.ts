@@ -1,24 +1,37 @@
 /**
- * A multi-node Tributary cluster as child processes on loopback, every node
- * combined (broker + controller), for cluster integration and chaos tests.
+ * A multi-node Tributary cluster as child processes on loopback, for cluster
+ * integration and chaos tests, started by the shared cluster launcher
+ * (src/embedded/launcher.ts) with the CLI runner: each node is
+ * `node dist/src/cli/main.js start --config <tmp>/node-<i>.properties`.
  *
- *   const cluster = await startCluster({ nodes: 3 });   // free ports, temp data dirs
+ *   const cluster = await startCluster({ nodes: 3 });   // free ports, one temp dir
  *   t.after(() => cluster.cleanup());
  *   const leader = await cluster.activeController();     // DescribeQuorum
- *   await cluster.node(leader).kill9();                   // BrokerProcess API per node
+ *   await cluster.node(leader).kill9();                   // per node: start, stop, kill9, tail
  *   cluster.pause(2); cluster.resume(2);                  // SIGSTOP / SIGCONT
  *
- * Short quorum and session timeouts by default so failover and fencing fit
- * in a test; override with `overrides`. Each node is a BrokerProcess
- * (test/helpers/broker-process.ts): its `port` is the broker listener.
+ * Nodes 1..nodes are combined (broker + controller); `brokers` broker-only
+ * nodes follow them. Short quorum and session timeouts by default so failover
+ * and fencing fit in a test; override with `overrides`. Each node's output is
+ * kept (bounded) for failure messages (`tails()`); TRIBUTARY_TEST_LOGS=1
+ * prints it at cleanup.
  */
-import { randomBytes } from 'node:crypto';
-import { BrokerProcess, freePort } from './broker-process.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brokerMain, freePort, repoRoot } from './broker-process.js';
 import { metadataV1Request, parseMetadataV1Response, rawRequest, type MetadataV1 } from './raw-kafka.js';
 import { Connection } from '../../src/net/connection.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../src/protocol/messages/55-describe-quorum.js';
+import { planCluster, portsNeeded } from '../../src/embedded/cluster-plan.js';
+import { launchCluster, type LaunchedCluster, type LaunchedNode } from '../../src/embedded/launcher.js';
+import { cliRunner, describeExit, type NodeExit } from '../../src/embedded/node-runner.js';
+
 
 export const CLUSTER_READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 15_000;
+const OUTPUT_CHARS_MAX = 256 * 1024;
 
 /** Timeouts small enough for tests (defaults: election 1 s, fetch 2 s, session 9 s, heartbeat 2 s). */
 export const FAST_CLUSTER_CONFIG: Readonly<Record<string, string>> = {
@@ -30,73 +43,135 @@ export const FAST_CLUSTER_CONFIG: Readonly<Record<string, string>> = {
 };
 
 export interface ClusterOptions {
+  /** Combined (broker + controller) nodes; default 3. */
   nodes?: number;
+  /** Broker-only nodes after them; default 0. */
+  brokers?: number;
   overrides?: Record<string, string>;
   name?: string;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-export class ClusterProcess {
-  readonly clusterId = randomBytes(16).toString('base64url');
-
-  private constructor(
-    readonly nodes: readonly BrokerProcess[],
-    readonly controllerPorts: readonly number[],
+/** One node, with the calls the cluster tests make (the shape of BrokerProcess). */
+export class ClusterNode {
+  constructor(
+    readonly name: string,
+    private readonly node: LaunchedNode,
+    private readonly output: () => string,
   ) {}
 
+  get port(): number {
+    return this.node.port;
+  }
+  get bootstrap(): string {
+    return this.node.bootstrap;
+  }
+  get dataDir(): string {
+    return this.node.dataDir;
+  }
+  get controllerPort(): number | null {
+    return this.node.controllerPort;
+  }
+  get pid(): number | undefined {
+    return this.node.isAlive() ? (this.node.pid ?? undefined) : undefined;
+  }
+  isAlive(): boolean {
+    return this.node.isAlive();
+  }
+  /** Starts the node and waits until its broker port accepts connections. */
+  start(): Promise<void> {
+    return this.node.start();
+  }
+  /** SIGTERM, wait (bounded) for exit, then SIGKILL. */
+  async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean }> {
+    const exit: NodeExit | null = await this.node.stop();
+    if (exit === null) return { code: null, signal: null, killed: false };
+    return { code: exit.code, signal: exit.signal, killed: exit.signal === 'SIGKILL' };
+  }
+  /** kill -9: no graceful shutdown. */
+  async kill9(): Promise<void> {
+    await this.node.kill();
+  }
+  pause(): void {
+    this.node.pause();
+  }
+  resume(): void {
+    this.node.resume();
+  }
+  /** The last `lines` lines of the node's output (all its starts). */
+  tail(lines = 80): string {
+    return this.output().split('\n').slice(-lines).join('\n');
+  }
+}
+
+export class ClusterProcess {
+  readonly nodes: readonly ClusterNode[];
+
+  private constructor(
+    private readonly launched: LaunchedCluster,
+    name: string,
+    outputs: ReadonlyMap<number, string>,
+  ) {
+    this.nodes = launched.nodes.map((n) => new ClusterNode(`${name}-node${n.id}`, n, () => outputs.get(n.id) ?? ''));
+  }
+
+  /** Plans the cluster (free ports, a temp dir); nothing runs until start(). */
   static async create(options: ClusterOptions = {}): Promise<ClusterProcess> {
-    const n = options.nodes ?? 3;
-    const brokerPorts: number[] = [];
-    const controllerPorts: number[] = [];
-    for (let i = 0; i < n; i++) {
-      brokerPorts.push(await freePort());
-      controllerPorts.push(await freePort());
-    }
-    const voters = controllerPorts.map((p, i) => `${i + 1}@127.0.0.1:${p}`).join(',');
-    const nodes: BrokerProcess[] = [];
-    const cluster = new ClusterProcess(nodes, controllerPorts);
-    for (let i = 0; i < n; i++) {
-      nodes.push(
-        new BrokerProcess(brokerPorts[i] as number, {
-          name: `${options.name ?? 'cluster'}-node${i + 1}`,
-          overrides: {
-            'process.roles': 'broker,controller',
-            'node.id': String(i + 1),
-            'cluster.id': cluster.clusterId,
-            listeners: `PLAINTEXT://127.0.0.1:${brokerPorts[i]},CONTROLLER://127.0.0.1:${controllerPorts[i]}`,
-            'controller.listener.names': 'CONTROLLER',
-            'controller.quorum.voters': voters,
-            ...FAST_CLUSTER_CONFIG,
-            ...options.overrides,
-          },
-        }),
-      );
-    }
+    if (!existsSync(brokerMain)) throw new Error(`${brokerMain} missing: build first (npm run build)`);
+    const controllers = options.nodes ?? 3;
+    const brokerOnly = options.brokers ?? 0;
+    const ports: number[] = [];
+    for (let i = 0; i < portsNeeded(controllers, brokerOnly); i++) ports.push(await freePort());
+    const dir = mkdtempSync(join(tmpdir(), `tributary-${options.name ?? 'cluster'}-`));
+    const layout = planCluster({ controllers, brokerOnly, dir, ports });
+    let cluster: ClusterProcess | undefined;
+    const outputs = new Map<number, string>();
+    const sink = (id: number, text: string): void => {
+      const all = (outputs.get(id) ?? '') + text;
+      outputs.set(id, all.length > OUTPUT_CHARS_MAX ? all.slice(-OUTPUT_CHARS_MAX) : all);
+    };
+    const launched = launchCluster({
+      layout,
+      runner: cliRunner({ main: brokerMain, cwd: repoRoot, output: sink, startTimeoutMs: CLUSTER_READY_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS }),
+      overrides: { ...FAST_CLUSTER_CONFIG, ...options.overrides },
+      readyTimeoutMs: CLUSTER_READY_TIMEOUT_MS,
+      removeDir: dir,
+      onUnexpectedExit: (node, exit) => {
+        process.stderr.write(`[node ${node.id}] exited unexpectedly (${describeExit(exit)}); last output:\n${cluster?.node(node.id).tail() ?? ''}\n`);
+      },
+    });
+    cluster = new ClusterProcess(launched, options.name ?? 'cluster', outputs);
     return cluster;
   }
 
+  get clusterId(): string {
+    return this.launched.clusterId;
+  }
+
+  /** The combined nodes' controller listener ports, by node id (index 0 = node 1). */
+  get controllerPorts(): readonly number[] {
+    return this.launched.nodes.flatMap((n) => (n.controllerPort === null ? [] : [n.controllerPort]));
+  }
+
   get bootstrap(): string {
-    return this.nodes.map((n) => n.bootstrap).join(',');
+    return this.launched.bootstrap;
   }
 
   /** Node by id (1-based, as node.id). */
-  node(id: number): BrokerProcess {
+  node(id: number): ClusterNode {
     const n = this.nodes[id - 1];
     if (n === undefined) throw new Error(`no node ${id}`);
     return n;
   }
 
   controllerPort(id: number): number {
-    const p = this.controllerPorts[id - 1];
-    if (p === undefined) throw new Error(`no node ${id}`);
+    const p = this.node(id).controllerPort;
+    if (p === null) throw new Error(`node ${id} is broker-only: no controller listener`);
     return p;
   }
 
-  /** Starts every node at once (a quorum needs a majority up) and waits until `ids` all serve Metadata listing each other. */
-  async start(ids: readonly number[] = this.nodes.map((_, i) => i + 1)): Promise<void> {
-    await Promise.all(ids.map((id) => this.node(id).start()));
-    await this.waitForBrokers(ids, ids);
+  /** Starts `ids` (default every node) at once (a quorum needs a majority up) and waits until they all serve Metadata listing each other. */
+  async start(ids: readonly number[] = this.launched.ids): Promise<void> {
+    await this.launched.start(ids);
   }
 
   /** Metadata v1 from one node's broker listener (null = all topics, never auto-creates). */
@@ -105,31 +180,12 @@ export class ClusterProcess {
   }
 
   /** Waits until every node in `askIds` lists exactly `brokerIds` as live brokers. */
-  async waitForBrokers(askIds: readonly number[], brokerIds: readonly number[], timeoutMs = CLUSTER_READY_TIMEOUT_MS): Promise<void> {
-    const want = [...brokerIds].sort((a, b) => a - b).join(',');
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    for (;;) {
-      let ok = true;
-      for (const id of askIds) {
-        try {
-          const md = await this.metadata(id, 2_000);
-          last = `node ${id}: brokers ${md.brokers.map((b) => b.nodeId).sort((a, b) => a - b).join(',')}`;
-          if (md.brokers.map((b) => b.nodeId).sort((a, b) => a - b).join(',') !== want) ok = false;
-        } catch (err) {
-          last = `node ${id}: ${(err as Error).message}`;
-          ok = false;
-        }
-        if (!ok) break;
-      }
-      if (ok) return;
-      if (Date.now() > deadline) throw new Error(`brokers ${want} not all live on nodes ${askIds.join(',')} within ${timeoutMs} ms; last: ${last}`);
-      await sleep(100);
-    }
+  waitForBrokers(askIds: readonly number[], brokerIds: readonly number[], timeoutMs = CLUSTER_READY_TIMEOUT_MS): Promise<void> {
+    return this.launched.waitForBrokers(askIds, brokerIds, timeoutMs);
   }
 
   /** The Raft leader as the first answering controller says (DescribeQuorum, forwarded to the leader); -1 when none. */
-  async activeController(ids: readonly number[] = this.nodes.map((_, i) => i + 1)): Promise<number> {
+  async activeController(ids: readonly number[] = this.controllerPorts.map((_, i) => i + 1)): Promise<number> {
     for (const id of ids) {
       if (!this.node(id).isAlive()) continue;
       try {
@@ -161,29 +217,20 @@ export class ClusterProcess {
 
   /** SIGSTOP: the process freezes (sockets stay open, nothing answers). */
   pause(id: number): void {
-    const pid = this.node(id).pid;
-    if (pid === undefined) throw new Error(`node ${id} is not running`);
-    process.kill(pid, 'SIGSTOP');
+    this.node(id).pause();
   }
 
   resume(id: number): void {
-    const pid = this.node(id).pid;
-    if (pid === undefined) throw new Error(`node ${id} is not running`);
-    process.kill(pid, 'SIGCONT');
+    this.node(id).resume();
   }
 
-  /** Resumes paused nodes, stops every node, removes the data dirs. */
+  /** Resumes paused nodes, stops every node, removes the temp dir. */
   async cleanup(): Promise<void> {
-    for (const n of this.nodes) {
-      if (n.pid !== undefined && n.isAlive()) {
-        try {
-          process.kill(n.pid, 'SIGCONT');
-        } catch {
-          // gone
-        }
-      }
+    try {
+      await this.launched.cleanup();
+    } finally {
+      if (process.env['TRIBUTARY_TEST_LOGS'] === '1') process.stderr.write(`${this.tails(400)}\n`);
     }
-    await Promise.all(this.nodes.map((n) => n.cleanup()));
   }
 
   /** Every node's last output lines, for failure messages. */
@@ -192,7 +239,7 @@ export class ClusterProcess {
   }
 }
 
-/** Creates and starts an n-node cluster; on failure stops what started. */
+/** Creates and starts a cluster; on failure stops what started. */
 export async function startCluster(options: ClusterOptions = {}): Promise<ClusterProcess> {
   const cluster = await ClusterProcess.create(options);
   try {

@@ -17,8 +17,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
-import { BrokerProcess, freePort } from '../helpers/broker-process.js';
-import { FAST_CLUSTER_CONFIG, startCluster, type ClusterProcess } from '../helpers/cluster-process.js';
+import { ClusterProcess } from '../helpers/cluster-process.js';
 import { metadataV1Request, parseMetadataV1Response, rawRequest, type MetadataV1 } from '../helpers/raw-kafka.js';
 import { Connection } from '../../src/net/connection.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../src/protocol/messages/55-describe-quorum.js';
@@ -76,34 +75,18 @@ async function describeQuorum(port: number): Promise<{ leaderId: number; voters:
   }
 }
 
-function brokerOnlyNode(cluster: ClusterProcess, port: number): BrokerProcess {
-  const voters = cluster.controllerPorts.map((p, i) => `${i + 1}@127.0.0.1:${p}`).join(',');
-  return new BrokerProcess(port, {
-    name: 'observer-node4',
-    overrides: {
-      'process.roles': 'broker',
-      'node.id': String(OBSERVER_ID),
-      'cluster.id': cluster.clusterId,
-      listeners: `PLAINTEXT://127.0.0.1:${port}`,
-      'controller.listener.names': 'CONTROLLER',
-      'controller.quorum.voters': voters,
-      ...FAST_CLUSTER_CONFIG,
-      ...GROUP_CONFIG,
-    },
-  });
-}
-
 test('a broker-only node observes the metadata quorum, serves clients, and follows a new leader', { timeout: 120_000 }, async (t) => {
   const t0 = Date.now();
   const phase = (name: string): void => t.diagnostic(`${name} at ${Date.now() - t0} ms`);
-  const cluster = await startCluster({ name: 'observer', overrides: { ...GROUP_CONFIG } });
-  phase('voters up');
+  // Nodes 1-3 vote; node 4 is broker-only and joins once the voters are up.
+  const cluster = await ClusterProcess.create({ name: 'observer', nodes: 3, brokers: 1, overrides: { ...GROUP_CONFIG } });
   t.after(() => cluster.cleanup());
-  const port = await freePort();
-  const observer = brokerOnlyNode(cluster, port);
-  t.after(() => observer.cleanup());
+  await cluster.start([1, 2, 3]);
+  phase('voters up');
+  const observer = cluster.node(OBSERVER_ID);
+  const port = observer.port;
   await observer.start();
-  const tails = (): string => `${cluster.tails(15)}\n--- observer\n${observer.tail(30)}`;
+  const tails = (): string => cluster.tails(15);
 
   try {
     // Registered and unfenced: every node (itself included) lists broker 4 as live.

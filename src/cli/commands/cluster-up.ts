@@ -17,40 +17,20 @@
  * their pids are in <dir>/pids and `tributary cluster down --dir <dir>`
  * stops them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readFileSync, closeSync, writeFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import type { Command } from 'commander';
-import { Connection } from '../../net/connection.js';
-import { MetadataRequest, MetadataResponse } from '../../protocol/messages/03-metadata.js';
+import { NODES_MAX, planCluster, type ClusterLayout } from '../../embedded/cluster-plan.js';
+import { launchCluster, type LaunchedCluster } from '../../embedded/launcher.js';
+import { cliRunner } from '../../embedded/node-runner.js';
+import { portAccepts } from '../../embedded/probe.js';
 import { EXIT_RUNTIME, collectKeyValue, nonNegativeInt, positiveInt, usageError, withExamples, writeOut } from './common.js';
 
-export const NODES_MAX = 9;
+export { NODES_MAX } from '../../embedded/cluster-plan.js';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 20_000;
 const POLL_MS = 100;
-
-export interface ClusterLayout {
-  readonly dir: string;
-  readonly clusterId: string;
-  readonly nodes: readonly NodeLayout[];
-  /** `controller.quorum.voters` */
-  readonly voters: string;
-  /** Broker listeners, comma-separated: what clients bootstrap from. */
-  readonly bootstrap: string;
-}
-
-export interface NodeLayout {
-  readonly id: number;
-  readonly brokerPort: number;
-  /** Null for a broker-only node (not a voter, no controller listener). */
-  readonly controllerPort: number | null;
-  readonly dataDir: string;
-  readonly configFile: string;
-  readonly logFile: string;
-}
 
 interface UpOptions {
   nodes: number;
@@ -62,201 +42,73 @@ interface UpOptions {
   override?: Record<string, string>;
 }
 
-/** A 22-character base64url uuid, as Kafka's cluster ids. */
-function newClusterId(): string {
-  const b = randomBytes(16);
-  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;
-  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
-  return b.toString('base64url');
-}
-
-/**
- * Ports, directories and the voter list of an n-node cluster (plus `brokers` broker-only
- * nodes after them); pure apart from reading an existing cluster.id.
- */
-export function planCluster(n: number, dir: string, basePort: number, host = '127.0.0.1', brokers = 0): ClusterLayout {
-  const abs = resolve(dir);
-  const idFile = join(abs, 'cluster.id');
-  const clusterId = existsSync(idFile) ? readFileSync(idFile, 'utf8').trim() : newClusterId();
-  const nodes: NodeLayout[] = [];
-  for (let i = 1; i <= n + brokers; i++) {
-    nodes.push({
-      id: i,
-      brokerPort: basePort + 2 * (i - 1),
-      controllerPort: i <= n ? basePort + 2 * (i - 1) + 1 : null,
-      dataDir: join(abs, `node-${i}`),
-      configFile: join(abs, `node-${i}.properties`),
-      logFile: join(abs, `node-${i}.log`),
-    });
-  }
-  return {
-    dir: abs,
-    clusterId,
-    nodes,
-    voters: nodes.flatMap((x) => (x.controllerPort === null ? [] : [`${x.id}@${host}:${x.controllerPort}`])).join(','),
-    bootstrap: nodes.map((x) => `${host}:${x.brokerPort}`).join(','),
-  };
-}
-
-export function nodeProperties(layout: ClusterLayout, node: NodeLayout, host = '127.0.0.1', overrides: Record<string, string> = {}): string {
-  const props: Record<string, string> = {
-    'process.roles': node.controllerPort === null ? 'broker' : 'broker,controller',
-    'node.id': String(node.id),
-    'cluster.id': layout.clusterId,
-    'listeners': node.controllerPort === null ? `PLAINTEXT://${host}:${node.brokerPort}` : `PLAINTEXT://${host}:${node.brokerPort},CONTROLLER://${host}:${node.controllerPort}`,
-    'controller.listener.names': 'CONTROLLER',
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
-    'controller.quorum.voters': layout.voters,
-    'log.dir': node.dataDir,
-    ...overrides,
-  };
-  return `# Written by tributary cluster up (node ${node.id} of ${layout.nodes.length}).\n${Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n')}\n`;
-}
-
-function portAccepts(host: string, port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect({ host, port });
-    const finish = (ok: boolean): void => {
-      socket.destroy();
-      done(ok);
-    };
-    socket.setTimeout(500, () => finish(false));
-    socket.once('connect', () => finish(true));
-    socket.once('error', () => finish(false));
-  });
-}
-
-/** How many live (registered, unfenced) brokers a node's Metadata lists; 0 when it does not answer. */
-async function liveBrokers(host: string, port: number): Promise<number> {
-  if (!(await portAccepts(host, port))) return 0;
-  try {
-    const conn = await Connection.connect({ host, port, clientId: 'tributary-cluster-up', connectTimeoutMs: 1_000, requestTimeoutMs: 2_000, negotiateVersions: false });
-    try {
-      const md = await conn.send({ request: MetadataRequest, response: MetadataResponse }, 1, { topics: [] });
-      return md.brokers.length;
-    } finally {
-      conn.destroy();
+async function checkFree(cmd: Command, layout: ClusterLayout, pidFile: string, dir: string): Promise<void> {
+  if (existsSync(pidFile)) usageError(cmd, `${pidFile} exists: a detached cluster may be running there; run \`tributary cluster down --dir ${dir}\` first`);
+  for (const node of layout.nodes) {
+    if (await portAccepts(layout.host, node.brokerPort) || (node.controllerPort !== null && await portAccepts(layout.host, node.controllerPort))) {
+      usageError(cmd, `port ${node.brokerPort}${node.controllerPort === null ? '' : ` or ${node.controllerPort}`} is in use; choose another --base-port`);
     }
-  } catch {
-    return 0;
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-function startNode(node: NodeLayout, detach: boolean): ChildProcess {
-  const main = process.argv[1];
-  if (main === undefined) throw new Error('cannot tell which script runs tributary (process.argv[1] is empty)');
-  const out = openSync(node.logFile, 'a');
-  try {
-    // Own process group even in the foreground: a terminal's Ctrl-C reaches only
-    // this process, which sends each node exactly one SIGTERM (a second one
-    // would make a node skip its graceful shutdown).
-    const child = spawn(process.execPath, [main, 'start', '--config', node.configFile], { stdio: ['ignore', out, out], detached: true });
-    if (detach) child.unref();
-    return child;
-  } finally {
-    closeSync(out);
-  }
-}
-
-async function waitReady(layout: ClusterLayout, host: string, children: readonly ChildProcess[]): Promise<string | null> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  const pending = new Set(layout.nodes);
-  while (pending.size > 0) {
-    for (const [i, child] of children.entries()) {
-      if (child.exitCode !== null || child.signalCode !== null) return `node ${i + 1} exited (see ${layout.nodes[i]?.logFile ?? 'its log'})`;
-    }
-    for (const node of [...pending]) if (await liveBrokers(host, node.brokerPort) === layout.nodes.length) pending.delete(node);
-    if (pending.size === 0) break;
-    if (Date.now() > deadline) return `nodes ${[...pending].map((x) => x.id).join(', ')} did not start serving (every broker registered and unfenced) within ${READY_TIMEOUT_MS / 1000} s (see their logs in ${layout.dir})`;
-    await sleep(POLL_MS);
-  }
-  return null;
-}
-
-function stopAll(children: readonly ChildProcess[]): Promise<void> {
-  const alive = children.filter((c) => c.exitCode === null && c.signalCode === null);
-  for (const c of alive) c.kill('SIGTERM');
-  return new Promise((done) => {
-    const kill = setTimeout(() => {
-      for (const c of alive) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    }, STOP_GRACE_MS);
-    let left = alive.length;
-    if (left === 0) {
-      clearTimeout(kill);
-      done();
-    }
-    for (const c of alive) {
-      c.once('exit', () => {
-        if (--left === 0) {
-          clearTimeout(kill);
-          done();
-        }
-      });
-    }
-  });
+function summary(options: UpOptions, cluster: LaunchedCluster): string[] {
+  const layout = cluster.layout;
+  return [
+    `Cluster ${layout.clusterId}: ${options.nodes} nodes (broker + controller)${options.brokers > 0 ? ` + ${options.brokers} broker-only` : ''}, data in ${layout.dir}`,
+    ...cluster.nodes.map((n) => `  node ${n.id}  pid ${n.pid ?? '?'}  broker ${options.host}:${n.port}  ${n.controllerPort === null ? 'broker-only (observer)' : `controller ${options.host}:${n.controllerPort}`}  log ${n.layout.logFile}`),
+    `Bootstrap: ${layout.bootstrap}`,
+    `Voters:    ${layout.voters}`,
+    `Status:    tributary cluster status --bootstrap ${layout.bootstrap}`,
+  ];
 }
 
 async function up(options: UpOptions, cmd: Command): Promise<void> {
   const total = options.nodes + options.brokers;
   if (total > NODES_MAX) usageError(cmd, `--nodes + --brokers: at most ${NODES_MAX} nodes on one machine`);
   if (options.basePort + 2 * total - 1 > 65535) usageError(cmd, '--base-port: the ports do not fit below 65536');
-  const layout = planCluster(options.nodes, options.dir, options.basePort, options.host, options.brokers);
+  const layout = planCluster({ controllers: options.nodes, brokerOnly: options.brokers, dir: options.dir, host: options.host, ports: options.basePort });
   mkdirSync(layout.dir, { recursive: true });
   const pidFile = join(layout.dir, 'pids');
-  if (existsSync(pidFile)) usageError(cmd, `${pidFile} exists: a detached cluster may be running there; run \`tributary cluster down --dir ${options.dir}\` first`);
-  for (const node of layout.nodes) {
-    if (await portAccepts(options.host, node.brokerPort) || (node.controllerPort !== null && await portAccepts(options.host, node.controllerPort))) {
-      usageError(cmd, `port ${node.brokerPort}${node.controllerPort === null ? '' : ` or ${node.controllerPort}`} is in use; choose another --base-port`);
-    }
-  }
+  await checkFree(cmd, layout, pidFile, options.dir);
   writeFileSync(join(layout.dir, 'cluster.id'), `${layout.clusterId}\n`);
-  for (const node of layout.nodes) writeFileSync(node.configFile, nodeProperties(layout, node, options.host, options.override ?? {}));
 
+  const main = process.argv[1];
+  if (main === undefined) throw new Error('cannot tell which script runs tributary (process.argv[1] is empty)');
   const detach = options.detach === true;
-  const children = layout.nodes.map((node) => startNode(node, detach));
+  const cluster = launchCluster({
+    layout,
+    runner: cliRunner({ main, output: 'file', detached: detach, startTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: STOP_GRACE_MS }),
+    overrides: options.override ?? {},
+    readyTimeoutMs: READY_TIMEOUT_MS,
+    killOnExit: false,
+    keepAlive: !detach,
+    onUnexpectedExit: (node, exit) => {
+      if (exit.code !== 0 && exit.signal === null) process.stderr.write(`node ${node.id} exited with code ${exit.code} (see ${node.layout.logFile})\n`);
+    },
+  });
   const stop = (): void => {
-    void stopAll(children).then(() => {
-      rmSync(pidFile, { force: true });
-    });
+    void cluster.stop().then(() => rmSync(pidFile, { force: true }));
   };
   if (!detach) {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   }
-  const problem = await waitReady(layout, options.host, children);
-  if (problem !== null) {
-    process.stderr.write(`error: ${problem}\n`);
-    await stopAll(children);
+  try {
+    await cluster.start();
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message} (see the logs in ${layout.dir})\n`);
+    await cluster.stop();
     process.exitCode = EXIT_RUNTIME;
     return;
   }
-  const lines = [
-    `Cluster ${layout.clusterId}: ${options.nodes} nodes (broker + controller)${options.brokers > 0 ? ` + ${options.brokers} broker-only` : ''}, data in ${layout.dir}`,
-    ...layout.nodes.map((n) => `  node ${n.id}  pid ${children[n.id - 1]?.pid ?? '?'}  broker ${options.host}:${n.brokerPort}  ${n.controllerPort === null ? 'broker-only (observer)' : `controller ${options.host}:${n.controllerPort}`}  log ${n.logFile}`),
-    `Bootstrap: ${layout.bootstrap}`,
-    `Voters:    ${layout.voters}`,
-    `Status:    tributary cluster status --bootstrap ${layout.bootstrap}`,
-  ];
+  const lines = summary(options, cluster);
   if (detach) {
-    writeFileSync(pidFile, children.map((c) => String(c.pid)).join('\n') + '\n');
+    writeFileSync(pidFile, cluster.nodes.map((n) => String(n.pid)).join('\n') + '\n');
     await writeOut(`${lines.join('\n')}\nDetached; stop with: tributary cluster down --dir ${options.dir}\n`);
     return;
   }
   await writeOut(`${lines.join('\n')}\nPress Ctrl-C to stop every node.\n`);
-  await Promise.all(
-    children.map(
-      (c, i) =>
-        new Promise<void>((done) => {
-          if (c.exitCode !== null || c.signalCode !== null) return done();
-          c.once('exit', (code, signal) => {
-            if (code !== 0 && signal === null) process.stderr.write(`node ${i + 1} exited with code ${code} (see ${layout.nodes[i]?.logFile})\n`);
-            done();
-          });
-        }),
-    ),
-  );
+  await Promise.all(cluster.nodes.map((n) => n.run?.exited));
 }
 
 async function down(options: { dir: string }, cmd: Command): Promise<void> {

@@ -186,7 +186,10 @@ describe('errors at start leave nothing behind', { timeout: TEST_TIMEOUT_MS }, (
   }
 
   test('bad options are refused before anything starts', async () => {
-    assert.deepEqual(await rejectsWith({ brokers: 3 }, isEmbedded(EmbeddedErrorCode.INVALID_OPTIONS)), []);
+    assert.deepEqual(await rejectsWith({ brokers: 10 }, isEmbedded(EmbeddedErrorCode.INVALID_OPTIONS)), []);
+    assert.deepEqual(await rejectsWith({ brokers: 3, controllers: 4 }, isEmbedded(EmbeddedErrorCode.INVALID_OPTIONS)), []);
+    assert.deepEqual(await rejectsWith({ brokers: 3, controllers: 1 }, isEmbedded(EmbeddedErrorCode.INVALID_OPTIONS)), []);
+    assert.deepEqual(await rejectsWith({ brokers: 3, config: { listeners: 'PLAINTEXT://127.0.0.1:0' } }, isEmbedded(EmbeddedErrorCode.INVALID_OPTIONS)), []);
     assert.deepEqual(await rejectsWith({ config: { 'log.dirs': '/tmp/x' } }, isEmbedded(EmbeddedErrorCode.INVALID_OPTIONS)), []);
     assert.deepEqual(await rejectsWith({ isolation: 'thread' as never }, isEmbedded(EmbeddedErrorCode.INVALID_OPTIONS)), []);
     assert.deepEqual(await rejectsWith({ startTimeoutMs: -1 }, isEmbedded(EmbeddedErrorCode.INVALID_OPTIONS)), []);

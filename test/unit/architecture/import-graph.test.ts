@@ -44,7 +44,8 @@ const FLOORS: Readonly<Record<string, number>> = {
   mirror: 5,
   broker: 6,
   embedded: 7,
-  cli: 7,
+  // The command sits on top: `cluster up` runs the embedded launcher.
+  cli: 8,
   'index.ts': 8,
 };
 

@@ -11,7 +11,7 @@ import { parseBrokerConfig } from '../../../../src/config/broker.js';
 import { ConfigError } from '../../../../src/config/errors.js';
 import { isSingleNode, settingsFromConfig } from '../../../../src/broker/settings.js';
 import { parseProperties } from '../../../../src/config/properties.js';
-import { nodeProperties, planCluster } from '../../../../src/cli/commands/cluster-up.js';
+import { nodeProperties, planCluster } from '../../../../src/embedded/cluster-plan.js';
 import { allHandlers } from '../../../../src/broker/handlers/index.js';
 import { CONTROLLER_ONLY_API_KEYS, handlersForListener } from '../../../../src/broker/lifecycle/listener-apis.js';
 
@@ -77,7 +77,7 @@ describe('cluster settings', () => {
 
 describe('tributary cluster up layout', () => {
   it('gives each node its own ports and data dir, one voter list and one cluster id; every config parses', () => {
-    const layout = planCluster(3, '/tmp/tributary-layout-test-does-not-exist', 19092);
+    const layout = planCluster({ controllers: 3, dir: '/tmp/tributary-layout-test-does-not-exist', ports: 19092 });
     assert.equal(layout.voters, '1@127.0.0.1:19093,2@127.0.0.1:19095,3@127.0.0.1:19097');
     assert.equal(layout.bootstrap, '127.0.0.1:19092,127.0.0.1:19094,127.0.0.1:19096');
     assert.match(layout.clusterId, /^[A-Za-z0-9_-]{22}$/);
