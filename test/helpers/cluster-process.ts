@@ -33,6 +33,8 @@ export interface ClusterOptions {
   nodes?: number;
   overrides?: Record<string, string>;
   name?: string;
+  /** Error logs the test provokes on purpose (BrokerOptions.allowErrorLogs), for every node. */
+  allowErrorLogs?: readonly RegExp[];
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -60,6 +62,7 @@ export class ClusterProcess {
       nodes.push(
         new BrokerProcess(brokerPorts[i] as number, {
           name: `${options.name ?? 'cluster'}-node${i + 1}`,
+          allowErrorLogs: options.allowErrorLogs ?? [],
           overrides: {
             'process.roles': 'broker,controller',
             'node.id': String(i + 1),
