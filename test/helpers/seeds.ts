@@ -8,7 +8,10 @@
  *   RAFT_SEED=n       replays seed n alone (totals checks are then skipped,
  *                     which is why no variable is shared between suites);
  *   RAFT_SEED_BASE=b  replays a rotating block (the base printed by a run);
- *   RAFT_SEEDS=n      sets the size of the fixed block.
+ *   RAFT_SEEDS=n      sets the size of the fixed block;
+ *   RAFT_SEEDS_ROTATING=n  sets the size of the rotating block (e.g. 0 with
+ *                     a small fixed block for fast, deterministic runs, as
+ *                     the mutation tests do).
  * docs/testing.md ("Seeds") describes the scheme.
  */
 
@@ -41,12 +44,13 @@ export function simulationSeeds(prefix: string, fixed: number, rotating: number)
     return { seeds: [only], replay: true, summary: `${prefix}: replaying ${seedVariable}=${only}`, seedVariable };
   }
   const fixedCount = envInt(`${prefix}_SEEDS`) ?? fixed;
+  const rotatingCount = envInt(`${prefix}_SEEDS_ROTATING`) ?? rotating;
   const base = envInt(`${prefix}_SEED_BASE`) ?? BASE_MIN + Math.floor(Math.random() * BASE_SPAN);
   const seeds = [
     ...Array.from({ length: fixedCount }, (_, i) => i + 1),
-    ...Array.from({ length: rotating }, (_, i) => base + i),
+    ...Array.from({ length: rotatingCount }, (_, i) => base + i),
   ];
-  const summary = `${prefix}: fixed seeds 1..${fixedCount}, rotating seeds ${base}..${base + rotating - 1} ` +
+  const summary = `${prefix}: fixed seeds 1..${fixedCount}, rotating seeds ${base}..${base + rotatingCount - 1} ` +
     `(replay one with ${seedVariable}=n, this rotating block with ${prefix}_SEED_BASE=${base})`;
   return { seeds, replay: false, summary, seedVariable };
 }
