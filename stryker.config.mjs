@@ -9,9 +9,10 @@
 // has the last score and the surviving mutants.
 const targets = {
   storage: {
-    mutate: ['src/storage/cleaner/batch-filter.ts'],
+    // filterBatch: which records a cleaning keeps.
+    mutate: ['src/storage/cleaner/batch-filter.ts:101-144'],
     tests: ['dist/test/unit/storage/cleaner.test.js', 'dist/test/chaos/storage/compaction-opfuzz.test.js'],
-    env: 'COMPACTION_FUZZ_SEEDS=4 COMPACTION_FUZZ_SEEDS_ROTATING=0',
+    env: 'COMPACTION_FUZZ_SEEDS=2 COMPACTION_FUZZ_SEEDS_ROTATING=0',
   },
   protocol: {
     mutate: ['src/protocol/primitives/varint.ts'],
@@ -40,10 +41,11 @@ export default {
   mutate: target.mutate,
   coverageAnalysis: 'off',
   concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 2),
-  timeoutMS: 30_000,
+  timeoutMS: 15_000,
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
-  ignorePatterns: ['dist', 'reports', 'bench/results', '.stryker-tmp'],
-  tempDirName: '.stryker-tmp',
+  ignorePatterns: ['dist', 'reports', 'bench/results', '.stryker-tmp*'],
+  // One temp dir per target, so targets can run side by side.
+  tempDirName: `.stryker-tmp-${name}`,
   cleanTempDir: true,
 };
