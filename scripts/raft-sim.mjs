@@ -1,5 +1,5 @@
 // Runs more seeds of the Raft simulation (test/chaos/raft) than CI does, lists
-// every failing seed (replay one with `SEED=n node --test dist/test/chaos/raft/raft-sim.test.js`,
+// every failing seed (replay one with `RAFT_SEED=n node --test dist/test/chaos/raft/raft-sim.test.js`,
 // add SIM_TRACE=1 for the last events) and prints the speed in seeds per minute.
 // Build first (npm run build).
 // Usage: node scripts/raft-sim.mjs [count=1000] [fromSeed=1]
@@ -27,7 +27,7 @@ for (let seed = from; seed < from + count; seed++) {
     totals.snapshotInstalls += world.stats.snapshotInstalls;
   } catch (e) {
     failed.push(seed);
-    console.error(`SEED=${seed}: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`);
+    console.error(`RAFT_SEED=${seed}: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`);
   }
   const now = performance.now();
   if (now - lastReport > 10_000) {

@@ -8,8 +8,23 @@ import { spawnSync } from 'node:child_process';
 const suites = process.argv.slice(2);
 const roots = (suites.length ? suites : ['unit', 'chaos', 'integration', 'compat']).map((s) => join('dist/test', s));
 
+// Each simulation has its own replay variable (docs/testing.md, "Seeds"): a
+// bare SEED would mean nothing to them, and cutting every suite to one seed
+// would silently skip their totals checks.
+if (process.env.SEED !== undefined) {
+  console.error('SEED is not read by the suite: replay one simulation with its own variable (RAFT_SEED, GROUP_SEED, ...; see docs/testing.md)');
+  process.exit(1);
+}
+
+// A suite named here that has no folder is a mistake (a typo, a build that
+// did not emit it): fail rather than run fewer tests than asked.
+const missing = roots.filter((root) => !existsSync(root));
+if (missing.length > 0) {
+  console.error('no such suite folder:', missing.join(', '), '(did the build run?)');
+  process.exit(1);
+}
+
 function collect(dir, out) {
-  if (!existsSync(dir)) return out;
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) collect(path, out);

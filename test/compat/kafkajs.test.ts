@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { CompressionTypes, Kafka, logLevel, type Admin, type IHeaders, type Message, type Producer } from 'kafkajs';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { kcatConsumeAll } from '../helpers/kcat.js';
-import { walkPartitionLog } from '../helpers/log-files.js';
+import { storedBatches } from '../helpers/log-files.js';
 import { probeApiVersions } from '../helpers/raw-kafka.js';
 import { assertSameRecordsInOrder, sampleRecords, uniqueName, type ConsumedRecord, type TestRecord } from '../helpers/records.js';
 
@@ -145,7 +145,7 @@ describe('kafkajs 2.2.4', { timeout: 300_000 }, () => {
       for (const m of result) assert.equal(m.errorCode, 0);
       assertSameRecordsInOrder(records, await readBack(broker.bootstrap, topic, records.length));
       for (const partition of [0, 1]) {
-        for (const batch of walkPartitionLog(broker.dataDir, topic, partition).batches) {
+        for (const batch of storedBatches(broker.dataDir, topic, partition)) {
           assert.equal(batch.codec, 'gzip', `partition ${partition} batch at ${batch.baseOffset}`);
           assert.ok(batch.crcOk);
         }

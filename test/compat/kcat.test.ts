@@ -97,9 +97,10 @@ describe('kcat (librdkafka 2.0.2)', { timeout: 300_000 }, () => {
     });
   }
 
-  it('stored batches keep the codec kcat sent (no silent fallback to uncompressed)', async (t) => {
+  it('stored batches keep the codec kcat sent (no silent fallback to uncompressed)', async () => {
     await broker.explain(async () => {
-      if (topicByCodec.size === 0) t.skip('the produce tests did not run');
+      // Compat tests never skip: this one reads what the produce tests stored.
+      assert.ok(topicByCodec.size > 0, 'the produce tests ran first and stored their topics');
       assertLibrdkafkaCodecsStored(broker.dataDir, topicByCodec, PARTITIONS);
     });
   });

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { Admin, Consumer, ProduceAcks, Producer, stringSerializers, type CompressionAlgorithmValue } from '@platformatic/kafka';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { kcatConsumeAll } from '../helpers/kcat.js';
-import { walkPartitionLog } from '../helpers/log-files.js';
+import { storedBatches } from '../helpers/log-files.js';
 import { probeApiVersions } from '../helpers/raw-kafka.js';
 import { assertSameRecordsInOrder, sampleRecords, uniqueName, type ConsumedRecord, type TestRecord } from '../helpers/records.js';
 
@@ -161,7 +161,7 @@ describe('@platformatic/kafka 1.35', { timeout: 300_000 }, () => {
         assertSameRecordsInOrder(records, await fetchAll(topic, PARTITIONS));
         assertSameRecordsInOrder(records, await kcatConsumeAll(broker.bootstrap, topic));
         for (let partition = 0; partition < PARTITIONS; partition++) {
-          for (const batch of walkPartitionLog(broker.dataDir, topic, partition).batches) {
+          for (const batch of storedBatches(broker.dataDir, topic, partition)) {
             assert.equal(batch.codec, compression, `${topic}-${partition} batch at ${batch.baseOffset}: stored codec`);
             assert.ok(batch.crcOk, `${topic}-${partition} batch at ${batch.baseOffset}: CRC`);
           }

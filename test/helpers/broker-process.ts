@@ -13,6 +13,12 @@
  *
  * Every child is also SIGKILLed when the test process exits, so a crashed test
  * file never leaves a broker behind.
+ *
+ * A broker that logs at error level or above, exits on its own, or ends with a
+ * non-zero code fails the test at `cleanup()`: a handler exception becomes a
+ * retriable error that clients retry past, so the log is the only trace.
+ * Tests that provoke errors on purpose list them in `allowErrorLogs` (each
+ * with a comment saying why); `healthProblems()` lets a test check earlier.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -52,6 +58,30 @@ export interface BrokerOptions {
   startTimeoutMs?: number;
   /** Label used in logs and temp dir names. */
   name?: string;
+  /**
+   * Error-level log lines this test provokes on purpose, matched against the
+   * line's `msg` (and `err.message`). Anything else at error level fails
+   * cleanup().
+   */
+  allowErrorLogs?: readonly RegExp[];
+}
+
+/** pino's numeric level for `error`; `fatal` is 60. */
+const LEVEL_ERROR = 50;
+
+/** The error-level entry of one output line, or null (other levels, or not a JSON log line). */
+export function errorLogOf(line: string): { msg: string; detail: string } | null {
+  if (!line.startsWith('{')) return null;
+  let entry: { level?: unknown; msg?: unknown; err?: { message?: unknown } };
+  try {
+    entry = JSON.parse(line) as typeof entry;
+  } catch {
+    return null;
+  }
+  if (typeof entry.level !== 'number' || entry.level < LEVEL_ERROR) return null;
+  const msg = typeof entry.msg === 'string' ? entry.msg : '';
+  const errMessage = typeof entry.err?.message === 'string' ? entry.err.message : '';
+  return { msg, detail: errMessage === '' ? msg : `${msg}: ${errMessage}` };
 }
 
 /** Resolves true if something accepts TCP connections on 127.0.0.1:port. */
@@ -105,8 +135,14 @@ export class BrokerProcess {
   private expectingExit = false;
   private output = '';
   private generation = 0;
+  private partialLine = '';
+  private readonly allowErrorLogs: readonly RegExp[];
   /** Unexpected exits (crashes) seen so far, as "code=.. signal=..". */
   readonly crashes: string[] = [];
+  /** Error-level log lines not on the allow-list. */
+  readonly errorLogs: string[] = [];
+  /** Graceful stops that ended with a non-zero code. */
+  readonly badExits: string[] = [];
 
   constructor(port: number, options: BrokerOptions = {}) {
     this.port = port;
@@ -115,6 +151,7 @@ export class BrokerProcess {
     this.dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `tributary-${this.name}-`));
     this.overrides = options.overrides ?? {};
     this.startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+    this.allowErrorLogs = options.allowErrorLogs ?? [];
   }
 
   get bootstrap(): string {
@@ -154,6 +191,7 @@ export class BrokerProcess {
     live.add(child);
     const append = (chunk: Buffer): void => {
       this.output += chunk.toString('utf8');
+      this.scanForErrors(chunk.toString('utf8'));
       if (this.output.length > OUTPUT_BYTES_MAX) this.output = this.output.slice(-OUTPUT_BYTES_MAX);
     };
     child.stdout?.on('data', append);
@@ -193,6 +231,7 @@ export class BrokerProcess {
     child.kill('SIGTERM');
     const result = await withTimeout(this.exit, timeoutMs);
     if (result !== null) {
+      if (result.code !== 0) this.badExits.push(`stop ended with code=${result.code} signal=${result.signal}`);
       if (result.code !== 0 || process.env['TRIBUTARY_TEST_LOGS'] === '1') {
         process.stderr.write(`[${this.name}] stopped with code=${result.code} signal=${result.signal}; last output:\n${this.tail()}\n`);
       }
@@ -215,13 +254,45 @@ export class BrokerProcess {
     await this.start();
   }
 
-  /** Stops the process and removes the data dir if this helper created it. Safe to call twice. */
+  /**
+   * Stops the process and removes the data dir if this helper created it.
+   * Safe to call twice. Then throws if the broker logged an error that is not
+   * allowed, crashed, or stopped with a non-zero code (healthProblems()).
+   */
   async cleanup(): Promise<void> {
     try {
       await this.stop();
     } finally {
       if (process.env['TRIBUTARY_TEST_LOGS'] === '1') process.stderr.write(`[${this.name}] output:\n${this.tail(400)}\n`);
       if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    }
+    const problems = this.healthProblems();
+    if (problems.length > 0) {
+      // Reported once: a second cleanup() (after + explicit) does not repeat it.
+      this.errorLogs.length = 0;
+      this.crashes.length = 0;
+      this.badExits.length = 0;
+      throw new Error(`${this.name}: ${problems.join('; ')}\n--- last output:\n${this.tail(60)}`);
+    }
+  }
+
+  /** What would make cleanup() fail: unexpected error logs, crashes, non-zero exits. */
+  healthProblems(): string[] {
+    const out: string[] = [];
+    if (this.errorLogs.length > 0) out.push(`logged ${this.errorLogs.length} error(s): ${this.errorLogs.slice(0, 5).join(' | ')}`);
+    if (this.crashes.length > 0) out.push(`exited unexpectedly: ${this.crashes.join(', ')}`);
+    if (this.badExits.length > 0) out.push(this.badExits.join(', '));
+    return out;
+  }
+
+  private scanForErrors(text: string): void {
+    const lines = (this.partialLine + text).split('\n');
+    this.partialLine = lines.pop() ?? '';
+    for (const line of lines) {
+      const entry = errorLogOf(line);
+      if (entry === null) continue;
+      if (this.allowErrorLogs.some((re) => re.test(entry.detail))) continue;
+      this.errorLogs.push(entry.detail);
     }
   }
 

@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brokerMain, freePort, repoRoot } from './broker-process.js';
+import { brokerMain, errorLogOf, freePort, repoRoot } from './broker-process.js';
 import { metadataV1Request, parseMetadataV1Response, rawRequest, type MetadataV1 } from './raw-kafka.js';
 import { Connection } from '../../src/net/connection.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../src/protocol/messages/55-describe-quorum.js';
@@ -49,6 +49,8 @@ export interface ClusterOptions {
   brokers?: number;
   overrides?: Record<string, string>;
   name?: string;
+  /** Error logs the test provokes on purpose (BrokerOptions.allowErrorLogs), for every node. */
+  allowErrorLogs?: readonly RegExp[];
 }
 
 /** One node, with the calls the cluster tests make (the shape of BrokerProcess). */
@@ -110,6 +112,7 @@ export class ClusterProcess {
     private readonly launched: LaunchedCluster,
     name: string,
     outputs: ReadonlyMap<number, string>,
+    private readonly health: ClusterHealth,
   ) {
     this.nodes = launched.nodes.map((n) => new ClusterNode(`${name}-node${n.id}`, n, () => outputs.get(n.id) ?? ''));
   }
@@ -125,9 +128,11 @@ export class ClusterProcess {
     const layout = planCluster({ controllers, brokerOnly, dir, ports });
     let cluster: ClusterProcess | undefined;
     const outputs = new Map<number, string>();
+    const health = new ClusterHealth(options.allowErrorLogs ?? []);
     const sink = (id: number, text: string): void => {
       const all = (outputs.get(id) ?? '') + text;
       outputs.set(id, all.length > OUTPUT_CHARS_MAX ? all.slice(-OUTPUT_CHARS_MAX) : all);
+      health.scan(id, text);
     };
     const launched = launchCluster({
       layout,
@@ -136,10 +141,11 @@ export class ClusterProcess {
       readyTimeoutMs: CLUSTER_READY_TIMEOUT_MS,
       removeDir: dir,
       onUnexpectedExit: (node, exit) => {
+        health.crashes.push(`node ${node.id} (${describeExit(exit)})`);
         process.stderr.write(`[node ${node.id}] exited unexpectedly (${describeExit(exit)}); last output:\n${cluster?.node(node.id).tail() ?? ''}\n`);
       },
     });
-    cluster = new ClusterProcess(launched, options.name ?? 'cluster', outputs);
+    cluster = new ClusterProcess(launched, options.name ?? 'cluster', outputs, health);
     return cluster;
   }
 
@@ -224,13 +230,19 @@ export class ClusterProcess {
     this.node(id).resume();
   }
 
-  /** Resumes paused nodes, stops every node, removes the temp dir. */
+  /**
+   * Resumes paused nodes, stops every node, removes the temp dir. Then throws
+   * if a node logged an error the test did not allow (allowErrorLogs) or
+   * exited without being asked to, as BrokerProcess.cleanup() does.
+   */
   async cleanup(): Promise<void> {
     try {
       await this.launched.cleanup();
     } finally {
       if (process.env['TRIBUTARY_TEST_LOGS'] === '1') process.stderr.write(`${this.tails(400)}\n`);
     }
+    const problems = this.health.problems();
+    if (problems.length > 0) throw new Error(`cluster: ${problems.join('; ')}\n${this.tails(60)}`);
   }
 
   /** Every node's last output lines, for failure messages. */
@@ -250,5 +262,34 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     await cluster.cleanup();
     if (err instanceof Error) err.message += `\n${tails}`;
     throw err;
+  }
+}
+
+/** Error logs and unexpected exits seen on a cluster's nodes (reported once, at cleanup). */
+class ClusterHealth {
+  readonly crashes: string[] = [];
+  private readonly errorLogs: string[] = [];
+  private readonly partialLines = new Map<number, string>();
+
+  constructor(private readonly allowErrorLogs: readonly RegExp[]) {}
+
+  scan(id: number, text: string): void {
+    const lines = ((this.partialLines.get(id) ?? '') + text).split('\n');
+    this.partialLines.set(id, lines.pop() ?? '');
+    for (const line of lines) {
+      const entry = errorLogOf(line);
+      if (entry === null || this.allowErrorLogs.some((re) => re.test(entry.detail))) continue;
+      this.errorLogs.push(`node ${id}: ${entry.detail}`);
+    }
+  }
+
+  /** What makes cleanup() fail; emptied once reported. */
+  problems(): string[] {
+    const out: string[] = [];
+    if (this.errorLogs.length > 0) out.push(`logged ${this.errorLogs.length} error(s): ${this.errorLogs.slice(0, 5).join(' | ')}`);
+    if (this.crashes.length > 0) out.push(`exited unexpectedly: ${this.crashes.join(', ')}`);
+    this.errorLogs.length = 0;
+    this.crashes.length = 0;
+    return out;
   }
 }

@@ -179,6 +179,61 @@ export function assertExactlyOnce(what: string, expected: readonly string[], pro
   assert.ok(t.missing.length === 0 && t.duplicates.length === 0 && t.unexpected.length === 0, `${what}: not exactly once: ${describeTally(t)}`);
 }
 
+/**
+ * Every processed record of `values` came from where it was produced:
+ * produceValues sends value i to partition i % partitions, in order, so it
+ * sits at offset base[p] + floor(i / partitions) (base: the partition's log
+ * end before this batch, 0 by default).
+ */
+export function assertWhereProduced(what: string, values: readonly string[], processed: readonly Processed[], partitions: number, bases: readonly number[] = []): void {
+  const index = new Map(values.map((v, i) => [v, i]));
+  for (const p of processed) {
+    const i = index.get(p.value);
+    if (i === undefined) continue;
+    const partition = i % partitions;
+    assert.equal(p.partition, partition, `${what}: ${p.value} processed by ${p.member} from partition ${p.partition}, produced to ${partition}`);
+    assert.equal(p.offset, (bases[partition] ?? 0) + Math.floor(i / partitions), `${what}: ${p.value} processed by ${p.member} at offset ${p.offset}`);
+  }
+}
+
+/**
+ * Each member saw the offsets of each partition strictly increase, except on
+ * `moved` partitions (a member that lost a partition and got it back starts
+ * again from the committed offset).
+ */
+export function assertIncreasingOffsets(what: string, processed: readonly Processed[], moved: ReadonlySet<number> = new Set()): void {
+  const last = new Map<string, number>();
+  for (const p of processed) {
+    if (moved.has(p.partition)) continue;
+    const k = `${p.member}/${p.partition}`;
+    const prev = last.get(k);
+    assert.ok(prev === undefined || p.offset > prev, `${what}: ${p.member} saw offset ${p.offset} of partition ${p.partition} after ${prev}`);
+    last.set(k, p.offset);
+  }
+}
+
+/** Partitions that more than one member owned over the generations in `joins`. */
+export function movedPartitions(joins: readonly OwnedPartitions[]): Set<number> {
+  const owners = new Map<number, Set<string>>();
+  for (const j of joins) {
+    for (const p of j.partitions) {
+      const s = owners.get(p) ?? new Set<string>();
+      s.add(j.member);
+      owners.set(p, s);
+    }
+  }
+  return new Set([...owners].filter(([, s]) => s.size > 1).map(([p]) => p));
+}
+
+/** Duplicates (at-least-once) are allowed only on partitions that moved in a rebalance. */
+export function assertDuplicatesOnlyOn(what: string, t: Tally, moved: ReadonlySet<number>): void {
+  for (const d of t.duplicates) {
+    const partitions = d.by.map((b) => Number(/@(\d+):/.exec(b)?.[1]));
+    const unmoved = partitions.filter((p) => !moved.has(p));
+    assert.deepEqual(unmoved, [], `${what}: ${d.value} processed ${d.by.length} times (${d.by.join(', ')}) on a partition that never moved (moved: ${[...moved].join(',')})`);
+  }
+}
+
 // ---------------------------------------------------------------- assignments per generation
 
 export interface OwnedPartitions {

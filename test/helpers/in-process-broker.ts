@@ -18,6 +18,7 @@ import { Reader } from '../../src/protocol/primitives/reader.js';
 import { readResponseHeader, requestHeaderVersion, responseHeaderVersion, writeRequestHeader } from '../../src/protocol/headers.js';
 import { apiSchemas } from '../../src/protocol/messages/index.js';
 import type { MessageSchema } from '../../src/protocol/schema.js';
+import { errorLogOf } from './broker-process.js';
 
 export interface InProcessBroker {
   broker: RunningBroker;
@@ -26,11 +27,22 @@ export interface InProcessBroker {
   stop(): Promise<void>;
 }
 
-/** Starts a broker in this process on an ephemeral port with a temp data dir. */
-export async function startInProcessBroker(overrides: Record<string, string> = {}): Promise<InProcessBroker> {
+/**
+ * Starts a broker in this process on an ephemeral port with a temp data dir.
+ * Its error-level logs are kept, and stop() throws if there were any not on
+ * `allowErrorLogs` (as BrokerProcess.cleanup() does for a child broker).
+ */
+export async function startInProcessBroker(overrides: Record<string, string> = {}, allowErrorLogs: readonly RegExp[] = []): Promise<InProcessBroker> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trib-inproc-'));
   const config = parseBrokerConfig({ listeners: 'PLAINTEXT://127.0.0.1:0', 'log.dirs': dataDir, ...overrides });
-  const broker = await runBroker(settingsFromConfig(config), pino({ level: 'silent' }));
+  const errors: string[] = [];
+  const sink = {
+    write(line: string): void {
+      const entry = errorLogOf(line.trimEnd());
+      if (entry !== null && !allowErrorLogs.some((re) => re.test(entry.detail))) errors.push(entry.detail);
+    },
+  };
+  const broker = await runBroker(settingsFromConfig(config), pino({ level: 'error' }, sink));
   const port = (broker.boundAddresses[0] as { port: number }).port;
   return {
     broker,
@@ -39,6 +51,7 @@ export async function startInProcessBroker(overrides: Record<string, string> = {
     async stop() {
       await broker.stop('test done');
       rmSync(dataDir, { recursive: true, force: true });
+      if (errors.length > 0) throw new Error(`in-process broker logged ${errors.length} error(s): ${errors.splice(0).slice(0, 5).join(' | ')}`);
     },
   };
 }

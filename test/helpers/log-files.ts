@@ -32,6 +32,16 @@ export function partitionDir(logDir: string, topic: string, partition: number): 
   return join(logDir, `${topic}-${partition}`);
 }
 
+/**
+ * The stored batches of a partition the test wrote to: fails when there are
+ * none, so a loop over them cannot pass vacuously.
+ */
+export function storedBatches(logDir: string, topic: string, partition: number): StoredBatch[] {
+  const { batches } = walkPartitionLog(logDir, topic, partition);
+  assert.ok(batches.length > 0, `${topic}-${partition}: no batches stored`);
+  return batches;
+}
+
 export function walkPartitionLog(logDir: string, topic: string, partition: number): SegmentWalk {
   const dir = partitionDir(logDir, topic, partition);
   if (!existsSync(dir)) throw new Error(`no partition directory ${dir}; found: ${existsSync(logDir) ? readdirSync(logDir).join(', ') : '(no log dir)'}`);

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, startBroker } from '../helpers/broker-process.js';
+import { repoRoot, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { PYTHON, run } from '../helpers/run.js';
 
 const FIXTURE = join(repoRoot, 'test', 'fixtures', 'legacy-local-metadata-log');
@@ -61,11 +61,21 @@ async function check(bootstrap: string): Promise<Seen> {
 
 test('a data dir of the former local metadata log boots as a one-voter Raft quorum and keeps everything', { timeout: 120_000 }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-legacy-'));
-  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  let started: BrokerProcess | undefined;
+  // One hook, broker first: t.after hooks run in the order they were added,
+  // and removing the data dir under a running broker made its shutdown fail
+  // (ENOENT writing a metadata snapshot), which cleanup() reports.
+  t.after(async () => {
+    try {
+      await started?.cleanup();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
   cpSync(FIXTURE, dataDir, { recursive: true });
   assert.ok(!existsSync(join(dataDir, '__cluster_metadata-0', 'quorum-state')), 'the fixture predates Raft');
   const broker = await startBroker({ dataDir, name: 'legacy', overrides: { 'node.id': '1', 'offsets.topic.num.partitions': '1' } });
-  t.after(() => broker.cleanup());
+  started = broker;
   await broker.explain(async () => {
     const expected: Seen = {
       topics: { '__consumer_offsets': [0], 'legacy-a': [0, 1, 2], 'legacy-b': [0] },

@@ -11,28 +11,31 @@
  * quiet period: every group with live members is Stable with every partition
  * assigned exactly once (liveness).
  *
- * SEED=n replays one seed; SIM_SEEDS sets how many run (default 200). The
- * seed is printed on failure.
+ * Seeds (test/helpers/seeds.ts): 160 fixed and 40 rotating per run.
+ * GROUP_SEED=n replays one, GROUP_SEED_BASE=b a rotating block, GROUP_SEEDS=n
+ * sets the fixed block. The seed is printed on failure.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { simulationSeeds } from '../../helpers/seeds.js';
 import { simulate } from './sim-run.js';
 
 describe('group coordinator simulation', () => {
-  const only = process.env['SEED'];
-  const seeds = only !== undefined ? [Number(only)] : Array.from({ length: Number(process.env['SIM_SEEDS'] ?? 200) }, (_, i) => i + 1);
+  const plan = simulationSeeds('GROUP', 160, 40);
+  const seeds = plan.seeds;
 
   it(`${seeds.length} seeded schedules keep the group invariants and converge`, async () => {
     let restarts = 0;
     let clients = 0;
+    console.log(plan.summary);
     for (const seed of seeds) {
       try {
         const w = await simulate(seed);
         restarts += w.restarts;
         clients += w.clients.length;
       } catch (e) {
-        // The seed, for SEED=n replay.
-        console.error(`group coordinator simulation failed with SEED=${seed}`);
+        // The seed, for GROUP_SEED=n replay.
+        console.error(`group coordinator simulation failed with ${plan.seedVariable}=${seed}`);
         throw e;
       }
     }

@@ -12,7 +12,7 @@ for (let seed = from; seed < from + count; seed++) {
     await simulate(seed);
   } catch (e) {
     failed.push(seed);
-    console.error(`SEED=${seed}: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`);
+    console.error(`GROUP_SEED=${seed}: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`);
   }
 }
 console.log(`${count} seeds from ${from} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${failed.length} failed${failed.length ? ` (${failed.join(' ')})` : ''}`);

@@ -13,7 +13,7 @@ for (let seed = from; seed < from + count; seed++) {
     maxRecoveryMs = Math.max(maxRecoveryMs, simulate(seed).recoveryMs);
   } catch (e) {
     failed.push(seed);
-    console.error(`SEED=${seed}: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`);
+    console.error(`RAFT_SEED=${seed}: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`);
   }
 }
 const secs = (Date.now() - started) / 1000;

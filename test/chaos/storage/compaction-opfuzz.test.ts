@@ -9,8 +9,10 @@
  *     whose delete horizon may have passed;
  *   - the log end offset moves only with appends, truncations and crashes;
  *   - a read from any offset starts at the first batch ending at or after it.
- * SEED=n replays one seed; SIM_SEEDS sets how many run (default 30). The
- * seed is printed on failure.
+ * Seeds (test/helpers/seeds.ts): 24 fixed and 6 rotating per run;
+ * COMPACTION_FUZZ_SEED=n replays one, COMPACTION_FUZZ_SEED_BASE=b a rotating
+ * block, COMPACTION_FUZZ_SEEDS=n sets the fixed block. The seed is printed on
+ * failure.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,6 +30,7 @@ import { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
 import type { PartitionLog } from '../../../src/storage/partition-log.js';
 import { ManualClock } from '../../../src/util/clock.js';
 import { SeededRandom } from '../../../src/util/random.js';
+import { simulationSeeds } from '../../helpers/seeds.js';
 
 const STEPS = 160;
 const KEYS = 12;
@@ -79,9 +82,12 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
   const stepBytesMax = 100 + r.int(4000);
   const codecs = [0, 0, 1, 2, 3, 4];
   let crashPoint: SwapPoint | null = null;
-  const onSwapPoint = (point: SwapPoint): void => {
+  /** The recovery point when the last crash happened: a crash never loses what was fsynced. */
+  let durableAtCrash = 0n;
+  const onSwapPoint = (point: SwapPoint, crashing: PartitionLog): void => {
     if (mem !== null && crashPoint === point) {
       crashPoint = null;
+      durableAtCrash = crashing.recoveryPoint;
       mem.crash(r.next() < 0.5 ? r : undefined);
       throw new Crash(point);
     }
@@ -107,8 +113,11 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
     const names = fs.readdir(join(dataDir, 'fuzz-0'));
     assert.deepEqual(names.filter((n) => n.endsWith('.cleaned') || n.endsWith('.swap')), [], 'no temp files after recovery');
     assert.ok(log.logEndOffset <= leo, 'a crash loses, never adds');
+    assert.ok(log.logEndOffset >= durableAtCrash, `a crash keeps the recovery point ${durableAtCrash} (log end ${log.logEndOffset})`);
+    // The model's log start: only retention moves it here, by deleting whole
+    // segments, and a crash neither brings them back nor deletes more.
+    assert.equal(log.logStartOffset, lso, 'log start offset after a crash');
     leo = log.logEndOffset;
-    lso = log.logStartOffset;
     for (const o of [...written.keys()]) if (o >= leo) written.delete(o);
     boundaries = boundaries.filter((b) => b < leo).concat([leo]);
     if (hw > leo) hw = leo;
@@ -165,6 +174,37 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
       assert.ok(last >= at, `read at ${at} starts at a batch ending at ${last}`);
       const later = [...present].filter((o) => o >= at);
       if (later.length > 0) assert.ok(first.readBigInt64BE(0) <= (later.reduce((a, b) => (a < b ? a : b))), `no record between ${at} and the first batch returned`);
+    }
+  };
+
+  /**
+   * After cleaning everything below the log end twice, the second time past
+   * every delete horizon: each key keeps only its latest offset, and no
+   * tombstone is left. Control batches stay (not pruned yet).
+   */
+  const checkFullyCleaned = async (): Promise<void> => {
+    const latest = new Map<string, bigint>();
+    for (const [o, w] of written) if (o >= lso && w.key !== null && (latest.get(w.key) ?? -1n) < o) latest.set(w.key, o);
+    const res = log.read(lso, 1 << 30);
+    assert.ok(res.kind === 'records');
+    const kept = new Map<string, bigint>();
+    for (const chunk of res.chunks) {
+      for (const batch of splitBatches(chunk)) {
+        const { header, records } = await decodeRecordBatch(batch);
+        if ((header.attributes & ATTR_CONTROL) !== 0) continue;
+        for (const rec of records) {
+          const offset = recordOffset(header, rec);
+          const key = rec.key?.toString() ?? null;
+          assert.ok(key !== null, `keyless record at ${offset} after cleaning`);
+          assert.equal(latest.get(key), offset, `offset ${offset} of ${key} is superseded by ${latest.get(key)} but was kept`);
+          assert.ok(rec.value !== null, `tombstone of ${key} at ${offset} kept past its delete horizon`);
+          assert.ok(!kept.has(key), `two records of ${key}`);
+          kept.set(key, offset);
+        }
+      }
+    }
+    for (const [key, o] of latest) {
+      if ((written.get(o) as Written).value !== null) assert.equal(kept.get(key), o, `latest value of ${key} kept`);
     }
   };
 
@@ -241,6 +281,7 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
       assert.equal(log.logEndOffset, leo, 'a clean restart keeps everything');
       return 'restart';
     }
+    durableAtCrash = log.recoveryPoint;
     mem.crash(r.next() < 0.6 ? r : undefined);
     afterCrash();
     return `crash -> leo ${leo}`;
@@ -251,27 +292,39 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
       trace.push(`${await step()} [lso ${log.logStartOffset} leo ${log.logEndOffset} hw ${hw} dirty ${manager.cleaner.firstDirtyOffset(log)}]`);
       await check();
     }
-    // Finally: everything cleanable gets cleaned, and the model still holds.
+    // Finally: everything gets cleaned, and cleaning removed what it must.
+    // The dirty-ratio and lag thresholds go to zero (they decide when, not
+    // what), one fresh key makes the log dirty so the first pass runs a job
+    // over every segment (setting the delete horizon of every tombstone it
+    // keeps), and the second pass runs after that horizon.
+    log.updateConfig({ ...cfg, minCleanableDirtyRatio: 0, minCompactionLagMs: 0 });
+    const fresh = await buildRecordBatch({ records: [{ key: 'final', value: 'last' }], compression: 0, timestampMs: clock.nowMs() });
+    written.set(log.append(fresh).baseOffset, { key: 'final', value: 'last', control: false, appendedMs: clock.nowMs() });
+    leo = log.logEndOffset;
     hw = leo;
     log.roll();
-    log.maybeFlush(clock.nowMs());
+    log.flush();
     await manager.cleaner.cleanUntilIdle(clock.nowMs());
     await check();
+    clock.advance((cfg.deleteRetentionMs ?? 0) + 1);
+    await manager.cleaner.cleanUntilIdle(clock.nowMs());
+    await check();
+    await checkFullyCleaned();
     manager.close();
   } catch (err) {
     const tail = trace.slice(-15).map((t, i) => `  ${trace.length - 15 + i}: ${t}`).join('\n');
-    throw new Error(`compaction opfuzz seed ${seed} (${useMemory ? 'memory' : 'node'} fs) failed at step ${trace.length}; replay with SEED=${seed}\nconfig ${JSON.stringify(cfg)}\n${tail}\ncause: ${err instanceof Error ? err.stack : String(err)}`, { cause: err });
+    throw new Error(`compaction opfuzz seed ${seed} (${useMemory ? 'memory' : 'node'} fs) failed at step ${trace.length}; replay with COMPACTION_FUZZ_SEED=${seed}\nconfig ${JSON.stringify(cfg)}\n${tail}\ncause: ${err instanceof Error ? err.stack : String(err)}`, { cause: err });
   } finally {
     cleanup();
   }
 }
 
-const seeds = process.env.SEED !== undefined
-  ? [Number(process.env.SEED)]
-  : Array.from({ length: Number(process.env.SIM_SEEDS ?? 30) }, (_, i) => i + 1);
+const plan = simulationSeeds('COMPACTION_FUZZ', 24, 6);
+const seeds = plan.seeds;
 
 describe('compaction op-fuzz', () => {
   it(`memory fs, ${seeds.length} seeds, with crashes (also mid-swap)`, async () => {
+    console.log(plan.summary);
     for (const seed of seeds) await runSeed(seed, true);
     if (seeds.length >= 10) {
       assert.ok(totals.completed > 0 && totals.swapped > 0 && totals.swapCrashes > 0, JSON.stringify(totals));

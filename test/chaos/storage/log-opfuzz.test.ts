@@ -2,8 +2,10 @@
  * Seeded random operations on one partition log (through a LogManager),
  * compared after every step with a model: the list of stored batches with
  * their offsets. Includes restarts and, on MemoryFileSystem, crashes that lose
- * unflushed writes (with torn tails). SEED=n replays one seed; SIM_SEEDS sets
- * how many run (default 50). The seed is printed on failure.
+ * unflushed writes (with torn tails). Seeds (test/helpers/seeds.ts): 40 fixed
+ * and 10 rotating per run; LOG_FUZZ_SEED=n replays one, LOG_FUZZ_SEED_BASE=b a
+ * rotating block, LOG_FUZZ_SEEDS=n sets the fixed block. The seed is printed
+ * on failure.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +21,7 @@ import { LogManager } from '../../../src/storage/log-manager.js';
 import { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
 import type { PartitionLog } from '../../../src/storage/partition-log.js';
 import { buildBatch, type FixtureRecord } from '../../unit/storage/batch-fixture.js';
+import { simulationSeeds } from '../../helpers/seeds.js';
 
 const STEPS = 250;
 
@@ -131,6 +134,42 @@ function runSeed(seed: number, useMemory: boolean): void {
     assert.ok(Buffer.concat(got.chunks).equals(want), 'whole log matches the model');
   };
 
+  /**
+   * What retention must do, from the model: the oldest rolled segments go
+   * while one of Kafka's rules holds for the first of them (the next segment
+   * starts at or below the log start; with cleanup.policy=delete, its newest
+   * record is older than retention.ms, or the log without it is still at
+   * least retention.bytes). Segment bounds come from the log; sizes and
+   * timestamps come from the model's batches in each segment.
+   */
+  const expectedRetention = (nowMs: number): { segmentsDeleted: number; logStartOffset: bigint } => {
+    const infos = log.segmentInfos();
+    const inSegment = (i: number): MBatch[] => {
+      const seg = infos[i] as (typeof infos)[number];
+      return m.batches.filter((b) => b.base >= seg.baseOffset && b.base < seg.nextOffset);
+    };
+    const sizeOf = (i: number): number => inSegment(i).reduce((n, b) => n + b.bytes.length, 0);
+    let total = infos.reduce((n, _, i) => n + sizeOf(i), 0);
+    const deletePolicy = cfg.cleanupPolicy?.delete ?? true;
+    let deleted = 0;
+    while (deleted < infos.length - 1) {
+      const batches = inSegment(deleted);
+      const size = sizeOf(deleted);
+      const belowStart = (infos[deleted + 1] as (typeof infos)[number]).baseOffset <= m.lso;
+      // A rolled segment of this fuzz always holds a batch (rolls skip empty
+      // segments; truncation leaves the empty one active).
+      assert.ok(belowStart || batches.length > 0, `rolled segment ${infos[deleted]?.baseOffset} holds batches`);
+      const newestMs = batches.reduce((t, b) => (b.maxTs > t ? b.maxTs : t), -1n);
+      const expired = deletePolicy && cfg.retentionMs >= 0 && batches.length > 0 && nowMs - Number(newestMs) > cfg.retentionMs;
+      const tooBig = deletePolicy && cfg.retentionBytes >= 0 && total - size >= cfg.retentionBytes;
+      if (!belowStart && !expired && !tooBig) break;
+      total -= size;
+      deleted++;
+    }
+    const first = (infos[deleted] as (typeof infos)[number]).baseOffset;
+    return { segmentsDeleted: deleted, logStartOffset: first > m.lso ? first : m.lso };
+  };
+
   const step = (): string => {
     const x = r.next();
     if (x < 0.38) {
@@ -196,17 +235,11 @@ function runSeed(seed: number, useMemory: boolean): void {
       return `config ${JSON.stringify(cfg)}`;
     }
     if (x < 0.77) {
-      const before = log.logStartOffset;
+      const want = expectedRetention(clock.nowMs());
       const res = log.applyRetention(clock.nowMs());
-      assert.ok(res.logStartOffset >= before && res.logStartOffset <= m.leo);
-      m.lso = res.logStartOffset;
-      const infos = log.segmentInfos();
-      if (infos.length > 1) {
-        const first = infos[0] as (typeof infos)[number];
-        const total = infos.reduce((s, i) => s + i.sizeBytes, 0);
-        assert.ok(!(cfg.retentionBytes >= 0 && total - first.sizeBytes >= cfg.retentionBytes), 'size retention done');
-        assert.ok(!(cfg.retentionMs >= 0 && first.maxTimestampMs >= 0n && clock.nowMs() - Number(first.maxTimestampMs) > cfg.retentionMs), 'time retention done');
-      }
+      assert.equal(res.segmentsDeleted, want.segmentsDeleted, 'segments retention deletes');
+      assert.equal(res.logStartOffset, want.logStartOffset, 'log start offset after retention');
+      m.lso = want.logStartOffset;
       return `retention -> deleted ${res.segmentsDeleted}, lso ${res.logStartOffset}`;
     }
     if (x < 0.81) {
@@ -276,18 +309,18 @@ function runSeed(seed: number, useMemory: boolean): void {
     manager.close();
   } catch (err) {
     const tail = trace.slice(-15).map((t, i) => `  ${trace.length - 15 + i}: ${t}`).join('\n');
-    throw new Error(`opfuzz seed ${seed} (${useMemory ? 'memory' : 'node'} fs) failed at step ${trace.length}; replay with SEED=${seed}\n${tail}\ncause: ${err instanceof Error ? err.stack : String(err)}`, { cause: err });
+    throw new Error(`opfuzz seed ${seed} (${useMemory ? 'memory' : 'node'} fs) failed at step ${trace.length}; replay with LOG_FUZZ_SEED=${seed}\n${tail}\ncause: ${err instanceof Error ? err.stack : String(err)}`, { cause: err });
   } finally {
     env.cleanup();
   }
 }
 
-const seeds = process.env.SEED !== undefined
-  ? [Number(process.env.SEED)]
-  : Array.from({ length: Number(process.env.SIM_SEEDS ?? 50) }, (_, i) => i + 1);
+const plan = simulationSeeds('LOG_FUZZ', 40, 10);
+const seeds = plan.seeds;
 
 describe('storage op-fuzz', () => {
   it(`memory fs, ${seeds.length} seeds, with crashes`, () => {
+    console.log(plan.summary);
     for (const seed of seeds) runSeed(seed, true);
   });
   it('node fs, 3 seeds, restarts only', () => {

@@ -17,11 +17,14 @@
 // (its revoke is incremental, never "everything").
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Kafka, logLevel } from 'kafkajs';
 import { startBroker, type BrokerProcess } from '../../helpers/broker-process.js';
 import {
   FAST_GROUP_OVERRIDES,
   assertExactlyOnce,
   assertGroupsAdvertised,
+  assertIncreasingOffsets,
+  assertWhereProduced,
   createTopic,
   describeTally,
   numberedValues,
@@ -105,8 +108,14 @@ describe('librdkafka 2.0.2 consumer groups (kcat -G, confluent-kafka-python)', {
         }
 
         const stopped = await Promise.all(members.map((m) => m.stop()));
-        for (const [i, s] of stopped.entries()) assert.equal(s.forced, false, `${members[i]?.name} did not stop on SIGTERM: ${state()}`);
+        for (const [i, s] of stopped.entries()) {
+          assert.equal(s.forced, false, `${members[i]?.name} did not stop on SIGTERM: ${state()}`);
+          assert.equal(s.code, 0, `${members[i]?.name} exit code: ${state()}`);
+        }
         assertExactlyOnce(`${strategy}: batches 1+2 (no failures)`, both, processed());
+        assertIncreasingOffsets(`${strategy}: batches 1+2`, processed());
+        assertWhereProduced(`${strategy}: batch 1`, batch1, processed(), PARTITIONS);
+        assertWhereProduced(`${strategy}: batch 2`, batch2, processed(), PARTITIONS, Array.from({ length: PARTITIONS }, () => BATCH / PARTITIONS));
         const errors = members.flatMap((m) => m.errors().map((e) => `${m.name}: ${JSON.stringify(e)}`));
         assert.deepEqual(
           errors.filter((e) => !/_NO_OFFSET|Local: No offset stored/.test(e)),
@@ -124,7 +133,24 @@ describe('librdkafka 2.0.2 consumer groups (kcat -G, confluent-kafka-python)', {
         await new Promise((r) => setTimeout(r, 700));
         const s = await resumer.stop();
         assert.equal(s.forced, false, `${resumer.name} did not stop on SIGTERM`);
+        assert.equal(s.code, 0, `${resumer.name} exit code`);
         assertExactlyOnce(`${strategy}: resumed ${resumer.name}`, batch3, resumer.processed);
+        assertWhereProduced(`${strategy}: batch 3`, batch3, resumer.processed, PARTITIONS, Array.from({ length: PARTITIONS }, () => (2 * BATCH) / PARTITIONS));
+        assert.deepEqual(
+          resumer.errors().map((e) => JSON.stringify(e)).filter((e) => !/_NO_OFFSET|Local: No offset stored/.test(e)),
+          [],
+          `${resumer.name}: client-reported errors (commits included)`,
+        );
+        // The final commits are the log ends: everything consumed was committed.
+        const admin = new Kafka({ clientId: 'rd-offsets', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
+        await admin.connect();
+        try {
+          const committed = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+          const byPartition = (committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]).sort((a, b) => (a[0] as number) - (b[0] as number));
+          assert.deepEqual(byPartition, Array.from({ length: PARTITIONS }, (_, p) => [p, (2 * BATCH + 30) / PARTITIONS]), 'committed offsets are the log ends');
+        } finally {
+          await admin.disconnect();
+        }
         for (const m of members) {
           t.diagnostic(`${m.name}: processed ${m.processed.length}, rebalances ${JSON.stringify(m.rebalances.map((r) => [r.kind, r.partitions]))}, final commit ${JSON.stringify(m instanceof PythonMember ? m.closed()?.['committed'] : null)}`);
         }

@@ -19,11 +19,15 @@ import {
   HEARTBEAT_INTERVAL_MS,
   REBALANCE_TIMEOUT_MS,
   SESSION_TIMEOUT_MS,
+  assertDuplicatesOnlyOn,
   assertExactlyOnce,
   assertGroupsAdvertised,
+  assertIncreasingOffsets,
+  assertWhereProduced,
   createTopic,
   describeTally,
   doubleOwnership,
+  movedPartitions,
   numberedValues,
   produceOnce,
   sleep,
@@ -164,6 +168,12 @@ describe('@platformatic/kafka 1.35 consumer group', { timeout: 120_000 }, () => 
       await sleep(300);
       const t1 = tally(batch1, processed);
       assert.deepEqual(t1.unexpected, []);
+      // Duplicates come only from fetches in flight when a partition moved
+      // (see above); a partition that stayed with one member is exactly once.
+      const moved = movedPartitions(joins);
+      assertDuplicatesOnlyOn('batch 1', t1, moved);
+      assertIncreasingOffsets('batch 1', processed, moved);
+      assertWhereProduced('batch 1', batch1, processed, PARTITIONS);
       assert.deepEqual(doubleOwnership(joins), [], 'a partition owned by two members in one generation');
       assert.ok((t1.perMember['pk-1'] ?? 0) > 0 && (t1.perMember['pk-2'] ?? 0) > 0, `both members processed records: ${state()}`);
       t.diagnostic(`batch 1: ${describeTally(t1, 3)}; joins ${JSON.stringify(joins)}`);
@@ -189,6 +199,8 @@ describe('@platformatic/kafka 1.35 consumer group', { timeout: 120_000 }, () => 
       await sleep(700);
       await close(p3);
       assertExactlyOnce('resumed consumer', batch2, resumed);
+      assertIncreasingOffsets('resumed consumer', resumed);
+      assertWhereProduced('resumed consumer', batch2, resumed, PARTITIONS, Array.from({ length: PARTITIONS }, () => 80 / PARTITIONS));
       assert.deepEqual(p3.errors.map(String), [], 'pk-resume stream errors');
 
       // A closed consumer should stay quiet: no rejoin, join, heartbeat or error after close()

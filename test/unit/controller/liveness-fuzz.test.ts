@@ -8,7 +8,7 @@
  *  - a partition has no leader only when no ISR member could lead;
  *  - the ISR is never empty;
  *  - leader epochs never go back and grow on every leader change.
- * 150 seeds; LIVENESS_SEEDS=n runs more, SEED=n replays one (FUZZ_TRACE=1 prints every step).
+ * 120 fixed and 30 rotating seeds (test/helpers/seeds.ts); LIVENESS_SEEDS=n sets the fixed block, LIVENESS_SEED=n replays one, LIVENESS_SEED_BASE=b a rotating block (FUZZ_TRACE=1 prints every step).
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +20,7 @@ import { MetadataImage } from '../../../src/controller/metadata/image.js';
 import { MetadataPublisher } from '../../../src/controller/metadata/publisher.js';
 import { NO_LEADER } from '../../../src/controller/metadata/records.js';
 import { MemoryMetadataLog, newTopic } from './fixtures.js';
+import { simulationSeeds } from '../../helpers/seeds.js';
 
 const SESSION_MS = 1000;
 
@@ -127,12 +128,19 @@ async function schedule(seed: number): Promise<{ fences: number; leaderless: num
 }
 
 it('random liveness schedules keep leaders on usable in-sync brokers', async () => {
-  const only = process.env['SEED'];
-  const seeds = only !== undefined ? [Number(only)] : Array.from({ length: Number(process.env['LIVENESS_SEEDS'] ?? 150) }, (_, i) => i + 1);
+  const plan = simulationSeeds('LIVENESS', 120, 30);
+  const seeds = plan.seeds;
+  console.log(plan.summary);
   let fences = 0;
   let leaderless = 0;
   for (const seed of seeds) {
-    const out = await schedule(seed);
+    let out: Awaited<ReturnType<typeof schedule>>;
+    try {
+      out = await schedule(seed);
+    } catch (e) {
+      console.error(`controller liveness fuzz failed with ${plan.seedVariable}=${seed}`);
+      throw e;
+    }
     fences += out.fences;
     leaderless += out.leaderless;
   }

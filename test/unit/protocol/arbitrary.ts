@@ -6,6 +6,11 @@
  * range, int64 as bigint, uuids as 22-character base64url strings, strings
  * with non-ASCII text, records as random Buffers or null. Tagged fields are
  * sometimes left out, sometimes set to their default and sometimes random.
+ * With `boundaryLengths`, one string, bytes field or top-level array in
+ * BOUNDARY_WEIGHT takes a length where a compact length prefix (uvarint of
+ * length + 1) grows by a byte: 127/128 (two bytes) and 16383/16384 (three
+ * bytes), so multi-byte prefixes are on the wire, not only one-byte ones
+ * (opt-in: such values make the every-truncation checks quadratic).
  */
 import fc from 'fast-check';
 import { inRange, parseVersionRange, type FieldSpec, type MessageSchema, type TypeSpec } from '../../../src/protocol/schema.js';
@@ -16,9 +21,31 @@ export interface ArbitraryLimits {
   /** Longest string in UTF-16 code units (classic strings must stay under 32 KiB of UTF-8). */
   readonly stringLengthMax: number;
   readonly bytesLengthMax: number;
+  /** Sometimes use lengths around the compact-prefix steps (see above). */
+  readonly boundaryLengths?: boolean;
 }
 
 const DEFAULT_LIMITS: ArbitraryLimits = { arrayLengthMax: 4, stringLengthMax: 16, bytesLengthMax: 48 };
+/** DEFAULT_LIMITS plus lengths around the compact-prefix steps. */
+export const BOUNDARY_LIMITS: ArbitraryLimits = { ...DEFAULT_LIMITS, boundaryLengths: true };
+
+/** Lengths around the 1->2 and 2->3 byte steps of a compact length prefix. */
+const STRING_BOUNDARY_LENGTHS = [126, 127, 128, 16382, 16383, 16384] as const;
+/** Array elements cost more: only the 1->2 byte step. */
+const ARRAY_BOUNDARY_LENGTHS = [126, 127, 128] as const;
+/** One value in this many takes a boundary length. */
+const BOUNDARY_WEIGHT = 20;
+
+/** Printable ASCII (one UTF-8 byte a character, so the byte length is the length) of a boundary length. */
+const boundaryString = fc.tuple(fc.constantFrom(...STRING_BOUNDARY_LENGTHS), fc.integer({ min: 0x20, max: 0x7e }), fc.string({ maxLength: 4, unit: 'grapheme-ascii' }))
+  .map(([n, c, tail]) => String.fromCharCode(c).repeat(n - tail.length) + tail);
+const boundaryBytes = fc.tuple(fc.constantFrom(...STRING_BOUNDARY_LENGTHS), fc.integer({ min: 0, max: 255 }), fc.uint8Array({ maxLength: 4 }))
+  .map(([n, b, tail]) => Buffer.concat([Buffer.alloc(n - tail.length, b), Buffer.from(tail)]));
+
+/** `usual` most of the time, `boundary` one time in BOUNDARY_WEIGHT. */
+function oneInWeight<T>(usual: fc.Arbitrary<T>, boundary: fc.Arbitrary<T>): fc.Arbitrary<T> {
+  return fc.oneof({ arbitrary: usual, weight: BOUNDARY_WEIGHT - 1 }, { arbitrary: boundary, weight: 1 });
+}
 
 /** Nested arrays shrink by one element a level, but never below this. */
 const NESTED_ARRAY_LENGTH_MIN = 2;
@@ -73,11 +100,20 @@ function nonNullArbitrary(type: TypeSpec, ctx: Context, depth: number): fc.Arbit
   if (typeof type !== 'string') {
     if (type.kind === 'array') {
       const maxLength = Math.max(NESTED_ARRAY_LENGTH_MIN, ctx.limits.arrayLengthMax - depth);
-      return fc.array(typeArbitrary(type.element as TypeSpec, false, ctx, depth + 1), { maxLength });
+      const element = typeArbitrary(type.element as TypeSpec, false, ctx, depth + 1);
+      const usual = fc.array(element, { maxLength });
+      if (depth > 0 || ctx.limits.boundaryLengths !== true) return usual;
+      // The elements of a long array keep their usual sizes (bounded cost).
+      const plain: Context = { ...ctx, limits: { ...ctx.limits, boundaryLengths: false } };
+      const plainElement = typeArbitrary(type.element as TypeSpec, false, plain, depth + 1);
+      const long = fc.constantFrom(...ARRAY_BOUNDARY_LENGTHS).chain((n) => fc.array(plainElement, { minLength: n, maxLength: n }));
+      return oneInWeight(usual, long);
     }
     return structArbitrary(type.fields as readonly FieldSpec[], ctx, depth + 1);
   }
   const { stringLengthMax, bytesLengthMax } = ctx.limits;
+  const sometimesBoundary = <T>(usual: fc.Arbitrary<T>, boundary: fc.Arbitrary<T>): fc.Arbitrary<T> =>
+    ctx.limits.boundaryLengths === true ? oneInWeight(usual, boundary) : usual;
   switch (type) {
     case 'bool':
       return fc.boolean();
@@ -100,15 +136,18 @@ function nonNullArbitrary(type: TypeSpec, ctx: Context, depth: number): fc.Arbit
       // ASCII most of the time; any Unicode scalar value (multi-byte UTF-8,
       // astral planes) otherwise. Lone surrogates cannot survive UTF-8 and
       // are not generated.
-      return fc.oneof(
-        fc.string({ maxLength: stringLengthMax }),
-        fc.string({ unit: 'binary', maxLength: stringLengthMax }),
-        fc.string({ unit: 'grapheme', maxLength: stringLengthMax }),
+      return sometimesBoundary(
+        fc.oneof(
+          fc.string({ maxLength: stringLengthMax }),
+          fc.string({ unit: 'binary', maxLength: stringLengthMax }),
+          fc.string({ unit: 'grapheme', maxLength: stringLengthMax }),
+        ),
+        boundaryString,
       );
     case 'bytes':
     case 'nullableBytes':
     case 'records':
-      return fc.uint8Array({ maxLength: bytesLengthMax }).map((a) => Buffer.from(a));
+      return sometimesBoundary(fc.uint8Array({ maxLength: bytesLengthMax }).map((a) => Buffer.from(a)), boundaryBytes);
     case 'uuid':
       return fc.uint8Array({ minLength: 16, maxLength: 16 }).map((a) => Buffer.from(a).toString('base64url'));
     default:

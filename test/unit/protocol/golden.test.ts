@@ -193,6 +193,37 @@ test('hand-built golden: Metadata v9 request (compact array, struct tag buffers)
   assert.equal(decode(MetadataRequest, 9, allTopics).topics, null);
 });
 
+test('hand-built golden: multi-byte compact lengths (strings of 200 and 16,400 bytes, an array of 130)', () => {
+  // The prefixes are spelled out byte by byte (uvarint, least significant
+  // seven bits first), not computed: 201 = 0x49 + 1 * 128, 16401 = 0x11 +
+  // 0 * 128 + 1 * 16384, 131 = 0x03 + 1 * 128.
+  const long = 'L'.repeat(200);
+  const veryLong = 'x'.repeat(16_400);
+  const oneTopic = (prefix: number[], name: string): number[] => [...prefix, ...Buffer.from(name), ...NO_TAGS];
+  const bytes = bytesOf(
+    [0x04], // three topics
+    oneTopic([0xc9, 0x01], long),
+    oneTopic([0x91, 0x80, 0x01], veryLong),
+    oneTopic([0x02], 't'),
+    bool(true), bool(false), bool(false),
+    NO_TAGS,
+  );
+  const value = { topics: [{ name: long }, { name: veryLong }, { name: 't' }], allowAutoTopicCreation: true };
+  assert.deepEqual(encode(MetadataRequest, 9, value), bytes);
+  assert.deepEqual(decode(MetadataRequest, 9, bytes).topics, value.topics);
+
+  const names = Array.from({ length: 130 }, (_, i) => `t${i}`);
+  const many = bytesOf(
+    [0x83, 0x01], // 130 topics
+    ...names.map((name) => oneTopic([name.length + 1], name)),
+    bool(true), bool(false), bool(false),
+    NO_TAGS,
+  );
+  const manyValue = { topics: names.map((name) => ({ name })), allowAutoTopicCreation: true };
+  assert.deepEqual(encode(MetadataRequest, 9, manyValue), many);
+  assert.deepEqual(decode(MetadataRequest, 9, many).topics, manyValue.topics);
+});
+
 test('hand-built golden: Metadata v9 response', () => {
   const partition = [
     ...i16(0),

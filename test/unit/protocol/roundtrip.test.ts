@@ -7,7 +7,7 @@
  *  - every truncation of an encoded value throws DecodeError, never another
  *    error type;
  *  - random and mutated bytes decode to a value or throw DecodeError.
- * SEED=n replays a run; ROUNDTRIP_RUNS sets the runs per (schema, version).
+ * ROUNDTRIP_SEED=n replays a run; ROUNDTRIP_RUNS sets the runs per (schema, version).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,10 +16,12 @@ import { decode, encode } from '../../../src/protocol/codec.js';
 import { DecodeError } from '../../../src/protocol/primitives/decode-error.js';
 import { inRange, parseVersionRange, type FieldSpec, type Input, type MessageSchema, type TypeSpec } from '../../../src/protocol/schema.js';
 import { apiSchemas } from '../../../src/protocol/messages/index.js';
-import { messageArbitrary, type MessageValue } from './arbitrary.js';
+import { BOUNDARY_LIMITS, messageArbitrary, type MessageValue } from './arbitrary.js';
 
 const RUNS = Number(process.env['ROUNDTRIP_RUNS'] ?? 50);
-const SEED = process.env['SEED'] === undefined ? Date.now() % 0x7fffffff : Number(process.env['SEED']);
+/** Runs with lengths around the compact-prefix steps (127/128, 16383/16384). */
+const BOUNDARY_RUNS = Number(process.env['ROUNDTRIP_BOUNDARY_RUNS'] ?? 10);
+const SEED = process.env['ROUNDTRIP_SEED'] === undefined ? Date.now() % 0x7fffffff : Number(process.env['ROUNDTRIP_SEED']);
 const TRUNCATED_SAMPLES = 3;
 const RANDOM_BYTES_LENGTH_MAX = 96;
 /** A generous bound: one (schema, version) takes milliseconds; a hang fails here. */
@@ -110,7 +112,7 @@ test('every API has request and response schemas that agree on key, versions and
 
 for (const schema of schemasUnderTest()) {
   test(`${schema.name} (api ${schema.apiKey}) v${schema.minVersion}-${schema.maxVersion}`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
-    t.diagnostic(`SEED=${SEED}`);
+    t.diagnostic(`ROUNDTRIP_SEED=${SEED}`);
     for (const version of versionsOf(schema)) {
       const arb = messageArbitrary(schema, version);
 
@@ -123,6 +125,18 @@ for (const schema of schemasUnderTest()) {
             assertSubset(back, value, `${schema.name} v${version}`);
           }),
           params(RUNS),
+        );
+      });
+
+      await t.test(`v${version} round-trips ${BOUNDARY_RUNS} values with multi-byte length prefixes`, () => {
+        fc.assert(
+          fc.property(messageArbitrary(schema, version, BOUNDARY_LIMITS), (value) => {
+            const bytes = enc(schema, version, value);
+            const back = decode(schema, version, bytes);
+            assert.deepEqual(enc(schema, version, back), bytes, 're-encoding the decoded value changes the bytes');
+            assertSubset(back, value, `${schema.name} v${version}`);
+          }),
+          params(BOUNDARY_RUNS),
         );
       });
 

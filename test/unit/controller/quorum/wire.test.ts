@@ -26,7 +26,7 @@ import { METADATA_TOPIC_ID } from '../../../../src/controller/uuid.js';
 import type { FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse, RaftEntry, VoteRequest, VoteResponse } from '../../../../src/controller/raft/types.js';
 
 const RUNS = Number(process.env['ROUNDTRIP_RUNS'] ?? 100);
-const SEED = process.env['SEED'] === undefined ? Date.now() % 0x7fffffff : Number(process.env['SEED']);
+const SEED = process.env['RAFT_WIRE_SEED'] === undefined ? Date.now() % 0x7fffffff : Number(process.env['RAFT_WIRE_SEED']);
 const params = { numRuns: RUNS, seed: SEED };
 
 function through<S extends MessageSchema>(schema: S, version: number, value: Input<S>): ReturnType<typeof decode<S>> {

@@ -5,7 +5,9 @@
  * is recomputed from scratch. Ops: new batches, retries of recent and old
  * batches, gaps, stale and new epochs, flushes, crashes (torn writes
  * included) with recovery from snapshots + log, clean restarts, truncation.
- * SEED=n replays one seed; PRODUCER_FUZZ_SEEDS sets how many run.
+ * 32 fixed and 8 rotating seeds (test/helpers/seeds.ts): PRODUCER_FUZZ_SEED=n
+ * replays one, PRODUCER_FUZZ_SEED_BASE=b a rotating block, PRODUCER_FUZZ_SEEDS=n
+ * sets the fixed block.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +19,7 @@ import { DEFAULT_LOG_CONFIG } from '../../../../src/storage/config.js';
 import { Partition } from '../../../../src/replication/partition.js';
 import { BATCHES_RETAINED, SEQUENCE_MAX, lastSequence } from '../../../../src/storage/producer-state/producer-state.js';
 import { idempotentBatch, headerOf, type IdempotentSpec } from './fixture.js';
+import { simulationSeeds } from '../../../helpers/seeds.js';
 
 interface ModelBatch {
   pid: bigint;
@@ -144,9 +147,17 @@ function runSeed(seed: number, ops: number): void {
 }
 
 describe('idempotent append op-fuzz against a model', () => {
-  const only = process.env['SEED'];
-  const seeds = only !== undefined ? [Number(only)] : Array.from({ length: Number(process.env['PRODUCER_FUZZ_SEEDS'] ?? 40) }, (_, i) => i + 1);
+  const plan = simulationSeeds('PRODUCER_FUZZ', 32, 8);
+  const seeds = plan.seeds;
   it(`${seeds.length} seeds x 400 ops`, () => {
-    for (const seed of seeds) runSeed(seed, 400);
+    console.log(plan.summary);
+    for (const seed of seeds) {
+      try {
+        runSeed(seed, 400);
+      } catch (e) {
+        console.error(`producer-state op-fuzz failed with ${plan.seedVariable}=${seed}`);
+        throw e;
+      }
+    }
   });
 });
