@@ -99,6 +99,3 @@ export function backoffMs(baseMs: number, attempt: number): number {
   return Math.min(baseMs * 2 ** attempt, PRODUCER_RETRY_BACKOFF_MS_MAX);
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -24,7 +24,8 @@ import { Sender } from './producer-sender.js';
 import { COMPRESSION_CODECS } from './records.js';
 import { RecordAccumulator, recordBytes, type BatchAck, type RecordMetadata, type Sink } from './producer-accumulator.js';
 import { createPartitioner, type ProducerPartitioner } from './producer-partitioners.js';
-import { Fifo, RecordSink, backoffMs, isRetriable, nonNegative, positive, sleep, toHeaderList } from './producer-support.js';
+import { Fifo, RecordSink, backoffMs, isRetriable, nonNegative, positive, toHeaderList } from './producer-support.js';
+import { sleep } from '../util/sleep.js';
 import {
   BATCH_SIZE_DEFAULT,
   BUFFER_MEMORY_DEFAULT,
