@@ -15,6 +15,8 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { AdminApis } from './admin-apis.js';
 import { Apis, request, type ClientApi } from './apis.js';
+import { listOffsetsKey, sendListOffsets } from './list-offsets.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../protocol/messages/02-list-offsets.js';
 import { REFRESH_METADATA_ERRORS, type Cluster, type TopicMetadata } from './cluster.js';
 import type { Connection } from '../net/connection.js';
 import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
@@ -74,9 +76,6 @@ export interface LeaderEpochResult {
   error: KafkaProtocolError | null;
 }
 
-const EARLIEST_TIMESTAMP = -2n;
-const LATEST_TIMESTAMP = -1n;
-const MAX_TIMESTAMP = -3n;
 /** ListOffsets v7 makes max-timestamp lookups official (KIP-734). */
 const MAX_TIMESTAMP_MIN_VERSION = 7;
 /** OffsetForLeaderEpoch replicaId of a consumer (v3+). */
@@ -102,21 +101,15 @@ export async function listOffsetsFor(cluster: Cluster, requests: readonly ListOf
     ? { ...Apis.ListOffsets, minVersion: MAX_TIMESTAMP_MIN_VERSION, maxVersion: Math.max(Apis.ListOffsets.maxVersion, MAX_TIMESTAMP_MIN_VERSION) }
     : Apis.ListOffsets;
   return forEachLeader(cluster, 'ListOffsets', items, async (conn, group) => {
-    const { response } = await request(conn, api, () => ({
-      replicaId: -1,
-      isolationLevel,
-      topics: byTopic(group).map(([name, ps]) => ({
-        name,
-        partitions: ps.map((p) => ({ partitionIndex: p.partition, currentLeaderEpoch: -1, timestamp: p.timestamp })),
-      })),
-    }));
+    const byKey = await sendListOffsets(conn, api, isolationLevel, group);
     const answers = new Map<string, Answer<Omit<ListOffsetsResult, 'error'>>>();
-    for (const t of response.topics) {
-      for (const p of t.partitions) {
-        answers.set(key(t.name, p.partitionIndex), {
+    for (const item of group) {
+      const p = byKey.get(listOffsetsKey(item.topic, item.partition));
+      if (p !== undefined) {
+        answers.set(key(item.topic, item.partition), {
           errorCode: p.errorCode,
           message: null,
-          value: { topic: t.name, partition: p.partitionIndex, offset: p.offset, timestamp: p.timestamp, leaderEpoch: p.leaderEpoch },
+          value: { topic: item.topic, partition: item.partition, offset: p.offset, timestamp: p.timestamp, leaderEpoch: p.leaderEpoch },
         });
       }
     }

@@ -14,6 +14,7 @@
 import { ErrorCode, errorInfo } from '../protocol/errors.js';
 import { Apis, request } from './apis.js';
 import { Connection, type ConnectionOptions } from '../net/connection.js';
+import { sleep } from '../util/sleep.js';
 import {
   ClientErrorCode,
   ConnectionClosedError,
@@ -385,8 +386,4 @@ function toTopicMetadata(t: MetadataTopic): TopicMetadata {
 
 export function errorName(code: number): string {
   return errorInfo(code).name;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -23,7 +23,7 @@ import { REFRESH_METADATA_ERRORS, type Cluster } from './cluster.js';
 import { KafkaProtocolError, ProducerFencedError, UnsupportedVersionError, throwIfKafkaError } from '../net/errors.js';
 import type { PartitionQueue, ProducerBatch, RecordAccumulator } from './producer-accumulator.js';
 import { ProducerIdentity, incrementSequence, restampBatch, sequenceVerdict, type IdempotenceSettings } from './producer-idempotence.js';
-import { backoffMs, deliveryTimeout, isRetriable } from './producer-support.js';
+import { backoffMs, deliveryTimeout, isRetriable } from './producer-retry.js';
 import { MAX_IN_FLIGHT_DEFAULT } from './producer-types.js';
 import type { Acks } from './records.js';
 

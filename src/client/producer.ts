@@ -24,7 +24,10 @@ import { Sender } from './producer-sender.js';
 import { COMPRESSION_CODECS } from './records.js';
 import { RecordAccumulator, recordBytes, type BatchAck, type RecordMetadata, type Sink } from './producer-accumulator.js';
 import { createPartitioner, type ProducerPartitioner } from './producer-partitioners.js';
-import { Fifo, RecordSink, backoffMs, isRetriable, nonNegative, positive, sleep, toHeaderList } from './producer-support.js';
+import { Fifo } from '../util/fifo.js';
+import { RecordSink, nonNegative, positive, toHeaderList } from './producer-input.js';
+import { backoffMs, isRetriable } from './producer-retry.js';
+import { sleep } from '../util/sleep.js';
 import {
   BATCH_SIZE_DEFAULT,
   BUFFER_MEMORY_DEFAULT,

@@ -21,6 +21,8 @@ import { decodeRecordBatch, recordOffset, recordTimestamp, splitBatches } from '
 import type { RecordHeader } from '../protocol/record-batch/record.js';
 import { Apis, request, versionFor } from './apis.js';
 import type { Cluster } from './cluster.js';
+import { listOffsetsKey, sendListOffsets } from './list-offsets.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from '../protocol/messages/02-list-offsets.js';
 import type { Connection } from '../net/connection.js';
 import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
 
@@ -342,9 +344,6 @@ export interface ListedOffset {
   leaderEpoch: number;
 }
 
-const EARLIEST_TIMESTAMP = -2n;
-const LATEST_TIMESTAMP = -1n;
-
 function specTimestamp(spec: OffsetSpec): bigint {
   if (spec === 'earliest') return EARLIEST_TIMESTAMP;
   if (spec === 'latest') return LATEST_TIMESTAMP;
@@ -361,20 +360,9 @@ export async function listOffsetsMany(
 ): Promise<ListedOffset[]> {
   const items = partitions.map((p, index) => ({ ...p, timestamp: specTimestamp(p.spec), index }));
   return perLeader(cluster, items, true, async (conn, group) => {
-    const topics = new Map<string, (typeof group)[number][]>();
-    for (const item of group) topics.set(item.topic, [...(topics.get(item.topic) ?? []), item]);
-    const { response } = await request(conn, Apis.ListOffsets, () => ({
-      replicaId: -1,
-      isolationLevel,
-      topics: [...topics].map(([name, ps]) => ({
-        name,
-        partitions: ps.map((p) => ({ partitionIndex: p.partition, currentLeaderEpoch: -1, timestamp: p.timestamp })),
-      })),
-    }));
-    const byKey = new Map<string, (typeof response.topics)[number]['partitions'][number]>();
-    for (const t of response.topics) for (const p of t.partitions) byKey.set(`${t.name}\u0000${p.partitionIndex}`, p);
+    const byKey = await sendListOffsets(conn, Apis.ListOffsets, isolationLevel, group);
     return group.map((item) => {
-      const p = byKey.get(`${item.topic}\u0000${item.partition}`);
+      const p = byKey.get(listOffsetsKey(item.topic, item.partition));
       const code = p === undefined ? ErrorCode.UNKNOWN_SERVER_ERROR : p.errorCode;
       if (p === undefined || code !== 0) return new KafkaProtocolError(code, { api: 'ListOffsets', topic: item.topic, partition: item.partition });
       return { topic: item.topic, partition: item.partition, offset: p.offset, timestamp: p.timestamp, leaderEpoch: p.leaderEpoch };

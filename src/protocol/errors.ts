@@ -155,17 +155,3 @@ export function errorName(code: number): string {
 
 export const allErrors: readonly KafkaErrorInfo[] = table;
 
-/**
- * An error that a handler throws to answer the whole request (or the part it
- * is handling) with a given wire code, optionally with a message for the
- * clients whose responses carry one.
- */
-export class KafkaProtocolError extends Error {
-  constructor(
-    readonly errorCode: number,
-    message?: string,
-  ) {
-    super(message ?? errorInfo(errorCode).description);
-    this.name = errorName(errorCode);
-  }
-}

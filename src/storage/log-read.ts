@@ -6,9 +6,31 @@
  * the offset range and owns the cache's lifetime (it drops entries when
  * segments are replaced, deleted or truncated).
  */
-import type { ReadOptions } from './partition-log-api.js';
+import type { ReadAllocator } from './fs.js';
 import type { LogSegment } from './segment.js';
 import { floorSegment } from './segment-lookups.js';
+
+export interface ReadOptions {
+  /** Never return batches containing offsets at or after this one (the high watermark). */
+  maxOffsetExclusive?: bigint | undefined;
+  /** Return the first batch whole even when bigger than maxBytes (default true). */
+  minOneBatch?: boolean | undefined;
+  /** Where the returned chunks are read into (default: fresh Buffers); e.g. a BufferPool's acquire. */
+  allocate?: ReadAllocator | undefined;
+}
+
+export type ReadResult =
+  | {
+      kind: 'records';
+      /** Stored bytes, one chunk per segment touched; empty when nothing to return. */
+      chunks: Buffer[];
+      sizeBytes: number;
+      /** The last chunk ends inside a batch (cut at maxBytes, as Kafka does). */
+      partialTail: boolean;
+      logStartOffset: bigint;
+      logEndOffset: bigint;
+    }
+  | { kind: 'offset_out_of_range'; logStartOffset: bigint; logEndOffset: bigint };
 
 /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
 export class BoundPositionCache {

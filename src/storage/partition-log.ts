@@ -12,13 +12,53 @@ import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
 import { LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
 import { BoundPositionCache, readSegments } from './log-read.js';
-import type { AppendResult, PartitionLogOptions, ReadOptions, ReadResult, RetentionResult, SegmentInfo, TimestampOffset } from './partition-log-api.js';
+import type { ReadOptions, ReadResult } from './log-read.js';
+import type { SegmentInfo, TimestampOffset } from './segment-lookups.js';
 import { LogSegment } from './segment.js';
 import * as lookups from './segment-lookups.js';
 import { LogProducerState, type ProducerStateLog } from './producer-state/log-producer-state.js';
 import type { ProducerStateManager } from './producer-state/producer-state.js';
 
-export type { AppendResult, PartitionLogOptions, ReadOptions, ReadResult, RetentionResult, SegmentInfo, TimestampOffset } from './partition-log-api.js';
+export type { ReadOptions, ReadResult } from './log-read.js';
+export type { SegmentInfo, TimestampOffset } from './segment-lookups.js';
+
+/** What a PartitionLog is opened with. */
+export interface PartitionLogOptions {
+  fs: FileSystem;
+  clock: Clock;
+  /** The partition directory, `<data.dir>/<topic>-<partition>`. */
+  dir: string;
+  topic: string;
+  partition: number;
+  config: LogConfig;
+  /** From recovery-point-offset-checkpoint; absent = scan every segment. */
+  recoveryPoint?: bigint | undefined;
+  /** From log-start-offset-checkpoint. */
+  logStartOffset?: bigint | undefined;
+  hadCleanShutdown?: boolean;
+  /**
+   * Called when the recovery point went down or the log start offset went up,
+   * so the owner rewrites its checkpoint files before anything else happens.
+   */
+  onCheckpointNeeded?: (() => void) | undefined;
+}
+
+/** Where an append landed. */
+export interface AppendResult {
+  baseOffset: bigint;
+  lastOffset: bigint;
+  /** Clock time of the append (the broker uses it for LogAppendTime topics). */
+  logAppendTimeMs: bigint;
+  /** Byte position of the first batch in its segment file. */
+  position: number;
+}
+
+/** What one retention pass deleted. */
+export interface RetentionResult {
+  segmentsDeleted: number;
+  bytesDeleted: number;
+  logStartOffset: bigint;
+}
 
 const INT32_MAX = 0x7fffffff;
 

@@ -7,8 +7,19 @@
  * log start offset, which PartitionLog passes in.
  */
 import type { EpochEntry } from './leader-epoch-checkpoint.js';
-import type { TimestampOffset } from './partition-log-api.js';
 import type { LogSegment } from './segment.js';
+
+export interface TimestampOffset {
+  offset: bigint;
+  timestampMs: bigint;
+}
+
+export interface SegmentInfo {
+  baseOffset: bigint;
+  nextOffset: bigint;
+  sizeBytes: number;
+  maxTimestampMs: bigint;
+}
 
 /** Index of the last segment whose base offset is <= offset (0 when none). */
 export function floorSegment(segments: readonly LogSegment[], offset: bigint): number {

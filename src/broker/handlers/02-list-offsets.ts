@@ -6,14 +6,10 @@
 // record with the largest timestamp (KIP-734), otherwise the first offset whose
 // timestamp is >= the given one (-1/-1 when there is none). v4+ checks the
 // client's leader epoch and answers with ours.
-import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/02-list-offsets.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, ListOffsetsRequest, ListOffsetsResponse, MAX_TIMESTAMP } from '../../protocol/messages/02-list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import { maxTimestampOffset, offsetForTimestamp } from '../timestamp-lookup.js';
-
-export const EARLIEST_TIMESTAMP = -2n;
-export const LATEST_TIMESTAMP = -1n;
-export const MAX_TIMESTAMP = -3n;
 
 export const listOffsetsHandler = defineHandler({
   apiKey: 2,

@@ -22,6 +22,7 @@ import { GroupMember, describePartitions } from '../../client/group.js';
 import { fetchMany, listOffsetsMany, type FetchPosition, type FetchResult } from '../../client/records.js';
 import { formatError, writeOut } from './common.js';
 import { formatRecord } from './record-format.js';
+import { sleep } from '../../util/sleep.js';
 
 export const AUTO_COMMIT_INTERVAL_MS = 5_000;
 /** Longest single fetch wait, so --timeout-ms, rebalances and Ctrl-C are noticed promptly. */
@@ -250,8 +251,4 @@ async function resetPosition(cluster: Cluster, positions: Map<string, FetchPosit
 
 function key(p: { topic: string; partition: number }): string {
   return `${p.topic}\u0000${p.partition}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -6,6 +6,13 @@
 // fields; the timestamp -3 (MAX_TIMESTAMP, KIP-734) becomes valid.
 import { array, field, request, response, struct, type Infer } from '../schema.js';
 
+/** The timestamp that asks for the log start offset. */
+export const EARLIEST_TIMESTAMP = -2n;
+/** The timestamp that asks for the high watermark (the last stable offset under read_committed, v2+). */
+export const LATEST_TIMESTAMP = -1n;
+/** The timestamp that asks for the record with the largest timestamp (v7+, KIP-734). */
+export const MAX_TIMESTAMP = -3n;
+
 export const ListOffsetsRequest = request(2, { versions: '0-7', flexible: '6+', name: 'ListOffsetsRequest' }, [
   field('replicaId', 'int32', { default: -1 }),
   field('isolationLevel', 'int8', { versions: '2+', default: 0 }),
