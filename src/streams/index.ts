@@ -19,3 +19,6 @@ export type { DeserializationExceptionHandler, DeserializationHandlerResponse } 
 export type { RawRecord } from './runtime/collector.js';
 export { TopologyTestDriver, type TestDriverConfig } from './test-driver/topology-test-driver.js';
 export { TestInputTopic, TestOutputTopic, type TestRecord } from './test-driver/test-topics.js';
+export { KafkaStreams, type StreamThreadExceptionResponse } from './runtime/kafka-streams.js';
+export type { StreamsStateName, StateListener } from './runtime/streams-state.js';
+export type { ProcessingGuarantee, ProductionExceptionHandler, ProductionHandlerResponse, StreamsConfig, StreamsLogger } from './runtime/config.js';

@@ -1,0 +1,86 @@
+/**
+ * The runtime's RecordCollector: sends sink and changelog records with the
+ * application's Producer without waiting for each acknowledgement. A commit
+ * calls `flush()`, which waits for every record sent so far, so offsets are
+ * only committed after the output they led to is acknowledged (at least once).
+ * A failed send goes to the production exception handler; 'FAIL' makes the
+ * next flush throw.
+ */
+import type { Admin, Producer } from '../../client/index.js';
+import { StreamsError, StreamsErrorCode } from '../errors.js';
+import type { ProductionExceptionHandler } from './config.js';
+import type { RecordCollector, SinkRecord } from './collector.js';
+
+/** Sends a task's output through the Producer. */
+export class ProducerCollector implements RecordCollector {
+  private inFlight = new Set<Promise<unknown>>();
+  private failure: unknown = null;
+  /** Resolves partition counts for sinks with a partitioner; sends wait in order behind a lookup. */
+  private chain: Promise<void> = Promise.resolve();
+  private chained = 0;
+
+  constructor(
+    private readonly producer: Producer<Buffer | null, Buffer | null>,
+    private readonly admin: Admin,
+    private readonly partitions: Map<string, number>,
+    private readonly onError: ProductionExceptionHandler,
+  ) {}
+
+  send(record: SinkRecord, choosePartition?: (numPartitions: number) => number | undefined): void {
+    if (choosePartition === undefined && this.chained === 0) return this.produce(record, undefined);
+    const known = this.partitions.get(record.topic);
+    if (known !== undefined && this.chained === 0) return this.produce(record, choosePartition?.(known));
+    // Keep order: this record (and every later one) waits for the lookup.
+    this.chained++;
+    this.chain = this.chain
+      .then(async () => {
+        let n = this.partitions.get(record.topic);
+        if (n === undefined && choosePartition !== undefined) {
+          const [d] = await this.admin.describeTopics([record.topic]);
+          n = d?.partitions.length ?? 0;
+          if (n > 0) this.partitions.set(record.topic, n);
+        }
+        this.produce(record, n === undefined || n === 0 ? undefined : choosePartition?.(n));
+      })
+      .catch((err: unknown) => this.fail(err, record))
+      .finally(() => void this.chained--);
+    this.track(this.chain);
+  }
+
+  logChange(topic: string, partition: number, key: Buffer, value: Buffer | null, timestamp: number): void {
+    this.produce({ topic, key, value, timestamp, headers: [] }, partition);
+  }
+
+  /** Waits for every record sent so far; throws if one failed and the handler said FAIL. */
+  async flush(): Promise<void> {
+    await this.chain;
+    await this.producer.flush();
+    await Promise.allSettled([...this.inFlight]);
+    if (this.failure !== null) {
+      const err = this.failure;
+      this.failure = null;
+      throw new StreamsError(StreamsErrorCode.PROCESSING, `producing the topology's output failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    }
+  }
+
+  private produce(record: SinkRecord, partition: number | undefined): void {
+    const sent = this.producer.send({
+      topic: record.topic,
+      key: record.key,
+      value: record.value,
+      timestamp: record.timestamp,
+      headers: record.headers,
+      ...(partition !== undefined ? { partition } : {}),
+    });
+    this.track(sent.catch((err: unknown) => this.fail(err, record)));
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private fail(err: unknown, record: SinkRecord): void {
+    if (this.onError(err, record) === 'FAIL' && this.failure === null) this.failure = err;
+  }
+}
