@@ -43,7 +43,8 @@ export class DslGraph {
   /** Adds the key-value store a `Materialized` describes (name generated with `prefix` if absent); returns its name. */
   keyValueStore<K, V>(materialized: Materialized<K, V>, prefix: string, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined): string {
     const name = materialized.storeName ?? this.name(prefix);
-    const builder = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), materialized.keySerde ?? keySerde, materialized.valueSerde ?? valueSerde);
+    const supplier = materialized.storeType === 'persistent' ? Stores.persistentKeyValueStore(name) : Stores.inMemoryKeyValueStore(name);
+    const builder = Stores.keyValueStoreBuilder(supplier, materialized.keySerde ?? keySerde, materialized.valueSerde ?? valueSerde);
     const logged = materialized.loggingEnabled === false ? builder.withLoggingDisabled() : builder.withLoggingEnabled(materialized.changelogConfig ?? {});
     this.topology.addStateStore(logged);
     return name;

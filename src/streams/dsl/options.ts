@@ -42,6 +42,8 @@ export interface Materialized<K, V> {
   /** Whether the store has a changelog topic (default true). */
   loggingEnabled?: boolean;
   changelogConfig?: ChangelogConfig;
+  /** 'in-memory' (default) or 'persistent' (LMDB under stateDir). */
+  storeType?: 'in-memory' | 'persistent';
 }
 
 /** Options of `repartition()`. */

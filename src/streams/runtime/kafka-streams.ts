@@ -198,6 +198,7 @@ export class KafkaStreams {
       tasks.flushStores();
       await tasks.collector.flush();
       if (offsets.length > 0) await consumer.commit(offsets);
+      tasks.writeCheckpoints();
     });
     this.committing = next.catch(() => {});
     return next;

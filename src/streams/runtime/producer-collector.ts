@@ -18,6 +18,8 @@ export class ProducerCollector implements RecordCollector {
   /** Resolves partition counts for sinks with a partitioner; sends wait in order behind a lookup. */
   private chain: Promise<void> = Promise.resolve();
   private chained = 0;
+  /** Per changelog partition (`topic:partition`), the offset after the last acknowledged record. */
+  readonly changelogOffsets = new Map<string, bigint>();
 
   constructor(
     private readonly producer: Producer<Buffer | null, Buffer | null>,
@@ -48,7 +50,10 @@ export class ProducerCollector implements RecordCollector {
   }
 
   logChange(topic: string, partition: number, key: Buffer, value: Buffer | null, timestamp: number): void {
-    this.produce({ topic, key, value, timestamp, headers: [] }, partition);
+    this.produce({ topic, key, value, timestamp, headers: [] }, partition, (offset) => {
+      const k = `${topic}:${partition}`;
+      if (offset + 1n > (this.changelogOffsets.get(k) ?? -1n)) this.changelogOffsets.set(k, offset + 1n);
+    });
   }
 
   /** Waits for every record sent so far; throws if one failed and the handler said FAIL. */
@@ -63,7 +68,7 @@ export class ProducerCollector implements RecordCollector {
     }
   }
 
-  private produce(record: SinkRecord, partition: number | undefined): void {
+  private produce(record: SinkRecord, partition: number | undefined, acked?: (offset: bigint) => void): void {
     const sent = this.producer.send({
       topic: record.topic,
       key: record.key,
@@ -72,7 +77,7 @@ export class ProducerCollector implements RecordCollector {
       headers: record.headers,
       ...(partition !== undefined ? { partition } : {}),
     });
-    this.track(sent.catch((err: unknown) => this.fail(err, record)));
+    this.track(sent.then((meta) => acked?.(meta.offset), (err: unknown) => this.fail(err, record)));
   }
 
   private track(p: Promise<unknown>): void {

@@ -14,24 +14,30 @@ export interface RestoreTarget {
   store: string;
   topic: string;
   partition: number;
+  /** Where to start (a checkpoint), or null for the beginning. */
+  from: bigint | null;
 }
 
 const key = (topic: string, partition: number): string => `${topic}:${partition}`;
 
-export async function restoreStores(bootstrap: string, admin: Admin, targets: readonly RestoreTarget[], log: StreamsLogger): Promise<void> {
-  if (targets.length === 0) return;
+/** Restores the targets; returns the end offset restored to per `topic:partition`. */
+export async function restoreStores(bootstrap: string, admin: Admin, targets: readonly RestoreTarget[], log: StreamsLogger): Promise<Map<string, bigint>> {
+  const reached = new Map<string, bigint>();
+  if (targets.length === 0) return reached;
   const started = performance.now();
   const ends = await admin.listOffsets(targets.map((t) => ({ topic: t.topic, partition: t.partition, spec: 'latest' as const })));
   const pending = new Map<string, { target: RestoreTarget; end: bigint; restored: number }>();
   for (const t of targets) {
     const end = ends.find((e) => e.topic === t.topic && e.partition === t.partition)?.offset ?? 0n;
-    if (end > 0n) pending.set(key(t.topic, t.partition), { target: t, end, restored: 0 });
+    reached.set(key(t.topic, t.partition), end);
+    if (end > (t.from ?? 0n)) pending.set(key(t.topic, t.partition), { target: t, end, restored: 0 });
   }
-  if (pending.size === 0) return;
+  if (pending.size === 0) return reached;
   const consumer = new Consumer({ bootstrap, clientId: 'streams-restore', autoOffsetReset: 'earliest' });
   let total = 0;
   try {
     consumer.assign([...pending.values()].map((p) => ({ topic: p.target.topic, partition: p.target.partition })));
+    for (const p of pending.values()) if (p.target.from !== null) consumer.seek({ topic: p.target.topic, partition: p.target.partition }, p.target.from);
     const done = new Set<string>();
     for await (const batch of consumer.batches()) {
       const entry = pending.get(key(batch.topic, batch.partition));
@@ -51,5 +57,7 @@ export async function restoreStores(bootstrap: string, admin: Admin, targets: re
   }
   for (const p of pending.values()) total += p.restored;
   const ms = Math.max(1, performance.now() - started);
-  log('info', `restored ${total} changelog records into ${pending.size} store partition(s) in ${Math.round(ms)} ms (${Math.round((total * 1000) / ms)} records/s): ${[...pending.values()].map((p) => `${p.target.store}@${p.target.task.id}=${p.restored}`).join(', ')}`);
+  for (const p of pending.values()) p.target.task.flush();
+  log('info', `restored ${total} changelog records into ${pending.size} store partition(s) in ${Math.round(ms)} ms (${Math.round((total * 1000) / ms)} records/s): ${[...pending.values()].map((p) => `${p.target.store}@${p.target.task.id}=${p.restored}${p.target.from === null ? '' : ` (from checkpoint ${p.target.from})`}`).join(', ')}`);
+  return reached;
 }

@@ -51,6 +51,8 @@ export class StreamTask {
   private readonly sources = new Map<string, NodeInstance>();
   private readonly stores = new Map<string, StateStore>();
   private readonly restorers = new Map<string, (key: Buffer, value: Buffer | null) => void>();
+  /** Persistent stores that started empty because their files were unreadable. */
+  readonly wipedStores = new Set<string>();
   private readonly punctuations = new Punctuations();
   private streamTimeMs = -1;
   private current: RecordMetadata | null = null;
@@ -69,6 +71,11 @@ export class StreamTask {
       }
       if (inst.node.kind === 'source') for (const t of inst.node.topics) this.sources.set(this.resolve(t), inst);
     }
+  }
+
+  /** The partition of this task. */
+  get partition(): number {
+    return this.options.partition;
   }
 
   /** The topics (resolved names) this task reads. */
@@ -252,6 +259,7 @@ export class StreamTask {
         o.collector.logChange(changelogTopic(o.applicationId, store), o.partition, key, value, timestamp);
       },
       registerRestore: (store, restore) => void this.restorers.set(store, restore),
+      reportWiped: (store) => void this.wipedStores.add(store),
     };
   }
 }

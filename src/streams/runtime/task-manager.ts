@@ -12,6 +12,7 @@ import type { ResolvedConfig } from './config.js';
 import type { ProducerCollector } from './producer-collector.js';
 import { restoreStores, type RestoreTarget } from './restore.js';
 import { StreamTask } from './stream-task.js';
+import { readCheckpoint, taskDir, wipeTaskDir, writeCheckpoint } from './checkpoint.js';
 
 export class TaskManager {
   private readonly tasks = new Map<string, StreamTask>();
@@ -36,21 +37,48 @@ export class TaskManager {
 
   /** Creates the tasks of newly assigned partitions and restores their stores before they process anything. */
   async createFor(partitions: readonly TopicPartition[], partitionCounts: ReadonlyMap<string, number>): Promise<void> {
-    const created: StreamTask[] = [];
     const targets: RestoreTarget[] = [];
     for (const tp of partitions) {
       const id = this.taskId(tp);
       if (this.tasks.has(id)) continue;
       const sub = this.subtopologies[this.topicToSub.get(tp.topic) as number] as Subtopology;
-      const task = this.newTask(id, sub, tp.partition);
+      const dir = taskDir(this.config.stateDir, this.config.applicationId, id);
+      const checkpoint = readCheckpoint(dir);
+      // Without a checkpoint, files on disk may be older than the changelog says: start empty.
+      if (checkpoint === null) wipeTaskDir(dir);
+      const task = this.newTask(id, sub, tp.partition, dir);
       this.tasks.set(id, task);
-      created.push(task);
       for (const store of sub.stores) {
         const topic = changelogTopic(this.config.applicationId, store);
-        if (this.topology.store(store)?.loggingEnabled && partitionCounts.has(topic)) targets.push({ task, store, topic, partition: tp.partition });
+        if (!this.topology.store(store)?.loggingEnabled || !partitionCounts.has(topic)) continue;
+        if (task.wipedStores.has(store)) this.config.logger('warn', `store '${store}' of task ${id} had unreadable files: wiped, restoring it in full from ${topic}`);
+        const persistent = task.stateStores.get(store)?.persistent === true && !task.wipedStores.has(store);
+        const from = persistent ? (checkpoint?.get(`${topic}:${tp.partition}`) ?? null) : null;
+        targets.push({ task, store, topic, partition: tp.partition, from });
       }
     }
-    await restoreStores(this.config.bootstrapServers, this.admin, targets, this.config.logger);
+    const reached = await restoreStores(this.config.bootstrapServers, this.admin, targets, this.config.logger);
+    for (const [k, offset] of reached) if (offset > (this.collector.changelogOffsets.get(k) ?? -1n)) this.collector.changelogOffsets.set(k, offset);
+  }
+
+  /**
+   * After a commit: records, per task with persistent stores, how far its
+   * stores hold the changelog. The stores are flushed first, so every
+   * acknowledged changelog offset is on disk: the checkpoint may lag the
+   * disk (replaying a few changes is harmless) but never lead it.
+   */
+  writeCheckpoints(): void {
+    this.flushStores();
+    for (const task of this.tasks.values()) {
+      const offsets = new Map<string, bigint>();
+      for (const store of task.stateStores.values()) {
+        if (!store.persistent || !this.topology.store(store.name)?.loggingEnabled) continue;
+        const k = `${changelogTopic(this.config.applicationId, store.name)}:${task.partition}`;
+        const offset = this.collector.changelogOffsets.get(k);
+        if (offset !== undefined) offsets.set(k, offset);
+      }
+      if (offsets.size > 0) writeCheckpoint(taskDir(this.config.stateDir, this.config.applicationId, task.id), offsets);
+    }
   }
 
   /** Closes the tasks of revoked or lost partitions (committed before, when revoked). */
@@ -108,14 +136,14 @@ export class TaskManager {
     return `${sub}_${tp.partition}`;
   }
 
-  private newTask(id: string, sub: Subtopology, partition: number): StreamTask {
+  private newTask(id: string, sub: Subtopology, partition: number, dir: string): StreamTask {
     const task = new StreamTask({
       applicationId: this.config.applicationId,
       taskId: id,
       partition,
       topology: this.topology,
       nodes: sub.nodes,
-      stateDir: null,
+      stateDir: dir,
       defaultKeySerde: this.config.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>),
       defaultValueSerde: this.config.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>),
       collector: this.collector,

@@ -8,8 +8,8 @@
 /** A key-value store of bytes. */
 export interface BytesStore {
   readonly persistent: boolean;
-  /** Opens the store; `dir` is where a persistent one keeps its files. */
-  open(dir: string | null): void;
+  /** Opens the store; `dir` is where a persistent one keeps its files. Returns true if unreadable files were wiped. */
+  open(dir: string | null): boolean;
   get(key: Buffer): Buffer | undefined;
   put(key: Buffer, value: Buffer): void;
   delete(key: Buffer): void;
@@ -32,7 +32,9 @@ export class InMemoryBytesStore implements BytesStore {
   readonly persistent = false;
   private readonly map = new Map<string, [Buffer, Buffer]>();
 
-  open(): void {}
+  open(): boolean {
+    return false;
+  }
 
   get(key: Buffer): Buffer | undefined {
     return this.map.get(key.toString('latin1'))?.[1];

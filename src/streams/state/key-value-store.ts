@@ -38,7 +38,7 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
     this.keySerde ??= context.defaultKeySerde as Serde<K>;
     this.valueSerde ??= context.defaultValueSerde as Serde<V>;
     this.topic = changelogTopic(context.applicationId, this.name);
-    this.inner.open(context.stateDir);
+    if (this.inner.open(context.stateDir)) context.reportWiped(this.name);
     context.registerRestore(this.name, (key, value) => {
       if (value === null) this.inner.delete(key);
       else this.inner.put(key, value);

@@ -17,6 +17,8 @@ export interface StateStoreContext {
   readonly defaultValueSerde: Serde<unknown>;
   /** Records a change for the store's changelog, stamped with the time of the record being processed (a no-op when logging is off). */
   logChange(storeName: string, key: Buffer, value: Buffer | null): void;
+  /** Says that a persistent store found unreadable files and started empty (it must be restored in full). */
+  reportWiped(storeName: string): void;
   /** Registers how the runtime replays changelog records into the store on start-up. */
   registerRestore(storeName: string, restore: (key: Buffer, value: Buffer | null) => void): void;
 }

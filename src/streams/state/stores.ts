@@ -4,6 +4,7 @@
  */
 import type { Serde } from '../serdes.js';
 import { InMemoryBytesStore, type BytesStoreSupplier } from './bytes-store.js';
+import { LmdbBytesStore } from './lmdb-store.js';
 import { TypedKeyValueStore } from './key-value-store.js';
 import type { ChangelogConfig, KeyValueStore, StoreBuilder } from './store.js';
 
@@ -37,6 +38,8 @@ class KeyValueStoreBuilder<K, V> implements StoreBuilder<KeyValueStore<K, V>> {
 export const Stores = {
   /** A key-value store kept in memory (rebuilt from its changelog when a task starts). */
   inMemoryKeyValueStore: (name: string): BytesStoreSupplier => ({ name, persistent: false, get: () => new InMemoryBytesStore() }),
+  /** A key-value store on disk (LMDB under the task's state directory); a clean restart restores only the changelog's tail. */
+  persistentKeyValueStore: (name: string): BytesStoreSupplier => ({ name, persistent: true, get: () => new LmdbBytesStore(name) }),
   /** A builder of typed key-value stores over `supplier` (serdes default to the application's). */
   keyValueStoreBuilder: <K, V>(supplier: BytesStoreSupplier, keySerde?: Serde<K>, valueSerde?: Serde<V>): StoreBuilder<KeyValueStore<K, V>> =>
     new KeyValueStoreBuilder(supplier, keySerde, valueSerde),

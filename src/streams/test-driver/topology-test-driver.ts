@@ -6,6 +6,9 @@
  * topics wait in their output topic. Stream-time punctuations fire after each
  * input record; wall-clock ones on `advanceWallClockTime`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { StreamHeaders } from '../processor/record.js';
 import { Serdes, type Serde } from '../serdes.js';
@@ -35,6 +38,8 @@ export class TopologyTestDriver {
   private wallClockMs: number;
   private offset = 0n;
   private closed = false;
+  /** Persistent stores live in a temporary directory, removed on close. */
+  private readonly stateDir = mkdtempSync(join(tmpdir(), 'tributary-test-driver-'));
 
   constructor(
     private readonly topology: Topology,
@@ -50,7 +55,7 @@ export class TopologyTestDriver {
       partition: 0,
       topology,
       nodes,
-      stateDir: null,
+      stateDir: this.stateDir,
       defaultKeySerde: config.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>),
       defaultValueSerde: config.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>),
       collector: {
@@ -103,7 +108,11 @@ export class TopologyTestDriver {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.task.close();
+    try {
+      this.task.close();
+    } finally {
+      rmSync(this.stateDir, { recursive: true, force: true });
+    }
   }
 
   private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers: StreamHeaders): void {

@@ -6,6 +6,9 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { KafkaStreams, Serdes, StreamsBuilder, StreamsErrorCode, TopologyTestDriver, type StreamsStateName, type Topology } from '../../../src/streams/index.js';
@@ -22,13 +25,13 @@ after(async () => {
   await cluster.stop();
 });
 
-function wordCount(input: string, output: string): Topology {
+function wordCount(input: string, output: string, storeType: 'in-memory' | 'persistent' = 'in-memory'): Topology {
   const builder = new StreamsBuilder();
   builder
     .stream(input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
     .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
     .groupBy((_key, word) => word, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-    .count({ storeName: 'word-counts' })
+    .count({ storeName: 'word-counts', storeType })
     .toStream()
     .to(output, { keySerde: Serdes.String(), valueSerde: Serdes.Long() });
   return builder.build();
@@ -119,4 +122,40 @@ test('co-partitioning is checked at start', async () => {
   const streams = new KafkaStreams(builder.build(), { applicationId: `cp-${Date.now()}`, bootstrapServers: cluster.bootstrap });
   await assert.rejects(streams.start(), (err: { code?: string; message: string }) => err.code === StreamsErrorCode.COPARTITION && /KSTREAM-JOIN/.test(err.message));
   assert.equal(streams.currentState, 'ERROR');
+});
+
+test('persistent (LMDB) store: a clean restart restores only the tail after the checkpoint; a deleted state dir restores in full', async () => {
+  const input = `plines-${Date.now()}`;
+  const output = `pcounts-${Date.now()}`;
+  await admin.createTopics([{ name: input, numPartitions: 1 }, { name: output, numPartitions: 1 }]);
+  const stateDir = mkdtempSync(join(tmpdir(), 'streams-state-'));
+  const logs: string[] = [];
+  const config = { applicationId: `pwc-${Date.now()}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 100, stateDir, logger: (_l: string, m: string) => void logs.push(m) };
+  try {
+    const first = new KafkaStreams(wordCount(input, output, 'persistent'), config);
+    await first.start();
+    await produceLines(input, ['a b c d e f', 'a']);
+    await waitFor(() => first.store<string, bigint>('word-counts').get('a') === 2n, 'a=2');
+    await first.close();
+    assert.ok(!logs.some((l) => l.startsWith('restored')), 'nothing to restore on the first start');
+
+    const second = new KafkaStreams(wordCount(input, output, 'persistent'), config);
+    await second.start();
+    assert.equal(second.store<string, bigint>('word-counts').get('f'), 1n, 'read from disk, not replayed');
+    assert.ok(!logs.some((l) => l.startsWith('restored')), `a clean restart replays nothing: ${logs.join('; ')}`);
+    await produceLines(input, ['a']);
+    await waitFor(() => second.store<string, bigint>('word-counts').get('a') === 3n, 'a=3');
+    await second.close();
+
+    rmSync(stateDir, { recursive: true, force: true });
+    const third = new KafkaStreams(wordCount(input, output, 'persistent'), config);
+    await third.start();
+    const restored = logs.find((l) => l.startsWith('restored'));
+    assert.match(restored ?? '', /^restored 8 changelog records .*word-counts@1_0=8$/);
+    assert.equal(third.store<string, bigint>('word-counts').get('a'), 3n);
+    assert.equal(third.store<string, bigint>('word-counts').all().length, 6);
+    await third.close();
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
+  }
 });
