@@ -22,3 +22,7 @@ export { TestInputTopic, TestOutputTopic, type TestRecord } from './test-driver/
 export { KafkaStreams, type StreamThreadExceptionResponse } from './runtime/kafka-streams.js';
 export type { StreamsStateName, StateListener } from './runtime/streams-state.js';
 export type { ProcessingGuarantee, ProductionExceptionHandler, ProductionHandlerResponse, StreamsConfig, StreamsLogger } from './runtime/config.js';
+export { TimeWindows, WindowedSerdes, type Window, type Windowed } from './dsl/windows.js';
+export { TimeWindowedKStream } from './dsl/time-windowed-stream.js';
+export { Suppressed } from './dsl/suppress.js';
+export { WindowStore, type ReadOnlyWindowStore, type WindowEntry } from './state/window-store.js';

@@ -11,6 +11,8 @@ import type { StreamState } from './kstream.js';
 import { KTable } from './ktable.js';
 import type { Materialized } from './options.js';
 import { streamAggregate, streamReduce } from './table-processors.js';
+import { TimeWindowedKStream } from './time-windowed-stream.js';
+import type { TimeWindows } from './windows.js';
 
 /** A stream grouped by key. */
 export class KGroupedStream<K, V> {
@@ -33,6 +35,16 @@ export class KGroupedStream<K, V> {
   /** Folds the values of each key into an aggregate that starts as `initializer()`. */
   aggregate<VA>(initializer: () => VA, aggregator: (key: K, value: V, aggregate: VA) => VA, materialized: Materialized<K, VA> = {}): KTable<K, VA> {
     return this.aggregateWith('KSTREAM-AGGREGATE', materialized, (store) => streamAggregate<K, V, VA>(store, initializer, aggregator));
+  }
+
+  /** Cuts the groups into time windows (tumbling or hopping, with grace). */
+  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V> {
+    let parent = this.state.node;
+    if (this.state.repartitionRequired) {
+      const g = this.state.graph;
+      parent = g.repartition(parent, this.groupName ?? g.name('KSTREAM-AGGREGATE'), { keySerde: this.state.keySerde as never, valueSerde: this.state.valueSerde as never });
+    }
+    return new TimeWindowedKStream<K, V>(this.state, parent, windows);
   }
 
   private aggregateWith<VA>(prefix: string, materialized: Materialized<K, VA>, supplier: (store: string) => ProcessorSupplier): KTable<K, VA> {

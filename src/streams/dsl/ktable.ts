@@ -11,6 +11,7 @@ import { joinValues, tableTableJoinSide, type JoinMode } from './join-processors
 import { KStream } from './kstream.js';
 import type { Materialized } from './options.js';
 import { tableToStream, tableTransform } from './table-processors.js';
+import { suppressUntilWindowCloses, type Suppressed } from './suppress.js';
 
 /** What defines a table besides its types (internal). */
 export interface TableState<K, V> {
@@ -21,6 +22,8 @@ export interface TableState<K, V> {
   getter: ValueGetterSupplier<K, V>;
   /** The store holding this table, if it has one (queryable). */
   storeName: string | null;
+  /** For a windowed aggregation: the windows' grace (what `suppress(untilWindowCloses)` waits for). */
+  windowGraceMs?: number;
 }
 
 /** A table: the latest value of each key. */
@@ -46,6 +49,19 @@ export class KTable<K, V> {
   /** Maps each value (the key stays). */
   mapValues<V2>(mapper: (value: V, key: K) => V2, materialized?: Materialized<K, V2>): KTable<K, V2> {
     return this.transform<V2>('KTABLE-MAPVALUES', mapper, materialized, undefined);
+  }
+
+  /**
+   * Holds back updates: with `Suppressed.untilWindowCloses()` (windowed tables
+   * only), one final result per window, emitted when stream time passes the
+   * window's end plus grace.
+   */
+  suppress(suppressed: Suppressed): KTable<K, V> {
+    const grace = this.state.windowGraceMs;
+    if (grace === undefined) throw new StreamsError(StreamsErrorCode.TOPOLOGY, `suppress(${suppressed.kind}) needs a windowed table (from windowedBy(...).count/reduce/aggregate)`);
+    const g = this.state.graph;
+    const node = g.processor(g.name('KTABLE-SUPPRESS'), suppressUntilWindowCloses(grace), [this.state.node]);
+    return new KTable<K, V>({ ...this.state, node, storeName: null });
   }
 
   /** The table's updates as a stream (a deletion is a record with a null value). */
