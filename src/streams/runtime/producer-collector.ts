@@ -1,12 +1,16 @@
 /**
- * The runtime's RecordCollector: sends sink and changelog records with the
- * application's Producer without waiting for each acknowledgement. A commit
- * calls `flush()`, which waits for every record sent so far, so offsets are
- * only committed after the output they led to is acknowledged (at least once).
- * A failed send goes to the production exception handler; 'FAIL' makes the
- * next flush throw.
+ * The runtime's RecordCollector: collects sink and changelog records and
+ * hands them to the application's Producer with one `sendBatch` per consumed
+ * batch (`drain()`), without waiting for acknowledgements. A commit calls
+ * `flush()`, which waits for every record sent so far, so offsets are only
+ * committed after the output they led to is acknowledged (at least once).
+ * A failed send goes to the production exception handler (with the first
+ * record of the failed sendBatch); 'FAIL' makes the next flush throw.
  */
-import type { Admin, Producer } from '../../client/index.js';
+import type { Admin, Producer, ProducerRecord } from '../../client/index.js';
+
+/** Records collected before a sendBatch is forced (bounds memory within one consumed batch). */
+const COLLECT_RECORDS_MAX = 10_000;
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { ProductionExceptionHandler } from './config.js';
 import type { RecordCollector, SinkRecord } from './collector.js';
@@ -18,7 +22,8 @@ export class ProducerCollector implements RecordCollector {
   /** Resolves partition counts for sinks with a partitioner; sends wait in order behind a lookup. */
   private chain: Promise<void> = Promise.resolve();
   private chained = 0;
-  /** Per changelog partition (`topic:partition`), the offset after the last acknowledged record. */
+  private buffer: ProducerRecord<Buffer | null, Buffer | null>[] = [];
+  /** Per partition written (`topic:partition`), the offset after the last acknowledged record (read for changelogs). */
   readonly changelogOffsets = new Map<string, bigint>();
 
   constructor(
@@ -33,6 +38,7 @@ export class ProducerCollector implements RecordCollector {
     const known = this.partitions.get(record.topic);
     if (known !== undefined && this.chained === 0) return this.produce(record, choosePartition?.(known));
     // Keep order: this record (and every later one) waits for the lookup.
+    this.drain();
     this.chained++;
     this.chain = this.chain
       .then(async () => {
@@ -43,6 +49,7 @@ export class ProducerCollector implements RecordCollector {
           if (n > 0) this.partitions.set(record.topic, n);
         }
         this.produce(record, n === undefined || n === 0 ? undefined : choosePartition?.(n));
+        this.drain();
       })
       .catch((err: unknown) => this.fail(err, record))
       .finally(() => void this.chained--);
@@ -50,15 +57,35 @@ export class ProducerCollector implements RecordCollector {
   }
 
   logChange(topic: string, partition: number, key: Buffer, value: Buffer | null, timestamp: number): void {
-    this.produce({ topic, key, value, timestamp, headers: [] }, partition, (offset) => {
-      const k = `${topic}:${partition}`;
-      if (offset + 1n > (this.changelogOffsets.get(k) ?? -1n)) this.changelogOffsets.set(k, offset + 1n);
-    });
+    this.produce({ topic, key, value, timestamp, headers: [] }, partition);
+  }
+
+  /** Hands what was collected to the Producer (one sendBatch). */
+  drain(): void {
+    if (this.buffer.length === 0) return;
+    const batch = this.buffer;
+    this.buffer = [];
+    const sent = this.producer.sendBatch(batch).then(
+      (acks) => {
+        for (const a of acks) {
+          const k = `${a.topic}:${a.partition}`;
+          const next = a.baseOffset + BigInt(a.recordCount);
+          if (next > (this.changelogOffsets.get(k) ?? -1n)) this.changelogOffsets.set(k, next);
+        }
+      },
+      (err: unknown) => {
+        const first = batch[0] as ProducerRecord<Buffer | null, Buffer | null>;
+        this.fail(err, { topic: first.topic, key: first.key ?? null, value: first.value, timestamp: 0, headers: [] });
+      },
+    );
+    this.track(sent);
   }
 
   /** Waits for every record sent so far; throws if one failed and the handler said FAIL. */
   async flush(): Promise<void> {
+    this.drain();
     await this.chain;
+    this.drain();
     await this.producer.flush();
     await Promise.allSettled([...this.inFlight]);
     if (this.failure !== null) {
@@ -68,8 +95,8 @@ export class ProducerCollector implements RecordCollector {
     }
   }
 
-  private produce(record: SinkRecord, partition: number | undefined, acked?: (offset: bigint) => void): void {
-    const sent = this.producer.send({
+  private produce(record: SinkRecord, partition: number | undefined): void {
+    this.buffer.push({
       topic: record.topic,
       key: record.key,
       value: record.value,
@@ -77,7 +104,7 @@ export class ProducerCollector implements RecordCollector {
       headers: record.headers,
       ...(partition !== undefined ? { partition } : {}),
     });
-    this.track(sent.then((meta) => acked?.(meta.offset), (err: unknown) => this.fail(err, record)));
+    if (this.buffer.length >= COLLECT_RECORDS_MAX) this.drain();
   }
 
   private track(p: Promise<unknown>): void {

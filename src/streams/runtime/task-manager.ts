@@ -106,6 +106,7 @@ export class TaskManager {
       task.punctuateStreamTime();
       this.offsets.set(`${r.topic}:${r.partition}`, { topic: r.topic, partition: r.partition, offset: r.offset + 1n });
     }
+    this.collector.drain();
   }
 
   /** The offsets processed since the last call. */
@@ -121,6 +122,7 @@ export class TaskManager {
 
   punctuateWallClock(nowMs: number): void {
     for (const t of this.tasks.values()) t.punctuateWallClock(nowMs);
+    this.collector.drain();
   }
 
   storesNamed(name: string): StateStore[] {
