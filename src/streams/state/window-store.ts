@@ -43,6 +43,7 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
     this.topic = supplier.name;
   }
 
+  /** Opens the store for a task (called by the task). */
   init(context: StateStoreContext): void {
     this.context = context;
     this.keySerde ??= context.defaultKeySerde as Serde<K>;
@@ -61,11 +62,13 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
     if (this.logging) this.open().logChange(this.name, k, v);
   }
 
+  /** The value of `key` in the window starting at `windowStart`, or null. */
   fetch(key: K, windowStart: number): V | null {
     const bytes = this.inner.get(this.storeKey(key, windowStart));
     return bytes === undefined ? null : (this.valueSerde as Serde<V>).deserialize(this.topic, bytes);
   }
 
+  /** The windows of `key` starting in [timeFrom, timeTo], oldest first. */
   fetchRange(key: K, timeFrom: number, timeTo: number): WindowEntry<V>[] {
     const from = this.storeKey(key, Math.max(0, timeFrom));
     const prefix = from.subarray(0, from.length - 8);
@@ -75,10 +78,12 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
       .map(([k, v]) => ({ windowStart: Number(k.readBigInt64BE(k.length - 8)), value: (this.valueSerde as Serde<V>).deserialize(this.topic, v) as V }));
   }
 
+  /** Makes writes durable (persistent stores). */
   flush(): void {
     this.inner.flush();
   }
 
+  /** Releases the store. */
   close(): void {
     this.inner.close();
     this.context = null;
