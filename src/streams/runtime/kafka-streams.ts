@@ -36,6 +36,7 @@ export class KafkaStreams {
   private commitTimer: NodeJS.Timeout | null = null;
   private wallClockTimer: NodeJS.Timeout | null = null;
   private committing: Promise<void> = Promise.resolve();
+  private commitRunning = false;
   private layout: TopicLayout | null = null;
 
   constructor(
@@ -184,8 +185,13 @@ export class KafkaStreams {
     });
   }
 
+  /** Starts a commit unless one is running (timer ticks and processor requests do not queue up). */
   private requestCommit(): void {
-    void this.commit().catch((err: unknown) => this.onFatal(err));
+    if (this.commitRunning) return;
+    this.commitRunning = true;
+    void this.commit()
+      .catch((err: unknown) => this.onFatal(err))
+      .finally(() => void (this.commitRunning = false));
   }
 
   /** One commit at a time: flush stores and output, then commit the processed offsets. */
