@@ -13,7 +13,7 @@ import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { StreamHeaders } from '../processor/record.js';
 import { Serdes, type Serde } from '../serdes.js';
 import type { RawRecord, SinkRecord } from '../runtime/collector.js';
-import { StreamTask } from '../runtime/stream-task.js';
+import { StreamTask, type DeserializationExceptionHandler } from '../runtime/stream-task.js';
 import type { KeyValueStore, StateStore } from '../state/store.js';
 import type { Topology } from '../topology.js';
 import { TestInputTopic, TestOutputTopic } from './test-topics.js';
@@ -26,6 +26,8 @@ export interface TestDriverConfig {
   defaultValueSerde?: Serde<unknown>;
   /** The driver's wall-clock time at start (default Date.now()). */
   initialWallClockTimeMs?: number;
+  /** What to do with a record that does not deserialize (default: fail, throwing from pipeInput). */
+  deserializationExceptionHandler?: DeserializationExceptionHandler;
 }
 
 /** Runs a topology without a broker. */
@@ -63,7 +65,7 @@ export class TopologyTestDriver {
         logChange: (topic, _partition, key, value, timestamp) => void this.queue(this.changelogs, topic).push({ topic, key, value, timestamp, headers: [] }),
       },
       wallClockMs: () => this.wallClockMs,
-      onDeserializationError: () => 'FAIL',
+      onDeserializationError: config.deserializationExceptionHandler ?? (() => 'FAIL'),
     });
     this.task.init();
   }

@@ -130,3 +130,15 @@ test('a bad record with the default handler fails with the source named', () => 
   assert.throws(() => driver.createInputTopic('in', S, Serdes.Integer()).pipeInput('k', 1), /source 'KSTREAM-SOURCE-0000000000' cannot deserialize/);
   driver.close();
 });
+
+test('a deserialization handler answering CONTINUE skips the bad record and processing goes on', () => {
+  const builder = new StreamsBuilder();
+  builder.stream('in', { keySerde: S, valueSerde: Serdes.Long() }).to('out', { keySerde: S, valueSerde: Serdes.Long() });
+  const skipped: string[] = [];
+  const driver = new TopologyTestDriver(builder.build(), { deserializationExceptionHandler: (_err, r) => (skipped.push(`${r.topic}@${r.offset}`), 'CONTINUE') });
+  driver.createInputTopic('in', S, Serdes.Integer()).pipeInput('k', 1);
+  driver.createInputTopic('in', S, Serdes.Long()).pipeInput('k', 2n);
+  assert.deepEqual(skipped, ['in@0']);
+  assert.deepEqual(driver.createOutputTopic('out', S, Serdes.Long()).readValuesToList(), [2n]);
+  driver.close();
+});
