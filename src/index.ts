@@ -121,3 +121,5 @@ export {
 } from './net/errors.js';
 export type { KafkaErrorContext } from './net/errors.js';
 export { DecodeError } from './protocol/primitives/decode-error.js';
+/** The Streams API (StreamsBuilder, KafkaStreams, Serdes, TopologyTestDriver): see docs/streams.md. */
+export * from './streams/index.js';

@@ -69,4 +69,12 @@ describe('examples/ against an embedded broker', { timeout: 60_000 }, () => {
     );
     assert.match(stdout.split('\n')[9] ?? '', new RegExp(`^cluster \\S+: controller ${nodeId}, 1 broker\\(s\\)$`));
   });
+
+  it('streams/word-count.ts counts words with KafkaStreams and queries the store', async () => {
+    const { stdout } = await run(process.execPath, [example('streams/word-count'), 'ex-lines'], { env, timeoutMs: 45_000 });
+    assert.equal(
+      stdout,
+      ['brown: 1', 'dog: 2', 'fox: 1', 'jumps: 1', 'lazy: 1', 'over: 1', 'quick: 1', 'sleeps: 1', 'the: 3', 'sub-topologies: 2', ''].join('\n'),
+    );
+  });
 });

@@ -1,0 +1,68 @@
+/**
+ * The DSL's view of the topology under construction (Kafka's
+ * InternalStreamsBuilder): generated node names (`KSTREAM-FILTER-0000000003`,
+ * one counter for nodes and stores, as Kafka numbers them), stores made from
+ * `Materialized`, and repartition steps.
+ */
+import type { Processor, ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
+import type { StreamRecord } from '../processor/record.js';
+import type { Serde } from '../serdes.js';
+import { Stores } from '../state/stores.js';
+import { Topology, type StreamPartitioner } from '../topology.js';
+import type { Materialized } from './options.js';
+
+/** A processor that forwards what `fn` emits for each record (no state). */
+export function stateless<KIn, VIn>(fn: (record: StreamRecord<KIn, VIn>, forward: (record: StreamRecord<unknown, unknown>) => void) => void): ProcessorSupplier {
+  return (): Processor => {
+    let context: ProcessorContext | null = null;
+    const forward = (r: StreamRecord<unknown, unknown>): void => (context as ProcessorContext).forward(r);
+    return {
+      init: (c) => void (context = c),
+      process: (record) => fn(record as StreamRecord<KIn, VIn>, forward),
+    };
+  };
+}
+
+/** The topology being built and the names handed out. */
+export class DslGraph {
+  readonly topology = new Topology();
+  private index = 0;
+
+  /** A generated name `<PREFIX>-<10-digit index>`. */
+  name(prefix: string): string {
+    return `${prefix}-${String(this.index++).padStart(10, '0')}`;
+  }
+
+  /** Adds a processor; returns its name. */
+  processor(name: string, supplier: ProcessorSupplier, parents: readonly string[], stores: readonly string[] = []): string {
+    this.topology.addProcessor(name, supplier, ...parents);
+    if (stores.length > 0) this.topology.connectProcessorAndStateStores(name, ...stores);
+    return name;
+  }
+
+  /** Adds the key-value store a `Materialized` describes (name generated with `prefix` if absent); returns its name. */
+  keyValueStore<K, V>(materialized: Materialized<K, V>, prefix: string, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined): string {
+    const name = materialized.storeName ?? this.name(prefix);
+    const supplier = materialized.storeType === 'persistent' ? Stores.persistentKeyValueStore(name) : Stores.inMemoryKeyValueStore(name);
+    const builder = Stores.keyValueStoreBuilder(supplier, materialized.keySerde ?? keySerde, materialized.valueSerde ?? valueSerde);
+    const logged = materialized.loggingEnabled === false ? builder.withLoggingDisabled() : builder.withLoggingEnabled(materialized.changelogConfig ?? {});
+    this.topology.addStateStore(logged);
+    return name;
+  }
+
+  /**
+   * Sends what `parent` forwards through the internal topic `<base>-repartition`
+   * (records without a key are dropped first, as they cannot be placed) and
+   * returns the name of the source node reading it back.
+   */
+  repartition(parent: string, base: string, serdes: { keySerde?: Serde<unknown> | undefined; valueSerde?: Serde<unknown> | undefined }, partitions: number | null = null, partitioner?: StreamPartitioner): string {
+    const topic = `${base}-repartition`;
+    this.topology.addInternalTopic(topic, partitions);
+    const filter = this.processor(`${topic}-filter`, stateless((r, forward) => r.key !== null && r.key !== undefined && forward(r)), [parent]);
+    const sinkOptions = { ...(serdes.keySerde ? { keySerde: serdes.keySerde } : {}), ...(serdes.valueSerde ? { valueSerde: serdes.valueSerde } : {}), ...(partitioner ? { partitioner } : {}) };
+    this.topology.addSink(`${topic}-sink`, topic, sinkOptions, filter);
+    const source = `${topic}-source`;
+    this.topology.addSource(source, topic, { ...(serdes.keySerde ? { keySerde: serdes.keySerde } : {}), ...(serdes.valueSerde ? { valueSerde: serdes.valueSerde } : {}) });
+    return source;
+  }
+}

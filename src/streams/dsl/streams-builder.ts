@@ -1,0 +1,55 @@
+/**
+ * StreamsBuilder: the entry of the DSL (Kafka Streams' `StreamsBuilder`).
+ * `build()` checks the topology and returns it; the builder should not be
+ * used afterwards.
+ */
+import { storeGetter } from './change.js';
+import { DslGraph } from './graph.js';
+import { KStream } from './kstream.js';
+import { KTable } from './ktable.js';
+import type { Consumed, Materialized } from './options.js';
+import { tableSource } from './table-processors.js';
+import type { SourceOptions, Topology } from '../topology.js';
+
+/** Builds a topology with the DSL. */
+export class StreamsBuilder {
+  private readonly graph = new DslGraph();
+
+  /** A stream of the records of `topics`. */
+  stream<K = Buffer, V = Buffer>(topics: string | readonly string[], consumed: Consumed<K, V> = {}): KStream<K, V> {
+    const g = this.graph;
+    const name = consumed.name ?? g.name('KSTREAM-SOURCE');
+    g.topology.addSource(name, topics, sourceOptions(consumed));
+    return new KStream<K, V>({ graph: g, node: name, keySerde: consumed.keySerde, valueSerde: consumed.valueSerde, repartitionRequired: false });
+  }
+
+  /** A table of the latest value per key of `topic` (kept in a store, named by `materialized.storeName` or generated). */
+  table<K = Buffer, V = Buffer>(topic: string, consumed: Consumed<K, V> = {}, materialized: Materialized<K, V> = {}): KTable<K, V> {
+    const g = this.graph;
+    const source = consumed.name ?? g.name('KSTREAM-SOURCE');
+    g.topology.addSource(source, topic, sourceOptions(consumed));
+    const store = g.keyValueStore<K, V>(materialized, `${topic}-STATE-STORE`, consumed.keySerde, consumed.valueSerde);
+    const node = g.processor(g.name('KTABLE-SOURCE'), tableSource<K, V>(store), [source], [store]);
+    return new KTable<K, V>({
+      graph: g,
+      node,
+      keySerde: materialized.keySerde ?? consumed.keySerde,
+      valueSerde: materialized.valueSerde ?? consumed.valueSerde,
+      getter: storeGetter(store),
+      storeName: store,
+    });
+  }
+
+  /** The topology built so far, checked (ERR_STREAMS_TOPOLOGY names the node at fault). */
+  build(): Topology {
+    return this.graph.topology.validate();
+  }
+}
+
+function sourceOptions<K, V>(consumed: Consumed<K, V>): SourceOptions<K, V> {
+  return {
+    ...(consumed.keySerde ? { keySerde: consumed.keySerde } : {}),
+    ...(consumed.valueSerde ? { valueSerde: consumed.valueSerde } : {}),
+    ...(consumed.timestampExtractor ? { timestampExtractor: consumed.timestampExtractor } : {}),
+  };
+}

@@ -1,0 +1,28 @@
+/** The Streams API's public surface (see README.md and docs/streams.md). */
+export { Serdes, type Serde } from './serdes.js';
+export { StreamsError, StreamsErrorCode } from './errors.js';
+export { StreamRecord, KeyValue, type StreamHeader, type StreamHeaders } from './processor/record.js';
+export type { Cancellable, Processor, ProcessorContext, ProcessorSupplier, PunctuationType, RecordMetadata as StreamRecordMetadata } from './processor/processor.js';
+export { Topology } from './topology.js';
+export type { SinkOptions, SourceOptions, StreamPartitioner, TimestampExtractor, TopicNameExtractor } from './topology.js';
+export type { NodeDescription, SubtopologyDescription, TopologyDescription } from './topology-description.js';
+export { StreamsBuilder } from './dsl/streams-builder.js';
+export { KStream } from './dsl/kstream.js';
+export { KTable } from './dsl/ktable.js';
+export { KGroupedStream } from './dsl/kgrouped-stream.js';
+export { BranchedKStream, type Branched } from './dsl/branched-kstream.js';
+export type { Consumed, Grouped, Joined, Materialized, Produced, Repartitioned, SinkTopic } from './dsl/options.js';
+export { Stores } from './state/stores.js';
+export type { BytesStore, BytesStoreSupplier } from './state/bytes-store.js';
+export type { ChangelogConfig, KeyValueEntry, KeyValueStore, ReadOnlyKeyValueStore, StateStore, StateStoreContext, StoreBuilder } from './state/store.js';
+export type { DeserializationExceptionHandler, DeserializationHandlerResponse } from './runtime/stream-task.js';
+export type { RawRecord } from './runtime/collector.js';
+export { TopologyTestDriver, type TestDriverConfig } from './test-driver/topology-test-driver.js';
+export { TestInputTopic, TestOutputTopic, type TestRecord } from './test-driver/test-topics.js';
+export { KafkaStreams, type StreamThreadExceptionResponse } from './runtime/kafka-streams.js';
+export type { StreamsStateName, StateListener } from './runtime/streams-state.js';
+export type { ProcessingGuarantee, ProductionExceptionHandler, ProductionHandlerResponse, StreamsConfig, StreamsLogger } from './runtime/config.js';
+export { TimeWindows, WindowedSerdes, type Window, type Windowed } from './dsl/windows.js';
+export { TimeWindowedKStream } from './dsl/time-windowed-stream.js';
+export { Suppressed } from './dsl/suppress.js';
+export { WindowStore, type ReadOnlyWindowStore, type WindowEntry } from './state/window-store.js';

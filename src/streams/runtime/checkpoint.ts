@@ -1,0 +1,43 @@
+/**
+ * Checkpoint files (Kafka's `.checkpoint`): `<stateDir>/<applicationId>/<taskId>/.checkpoint`
+ * holds, per changelog partition of the task's persistent stores, the offset
+ * up to which the store on disk holds the changelog. Written after each
+ * commit (the stores were flushed and the changelog records acknowledged
+ * before it); read when the task starts, so only the tail is restored.
+ * Format: JSON `{ "version": 1, "offsets": { "<topic>:<partition>": "<offset>" } }`,
+ * written to a temporary file and renamed, so a crash leaves the old or the new one.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const FILE = '.checkpoint';
+
+/** The task's state directory. */
+export function taskDir(stateDir: string, applicationId: string, taskId: string): string {
+  return join(stateDir, applicationId, taskId);
+}
+
+/** The offsets of the checkpoint, or null when there is none (or it is unreadable). */
+export function readCheckpoint(dir: string): Map<string, bigint> | null {
+  const path = join(dir, FILE);
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as { version?: number; offsets?: Record<string, string> };
+    if (parsed.version !== 1 || typeof parsed.offsets !== 'object' || parsed.offsets === null) return null;
+    return new Map(Object.entries(parsed.offsets).map(([k, v]) => [k, BigInt(v)]));
+  } catch {
+    return null;
+  }
+}
+
+export function writeCheckpoint(dir: string, offsets: ReadonlyMap<string, bigint>): void {
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `${FILE}.tmp`);
+  writeFileSync(tmp, JSON.stringify({ version: 1, offsets: Object.fromEntries([...offsets].map(([k, v]) => [k, v.toString()])) }));
+  renameSync(tmp, join(dir, FILE));
+}
+
+/** Removes the task's directory (no usable checkpoint: the stores start empty and restore in full). */
+export function wipeTaskDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}

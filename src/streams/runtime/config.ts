@@ -1,0 +1,120 @@
+/**
+ * The KafkaStreams config (Kafka's StreamsConfig names in camelCase) and
+ * its check. `exactly_once_v2` is part of the type because it is part of the
+ * API, but it is refused at start: it needs transactions, which the broker
+ * does not implement yet.
+ */
+import { StreamsError, StreamsErrorCode } from '../errors.js';
+import type { Serde } from '../serdes.js';
+import type { DeserializationExceptionHandler } from './stream-task.js';
+
+/** Kafka's processing guarantees. */
+export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2';
+
+/** What a production exception handler decides (Kafka's ProductionExceptionHandlerResponse). */
+export type ProductionHandlerResponse = 'CONTINUE' | 'FAIL';
+
+/** Called when a record the topology wrote could not be produced. */
+export type ProductionExceptionHandler = (error: unknown, record: { topic: string; key: Buffer | null; value: Buffer | null }) => ProductionHandlerResponse;
+
+/** Log lines of the runtime (start-up, restoration progress, skipped records). */
+export type StreamsLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
+
+/** The config of a KafkaStreams instance. */
+export interface StreamsConfig {
+  /** The consumer group, and the prefix of internal topics (`<applicationId>-...`). */
+  applicationId: string;
+  /** 'host:port[,host:port]'. */
+  bootstrapServers: string;
+  /** Default 'at_least_once'. 'exactly_once_v2' is refused at start() until the broker supports transactions. */
+  processingGuarantee?: ProcessingGuarantee;
+  /** Where persistent state lives (default ./streams-state); the built-in stores of this version are in memory. */
+  stateDir?: string;
+  /** How often offsets are committed after flushing output and stores (default 30000, as Kafka's at_least_once). */
+  commitIntervalMs?: number;
+  defaultKeySerde?: Serde<unknown>;
+  defaultValueSerde?: Serde<unknown>;
+  /** Replication factor of the internal topics (default: the broker's default). */
+  replicationFactor?: number;
+  /** 'logAndFail' (default), 'logAndContinue', or your own handler. */
+  deserializationExceptionHandler?: 'logAndFail' | 'logAndContinue' | DeserializationExceptionHandler;
+  /** 'fail' (default) or 'continue' (log and drop the record), or your own handler. */
+  productionExceptionHandler?: 'fail' | 'continue' | ProductionExceptionHandler;
+  /** Consumer group session timeout (default the consumer's). */
+  sessionTimeoutMs?: number;
+  /** How often wall-clock punctuations are checked (default 100). */
+  wallClockTickMs?: number;
+  /** Where log lines go (default stderr). */
+  logger?: StreamsLogger;
+}
+
+/** The config with defaults applied (internal). */
+export interface ResolvedConfig extends Required<Omit<StreamsConfig, 'defaultKeySerde' | 'defaultValueSerde' | 'replicationFactor' | 'sessionTimeoutMs' | 'deserializationExceptionHandler' | 'productionExceptionHandler'>> {
+  defaultKeySerde: Serde<unknown> | undefined;
+  defaultValueSerde: Serde<unknown> | undefined;
+  replicationFactor: number | undefined;
+  sessionTimeoutMs: number | undefined;
+  onDeserializationError: DeserializationExceptionHandler;
+  onProductionError: ProductionExceptionHandler;
+}
+
+export const COMMIT_INTERVAL_MS_DEFAULT = 30_000;
+const WALL_CLOCK_TICK_MS_DEFAULT = 100;
+
+const stderrLogger: StreamsLogger = (level, message) => void process.stderr.write(`[streams ${level}] ${message}\n`);
+
+export function resolveConfig(config: StreamsConfig): ResolvedConfig {
+  if (typeof config.applicationId !== 'string' || !/^[A-Za-z0-9._-]+$/.test(config.applicationId)) {
+    throw configError(`applicationId must be a non-empty topic-name-safe string (letters, digits, '.', '_', '-'), got '${String(config.applicationId)}'`);
+  }
+  if (typeof config.bootstrapServers !== 'string' || config.bootstrapServers === '') throw configError('bootstrapServers is required');
+  const guarantee = config.processingGuarantee ?? 'at_least_once';
+  if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') throw configError(`processingGuarantee must be 'at_least_once' or 'exactly_once_v2', got '${String(guarantee)}'`);
+  const commitIntervalMs = config.commitIntervalMs ?? COMMIT_INTERVAL_MS_DEFAULT;
+  if (!Number.isInteger(commitIntervalMs) || commitIntervalMs < 1) throw configError(`commitIntervalMs must be a positive integer, got ${commitIntervalMs}`);
+  const logger = config.logger ?? stderrLogger;
+  return {
+    applicationId: config.applicationId,
+    bootstrapServers: config.bootstrapServers,
+    processingGuarantee: guarantee,
+    stateDir: config.stateDir ?? './streams-state',
+    commitIntervalMs,
+    wallClockTickMs: config.wallClockTickMs ?? WALL_CLOCK_TICK_MS_DEFAULT,
+    defaultKeySerde: config.defaultKeySerde,
+    defaultValueSerde: config.defaultValueSerde,
+    replicationFactor: config.replicationFactor,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    logger,
+    onDeserializationError: deserializationHandler(config.deserializationExceptionHandler, logger),
+    onProductionError: productionHandler(config.productionExceptionHandler, logger),
+  };
+}
+
+function deserializationHandler(option: StreamsConfig['deserializationExceptionHandler'], log: StreamsLogger): DeserializationExceptionHandler {
+  if (typeof option === 'function') return option;
+  const response = option === 'logAndContinue' ? 'CONTINUE' : 'FAIL';
+  return (err, record) => {
+    log(response === 'CONTINUE' ? 'warn' : 'error', `cannot deserialize the record at ${record.topic}-${record.partition}@${record.offset}: ${(err as Error)?.message ?? String(err)}${response === 'CONTINUE' ? ' (skipped)' : ''}`);
+    return response;
+  };
+}
+
+function productionHandler(option: StreamsConfig['productionExceptionHandler'], log: StreamsLogger): ProductionExceptionHandler {
+  if (typeof option === 'function') return option;
+  const response = option === 'continue' ? 'CONTINUE' : 'FAIL';
+  return (err, record) => {
+    log(response === 'CONTINUE' ? 'warn' : 'error', `cannot produce a record to '${record.topic}': ${(err as Error)?.message ?? String(err)}${response === 'CONTINUE' ? ' (dropped)' : ''}`);
+    return response;
+  };
+}
+
+/** Refuses what this version cannot do honestly. */
+export function checkSupported(config: ResolvedConfig): void {
+  if (config.processingGuarantee === 'exactly_once_v2') {
+    throw configError("processingGuarantee 'exactly_once_v2' needs transactions, which the broker does not support yet; use 'at_least_once'");
+  }
+}
+
+function configError(message: string): StreamsError {
+  return new StreamsError(StreamsErrorCode.CONFIG, message);
+}

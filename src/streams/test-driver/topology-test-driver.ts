@@ -1,0 +1,154 @@
+/**
+ * TopologyTestDriver: runs a topology in the calling thread without a broker
+ * (Kafka Streams' `TopologyTestDriver`). The whole topology is one task of
+ * partition 0; records written to internal (repartition) topics are read back
+ * at once, in order, before `pipeInput` returns; records written to other
+ * topics wait in their output topic. Stream-time punctuations fire after each
+ * input record; wall-clock ones on `advanceWallClockTime`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StreamsError, StreamsErrorCode } from '../errors.js';
+import type { StreamHeaders } from '../processor/record.js';
+import { Serdes, type Serde } from '../serdes.js';
+import type { RawRecord, SinkRecord } from '../runtime/collector.js';
+import { StreamTask, type DeserializationExceptionHandler } from '../runtime/stream-task.js';
+import type { KeyValueStore, StateStore } from '../state/store.js';
+import type { Topology } from '../topology.js';
+import { TestInputTopic, TestOutputTopic } from './test-topics.js';
+
+/** Options of the test driver. */
+export interface TestDriverConfig {
+  /** Default 'test-driver'; prefixes internal topic names. */
+  applicationId?: string;
+  defaultKeySerde?: Serde<unknown>;
+  defaultValueSerde?: Serde<unknown>;
+  /** The driver's wall-clock time at start (default Date.now()). */
+  initialWallClockTimeMs?: number;
+  /** What to do with a record that does not deserialize (default: fail, throwing from pipeInput). */
+  deserializationExceptionHandler?: DeserializationExceptionHandler;
+}
+
+/** Runs a topology without a broker. */
+export class TopologyTestDriver {
+  private readonly task: StreamTask;
+  private readonly outputs = new Map<string, SinkRecord[]>();
+  private readonly changelogs = new Map<string, SinkRecord[]>();
+  private readonly pending: SinkRecord[] = [];
+  private readonly applicationId: string;
+  private wallClockMs: number;
+  private offset = 0n;
+  private closed = false;
+  /** Persistent stores live in a temporary directory, removed on close. */
+  private readonly stateDir = mkdtempSync(join(tmpdir(), 'tributary-test-driver-'));
+
+  constructor(
+    private readonly topology: Topology,
+    config: TestDriverConfig = {},
+  ) {
+    topology.validate();
+    this.applicationId = config.applicationId ?? 'test-driver';
+    this.wallClockMs = config.initialWallClockTimeMs ?? Date.now();
+    const nodes = topology.subtopologies().flatMap((s) => s.nodes);
+    this.task = new StreamTask({
+      applicationId: this.applicationId,
+      taskId: '0_0',
+      partition: 0,
+      topology,
+      nodes,
+      stateDir: this.stateDir,
+      defaultKeySerde: config.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>),
+      defaultValueSerde: config.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>),
+      collector: {
+        send: (record) => (this.isInternal(record.topic) ? this.pending.push(record) : this.queue(this.outputs, record.topic).push(record)),
+        logChange: (topic, _partition, key, value, timestamp) => void this.queue(this.changelogs, topic).push({ topic, key, value, timestamp, headers: [] }),
+      },
+      wallClockMs: () => this.wallClockMs,
+      onDeserializationError: config.deserializationExceptionHandler ?? (() => 'FAIL'),
+    });
+    this.task.init();
+  }
+
+  /** An input topic writing into `topic` (a source topic of the topology). */
+  createInputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>, options: { startTimestampMs?: number; autoAdvanceMs?: number } = {}): TestInputTopic<K, V> {
+    if (!this.task.sourceTopics.includes(topic)) throw new StreamsError(StreamsErrorCode.TOPOLOGY, `the topology reads no topic '${topic}' (it reads: ${this.task.sourceTopics.join(', ')})`);
+    return new TestInputTopic(topic, keySerde, valueSerde, (t, k, v, ts, h) => this.pipe(t, k, v, ts, h), options.startTimestampMs ?? this.wallClockMs, options.autoAdvanceMs ?? 0);
+  }
+
+  /** An output topic reading what the topology wrote to `topic`. */
+  createOutputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>): TestOutputTopic<K, V> {
+    return new TestOutputTopic(topic, keySerde, valueSerde, this.queue(this.outputs, topic));
+  }
+
+  /** Moves wall-clock time forward and fires the wall-clock punctuations due. */
+  advanceWallClockTime(ms: number): void {
+    this.assertOpen();
+    this.wallClockMs += ms;
+    this.task.punctuateWallClock(this.wallClockMs);
+    this.drainInternal();
+  }
+
+  /** A key-value store of the topology. */
+  getKeyValueStore<K, V>(name: string): KeyValueStore<K, V> {
+    return this.getStateStore<KeyValueStore<K, V>>(name);
+  }
+
+  /** Any store of the topology. */
+  getStateStore<S extends StateStore>(name: string): S {
+    const store = this.task.stateStores.get(name);
+    if (store === undefined) throw new StreamsError(StreamsErrorCode.STORE, `the topology has no store '${name}'`);
+    return store as S;
+  }
+
+  /** The topics the topology wrote to so far (internal ones included, with their full names). */
+  producedTopicNames(): string[] {
+    return [...new Set([...this.outputs.keys(), ...this.changelogs.keys()])];
+  }
+
+  /** Closes processors and stores. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.task.close();
+    } finally {
+      rmSync(this.stateDir, { recursive: true, force: true });
+    }
+  }
+
+  private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers: StreamHeaders): void {
+    this.assertOpen();
+    this.task.process(this.raw(topic, key, value, timestamp, headers));
+    this.drainInternal();
+    this.task.punctuateStreamTime();
+    this.drainInternal();
+  }
+
+  /** Reads back what went to internal topics, including what that produces in turn. */
+  private drainInternal(): void {
+    for (let r = this.pending.shift(); r !== undefined; r = this.pending.shift()) {
+      this.queue(this.outputs, r.topic).push(r);
+      if (this.task.sourceTopics.includes(r.topic)) this.task.process(this.raw(r.topic, r.key, r.value, r.timestamp, r.headers));
+    }
+  }
+
+  private raw(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers: StreamHeaders): RawRecord {
+    return { topic, partition: 0, offset: this.offset++, key, value, timestamp, headers };
+  }
+
+  private isInternal(topic: string): boolean {
+    const prefix = `${this.applicationId}-`;
+    return topic.startsWith(prefix) && this.topology.isInternalTopic(topic.slice(prefix.length));
+  }
+
+  private queue(map: Map<string, SinkRecord[]>, topic: string): SinkRecord[] {
+    let q = map.get(topic);
+    if (q === undefined) map.set(topic, (q = []));
+    return q;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StreamsError(StreamsErrorCode.STATE, 'the test driver is closed');
+  }
+}
