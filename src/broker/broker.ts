@@ -24,7 +24,7 @@ import { RequestMetrics } from './request-metrics.js';
 import { BufferPool } from '../util/buffer-pool.js';
 import { SocketServer } from './server.js';
 import type { BrokerServices, TopicRules } from './services.js';
-import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
+import { capReplicationFactors, isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../util/config/broker.js';
 import { startMetadata, type StartedMetadata } from './metadata-bridge.js';
 import type { MetadataService } from './metadata-service.js';
@@ -67,7 +67,11 @@ export interface RunBrokerOptions {
   readonly metricsListeners?: readonly string[];
 }
 
-export async function runBroker(settings: BrokerSettings, logger: Logger, clock: Clock = systemClock, options: RunBrokerOptions = {}): Promise<RunningBroker> {
+export async function runBroker(configured: BrokerSettings, logger: Logger, clock: Clock = systemClock, options: RunBrokerOptions = {}): Promise<RunningBroker> {
+  const { settings, capped } = capReplicationFactors(configured);
+  for (const c of capped) {
+    logger.warn({ config: c.key, configured: c.configured, used: c.used }, `${c.key}=${c.configured} lowered to ${c.used}: partition replication is not implemented yet`);
+  }
   // Bound first so /health answers 503 while the logs recover.
   const exporter = await startMetricsExporter(options.metricsListeners ?? settings.metricsListeners, logger);
   try {
