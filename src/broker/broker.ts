@@ -89,15 +89,15 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
 
   // Bound lazily: the cleaner asks for high watermarks, the replica manager needs the log manager.
   let replicaManager: ReplicaManager | undefined;
-  const logManager = openLogs(settings, fs, clock, logger, () => replicaManager);
-  const hosted = new ReplicaManager(logManager, settings.nodeId, (topic) => settings.logConfigFor(topics.overridesOf(topic)), logger);
+  const logManager = openLogs(settings, fs, clock, logger.child({ component: 'log' }), () => replicaManager);
+  const hosted = new ReplicaManager(logManager, settings.nodeId, (topic) => settings.logConfigFor(topics.overridesOf(topic)), logger.child({ component: 'replicas' }));
   replicaManager = hosted;
   const metrics = new RequestMetrics();
 
   const booted = await bootMetadata({ settings, fs, clock, logger, hosted, topicOverrides: topics.topicOverrides });
   const parts: NodeParts = { settings, logger, logManager, hosted, ...booted };
   const { services, registry } = assembleServices(parts, clock, metrics, topics);
-  const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);
+  const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger.child({ component: 'network' }));
   const bound = await listenAndRegister(parts, server, services);
 
   const controllerTick = startLocalControllerTick(parts);
@@ -220,7 +220,7 @@ async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverride
     settings,
     fs,
     clock,
-    logger,
+    logger: logger.child({ component: 'metadata' }),
     replicaManager: hosted,
     topicOverrides,
     onPartitionChanged: (topic, partition) => {
@@ -232,7 +232,7 @@ async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverride
   // Requests arriving on a controller listener keep the local service: they are never passed on again.
   const localMetadata = metadata.service;
   if (clusterNode !== null) metadata.service = routeMetadataChanges(metadata.service, clusterNode.channel, settings.nodeId, logger);
-  const groupService = new GroupService(settings.groups, metadata.service, hosted, clock, logger);
+  const groupService = new GroupService(settings.groups, metadata.service, hosted, clock, logger.child({ component: 'group' }));
   groups = groupService;
   return { clusterNode, metadata, localMetadata, groupService };
 }

@@ -28,6 +28,21 @@ interface StartOptions {
   config?: string;
   override?: Record<string, string>;
   check?: boolean;
+  logFormat?: LogFormat;
+}
+
+/** How `start` writes its log: readable lines (`pretty`) or one JSON object per line (`json`, for log shippers). */
+export type LogFormat = 'json' | 'pretty';
+
+/** commander argParser for `--log-format`. */
+export function parseLogFormat(value: string): LogFormat {
+  if (value === 'json' || value === 'pretty') return value;
+  throw new InvalidArgumentError(`--log-format must be json or pretty, got "${value}"`);
+}
+
+/** The format to log in: the flag when given, else pretty on a terminal and JSON otherwise (a pipe, a file, a service manager). */
+export function logFormatFor(flag: LogFormat | undefined, stdoutIsTTY: boolean): LogFormat {
+  return flag ?? (stdoutIsTTY ? 'pretty' : 'json');
 }
 
 /** commander argParser for repeatable `--override key=value`. */
@@ -64,6 +79,7 @@ export function registerStartCommand(program: Command, deps: StartDeps = {}): vo
     .option('-c, --config <file>', 'a Java-properties file with Kafka broker configs')
     .option('-o, --override <key=value>', 'set a config key, over the file (repeatable)', collectOverride)
     .option('--check', 'validate the configuration, print the effective values and exit')
+    .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, JSON otherwise)', parseLogFormat)
     .showHelpAfterError('(run "tributary start --help" for usage)')
     .addHelpText('after', `
 Examples:
@@ -86,7 +102,7 @@ see config/server.properties for every supported key with its default.`)
         return;
       }
       const startBroker: StartBrokerFn = deps.startBroker ?? (async (c, o) => (await loadStartBroker())(c, o));
-      await runUntilSignalled(config, startBroker);
+      await runUntilSignalled(config, startBroker, logFormatFor(options.logFormat, process.stdout.isTTY === true));
     });
 }
 
@@ -112,8 +128,8 @@ function printConfig(config: BrokerConfig): void {
 }
 
 /** Starts the broker and installs the signal handlers; the broker's sockets keep the process alive until they exit it. */
-async function runUntilSignalled(config: BrokerConfig, startBroker: StartBrokerFn): Promise<void> {
-  const logger = createLogger(config.get('log.level'));
+async function runUntilSignalled(config: BrokerConfig, startBroker: StartBrokerFn, format: LogFormat): Promise<void> {
+  const logger = createLogger(config.get('log.level'), { pretty: format === 'pretty' });
   for (const w of config.warnings) logger.warn(w);
   process.on('uncaughtException', (err) => {
     logger.fatal({ err }, 'uncaught exception; exiting');
@@ -194,7 +210,7 @@ function formatValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** One JSON log line from pino -> `HH:MM:SS.mmm LEVEL msg key=value ...` (and an error's stack). */
+/** One JSON log line from pino -> `HH:MM:SS.mmm LEVEL [component] msg key=value ...` (and an error's stack). */
 export function formatLogLine(json: string, colors = false): string {
   let entry: Record<string, unknown>;
   try {
@@ -202,7 +218,7 @@ export function formatLogLine(json: string, colors = false): string {
   } catch {
     return json.endsWith('\n') ? json : `${json}\n`;
   }
-  const { time, level, msg, err, ...rest } = entry;
+  const { time, level, msg, err, component, ...rest } = entry;
   const t = typeof time === 'number' ? new Date(time) : new Date();
   const hh = (n: number, w = 2): string => String(n).padStart(w, '0');
   const clock = `${hh(t.getHours())}:${hh(t.getMinutes())}:${hh(t.getSeconds())}.${hh(t.getMilliseconds(), 3)}`;
@@ -210,7 +226,8 @@ export function formatLogLine(json: string, colors = false): string {
   const name = (LEVEL_NAMES[levelNumber] ?? String(level)).padEnd(5);
   const shownLevel = colors ? `${LEVEL_COLORS[levelNumber] ?? ''}${name}\x1b[0m` : name;
   const fields = Object.entries(rest).map(([k, v]) => `${k}=${formatValue(v)}`);
-  let line = [clock, shownLevel, typeof msg === 'string' ? msg : '', ...fields].filter((s) => s !== '').join(' ');
+  const shownComponent = typeof component === 'string' ? `[${component}]` : '';
+  let line = [clock, shownLevel, shownComponent, typeof msg === 'string' ? msg : '', ...fields].filter((s) => s !== '').join(' ');
   if (typeof err === 'object' && err !== null) {
     const e = err as { message?: unknown; stack?: unknown };
     line += `\n    ${String(e.stack ?? e.message ?? JSON.stringify(err)).split('\n').join('\n    ')}`;
