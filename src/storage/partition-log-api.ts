@@ -70,6 +70,8 @@ export interface SegmentInfo {
   nextOffset: bigint;
   sizeBytes: number;
   maxTimestampMs: bigint;
+  /** When the segment was last appended to (or created / opened, before its first append). */
+  lastModifiedMs: number;
 }
 
 export interface RetentionResult {
