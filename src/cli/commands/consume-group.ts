@@ -23,6 +23,7 @@ import { fetchMany, listOffsetsMany, type FetchPosition, type FetchResult } from
 import { formatError, writeOut } from './common.js';
 import { formatRecord } from './record-format.js';
 import { sleep } from '../../util/sleep.js';
+import { watchStdoutReader } from './stdout-reader.js';
 
 export const AUTO_COMMIT_INTERVAL_MS = 5_000;
 /** Longest single fetch wait, so --timeout-ms, rebalances and Ctrl-C are noticed promptly. */
@@ -50,6 +51,8 @@ interface GroupPositions {
 interface StopState {
   stopped: boolean;
   pipeClosed: boolean;
+  /** A write to stdout is under way (the reader watch waits for it). */
+  writing: boolean;
 }
 
 export async function consumeGroup(cluster: Cluster, topic: string, groupId: string, reset: 'earliest' | 'latest', options: GroupConsumeOptions): Promise<void> {
@@ -57,7 +60,7 @@ export async function consumeGroup(cluster: Cluster, topic: string, groupId: str
   const state: GroupPositions = { positions: new Map<string, FetchPosition>(), committed: new Map<string, bigint>() };
   const member = newGroupMember(cluster, topic, groupId, reset, options, state);
 
-  const stop: StopState = { stopped: false, pipeClosed: false };
+  const stop: StopState = { stopped: false, pipeClosed: false, writing: false };
   const onSignal = (): void => {
     stop.stopped = true;
     // A JoinGroup may be parked for the whole rebalance: closing ends it.
@@ -69,11 +72,17 @@ export async function consumeGroup(cluster: Cluster, topic: string, groupId: str
     if (err.code === 'EPIPE') stop.pipeClosed = stop.stopped = true;
   };
   process.stdout.on('error', onStdoutError);
+  // With nothing new to print there is no write to fail: notice the reader leaving (stdout-reader.ts).
+  const stopWatch = watchStdoutReader(() => {
+    stop.pipeClosed = true;
+    onSignal();
+  }, () => !stop.writing);
 
   let count: number;
   try {
     count = await consumeUntilStopped(cluster, member, state, stop, reset, options);
   } finally {
+    stopWatch();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     // Revoking commits the positions; then the member leaves the group.
@@ -153,11 +162,14 @@ async function consumeUntilStopped(
     count = taken.count;
     if (taken.lines.length > 0) {
       lastRecordMs = performance.now();
+      stop.writing = true;
       try {
         await writeOut(`${taken.lines.join('\n')}\n`);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
         stop.pipeClosed = true;
+      } finally {
+        stop.writing = false;
       }
       if (stop.pipeClosed) break;
     }
