@@ -73,6 +73,7 @@ export class StandaloneHerder {
   async deleteConnector(name: string): Promise<void> {
     this.config(name);
     await this.worker.stopConnector(name);
+    this.worker.forgetTopics(name);
     this.configs.delete(name);
     this.targets.delete(name);
   }

@@ -49,6 +49,8 @@ export class Worker {
   readonly metrics = new ConnectMetrics();
   private readonly running = new Map<string, ConnectorRuntime>();
   private producer: Producer<Buffer | null, Buffer | null> | null = null;
+  /** Topics each connector used, kept across restarts until the connector is deleted (as Kafka's status store keeps them). */
+  private readonly topicsUsed = new Map<string, Set<string>>();
   /** host:port of this worker's REST listener, known once it is bound. */
   workerId = '';
 
@@ -87,7 +89,7 @@ export class Worker {
   async startConnector(name: string, config: Record<string, string>, target: TargetState): Promise<void> {
     const found = this.plugins.newConnector(config['connector.class'] ?? '');
     if (found === undefined) throw new ConnectError(`Failed to find any class that implements Connector and which name matches ${config['connector.class'] ?? ''}`);
-    const rt: ConnectorRuntime = { name, className: found.className, connector: found.connector, lifecycle: new TaskLifecycle(), config, taskConfigs: [], tasks: [], activeTopics: new Set() };
+    const rt: ConnectorRuntime = { name, className: found.className, connector: found.connector, lifecycle: new TaskLifecycle(), config, taskConfigs: [], tasks: [], activeTopics: this.topicSet(name) };
     this.running.set(name, rt);
     if (target === 'STOPPED') {
       rt.lifecycle.set('STOPPED');
@@ -180,6 +182,17 @@ export class Worker {
     }
   }
 
+  private topicSet(name: string): Set<string> {
+    let set = this.topicsUsed.get(name);
+    if (set === undefined) this.topicsUsed.set(name, (set = new Set()));
+    return set;
+  }
+
+  /** Drops a deleted connector's active topics. */
+  forgetTopics(name: string): void {
+    this.topicsUsed.delete(name);
+  }
+
   async stopConnector(name: string): Promise<void> {
     const rt = this.running.get(name);
     if (rt === undefined) return;
@@ -267,6 +280,6 @@ export class Worker {
   }
 
   activeTopics(name: string): string[] {
-    return [...(this.running.get(name)?.activeTopics ?? [])].sort();
+    return [...(this.topicsUsed.get(name) ?? [])].sort();
   }
 }
