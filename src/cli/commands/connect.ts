@@ -64,12 +64,26 @@ async function rest(o: ClientOpts, method: string, path: string, body?: unknown)
   return parsed;
 }
 
+const EXAMPLE_ARGS: Readonly<Record<string, string>> = {
+  list: '',
+  status: ' local-file-source',
+  create: ' file-sink.properties',
+  delete: ' local-file-source',
+  pause: ' local-file-source',
+  resume: ' local-file-source',
+  stop: ' local-file-source',
+  restart: ' local-file-source --include-tasks --only-failed',
+  plugins: ' --json',
+};
+
+/** A command of a running worker's REST API: --url (env CONNECT_URL) and --json. */
 function clientCommand(connect: Command, name: string, description: string): Command {
-  return connect
+  const cmd = connect
     .command(name)
     .description(description)
     .addOption(new Option('--url <url>', 'the worker\'s REST API').env(CONNECT_URL_ENV).default(CONNECT_URL_DEFAULT))
     .option('--json', 'print JSON');
+  return withExamples(cmd, [`tributary connect ${name}${EXAMPLE_ARGS[name] ?? ''} --url http://127.0.0.1:8083`]);
 }
 
 function print(o: ClientOpts, value: unknown, table: () => string): void {
