@@ -9,12 +9,15 @@
  */
 
 export type ConfigKeyType = 'BOOLEAN' | 'STRING' | 'INT' | 'SHORT' | 'LONG' | 'DOUBLE' | 'LIST' | 'CLASS' | 'PASSWORD';
+/** How important a config key is (Kafka's ConfigDef.Importance), shown by the validate endpoint. */
 export type ConfigImportance = 'HIGH' | 'MEDIUM' | 'LOW';
+/** A parsed config value: string (STRING, CLASS, PASSWORD), number (integer types, DOUBLE), boolean, string list (LIST) or null. */
 export type ConfigParsed = string | number | boolean | string[] | null;
 
 /** Checks a parsed value; throws ConfigException (with `invalidValue`) when it is bad. */
 export type ConfigValidator = (name: string, value: ConfigParsed) => void;
 
+/** The definition of one config key (Kafka's ConfigDef.ConfigKey): name, type, default, validator, importance, documentation and display hints. */
 export interface ConfigKeyDef {
   readonly name: string;
   readonly type: ConfigKeyType;
@@ -50,10 +53,12 @@ export class ConfigException extends Error {
   }
 }
 
+/** A ConfigException for a bad value, worded as Kafka's ("Invalid value ... for configuration ...: reason"). */
 export function invalidValue(name: string, value: unknown, reason: string): ConfigException {
   return new ConfigException(`Invalid value ${String(value)} for configuration ${name}: ${reason}`);
 }
 
+/** A ConfigException for a required key (no default) that is not set, worded as Kafka's. */
 export function missingValue(name: string): ConfigException {
   return new ConfigException(`Missing required configuration "${name}" which has no default value.`);
 }
@@ -96,6 +101,7 @@ export function parseType(key: ConfigKeyDef, raw: string): ConfigParsed {
 export class ConfigDef {
   private readonly keys = new Map<string, ConfigKeyDef>();
 
+  /** Adds a key definition; throws if a key of that name is already defined. Returns this, so calls chain. */
   define(key: ConfigKeyDef): this {
     if (this.keys.has(key.name)) throw new Error(`Configuration ${key.name} is defined twice.`);
     this.keys.set(key.name, key);
@@ -108,10 +114,12 @@ export class ConfigDef {
     return this;
   }
 
+  /** Every defined key, in definition order. */
   configKeys(): ConfigKeyDef[] {
     return [...this.keys.values()];
   }
 
+  /** The definition of the named key, or undefined when it is not defined. */
   get(name: string): ConfigKeyDef | undefined {
     return this.keys.get(name);
   }
@@ -224,31 +232,37 @@ export const Validators = {
 export class ParsedConfig {
   constructor(readonly values: Readonly<Record<string, ConfigParsed>>) {}
 
+  /** Parses `props` with `def` (throws ConfigException listing every problem) and wraps the typed values. */
   static of(def: ConfigDef, props: Readonly<Record<string, string>>): ParsedConfig {
     return new ParsedConfig(def.parse(props));
   }
 
+  /** The string value of a key; throws ConfigException when it is not a string (unset or null). */
   string(name: string): string {
     const v = this.values[name];
     if (typeof v !== 'string') throw new ConfigException(`${name} is not set`);
     return v;
   }
 
+  /** The string value of a key, or null when it is not a string. */
   stringOrNull(name: string): string | null {
     const v = this.values[name];
     return typeof v === 'string' ? v : null;
   }
 
+  /** The numeric value of a key (INT, SHORT, LONG, DOUBLE); throws ConfigException when it is not a number. */
   number(name: string): number {
     const v = this.values[name];
     if (typeof v !== 'number') throw new ConfigException(`${name} is not set`);
     return v;
   }
 
+  /** The boolean value of a key; false unless it is exactly true. */
   boolean(name: string): boolean {
     return this.values[name] === true;
   }
 
+  /** The LIST value of a key, or an empty array when it is not a list. */
   list(name: string): string[] {
     const v = this.values[name];
     return Array.isArray(v) ? v : [];

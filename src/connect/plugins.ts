@@ -39,6 +39,7 @@ export interface ConnectorPluginInfo {
   version: string;
 }
 
+/** A `plugin.path` entry or plugin module that cannot be loaded. */
 export class PluginLoadError extends Error {
   override readonly name = 'PluginLoadError';
 }
@@ -47,6 +48,7 @@ function simpleName(className: string): string {
   return className.slice(className.lastIndexOf('.') + 1);
 }
 
+/** The plugin registry: connector, converter, transform and predicate classes by name, built-ins plus those loaded from `plugin.path`. */
 export class Plugins implements TransformResolver {
   readonly connectors = new Map<string, ConnectorClass>([
     ['org.apache.kafka.connect.file.FileStreamSourceConnector', FileStreamSourceConnector],
@@ -95,23 +97,28 @@ export class Plugins implements TransformResolver {
     return undefined;
   }
 
+  /** A new instance of the connector with that full name or alias, with its full class name; undefined when there is none. */
   newConnector(name: string): { className: string; connector: Connector } | undefined {
     const found = this.connectorClass(name);
     return found === undefined ? undefined : { className: found.className, connector: new found.cls() };
   }
 
+  /** The converter class with that name, or undefined. */
   converterClass(name: string): ConverterClass | undefined {
     return lookupByName(this.converters, name);
   }
 
+  /** The transformation class with that name, or undefined. */
   transform(name: string): TransformationClass | undefined {
     return lookupByName(this.transforms, name);
   }
 
+  /** The predicate class with that name, or undefined. */
   predicate(name: string): PredicateClass | undefined {
     return lookupByName(this.predicates, name);
   }
 
+  /** Every registered connector with its type and version, sorted by class name (GET /connector-plugins). */
   connectorPlugins(): ConnectorPluginInfo[] {
     return [...this.connectors.entries()]
       .map(([className, cls]) => {

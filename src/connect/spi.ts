@@ -39,13 +39,16 @@ export interface ConnectRecord {
 
 /** Where a source record came from, as plain JSON-able maps (e.g. `{ filename }` and `{ position }`). */
 export type SourcePartition = Readonly<Record<string, unknown>>;
+/** A position within a source partition, as a plain JSON-able map (e.g. `{ position }`); committed by the worker. */
 export type SourceOffset = Readonly<Record<string, unknown>>;
 
+/** A record produced by a source task (Kafka's SourceRecord), with the source partition and offset it came from. */
 export interface SourceRecord extends ConnectRecord {
   readonly sourcePartition: SourcePartition;
   readonly sourceOffset: SourceOffset;
 }
 
+/** A record read from Kafka and handed to a sink task (Kafka's SinkRecord), with its partition, offset and timestamp type. */
 export interface SinkRecord extends ConnectRecord {
   readonly kafkaPartition: number;
   readonly kafkaOffset: bigint;
@@ -77,6 +80,7 @@ export interface OffsetStorageReader {
   offsets(partitions: readonly SourcePartition[]): Map<SourcePartition, SourceOffset | null>;
 }
 
+/** What the worker gives a connector at start (Kafka's ConnectorContext). */
 export interface ConnectorContext {
   /** Asks the worker to call taskConfigs again and restart the tasks with the result. */
   requestTaskReconfiguration(): void;
@@ -84,6 +88,7 @@ export interface ConnectorContext {
   raiseError(error: Error): void;
 }
 
+/** The context of a source connector: the ConnectorContext plus a reader of committed source offsets. */
 export interface SourceConnectorContext extends ConnectorContext {
   readonly offsetStorageReader: OffsetStorageReader;
 }
@@ -98,20 +103,24 @@ interface ConnectorBase {
   stop(): void | Promise<void>;
 }
 
+/** A source connector (Kafka's SourceConnector): configures the source tasks that read from an external system into Kafka. */
 export interface SourceConnector extends ConnectorBase {
   readonly type: 'source';
   start(props: Readonly<Record<string, string>>, context: SourceConnectorContext): void | Promise<void>;
   taskClass(): SourceTaskClass;
 }
 
+/** A sink connector (Kafka's SinkConnector): configures the sink tasks that write records from Kafka to an external system. */
 export interface SinkConnector extends ConnectorBase {
   readonly type: 'sink';
   start(props: Readonly<Record<string, string>>, context: ConnectorContext): void | Promise<void>;
   taskClass(): SinkTaskClass;
 }
 
+/** Any connector: a source or a sink, told apart by `type`. */
 export type Connector = SourceConnector | SinkConnector;
 
+/** What the worker gives a source task (Kafka's SourceTaskContext): its config and a reader of committed source offsets. */
 export interface SourceTaskContext {
   configs(): Readonly<Record<string, string>>;
   readonly offsetStorageReader: OffsetStorageReader;
@@ -124,6 +133,7 @@ export interface SourceRecordMetadata {
   offset: bigint;
 }
 
+/** A source task (Kafka's SourceTask): polls records from the external system for the worker to produce to Kafka. */
 export interface SourceTask {
   version(): string;
   start(props: Readonly<Record<string, string>>, context: SourceTaskContext): void | Promise<void>;
@@ -136,6 +146,7 @@ export interface SourceTask {
   stop(): void | Promise<void>;
 }
 
+/** A topic partition (Kafka's TopicPartition), as sink tasks see their assignment. */
 export interface TopicPartitionRef {
   topic: string;
   partition: number;
@@ -147,6 +158,7 @@ export type SinkOffsets = Map<string, { topic: string; partition: number; offset
 /** Reports a record that failed in the task's own code to the worker's error handling (KIP-610). */
 export type ErrantRecordReporter = (record: SinkRecord, error: Error) => Promise<void>;
 
+/** What the worker gives a sink task (Kafka's SinkTaskContext): its config, assignment, offset rewinds, pause/resume, commit requests and errant-record reporting. */
 export interface SinkTaskContext {
   configs(): Readonly<Record<string, string>>;
   assignment(): TopicPartitionRef[];
@@ -160,6 +172,7 @@ export interface SinkTaskContext {
   errantRecordReporter(): ErrantRecordReporter;
 }
 
+/** A sink task (Kafka's SinkTask): receives batches of records read from Kafka and writes them to the external system. */
 export interface SinkTask {
   version(): string;
   start(props: Readonly<Record<string, string>>, context: SinkTaskContext): void | Promise<void>;
@@ -173,8 +186,11 @@ export interface SinkTask {
   stop(): void | Promise<void>;
 }
 
+/** A source task class, as a source connector's `taskClass()` returns it (constructed with no arguments). */
 export type SourceTaskClass = new () => SourceTask;
+/** A sink task class, as a sink connector's `taskClass()` returns it (constructed with no arguments). */
 export type SinkTaskClass = new () => SinkTask;
+/** A connector class, as the plugin registry stores it (constructed with no arguments). */
 export type ConnectorClass = new () => Connector;
 
 /** Thrown by a task to ask for a retry of the same call (Kafka's RetriableException). */

@@ -14,6 +14,7 @@ import { parseWorkerConfig } from './runtime/worker-config.js';
 import { ConnectRestError } from './runtime/rest-errors.js';
 import { ConnectError } from './spi.js';
 
+/** A running standalone worker, as startStandalone returns it: its REST URL, its herder, and `close()` to stop it. */
 export interface ConnectWorkerHandle {
   /** http://host:port of the REST API. */
   readonly url: string;
@@ -30,6 +31,7 @@ async function clusterId(bootstrap: string): Promise<string> {
   }
 }
 
+/** Starts a standalone Connect worker (as connect-standalone.sh): loads plugins, opens the offset file, starts the REST API, then creates the given connectors. */
 export async function startStandalone(workerProps: Readonly<Record<string, string>>, connectorProps: readonly Readonly<Record<string, string>>[] = [], log: (m: string) => void = (m) => process.stderr.write(m + '\n')): Promise<ConnectWorkerHandle> {
   const config = parseWorkerConfig(workerProps);
   if (config.offsetFile === '') throw new ConnectError('offset.storage.file.filename must be set for a standalone worker');

@@ -6,6 +6,7 @@
  */
 import type { Schema } from '../data/schema.js';
 
+/** A Connect value with its schema (null when schemaless), as a converter reads it (Kafka's SchemaAndValue). */
 export interface SchemaAndValue {
   readonly schema: Schema | null;
   readonly value: unknown;
@@ -13,10 +14,12 @@ export interface SchemaAndValue {
 
 export const NULL_SCHEMA_AND_VALUE: SchemaAndValue = { schema: null, value: null };
 
+/** A converter (Kafka's Converter): turns Connect data into the bytes of a record key or value, and back. */
 export interface Converter {
   configure(props: Readonly<Record<string, string>>, isKey: boolean): void;
   fromConnectData(topic: string, schema: Schema | null, value: unknown): Buffer | null;
   toConnectData(topic: string, bytes: Buffer | null): SchemaAndValue;
 }
 
+/** A converter class, as the plugin registry stores it (constructed with no arguments). */
 export type ConverterClass = new () => Converter;

@@ -15,10 +15,12 @@ const ENVELOPE_ERROR =
   'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not contain additional fields. ' +
   'If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter configuration.';
 
+/** Kafka's JsonConverter: Connect data as JSON, with a schema envelope when `schemas.enable` is true (the default). */
 export class JsonConverter implements Converter {
   private schemasEnabled = true;
   private replaceNullWithDefault = true;
 
+  /** Reads `schemas.enable` and `replace.null.with.default` (both default true) and `decimal.format` (BASE64 only; others throw DataError). */
   configure(props: Readonly<Record<string, string>>, _isKey = false): void {
     this.schemasEnabled = (props['schemas.enable'] ?? 'true').trim().toLowerCase() !== 'false';
     this.replaceNullWithDefault = (props['replace.null.with.default'] ?? 'true').trim().toLowerCase() !== 'false';
@@ -26,6 +28,7 @@ export class JsonConverter implements Converter {
     if (format !== undefined && format.toUpperCase() !== 'BASE64') throw new DataError(`decimal.format ${format} is not supported (BASE64 only)`);
   }
 
+  /** The value as JSON bytes, in a `{"schema","payload"}` envelope when schemas are enabled; null bytes for a null value with no schema. */
   fromConnectData(_topic: string, schema: Schema | null, value: unknown): Buffer | null {
     if (schema === null && (value === null || value === undefined)) return null;
     const payload = valueToJson(schema, value, this.replaceNullWithDefault);
@@ -33,6 +36,7 @@ export class JsonConverter implements Converter {
     return Buffer.from(writeJson(node), 'utf8');
   }
 
+  /** The schema and value read from JSON bytes (schemaless when schemas are disabled); throws DataError for bad JSON or a malformed envelope. */
   toConnectData(_topic: string, bytes: Buffer | null): SchemaAndValue {
     if (bytes === null || bytes.length === 0) return NULL_SCHEMA_AND_VALUE;
     let json: unknown;

@@ -5,9 +5,11 @@
 import { DataError, Schemas, type Schema } from '../data/schema.js';
 import { NULL_SCHEMA_AND_VALUE, type Converter, type SchemaAndValue } from './converter.js';
 
+/** Kafka's StringConverter: values as text in the configured `converter.encoding` (UTF-8 by default). */
 export class StringConverter implements Converter {
   private encoding: BufferEncoding = 'utf8';
 
+  /** Reads `converter.encoding` (UTF-8, ISO-8859-1, US-ASCII or UTF-16LE); throws DataError for any other. */
   configure(props: Readonly<Record<string, string>>, _isKey = false): void {
     const name = (props['converter.encoding'] ?? 'UTF-8').toLowerCase().replace('-', '');
     if (name === 'utf8') this.encoding = 'utf8';
@@ -17,12 +19,14 @@ export class StringConverter implements Converter {
     else throw new DataError(`Unsupported converter.encoding ${props['converter.encoding'] ?? ''}`);
   }
 
+  /** The value's string form encoded as bytes; null for a null value. The schema is ignored. */
   fromConnectData(_topic: string, _schema: Schema | null, value: unknown): Buffer | null {
     if (value === null || value === undefined) return null;
     const text = typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString(this.encoding) : stringForm(value);
     return Buffer.from(text, this.encoding);
   }
 
+  /** The bytes decoded as a string, with an optional string schema (null bytes give a null value). */
   toConnectData(_topic: string, bytes: Buffer | null): SchemaAndValue {
     if (bytes === null) return { schema: Schemas.string({ optional: true }), value: null };
     return { schema: Schemas.string({ optional: true }), value: bytes.toString(this.encoding) };
@@ -35,9 +39,12 @@ function stringForm(value: unknown): string {
   return String(value);
 }
 
+/** Kafka's ByteArrayConverter: passes raw bytes through unchanged; accepts only a `bytes` schema or none. */
 export class ByteArrayConverter implements Converter {
+  /** Takes no settings. */
   configure(_props: Readonly<Record<string, string>> = {}, _isKey = false): void {}
 
+  /** The value itself, which must be a Buffer (or null, giving null); throws DataError for any other value or a non-bytes schema. */
   fromConnectData(_topic: string, schema: Schema | null, value: unknown): Buffer | null {
     if (schema !== null && schema.type !== 'bytes') throw new DataError(`Invalid schema type for ByteArrayConverter: ${schema.type.toUpperCase()}`);
     if (value === null || value === undefined) return null;
@@ -45,6 +52,7 @@ export class ByteArrayConverter implements Converter {
     return value;
   }
 
+  /** The bytes as they are, with an optional `bytes` schema. */
   toConnectData(_topic: string, bytes: Buffer | null): SchemaAndValue {
     return bytes === null ? { ...NULL_SCHEMA_AND_VALUE, schema: Schemas.bytes({ optional: true }) } : { schema: Schemas.bytes({ optional: true }), value: bytes };
   }

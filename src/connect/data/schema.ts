@@ -26,12 +26,14 @@ export type SchemaType =
 
 export const PRIMITIVE_TYPES: readonly SchemaType[] = ['int8', 'int16', 'int32', 'int64', 'float32', 'float64', 'boolean', 'string', 'bytes'];
 
+/** A field of a struct schema (Kafka's Field): its name, position and schema. */
 export interface Field {
   readonly name: string;
   readonly index: number;
   readonly schema: Schema;
 }
 
+/** A Connect schema (Kafka's Schema): the type of a key or value, whether it is optional, and its name, version, doc, parameters, default and nested schemas. */
 export interface Schema {
   readonly type: SchemaType;
   readonly optional: boolean;
@@ -93,6 +95,7 @@ export function asOptional(schema: Schema): Schema {
   return schema.optional ? schema : { ...schema, optional: true };
 }
 
+/** The field of a struct schema with that name, or undefined. */
 export function fieldOf(schema: Schema, name: string): Field | undefined {
   return schema.fields?.find((f) => f.name === name);
 }
@@ -107,6 +110,7 @@ export class Struct {
     this.schema = schema;
   }
 
+  /** Sets a field's value; throws DataError when the field does not exist or the value does not match its schema. Returns this, so calls chain. */
   put(name: string, value: unknown): this {
     const field = fieldOf(this.schema, name);
     if (field === undefined) throw new DataError(`${name} is not a valid field name`);
@@ -127,6 +131,7 @@ export class Struct {
     for (const f of this.schema.fields ?? []) validateValue(f.schema, this.get(f.name), f.name);
   }
 
+  /** True when `other` is a Struct with an equal schema and equal field values (defaults included). */
   equals(other: unknown): boolean {
     if (!(other instanceof Struct) || !schemaEquals(this.schema, other.schema)) return false;
     return (this.schema.fields ?? []).every((f) => valueEquals(this.get(f.name), other.get(f.name)));
@@ -187,6 +192,7 @@ export function validateValue(schema: Schema, value: unknown, where = 'value'): 
   }
 }
 
+/** Deep equality of two schemas (type, optionality, name, version, doc, parameters, default, key/value schemas and fields); null and undefined count as no schema. */
 export function schemaEquals(a: Schema | null | undefined, b: Schema | null | undefined): boolean {
   if (a === b) return true;
   if (a == null || b == null) return false;
@@ -199,6 +205,7 @@ export function schemaEquals(a: Schema | null | undefined, b: Schema | null | un
   return fa.length === fb.length && fa.every((f, i) => f.name === fb[i]?.name && schemaEquals(f.schema, fb[i]?.schema));
 }
 
+/** Deep equality of two Connect values: Structs by `equals`, Buffers by bytes, arrays and plain objects element by element. */
 export function valueEquals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a instanceof Struct) return a.equals(b);

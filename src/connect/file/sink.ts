@@ -12,31 +12,38 @@ import { FILE_CONNECTOR_VERSION } from './source.js';
 
 const SINK_DEF = new ConfigDef().define({ name: 'file', type: 'STRING', defaultValue: null, importance: 'HIGH', documentation: 'Destination filename. If not specified, the standard output will be used' });
 
+/** Kafka's FileStreamSinkConnector: its tasks append each record value as a line to `file` (standard output when unset). */
 export class FileStreamSinkConnector implements SinkConnector {
   readonly type = 'sink';
   private props: Record<string, string> = {};
 
+  /** The connector's version. */
   version(): string {
     return FILE_CONNECTOR_VERSION;
   }
 
+  /** The connector's config keys: `file`. */
   config(): ConfigDef {
     return SINK_DEF;
   }
 
+  /** Validates the config and keeps it for the tasks. */
   start(props: Readonly<Record<string, string>>): void {
     ParsedConfig.of(SINK_DEF, props);
     this.props = { ...props };
   }
 
+  /** The task class: FileStreamSinkTask. */
   taskClass(): SinkTaskClass {
     return FileStreamSinkTask;
   }
 
+  /** `maxTasks` copies of the connector's config. */
   taskConfigs(maxTasks: number): Record<string, string>[] {
     return Array.from({ length: maxTasks }, () => ({ ...this.props }));
   }
 
+  /** Does nothing: the connector holds no resources. */
   stop(): void {}
 }
 
@@ -50,18 +57,22 @@ function lineOf(value: unknown): string {
   return String(value);
 }
 
+/** The sink task of FileStreamSinkConnector: appends each record's value, as text, one per line, to `file` or standard output. */
 export class FileStreamSinkTask implements SinkTask {
   private file: FileHandle | null = null;
 
+  /** The task's version. */
   version(): string {
     return FILE_CONNECTOR_VERSION;
   }
 
+  /** Opens `file` for appending, or uses standard output when it is unset or empty. */
   async start(props: Readonly<Record<string, string>>): Promise<void> {
     const filename = ParsedConfig.of(SINK_DEF, props).stringOrNull('file');
     if (filename !== null && filename !== '') this.file = await open(filename, 'a');
   }
 
+  /** Writes each record's value as a line. */
   async put(records: SinkRecord[]): Promise<void> {
     if (records.length === 0) return;
     const text = records.map((r) => lineOf(r.value) + '\n').join('');
@@ -69,10 +80,12 @@ export class FileStreamSinkTask implements SinkTask {
     else await this.file.write(text);
   }
 
+  /** Syncs the file to disk (nothing for standard output). */
   async flush(): Promise<void> {
     await this.file?.sync();
   }
 
+  /** Closes the file. */
   async stop(): Promise<void> {
     const f = this.file;
     this.file = null;

@@ -30,23 +30,28 @@ const SOURCE_DEF = new ConfigDef()
   })
   .define({ name: 'batch.size', type: 'INT', defaultValue: 2000, importance: 'LOW', documentation: 'The maximum number of records the source task can read from the file each time it is polled', validator: Validators.atLeast(1) });
 
+/** Kafka's FileStreamSourceConnector: one task sends each line of `file` as a string value to `topic`. */
 export class FileStreamSourceConnector implements SourceConnector {
   readonly type = 'source';
   private props: Record<string, string> = {};
 
+  /** The connector's version. */
   version(): string {
     return FILE_CONNECTOR_VERSION;
   }
 
+  /** The connector's config keys: `file`, `topic` (exactly one) and `batch.size`. */
   config(): ConfigDef {
     return SOURCE_DEF;
   }
 
+  /** Validates the config and keeps it for the task. */
   start(props: Readonly<Record<string, string>>): void {
     ParsedConfig.of(SOURCE_DEF, props);
     this.props = { ...props };
   }
 
+  /** The task class: FileStreamSourceTask. */
   taskClass(): SourceTaskClass {
     return FileStreamSourceTask;
   }
@@ -56,9 +61,11 @@ export class FileStreamSourceConnector implements SourceConnector {
     return [{ ...this.props }];
   }
 
+  /** Does nothing: the connector holds no resources. */
   stop(): void {}
 }
 
+/** The source task of FileStreamSourceConnector: reads lines of `file` from the last committed byte position and sends each as a string record. */
 export class FileStreamSourceTask implements SourceTask {
   private file: FileHandle | null = null;
   private filename = '';
@@ -68,10 +75,12 @@ export class FileStreamSourceTask implements SourceTask {
   private pending = Buffer.alloc(0);
   private stopped = false;
 
+  /** The task's version. */
   version(): string {
     return FILE_CONNECTOR_VERSION;
   }
 
+  /** Reads the config, resumes at the committed `{ position }` of `{ filename }` (or the start) and opens the file; standard input is not supported. */
   async start(props: Readonly<Record<string, string>>, context: SourceTaskContext): Promise<void> {
     const c = ParsedConfig.of(SOURCE_DEF, props);
     const filename = c.stringOrNull('file');
@@ -85,6 +94,7 @@ export class FileStreamSourceTask implements SourceTask {
     this.file = await open(filename, 'r');
   }
 
+  /** Up to `batch.size` complete lines as records; null after a short wait when there is no new line. */
   async poll(): Promise<SourceRecord[] | null> {
     if (this.file === null || this.stopped) return null;
     const records = this.takeLines();
@@ -125,6 +135,7 @@ export class FileStreamSourceTask implements SourceTask {
     return out;
   }
 
+  /** Stops polling and closes the file. */
   async stop(): Promise<void> {
     this.stopped = true;
     const f = this.file;

@@ -90,6 +90,7 @@ function splitAliases(raw: string | undefined): string[] {
 export class TransformationChain {
   private constructor(private readonly stages: readonly Stage[]) {}
 
+  /** Builds the chain from a connector config's `transforms` and `predicates` aliases and their prefixed settings; throws ConfigException for an unknown class or predicate alias. */
   static fromConfig(props: Readonly<Record<string, string>>, resolver: TransformResolver = builtinResolver): TransformationChain {
     const predicates = new Map<string, Predicate>();
     for (const alias of splitAliases(props.predicates)) {
@@ -115,6 +116,7 @@ export class TransformationChain {
     return new TransformationChain(stages);
   }
 
+  /** The number of transforms in the chain. */
   get size(): number {
     return this.stages.length;
   }
@@ -130,6 +132,7 @@ export class TransformationChain {
     return current;
   }
 
+  /** Closes every transform of the chain. */
   close(): void {
     for (const s of this.stages) s.transform.close?.();
   }

@@ -7,6 +7,7 @@ import type { ConfigDef } from '../config-def.js';
 import { DataError, Schemas, Struct, isPlainObject, type Schema } from '../data/schema.js';
 import { withChanges, type ConnectRecord } from '../spi.js';
 
+/** A single message transform (Kafka's Transformation): configured from its prefixed settings, it changes or drops each record. */
 export interface Transformation {
   configure(props: Readonly<Record<string, string>>): void;
   /** The transformed record, or null to drop it. */
@@ -15,13 +16,16 @@ export interface Transformation {
   close?(): void;
 }
 
+/** A predicate (Kafka's Predicate): a configurable test of a record that decides whether a transform applies to it. */
 export interface Predicate {
   configure(props: Readonly<Record<string, string>>): void;
   test(record: ConnectRecord): boolean;
   config(): ConfigDef;
 }
 
+/** A transformation class, as the plugin registry stores it (constructed with no arguments). */
 export type TransformationClass = new () => Transformation;
+/** A predicate class, as the plugin registry stores it (constructed with no arguments). */
 export type PredicateClass = new () => Predicate;
 
 /** The key or the value of a record. */
