@@ -26,3 +26,6 @@ export { TimeWindows, WindowedSerdes, type Window, type Windowed } from './dsl/w
 export { TimeWindowedKStream } from './dsl/time-windowed-stream.js';
 export { Suppressed } from './dsl/suppress.js';
 export { WindowStore, type ReadOnlyWindowStore, type WindowEntry } from './state/window-store.js';
+export { SessionWindows } from './dsl/session-windows.js';
+export { SessionWindowedKStream, type Merger } from './dsl/session-windowed-stream.js';
+export { SessionStore, type ReadOnlySessionStore, type SessionEntry } from './state/session-store.js';

@@ -76,9 +76,10 @@ export class TopologyTestDriver {
     return new TestInputTopic(topic, keySerde, valueSerde, (t, k, v, ts, h) => this.pipe(t, k, v, ts, h), options.startTimestampMs ?? this.wallClockMs, options.autoAdvanceMs ?? 0);
   }
 
-  /** An output topic reading what the topology wrote to `topic`. */
+  /** An output topic reading what the topology wrote to `topic` (or, for `<applicationId>-<store>-changelog`, what a store logged). */
   createOutputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>): TestOutputTopic<K, V> {
-    return new TestOutputTopic(topic, keySerde, valueSerde, this.queue(this.outputs, topic));
+    const changelog = topic.startsWith(`${this.applicationId}-`) && topic.endsWith('-changelog');
+    return new TestOutputTopic(topic, keySerde, valueSerde, this.queue(changelog ? this.changelogs : this.outputs, topic));
   }
 
   /** Moves wall-clock time forward and fires the wall-clock punctuations due. */
