@@ -29,3 +29,6 @@ export { WindowStore, type ReadOnlyWindowStore, type WindowEntry } from './state
 export { SessionWindows } from './dsl/session-windows.js';
 export { SessionWindowedKStream, type Merger } from './dsl/session-windowed-stream.js';
 export { SessionStore, type ReadOnlySessionStore, type SessionEntry } from './state/session-store.js';
+export { JoinWindows } from './dsl/join-windows.js';
+export type { StreamJoined } from './dsl/stream-stream-join.js';
+export { JoinWindowBuffer, OuterJoinBuffer, type BufferedRecord, type UnjoinedRecord } from './state/join-buffer-store.js';
