@@ -32,3 +32,5 @@ export { SessionStore, type ReadOnlySessionStore, type SessionEntry } from './st
 export { JoinWindows } from './dsl/join-windows.js';
 export type { StreamJoined } from './dsl/stream-stream-join.js';
 export { JoinWindowBuffer, OuterJoinBuffer, type BufferedRecord, type UnjoinedRecord } from './state/join-buffer-store.js';
+export { SlidingWindows } from './dsl/sliding-windows.js';
+export { SlidingWindowedKStream } from './dsl/sliding-windowed-stream.js';
