@@ -34,3 +34,4 @@ export type { StreamJoined } from './dsl/stream-stream-join.js';
 export { JoinWindowBuffer, OuterJoinBuffer, type BufferedRecord, type UnjoinedRecord } from './state/join-buffer-store.js';
 export { SlidingWindows } from './dsl/sliding-windows.js';
 export { SlidingWindowedKStream } from './dsl/sliding-windowed-stream.js';
+export { GlobalKTable } from './dsl/global-ktable.js';
