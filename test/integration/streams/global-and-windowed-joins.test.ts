@@ -3,13 +3,14 @@
  * the global store is bootstrapped from every partition of its topic before
  * the stream is processed (the orders topic has 2 partitions, the products
  * topic 3: no co-partitioning needed), keeps following the topic, and is
- * queryable; a windowed stream-stream join gives the test driver's results.
+ * queryable; a windowed stream-stream join gives the test driver's results;
+ * session windows survive a restart through their changelog.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
-import { JoinWindows, KafkaStreams, Serdes, StreamsBuilder, type Topology } from '../../../src/streams/index.js';
+import { JoinWindows, KafkaStreams, KeyValue, Serdes, SessionWindows, StreamsBuilder, type Topology } from '../../../src/streams/index.js';
 
 const S = Serdes.String();
 let cluster: EmbeddedCluster;
@@ -97,5 +98,38 @@ test('stream-stream left join on a cluster: joined pairs, and the unmatched reco
     assert.deepEqual(Object.fromEntries(await read(out, 2)), { a: 'A+x', b: 'B+null' });
   } finally {
     await streams.close();
+  }
+});
+
+test('session windows on a cluster: a new instance restores the sessions from the changelog and merges into them', async () => {
+  const id = Date.now();
+  const [input, out] = [`clicks-${id}`, `sessions-${id}`];
+  await admin.createTopics([{ name: input, numPartitions: 2 }, { name: out, numPartitions: 1 }]);
+  const topology = (): Topology => {
+    const builder = new StreamsBuilder();
+    builder
+      .stream(input, { keySerde: S, valueSerde: S })
+      .groupByKey()
+      .windowedBy(SessionWindows.ofInactivityGapAndGrace(100, 10_000))
+      .count({ storeName: 'sessions' })
+      .toStream()
+      .filter((_wk, n) => n !== null)
+      .map((wk, n) => KeyValue.pair(`${wk.key}@${wk.window.start}-${wk.window.end}`, String(n)))
+      .to(out, { keySerde: S, valueSerde: S });
+    return builder.build();
+  };
+  const config = { applicationId: `sess-${id}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 200 };
+  const first = new KafkaStreams(topology(), config);
+  await first.start();
+  await produce(input, [['u', 'a', 1000], ['u', 'b', 1050]]);
+  assert.equal((await read(out, 2)).get('u@1000-1050'), '2');
+  await first.close();
+  const second = new KafkaStreams(topology(), config);
+  await second.start();
+  try {
+    await produce(input, [['u', 'c', 1120]]);
+    assert.equal((await read(out, 3)).get('u@1000-1120'), '3', 'the restored session [1000,1050] merged with the record at 1120');
+  } finally {
+    await second.close();
   }
 });
