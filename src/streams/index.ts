@@ -26,3 +26,12 @@ export { TimeWindows, WindowedSerdes, type Window, type Windowed } from './dsl/w
 export { TimeWindowedKStream } from './dsl/time-windowed-stream.js';
 export { Suppressed } from './dsl/suppress.js';
 export { WindowStore, type ReadOnlyWindowStore, type WindowEntry } from './state/window-store.js';
+export { SessionWindows } from './dsl/session-windows.js';
+export { SessionWindowedKStream, type Merger } from './dsl/session-windowed-stream.js';
+export { SessionStore, type ReadOnlySessionStore, type SessionEntry } from './state/session-store.js';
+export { JoinWindows } from './dsl/join-windows.js';
+export type { StreamJoined } from './dsl/stream-stream-join.js';
+export { JoinWindowBuffer, OuterJoinBuffer, type BufferedRecord, type UnjoinedRecord } from './state/join-buffer-store.js';
+export { SlidingWindows } from './dsl/sliding-windows.js';
+export { SlidingWindowedKStream } from './dsl/sliding-windowed-stream.js';
+export { GlobalKTable } from './dsl/global-ktable.js';

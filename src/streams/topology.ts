@@ -53,8 +53,16 @@ export interface Subtopology {
   stores: string[];
 }
 
+/** A store fed by every partition of a topic in every instance (a GlobalKTable's), outside the task graph (internal). */
+export interface GlobalStoreSpec {
+  builder: StoreBuilder;
+  topic: string;
+  options: SourceOptions;
+}
+
 /** The graph of a stream processing application. */
 export class Topology {
+  private readonly globals = new Map<string, GlobalStoreSpec>();
   private readonly nodeMap = new Map<string, TopologyNode>();
   private readonly storeMap = new Map<string, StoreBuilder>();
   private readonly internal = new Map<string, { partitions: number | null }>();
@@ -69,6 +77,7 @@ export class Topology {
       const shared = node.kind === 'source' ? list.find((t) => node.topics.includes(t)) : undefined;
       if (shared !== undefined) throw topologyError(`topic '${shared}' is read by both '${node.name}' and '${name}'`);
     }
+    for (const [store, spec] of this.globals) if (list.includes(spec.topic)) throw topologyError(`topic '${spec.topic}' is read by both the global store '${store}' and '${name}'`);
     return this.add({ kind: 'source', name, topics: list, options: options as SourceOptions, index: this.counter++ });
   }
 
@@ -113,7 +122,7 @@ export class Topology {
         if (p.kind === 'sink') throw topologyError(`${node.kind} '${node.name}' names the sink '${parent}' as its parent (a sink has no children)`);
       }
       if (node.kind === 'processor') {
-        for (const store of node.stores) if (!this.storeMap.has(store)) throw topologyError(`processor '${node.name}' uses the unknown store '${store}'`);
+        for (const store of node.stores) if (!this.storeMap.has(store) && !this.globals.has(store)) throw topologyError(`processor '${node.name}' uses the unknown store '${store}'`);
       }
     }
     this.checkCycles();
@@ -131,6 +140,19 @@ export class Topology {
   /** @internal Marks a topic as internal (named `<applicationId>-<name>` at run time); null partitions: as many as the writing sub-topology's inputs. */
   addInternalTopic(name: string, partitions: number | null = null): void {
     this.internal.set(name, { partitions });
+  }
+
+  /** @internal Adds the store of a GlobalKTable: it reads all of `topic` in every instance; its topic is its changelog. */
+  addGlobalStore(builder: StoreBuilder, topic: string, options: SourceOptions): void {
+    if (this.storeMap.has(builder.name) || this.globals.has(builder.name)) throw topologyError(`store '${builder.name}' is already added`);
+    for (const node of this.nodeMap.values()) if (node.kind === 'source' && node.topics.includes(topic)) throw topologyError(`topic '${topic}' is read by both '${node.name}' and the global store '${builder.name}'`);
+    if ([...this.globals.values()].some((g) => g.topic === topic)) throw topologyError(`topic '${topic}' feeds two global stores`);
+    this.globals.set(builder.name, { builder, topic, options });
+  }
+
+  /** @internal The global stores, by name. */
+  get globalStores(): ReadonlyMap<string, GlobalStoreSpec> {
+    return this.globals;
   }
 
   /** @internal Marks a join node: the source topics of its sub-topology must have equal partition counts. */
@@ -185,6 +207,7 @@ export class Topology {
       if (node.kind !== 'source') for (const p of node.parents) union(node.name, p);
       if (node.kind !== 'processor') continue;
       for (const s of node.stores) {
+        if (this.globals.has(s)) continue; // every task has the global stores: sharing one does not tie sub-topologies
         const owner = storeOwner.get(s);
         if (owner === undefined) storeOwner.set(s, node.name);
         else union(node.name, owner);
@@ -200,7 +223,7 @@ export class Topology {
       nodes,
       sourceTopics: nodes.flatMap((n) => (n.kind === 'source' ? n.topics : [])),
       sinkTopics: nodes.flatMap((n) => (n.kind === 'sink' && typeof n.topic === 'string' ? [n.topic] : [])),
-      stores: [...new Set(nodes.flatMap((n) => (n.kind === 'processor' ? n.stores : [])))],
+      stores: [...new Set(nodes.flatMap((n) => (n.kind === 'processor' ? n.stores.filter((st) => !this.globals.has(st)) : [])))],
     }));
   }
 

@@ -11,6 +11,10 @@ import type { StreamState } from './kstream.js';
 import { KTable } from './ktable.js';
 import type { Materialized } from './options.js';
 import { streamAggregate, streamReduce } from './table-processors.js';
+import { SessionWindowedKStream } from './session-windowed-stream.js';
+import { SessionWindows } from './session-windows.js';
+import { SlidingWindowedKStream } from './sliding-windowed-stream.js';
+import { SlidingWindows } from './sliding-windows.js';
 import { TimeWindowedKStream } from './time-windowed-stream.js';
 import type { TimeWindows } from './windows.js';
 
@@ -37,13 +41,18 @@ export class KGroupedStream<K, V> {
     return this.aggregateWith('KSTREAM-AGGREGATE', materialized, (store) => streamAggregate<K, V, VA>(store, initializer, aggregator));
   }
 
-  /** Cuts the groups into time windows (tumbling or hopping, with grace). */
-  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V> {
+  /** Cuts the groups into time windows (tumbling or hopping, with grace), session windows or sliding windows. */
+  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V>;
+  windowedBy(windows: SessionWindows): SessionWindowedKStream<K, V>;
+  windowedBy(windows: SlidingWindows): SlidingWindowedKStream<K, V>;
+  windowedBy(windows: TimeWindows | SessionWindows | SlidingWindows): TimeWindowedKStream<K, V> | SessionWindowedKStream<K, V> | SlidingWindowedKStream<K, V> {
     let parent = this.state.node;
     if (this.state.repartitionRequired) {
       const g = this.state.graph;
       parent = g.repartition(parent, this.groupName ?? g.name('KSTREAM-AGGREGATE'), { keySerde: this.state.keySerde as never, valueSerde: this.state.valueSerde as never });
     }
+    if (windows instanceof SlidingWindows) return new SlidingWindowedKStream<K, V>(this.state, parent, windows);
+    if (windows instanceof SessionWindows) return new SessionWindowedKStream<K, V>(this.state, parent, windows);
     return new TimeWindowedKStream<K, V>(this.state, parent, windows);
   }
 

@@ -15,7 +15,10 @@ import type { Grouped, Joined, Produced, Repartitioned, SinkTopic } from './opti
 import { BranchedKStream } from './branched-kstream.js';
 import { KGroupedStream } from './kgrouped-stream.js';
 import type { KTable } from './ktable.js';
-import { streamTableJoin } from './join-processors.js';
+import { streamTableJoin, type JoinMode } from './join-processors.js';
+import { JoinWindows } from './join-windows.js';
+import { GlobalKTable, globalTableJoin } from './global-ktable.js';
+import { addStreamStreamJoin, type StreamJoined } from './stream-stream-join.js';
 
 /** What defines a stream besides its records' types (internal). */
 export interface StreamState<K, V> {
@@ -139,13 +142,34 @@ export class KStream<K, V> {
   }
 
   /** Joins each record with the table's current value for its key; records without a match are dropped. */
-  join<VT, VR>(table: KTable<K, VT>, joiner: (value: V, tableValue: VT) => VR, joined: Joined<K, V, VT> = {}): KStream<K, VR> {
-    return this.joinTable(table, joiner as (v: V, t: VT | null) => VR, joined, false);
+  join<VT, VR>(table: KTable<K, VT>, joiner: (value: V, tableValue: VT) => VR, joined?: Joined<K, V, VT>): KStream<K, VR>;
+  /** Joins records of both streams with the same key at most the window apart (see docs/streams.md). */
+  join<VO, VR>(other: KStream<K, VO>, joiner: (value: V, otherValue: VO) => VR, windows: JoinWindows, joined?: StreamJoined<K, V, VO>): KStream<K, VR>;
+  /** Joins each record with the global table's value for `keySelector(key, value)`; records without a match are dropped. */
+  join<GK, GV, VR>(table: GlobalKTable<GK, GV>, keySelector: (key: K, value: V) => GK | null, joiner: (value: V, tableValue: GV) => VR): KStream<K, VR>;
+  join(other: KTable<K, unknown> | KStream<K, unknown> | GlobalKTable<unknown, unknown>, joinerOrSelector: (...args: never[]) => unknown, windowsOrJoined?: JoinWindows | Joined<K, V, unknown> | ((...args: never[]) => unknown), joined: StreamJoined<K, V, unknown> = {}): KStream<K, unknown> {
+    if (other instanceof GlobalKTable) return this.joinGlobal(other, joinerOrSelector as never, windowsOrJoined as never, false);
+    const joiner = joinerOrSelector;
+    if (other instanceof KStream) return this.joinStream(other, joiner as (v: V, o: unknown) => unknown, windowsOrJoined as JoinWindows, 'inner', joined);
+    return this.joinTable(other, joiner as (v: V, t: unknown) => unknown, (windowsOrJoined ?? {}) as Joined<K, V, unknown>, false);
   }
 
   /** Joins each record with the table's current value for its key, or null when there is none. */
-  leftJoin<VT, VR>(table: KTable<K, VT>, joiner: (value: V, tableValue: VT | null) => VR, joined: Joined<K, V, VT> = {}): KStream<K, VR> {
-    return this.joinTable(table, joiner, joined, true);
+  leftJoin<VT, VR>(table: KTable<K, VT>, joiner: (value: V, tableValue: VT | null) => VR, joined?: Joined<K, V, VT>): KStream<K, VR>;
+  /** Windowed left join: a record without a partner is joined with null once its window closes. */
+  leftJoin<VO, VR>(other: KStream<K, VO>, joiner: (value: V, otherValue: VO | null) => VR, windows: JoinWindows, joined?: StreamJoined<K, V, VO>): KStream<K, VR>;
+  /** Joins each record with the global table's value for `keySelector(key, value)`, or null when there is none. */
+  leftJoin<GK, GV, VR>(table: GlobalKTable<GK, GV>, keySelector: (key: K, value: V) => GK | null, joiner: (value: V, tableValue: GV | null) => VR): KStream<K, VR>;
+  leftJoin(other: KTable<K, unknown> | KStream<K, unknown> | GlobalKTable<unknown, unknown>, joinerOrSelector: (...args: never[]) => unknown, windowsOrJoined?: JoinWindows | Joined<K, V, unknown> | ((...args: never[]) => unknown), joined: StreamJoined<K, V, unknown> = {}): KStream<K, unknown> {
+    if (other instanceof GlobalKTable) return this.joinGlobal(other, joinerOrSelector as never, windowsOrJoined as never, true);
+    const joiner = joinerOrSelector;
+    if (other instanceof KStream) return this.joinStream(other, joiner as (v: V, o: unknown) => unknown, windowsOrJoined as JoinWindows, 'left', joined);
+    return this.joinTable(other, joiner as (v: V, t: unknown) => unknown, (windowsOrJoined ?? {}) as Joined<K, V, unknown>, true);
+  }
+
+  /** Windowed outer join: a record of either side without a partner is joined with null once its window closes. */
+  outerJoin<VO, VR>(other: KStream<K, VO>, joiner: (value: V | null, otherValue: VO | null) => VR, windows: JoinWindows, joined: StreamJoined<K, V, VO> = {}): KStream<K, VR> {
+    return this.joinStream(other, joiner, windows, 'outer', joined);
   }
 
   /** Runs your processor on each record (it may use the named stores); its output is a stream that may have other keys. */
@@ -153,6 +177,20 @@ export class KStream<K, V> {
     const g = this.state.graph;
     const node = g.processor(g.name('KSTREAM-PROCESSOR'), supplier as ProcessorSupplier, [this.state.node], storeNames);
     return this.derive<K2, V2>(node, undefined, undefined, true);
+  }
+
+  private joinGlobal<GK, GV, VR>(table: GlobalKTable<GK, GV>, keySelector: (key: K, value: V) => GK | null, joiner: (value: V, tableValue: GV | null) => VR, left: boolean): KStream<K, VR> {
+    const g = this.state.graph;
+    const name = g.processor(g.name(left ? 'KSTREAM-LEFTJOIN' : 'KSTREAM-JOIN'), globalTableJoin<K, V, GK, GV, VR>(table.storeName, keySelector, joiner, left), [this.state.node], [table.storeName]);
+    // The global table is whole in every instance: no repartition, even after a key change.
+    return this.derive<K, VR>(name, this.state.keySerde, undefined, this.state.repartitionRequired);
+  }
+
+  private joinStream<VO, VR>(other: KStream<K, VO>, joiner: (v: V, o: VO) => VR, windows: JoinWindows, mode: JoinMode, joined: StreamJoined<K, V, VO>): KStream<K, VR> {
+    if (other.state.graph !== this.state.graph) throw new StreamsError(StreamsErrorCode.TOPOLOGY, 'cannot join a stream of another StreamsBuilder');
+    if (!(windows instanceof JoinWindows)) throw new StreamsError(StreamsErrorCode.TOPOLOGY, 'a stream-stream join needs JoinWindows');
+    const node = addStreamStreamJoin<K, V, VO, VR>(this, other, (_k, l, r) => joiner(l as V, r as VO), windows, mode, joined);
+    return this.derive<K, VR>(node, joined.keySerde ?? this.state.keySerde, undefined, false);
   }
 
   private joinTable<VT, VR>(table: KTable<K, VT>, joiner: (v: V, t: VT | null) => VR, joined: Joined<K, V, VT>, left: boolean): KStream<K, VR> {

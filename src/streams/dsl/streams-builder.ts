@@ -4,6 +4,8 @@
  * used afterwards.
  */
 import { storeGetter } from './change.js';
+import { Stores } from '../state/stores.js';
+import { GlobalKTable } from './global-ktable.js';
 import { DslGraph } from './graph.js';
 import { KStream } from './kstream.js';
 import { KTable } from './ktable.js';
@@ -38,6 +40,19 @@ export class StreamsBuilder {
       getter: storeGetter(store),
       storeName: store,
     });
+  }
+
+  /**
+   * A table of all partitions of `topic`, held whole by every instance
+   * (restored from the topic's start when the instance starts; the topic is
+   * its changelog, so none is created). Joined with `stream.join(globalTable, keySelector, joiner)`.
+   */
+  globalTable<K = Buffer, V = Buffer>(topic: string, consumed: Consumed<K, V> = {}, materialized: Pick<Materialized<K, V>, 'storeName' | 'keySerde' | 'valueSerde'> = {}): GlobalKTable<K, V> {
+    const g = this.graph;
+    const name = materialized.storeName ?? g.name(`${topic}-STATE-STORE`);
+    const builder = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), materialized.keySerde ?? consumed.keySerde, materialized.valueSerde ?? consumed.valueSerde).withLoggingDisabled();
+    g.topology.addGlobalStore(builder, topic, sourceOptions(consumed));
+    return new GlobalKTable<K, V>(name);
   }
 
   /** The topology built so far, checked (ERR_STREAMS_TOPOLOGY names the node at fault). */

@@ -24,7 +24,7 @@ export const Suppressed = {
 function identity(key: Windowed<unknown>): string {
   const k = key.key;
   const text = typeof k === 'object' && k !== null && !Buffer.isBuffer(k) ? JSON.stringify(k) : Buffer.isBuffer(k) ? k.toString('hex') : `${typeof k}:${String(k)}`;
-  return `${key.window.start}|${text}`;
+  return `${key.window.start}|${key.window.end}|${text}`;
 }
 
 export function suppressUntilWindowCloses(graceMs: number): ProcessorSupplier {
@@ -37,7 +37,9 @@ export function suppressUntilWindowCloses(graceMs: number): ProcessorSupplier {
       process(record) {
         streamTimeMs = Math.max(streamTimeMs, record.timestamp);
         const r = record as StreamRecord<Windowed<unknown>, Change<unknown>>;
+        // A tombstone (a session merged away) replaces what was buffered for its window and is not emitted (as Kafka's final-results suppression).
         if (r.value.newValue !== null) buffer.set(identity(r.key), r);
+        else buffer.delete(identity(r.key));
         const due = [...buffer.entries()].filter(([, b]) => b.key.window.end + graceMs <= streamTimeMs).sort(([, a], [, b]) => a.key.window.end - b.key.window.end);
         for (const [id, b] of due) {
           buffer.delete(id);

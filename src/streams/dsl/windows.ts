@@ -6,6 +6,7 @@
  */
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Serde } from '../serdes.js';
+import { sessionWindowedSerdeFrom } from './session-windows.js';
 
 /** A window [start, end) in epoch ms. */
 export interface Window {
@@ -85,4 +86,6 @@ export const WindowedSerdes = {
       },
     };
   },
+  /** Kafka's SessionWindowedSerde layout: the inner key's bytes, the session end, the session start (8 big-endian bytes each). */
+  sessionWindowedSerdeFrom,
 } as const;

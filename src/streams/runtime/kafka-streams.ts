@@ -19,6 +19,9 @@ import { ProducerCollector } from './producer-collector.js';
 import { StreamsState, type StateListener } from './streams-state.js';
 import { TaskManager } from './task-manager.js';
 import { compositeStore } from './queryable-store.js';
+import { GlobalStores } from './global-stores.js';
+import { GlobalThread } from './global-thread.js';
+import { Serdes, type Serde } from '../serdes.js';
 
 /** Kafka's choices when a processing thread dies. */
 export type StreamThreadExceptionResponse = 'REPLACE_THREAD' | 'SHUTDOWN_CLIENT' | 'SHUTDOWN_APPLICATION';
@@ -38,6 +41,8 @@ export class KafkaStreams {
   private committing: Promise<void> = Promise.resolve();
   private commitRunning = false;
   private layout: TopicLayout | null = null;
+  private globals: GlobalStores | null = null;
+  private globalThread: GlobalThread | null = null;
 
   constructor(
     private readonly topology: Topology,
@@ -74,6 +79,7 @@ export class KafkaStreams {
     try {
       this.admin = await Admin.connect({ bootstrap: this.config.bootstrapServers, clientId: `${this.config.applicationId}-admin` });
       this.layout = await prepareTopics(this.admin, this.topology, this.config.applicationId, this.config.replicationFactor);
+      await this.startGlobalThread();
       this.producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: this.config.bootstrapServers, clientId: `${this.config.applicationId}-producer` } });
       await this.startThread();
     } catch (err) {
@@ -92,6 +98,8 @@ export class KafkaStreams {
   /** A read-only view of a key-value store over every local task (interactive queries). */
   store<K = unknown, V = unknown>(name: string): import('../state/store.js').ReadOnlyKeyValueStore<K, V> {
     if (this.state.current !== 'RUNNING') throw new StreamsError(StreamsErrorCode.STORE, `store '${name}' cannot be queried in state ${this.state.current} (wait for RUNNING)`);
+    const global = this.globals?.stores.get(name);
+    if (global !== undefined) return global as unknown as import('../state/store.js').ReadOnlyKeyValueStore<K, V>;
     if (this.topology.store(name) === undefined) throw new StreamsError(StreamsErrorCode.STORE, `the topology has no store '${name}'`);
     return compositeStore<K, V>(name, () => this.localStores(name));
   }
@@ -104,7 +112,7 @@ export class KafkaStreams {
   private async startThread(): Promise<void> {
     const config = this.config;
     const collector = new ProducerCollector(this.producer as Producer<Buffer | null, Buffer | null>, this.admin as Admin, (this.layout as TopicLayout).partitions, config.onProductionError);
-    const tasks = new TaskManager(this.topology, config, collector, this.admin as Admin, () => this.requestCommit());
+    const tasks = new TaskManager(this.topology, config, collector, this.admin as Admin, () => this.requestCommit(), this.globals?.stores);
     this.tasks = tasks;
     const consumer = new Consumer<Buffer | null, Buffer | null>({
       bootstrap: config.bootstrapServers,
@@ -143,6 +151,15 @@ export class KafkaStreams {
     this.loop = this.run(consumer, tasks);
   }
 
+  /** Fills the global stores (GlobalKTables) before any task starts, then keeps them following their topics. */
+  private async startGlobalThread(): Promise<void> {
+    if (this.topology.globalStores.size === 0) return;
+    const c = this.config;
+    this.globals = new GlobalStores(this.topology, { applicationId: c.applicationId, defaultKeySerde: c.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>), defaultValueSerde: c.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>) });
+    this.globalThread = new GlobalThread(this.globals, c.bootstrapServers, `${c.applicationId}-global-consumer`, (err) => this.onFatal(err));
+    await this.globalThread.start(this.admin as Admin, c.logger);
+  }
+
   private async run(consumer: Consumer<Buffer | null, Buffer | null>, tasks: TaskManager): Promise<void> {
     try {
       for await (const batch of consumer.batches()) tasks.processBatch(batch);
@@ -177,6 +194,8 @@ export class KafkaStreams {
     const consumer = this.consumer;
     this.consumer = null;
     this.tasks?.closeAll();
+    await this.globalThread?.close();
+    this.globals?.close();
     await consumer?.close().catch(() => {});
     this.state.transition('REBALANCING');
     await this.startThread().catch((err: unknown) => {
@@ -220,6 +239,8 @@ export class KafkaStreams {
     await consumer?.close().catch(() => {});
     await this.loop?.catch(() => {});
     this.tasks?.closeAll();
+    await this.globalThread?.close();
+    this.globals?.close();
     await this.producer?.close().catch(() => {});
     await this.admin?.close().catch(() => {});
     this.state.transition(final);

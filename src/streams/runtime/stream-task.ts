@@ -35,6 +35,8 @@ export interface TaskOptions {
   wallClockMs: () => number;
   onDeserializationError: DeserializationExceptionHandler;
   requestCommit?: () => void;
+  /** The instance's global stores (GlobalKTables), shared by all its tasks. */
+  globalStores?: ReadonlyMap<string, StateStore>;
 }
 
 interface NodeInstance {
@@ -94,7 +96,7 @@ export class StreamTask {
     for (const inst of this.instances.values()) {
       if (inst.node.kind !== 'processor') continue;
       for (const name of inst.node.stores) {
-        if (this.stores.has(name)) continue;
+        if (this.stores.has(name) || this.options.globalStores?.has(name)) continue;
         const builder = this.options.topology.store(name);
         if (builder === undefined) throw new StreamsError(StreamsErrorCode.TOPOLOGY, `processor '${inst.node.name}' uses the unknown store '${name}'`);
         const store = builder.build();
@@ -221,7 +223,7 @@ export class StreamTask {
         task.forwardTo([child], record);
       },
       getStateStore<S extends StateStore>(name: string): S {
-        const store = task.stores.get(name);
+        const store = task.stores.get(name) ?? task.options.globalStores?.get(name);
         if (store === undefined || !allowed.has(name)) throw new StreamsError(StreamsErrorCode.STORE, `processor '${inst.node.name}' is not connected to a store '${name}' (connect it with addStateStore or connectProcessorAndStateStores)`);
         return store as S;
       },

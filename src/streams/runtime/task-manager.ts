@@ -26,6 +26,7 @@ export class TaskManager {
     readonly collector: ProducerCollector,
     private readonly admin: Admin,
     private readonly requestCommit: () => void,
+    private readonly globalStores: ReadonlyMap<string, StateStore> = new Map(),
   ) {
     this.subtopologies = topology.subtopologies();
     for (const s of this.subtopologies) for (const t of s.sourceTopics) this.topicToSub.set(this.resolve(t), s.id);
@@ -152,6 +153,7 @@ export class TaskManager {
       wallClockMs: () => Date.now(),
       onDeserializationError: this.config.onDeserializationError,
       requestCommit: this.requestCommit,
+      globalStores: this.globalStores,
     });
     task.init();
     return task;

@@ -13,6 +13,7 @@ import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { StreamHeaders } from '../processor/record.js';
 import { Serdes, type Serde } from '../serdes.js';
 import type { RawRecord, SinkRecord } from '../runtime/collector.js';
+import { GlobalStores } from '../runtime/global-stores.js';
 import { StreamTask, type DeserializationExceptionHandler } from '../runtime/stream-task.js';
 import type { KeyValueStore, StateStore } from '../state/store.js';
 import type { Topology } from '../topology.js';
@@ -41,6 +42,8 @@ export class TopologyTestDriver {
   private offset = 0n;
   private closed = false;
   /** Persistent stores live in a temporary directory, removed on close. */
+  /** GlobalKTable stores: a record piped into their topic updates them at once. */
+  private readonly globals: GlobalStores;
   private readonly stateDir = mkdtempSync(join(tmpdir(), 'tributary-test-driver-'));
 
   constructor(
@@ -51,15 +54,19 @@ export class TopologyTestDriver {
     this.applicationId = config.applicationId ?? 'test-driver';
     this.wallClockMs = config.initialWallClockTimeMs ?? Date.now();
     const nodes = topology.subtopologies().flatMap((s) => s.nodes);
+    const defaultKeySerde = config.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>);
+    const defaultValueSerde = config.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>);
+    this.globals = new GlobalStores(topology, { applicationId: this.applicationId, defaultKeySerde, defaultValueSerde });
     this.task = new StreamTask({
+      globalStores: this.globals.stores,
       applicationId: this.applicationId,
       taskId: '0_0',
       partition: 0,
       topology,
       nodes,
       stateDir: this.stateDir,
-      defaultKeySerde: config.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>),
-      defaultValueSerde: config.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>),
+      defaultKeySerde,
+      defaultValueSerde,
       collector: {
         send: (record) => (this.isInternal(record.topic) ? this.pending.push(record) : this.queue(this.outputs, record.topic).push(record)),
         logChange: (topic, _partition, key, value, timestamp) => void this.queue(this.changelogs, topic).push({ topic, key, value, timestamp, headers: [] }),
@@ -72,13 +79,14 @@ export class TopologyTestDriver {
 
   /** An input topic writing into `topic` (a source topic of the topology). */
   createInputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>, options: { startTimestampMs?: number; autoAdvanceMs?: number } = {}): TestInputTopic<K, V> {
-    if (!this.task.sourceTopics.includes(topic)) throw new StreamsError(StreamsErrorCode.TOPOLOGY, `the topology reads no topic '${topic}' (it reads: ${this.task.sourceTopics.join(', ')})`);
+    if (!this.task.sourceTopics.includes(topic) && !this.globals.reads(topic)) throw new StreamsError(StreamsErrorCode.TOPOLOGY, `the topology reads no topic '${topic}' (it reads: ${this.task.sourceTopics.join(', ')})`);
     return new TestInputTopic(topic, keySerde, valueSerde, (t, k, v, ts, h) => this.pipe(t, k, v, ts, h), options.startTimestampMs ?? this.wallClockMs, options.autoAdvanceMs ?? 0);
   }
 
-  /** An output topic reading what the topology wrote to `topic`. */
+  /** An output topic reading what the topology wrote to `topic` (or, for `<applicationId>-<store>-changelog`, what a store logged). */
   createOutputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>): TestOutputTopic<K, V> {
-    return new TestOutputTopic(topic, keySerde, valueSerde, this.queue(this.outputs, topic));
+    const changelog = topic.startsWith(`${this.applicationId}-`) && topic.endsWith('-changelog');
+    return new TestOutputTopic(topic, keySerde, valueSerde, this.queue(changelog ? this.changelogs : this.outputs, topic));
   }
 
   /** Moves wall-clock time forward and fires the wall-clock punctuations due. */
@@ -96,7 +104,7 @@ export class TopologyTestDriver {
 
   /** Any store of the topology. */
   getStateStore<S extends StateStore>(name: string): S {
-    const store = this.task.stateStores.get(name);
+    const store = this.task.stateStores.get(name) ?? this.globals.stores.get(name);
     if (store === undefined) throw new StreamsError(StreamsErrorCode.STORE, `the topology has no store '${name}'`);
     return store as S;
   }
@@ -112,6 +120,7 @@ export class TopologyTestDriver {
     this.closed = true;
     try {
       this.task.close();
+      this.globals.close();
     } finally {
       rmSync(this.stateDir, { recursive: true, force: true });
     }
@@ -119,6 +128,7 @@ export class TopologyTestDriver {
 
   private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers: StreamHeaders): void {
     this.assertOpen();
+    if (this.globals.reads(topic)) return this.globals.apply(topic, key, value);
     this.task.process(this.raw(topic, key, value, timestamp, headers));
     this.drainInternal();
     this.task.punctuateStreamTime();
