@@ -106,6 +106,7 @@ export async function topicAuthorizedOperations(cluster: Cluster, topics: readon
     })),
   );
   for (const t of response.topics) {
+    if (t.name === null) continue; // v12+: only for topics asked for by id
     out.set(t.name, version >= AUTHORIZED_OPERATIONS_MIN_VERSION && t.errorCode === 0 ? decodeAuthorizedOperations(t.topicAuthorizedOperations) : null);
   }
   return out;

@@ -45,8 +45,8 @@ export const Apis = {
   Fetch: api(FetchRequest, FetchResponse, 4, 12),
   /** v1+: one offset per partition by timestamp. */
   ListOffsets: api(ListOffsetsRequest, ListOffsetsResponse, 1, 5),
-  /** v1+: a null topic list means all topics. */
-  Metadata: api(MetadataRequest, MetadataResponse, 1, 9),
+  /** v1+: a null topic list means all topics; v10+: topic ids. */
+  Metadata: api(MetadataRequest, MetadataResponse, 1, 12),
   CreateTopics: api(CreateTopicsRequest, CreateTopicsResponse, 1, 7),
   DeleteTopics: api(DeleteTopicsRequest, DeleteTopicsResponse, 1, 6),
   CreatePartitions: api(CreatePartitionsRequest, CreatePartitionsResponse, 0, 3),

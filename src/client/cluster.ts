@@ -11,6 +11,7 @@
  *   metadata errors below) or an unreachable broker, refreshes the metadata
  *   and retries, `retries` times at most, with exponential backoff.
  */
+import { ZERO_UUID } from '../protocol/codec.js';
 import { ErrorCode, errorInfo } from '../protocol/errors.js';
 import { Apis, request } from './apis.js';
 import { Connection, type ConnectionOptions } from '../net/connection.js';
@@ -236,7 +237,8 @@ export class Cluster {
       response.brokers.map((b) => [b.nodeId, { nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack }]),
     );
     const fresh = new Map<string, TopicMetadata>();
-    for (const t of response.topics) fresh.set(t.name, toTopicMetadata(t));
+    // A null name (v12+) only answers a topic asked for by id, which this client never does.
+    for (const t of response.topics) if (t.name !== null) fresh.set(t.name, toTopicMetadata({ ...t, name: t.name }));
     // A full listing replaces the cache; a partial one updates its topics.
     const merged = topics === null ? fresh : new Map([...this.current.topics, ...fresh]);
     if (topics !== null) for (const name of topics) if (!fresh.has(name)) merged.delete(name);
@@ -355,6 +357,8 @@ export class Cluster {
 type MetadataTopic = {
   errorCode: number;
   name: string;
+  /** Metadata v10+; ZERO_UUID before (and for a topic that does not exist). */
+  topicId: string;
   isInternal: boolean;
   partitions: {
     errorCode: number;
@@ -368,9 +372,7 @@ type MetadataTopic = {
 };
 
 function toTopicMetadata(t: MetadataTopic): TopicMetadata {
-  // topicId arrives with Metadata v10+; read it when a newer schema has it.
-  const rawId = (t as { topicId?: unknown }).topicId;
-  const topicId = typeof rawId === 'string' && rawId !== 'AAAAAAAAAAAAAAAAAAAAAA' ? rawId : null;
+  const topicId = t.topicId !== ZERO_UUID ? t.topicId : null;
   return {
     name: t.name,
     errorCode: t.errorCode,

@@ -1,7 +1,15 @@
-// 1 Fetch, v4-12 (4 is the first with record batch v2 and the oldest any of
+// 1 Fetch, v4-13 (4 is the first with record batch v2 and the oldest any of
 // our clients sends: kafka-python pins it; librdkafka needs 4 in range for
 // MSGVER2 and 10 for zstd). v12 is flexible, with diverging epoch, current
-// leader and snapshot id as tagged fields.
+// leader and snapshot id as tagged fields. v13 (KIP-516) names topics by id in
+// the request and the response (and in forgottenTopicsData): ids are mapped
+// to names through the metadata image before the read, and an id the image
+// does not know answers UNKNOWN_TOPIC_ID on each of its partitions, as Kafka
+// does. Clients that learn ids from Metadata v10+ (platformatic) fetch with
+// v13. Not advertised: v14 (tiered storage's error, harmless but untested),
+// v15 (replicaId moves into the tagged replicaState, which consumers leave
+// unset and followers need), v16 (nodeEndpoints for currentLeader hints) and
+// v17 (replicaDirectoryId, KIP-853) until each is actually served.
 //
 // Records are returned as the stored bytes (no copy between the file read and
 // the socket), read into the broker's recycled buffers (services.ioBuffers),
@@ -28,10 +36,31 @@ import { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js
 import { ErrorCode } from '../../protocol/errors.js';
 import type { RecordChunks } from '../../protocol/schema.js';
 import { defineHandler } from '../handler.js';
+import type { RequestContext } from '../request-context.js';
 import { isRaftFetch } from '../../controller/quorum/wire.js';
 import type { FetchPartitionResult } from '../../replication/replica-manager.js';
 
 const EMPTY = Buffer.alloc(0);
+
+/** First version whose topics are named by id (KIP-516). */
+const TOPIC_ID_VERSION = 13;
+
+type RequestTopic = FetchRequest['topics'][number];
+/** A request topic with its name: given (v4-12) or resolved from its id (v13; undefined when unknown). */
+type NamedTopic = RequestTopic & { readonly name: string | undefined };
+
+function named(ctx: RequestContext, topics: readonly RequestTopic[]): NamedTopic[] {
+  if (ctx.apiVersion < TOPIC_ID_VERSION) return topics.map((t) => ({ ...t, name: t.topic }));
+  return topics.map((t) => ({ ...t, name: ctx.services.metadata.topicNameById(t.topicId) }));
+}
+
+function unknownTopicId(t: RequestTopic) {
+  return {
+    topic: '',
+    topicId: t.topicId,
+    partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, highWatermark: -1n, records: EMPTY })),
+  };
+}
 
 function recordsOf(r: FetchPartitionResult): RecordChunks | Buffer {
   if (r.bytes === 0) return EMPTY;
@@ -42,7 +71,7 @@ export const fetchHandler = defineHandler({
   apiKey: 1,
   name: 'Fetch',
   minVersion: 4,
-  maxVersion: 12,
+  maxVersion: 13,
   request: FetchRequest,
   response: FetchResponse,
   async handle(ctx, req) {
@@ -54,8 +83,10 @@ export const fetchHandler = defineHandler({
     }
     const { ioBuffers } = ctx.services;
     const readCommitted = req.isolationLevel === 1;
+    const topics = named(ctx, req.topics);
+    const known = topics.filter((t): t is NamedTopic & { name: string } => t.name !== undefined);
     const fetched = await ctx.services.replicaManager.fetchRecords({
-      topics: req.topics,
+      topics: known.map((t) => ({ topic: t.name, partitions: t.partitions })),
       readCommitted,
       maxBytes: req.maxBytes,
       minBytes: req.minBytes,
@@ -63,19 +94,26 @@ export const fetchHandler = defineHandler({
       allocate: ioBuffers.allocate,
       release: (b) => ioBuffers.release(b),
     });
-    const responses = fetched.topics.map((t) => ({
-      topic: t.topic,
-      partitions: t.partitions.map((r) => ({
-        partitionIndex: r.partition,
-        errorCode: r.errorCode,
-        highWatermark: r.highWatermark,
-        lastStableOffset: r.lastStableOffset,
-        logStartOffset: r.logStartOffset,
-        // A partition that was not read (not led here, fenced epoch: no high watermark) carries none.
-        abortedTransactions: readCommitted && r.highWatermark >= 0n ? [] : null,
-        records: recordsOf(r),
-      })),
-    }));
+    // fetchRecords answers the known topics one for one, in order; unknown ids keep their place.
+    let next = 0;
+    const responses = topics.map((rt) => {
+      if (rt.name === undefined) return unknownTopicId(rt);
+      const t = fetched.topics[next++] as (typeof fetched.topics)[number];
+      return {
+        topic: t.topic,
+        topicId: rt.topicId,
+        partitions: t.partitions.map((r) => ({
+          partitionIndex: r.partition,
+          errorCode: r.errorCode,
+          highWatermark: r.highWatermark,
+          lastStableOffset: r.lastStableOffset,
+          logStartOffset: r.logStartOffset,
+          // A partition that was not read (not led here, fenced epoch: no high watermark) carries none.
+          abortedTransactions: readCommitted && r.highWatermark >= 0n ? [] : null,
+          records: recordsOf(r),
+        })),
+      };
+    });
     ctx.services.traffic.fetchAnswered(responses);
     const { buffers } = fetched;
     // The records point into pooled buffers: they go back once the response is on the socket.
@@ -86,6 +124,7 @@ export const fetchHandler = defineHandler({
     errorCode,
     responses: req.topics.map((t) => ({
       topic: t.topic,
+      topicId: t.topicId,
       partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode, highWatermark: -1n, records: EMPTY })),
     })),
   }),

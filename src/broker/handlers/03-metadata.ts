@@ -1,5 +1,12 @@
-// 3 Metadata, v0-9 (v9 flexible). kafka-python probes with v0, librdkafka
-// uses up to 4, kafkajs 6, platformatic 9.
+// 3 Metadata, v0-12 (v9 flexible). kafka-python probes with v0, librdkafka
+// uses up to 4 (newer builds 12), kafkajs 6, platformatic 12.
+//
+// Topic ids (KIP-516): from v10 every response topic carries its id (zero for
+// a topic that does not exist). v10-11 requests must name topics (null name or
+// non-zero id: INVALID_REQUEST on every topic, as Kafka answers). From v12 a
+// request topic may give only its id: it is looked up in the metadata image,
+// never auto-created, and an unknown id answers UNKNOWN_TOPIC_ID with a null
+// name. v11 drops the cluster authorized operations (KIP-700).
 //
 // Which topics: v0 with an empty list means all topics; from v1 an empty list
 // means none and null means all. Requested topics that do not exist are
@@ -9,6 +16,7 @@
 // endpoint on the listener this request arrived on.
 // Simplification: authorized-operations fields answer "not requested" until
 // ACLs exist.
+import { ZERO_UUID } from '../../protocol/codec.js';
 import { MetadataRequest, MetadataResponse } from '../../protocol/messages/03-metadata.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -16,11 +24,14 @@ import type { TopicView } from '../metadata-service.js';
 import type { RequestContext } from '../request-context.js';
 
 const INTERNAL_PREFIX = '__';
+/** First version whose request topics may be named by id only. */
+const TOPIC_ID_REQUEST_VERSION = 12;
 
 function topicResponse(t: TopicView) {
   return {
     errorCode: ErrorCode.NONE,
     name: t.name,
+    topicId: t.topicId,
     isInternal: t.isInternal,
     partitions: t.partitions.map((p) => ({
       errorCode: p.leader < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
@@ -48,11 +59,45 @@ async function autoCreate(ctx: RequestContext, names: string[]): Promise<Map<str
   return errors;
 }
 
+type RequestTopic = MetadataRequest['topics'] extends (infer T)[] | null ? T : never;
+
+/** Requests below v12 cannot name a topic by id (Kafka: InvalidRequestException for the whole request). */
+function invalidBeforeV12(version: number, topics: readonly RequestTopic[]): boolean {
+  return version < TOPIC_ID_REQUEST_VERSION && topics.some((t) => t.name === null || t.topicId !== ZERO_UUID);
+}
+
+async function requestedTopics(ctx: RequestContext, req: MetadataRequest) {
+  const md = ctx.services.metadata;
+  const asked = req.topics ?? [];
+  if (invalidBeforeV12(ctx.apiVersion, asked)) {
+    return asked.map((t) => ({ errorCode: ErrorCode.INVALID_REQUEST, name: t.name ?? '', topicId: t.topicId, isInternal: false, partitions: [] }));
+  }
+  // v12: an entry with an id is looked up by id (its name, if any, is ignored); ids are never auto-created.
+  const byId = [...new Set(asked.filter((t) => t.topicId !== ZERO_UUID).map((t) => t.topicId))];
+  const requested = [...new Set(asked.filter((t) => t.topicId === ZERO_UUID && t.name !== null).map((t) => t.name as string))];
+  const allowAuto = md.autoCreateTopicsEnable && (ctx.apiVersion < 4 || req.allowAutoTopicCreation);
+  const missing = requested.filter((n) => !md.topicExists(n) && !n.startsWith(INTERNAL_PREFIX));
+  const createErrors = allowAuto ? await autoCreate(ctx, missing) : new Map<string, number>();
+  const named = requested.map((name) => {
+    const t = md.topic(name);
+    if (t) return topicResponse(t);
+    const errorCode = createErrors.get(name) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [] };
+  });
+  const identified = byId.map((topicId) => {
+    const name = md.topicNameById(topicId);
+    const t = name === undefined ? undefined : md.topic(name);
+    if (t) return topicResponse(t);
+    return { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId, isInternal: false, partitions: [] };
+  });
+  return [...named, ...identified];
+}
+
 export const metadataHandler = defineHandler({
   apiKey: 3,
   name: 'Metadata',
   minVersion: 0,
-  maxVersion: 9,
+  maxVersion: 12,
   request: MetadataRequest,
   response: MetadataResponse,
   async handle(ctx, req) {
@@ -62,16 +107,7 @@ export const metadataHandler = defineHandler({
     if (all) {
       topics = md.topics().map(topicResponse);
     } else {
-      const requested = [...new Set((req.topics ?? []).map((t) => t.name))];
-      const allowAuto = md.autoCreateTopicsEnable && (ctx.apiVersion < 4 || req.allowAutoTopicCreation);
-      const missing = requested.filter((n) => !md.topicExists(n) && !n.startsWith(INTERNAL_PREFIX));
-      const createErrors = allowAuto ? await autoCreate(ctx, missing) : new Map<string, number>();
-      topics = requested.map((name) => {
-        const t = md.topic(name);
-        if (t) return topicResponse(t);
-        const errorCode = createErrors.get(name) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        return { errorCode, name, isInternal: false, partitions: [] };
-      });
+      topics = await requestedTopics(ctx, req);
     }
     return {
       throttleTimeMs: 0,
@@ -81,8 +117,9 @@ export const metadataHandler = defineHandler({
       topics,
     };
   },
-  errorResponse: (req, errorCode) => ({
+  errorResponse: (req, errorCode, ctx) => ({
     brokers: [],
-    topics: (req.topics ?? []).map((t) => ({ errorCode, name: t.name, partitions: [] })),
+    // A null name is only encodable from v12.
+    topics: (req.topics ?? []).map((t) => ({ errorCode, name: t.name ?? (ctx.apiVersion >= TOPIC_ID_REQUEST_VERSION ? null : ''), topicId: t.topicId, partitions: [] })),
   }),
 });

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decode, encode, isFlexible } from '../../../src/protocol/codec.js';
+import { decode, encode, isFlexible, ZERO_UUID } from '../../../src/protocol/codec.js';
 import type { FieldSpec, Input, MessageSchema, TypeSpec } from '../../../src/protocol/schema.js';
 import { apiSchemas, FetchRequest, FetchResponse, MetadataRequest, MetadataResponse } from '../../../src/protocol/messages/index.js';
 import { isPresentIn } from './arbitrary.js';
@@ -185,7 +185,8 @@ test('hand-built golden: Metadata v9 request (compact array, struct tag buffers)
     includeTopicAuthorizedOperations: false,
   };
   assert.deepEqual(encode(MetadataRequest, 9, value), bytes);
-  assert.deepEqual(decode(MetadataRequest, 9, bytes), value);
+  // A field of later versions (topicId, v10+) decodes to its default.
+  assert.deepEqual(decode(MetadataRequest, 9, bytes), { ...value, topics: value.topics.map((t) => ({ ...t, topicId: ZERO_UUID })) });
 
   // topics = null (all topics) is a compact length of 0.
   const allTopics = bytesOf([0], bool(true), bool(false), bool(false), NO_TAGS);
@@ -210,7 +211,7 @@ test('hand-built golden: multi-byte compact lengths (strings of 200 and 16,400 b
   );
   const value = { topics: [{ name: long }, { name: veryLong }, { name: 't' }], allowAutoTopicCreation: true };
   assert.deepEqual(encode(MetadataRequest, 9, value), bytes);
-  assert.deepEqual(decode(MetadataRequest, 9, bytes).topics, value.topics);
+  assert.deepEqual(decode(MetadataRequest, 9, bytes).topics?.map((t) => t.name), value.topics.map((t) => t.name));
 
   const names = Array.from({ length: 130 }, (_, i) => `t${i}`);
   const many = bytesOf(
@@ -221,7 +222,7 @@ test('hand-built golden: multi-byte compact lengths (strings of 200 and 16,400 b
   );
   const manyValue = { topics: names.map((name) => ({ name })), allowAutoTopicCreation: true };
   assert.deepEqual(encode(MetadataRequest, 9, manyValue), many);
-  assert.deepEqual(decode(MetadataRequest, 9, many).topics, manyValue.topics);
+  assert.deepEqual(decode(MetadataRequest, 9, many).topics?.map((t) => t.name), manyValue.topics.map((t) => t.name));
 });
 
 test('hand-built golden: Metadata v9 response', () => {
@@ -267,7 +268,53 @@ test('hand-built golden: Metadata v9 response', () => {
     clusterAuthorizedOperations: 0x0f8,
   };
   assert.deepEqual(encode(MetadataResponse, 9, value), bytes);
-  assert.deepEqual(decode(MetadataResponse, 9, bytes), value);
+  assert.deepEqual(decode(MetadataResponse, 9, bytes), { ...value, topics: value.topics.map((t) => ({ ...t, topicId: ZERO_UUID })) });
+});
+
+test('hand-built golden: Metadata v12 (KIP-516 topic ids: a topic by id with a null name; no cluster authorized operations)', () => {
+  const idBytes = Array.from({ length: 16 }, (_, i) => i + 1);
+  const topicId = Buffer.from(idBytes).toString('base64url');
+  const request = bytesOf(
+    compactArray([
+      [...idBytes, ...compactString(null), ...NO_TAGS],
+      [...new Array<number>(16).fill(0), ...compactString('orders'), ...NO_TAGS],
+    ]),
+    bool(true), // allowAutoTopicCreation
+    bool(false), // includeTopicAuthorizedOperations (includeClusterAuthorizedOperations is gone from v11)
+    NO_TAGS,
+  );
+  const requestValue = {
+    topics: [
+      { topicId, name: null },
+      { topicId: ZERO_UUID, name: 'orders' },
+    ],
+    allowAutoTopicCreation: true,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  };
+  assert.deepEqual(encode(MetadataRequest, 12, requestValue), request);
+  assert.deepEqual(decode(MetadataRequest, 12, request), requestValue);
+
+  const response = bytesOf(
+    i32(0), // throttleTimeMs
+    compactArray([]), // brokers
+    compactString(null), // clusterId
+    i32(1), // controllerId
+    compactArray([
+      [...i16(100), ...compactString(null), ...idBytes, ...bool(false), ...compactArray([]), ...i32(-2147483648), ...NO_TAGS], // UNKNOWN_TOPIC_ID
+    ]),
+    NO_TAGS, // no clusterAuthorizedOperations from v11
+  );
+  const responseValue = {
+    throttleTimeMs: 0,
+    brokers: [],
+    clusterId: null,
+    controllerId: 1,
+    topics: [{ errorCode: 100, name: null, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: -2147483648 }],
+    clusterAuthorizedOperations: -2147483648,
+  };
+  assert.deepEqual(encode(MetadataResponse, 12, responseValue), response);
+  assert.deepEqual(decode(MetadataResponse, 12, response), responseValue);
 });
 
 test('hand-built golden: Fetch v12 request with clusterId as tagged field 0', () => {
