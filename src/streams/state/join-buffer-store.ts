@@ -43,6 +43,7 @@ class LoggedBytes implements StateStore {
     this.topic = supplier.name;
   }
 
+  /** Opens the store for a task (restoration from the changelog happens before processing). */
   init(context: StateStoreContext): void {
     this.context = context;
     this.topic = changelogTopic(context.applicationId, this.name);
@@ -116,14 +117,17 @@ export class JoinWindowBuffer<K, V> implements StateStore {
     });
   }
 
+  /** The store's name (its changelog is `<applicationId>-<name>-changelog`). */
   get name(): string {
     return this.bytes.name;
   }
 
+  /** Whether the records are kept on disk (LMDB) rather than in memory. */
   get persistent(): boolean {
     return this.bytes.persistent;
   }
 
+  /** Opens the store for a task (restoration from the changelog happens before processing). */
   init(context: StateStoreContext): void {
     this.bytes.init(context);
   }
@@ -146,10 +150,12 @@ export class JoinWindowBuffer<K, V> implements StateStore {
       .map(([b, v]) => ({ timestamp: Number(b.readBigInt64BE(k.length)), value: (this.valueSerde as Serde<V>).deserialize(this.bytes.topic, v) as V }));
   }
 
+  /** Writes what is buffered (called on commit). */
   flush(): void {
     this.bytes.flush();
   }
 
+  /** Closes the store with its task. */
   close(): void {
     this.bytes.close();
   }
@@ -181,14 +187,17 @@ export class OuterJoinBuffer<K, VL, VR> implements StateStore {
     });
   }
 
+  /** The store's name (its changelog is `<applicationId>-<name>-changelog`). */
   get name(): string {
     return this.bytes.name;
   }
 
+  /** Whether the records are kept on disk (LMDB) rather than in memory. */
   get persistent(): boolean {
     return this.bytes.persistent;
   }
 
+  /** Opens the store for a task (restoration from the changelog happens before processing). */
   init(context: StateStoreContext): void {
     this.bytes.init(context);
   }
@@ -221,10 +230,12 @@ export class OuterJoinBuffer<K, VL, VR> implements StateStore {
     return out;
   }
 
+  /** Writes what is buffered (called on commit). */
   flush(): void {
     this.bytes.flush();
   }
 
+  /** Closes the store with its task. */
   close(): void {
     this.bytes.close();
   }

@@ -74,11 +74,13 @@ export class SessionStore<K, V> implements StateStore, ReadOnlySessionStore<K, V
     this.put(key, null);
   }
 
+  /** The value of the session [start, end] of `key`, or null when there is none. */
   fetchSession(key: K, start: number, end: number): V | null {
     const bytes = this.inner.get(sessionKeyBytes(this.keyBytes(key), start, end));
     return bytes === undefined ? null : (this.valueSerde as Serde<V>).deserialize(this.topic, bytes);
   }
 
+  /** The sessions of `key` that end at or after `earliestSessionEndMs` and start at or before `latestSessionStartMs` (Kafka's findSessions). */
   findSessions(key: K, earliestSessionEndMs: number, latestSessionStartMs: number): SessionEntry<K, V>[] {
     const kb = this.keyBytes(key);
     const from = sessionKeyBytes(kb, 0, Math.max(0, earliestSessionEndMs));
@@ -96,6 +98,7 @@ export class SessionStore<K, V> implements StateStore, ReadOnlySessionStore<K, V
     return out;
   }
 
+  /** Every session of `key`, oldest first. */
   fetch(key: K): SessionEntry<K, V>[] {
     return this.findSessions(key, 0, Number.MAX_SAFE_INTEGER);
   }
