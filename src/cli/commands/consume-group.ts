@@ -16,8 +16,8 @@
  *   partitions at once; the command then exits 0.
  */
 import { Consumer } from '../../client/consumer.js';
-import type { ConsumerBatch } from '../../client/consumer-types.js';
-import { connectCluster, writeOut, type CommonOptions } from './common.js';
+import type { ConsumerBatch, TopicPartition } from '../../client/consumer-types.js';
+import { connectCluster, formatError, writeOut, type CommonOptions } from './common.js';
 import { formatRecord } from './record-format.js';
 
 export const AUTO_COMMIT_INTERVAL_MS = 5_000;
@@ -37,6 +37,12 @@ export async function consumeGroup(topic: string, groupId: string, reset: 'earli
   await checkTopic(topic, options);
   // The idle clock of --timeout-ms restarts with each record and each new assignment.
   let lastActiveMs = performance.now();
+  let joinAnnounced = false;
+  const announceJoin = (partitions: readonly TopicPartition[]): void => {
+    joinAnnounced = true;
+    const list = partitions.length === 0 ? '(none)' : partitions.map((p) => `${p.topic}-${p.partition}`).join(', ');
+    process.stderr.write(`Joined group ${groupId} (generation ${consumer.groupMetadata().generationId}) with partitions: ${list}\n`);
+  };
   const consumer: Consumer = new Consumer({
     bootstrap: options.bootstrap,
     clientId: 'tributary-cli',
@@ -49,14 +55,17 @@ export async function consumeGroup(topic: string, groupId: string, reset: 'earli
     listeners: {
       onPartitionsAssigned: (partitions) => {
         lastActiveMs = performance.now();
-        const list = partitions.map((p) => `${p.topic}-${p.partition}`).join(', ');
-        process.stderr.write(`Joined group ${groupId} (generation ${consumer.groupMetadata().generationId}) with partitions: ${list}\n`);
+        announceJoin(partitions);
       },
     },
   });
 
   // Ctrl-C, SIGTERM and a closed stdout end the loop by closing the consumer (which also ends a parked JoinGroup).
-  const stop = (): void => void consumer.close();
+  let stopping = false;
+  const stop = (): void => {
+    stopping = true;
+    void consumer.close().catch(() => undefined); // reported by the close below
+  };
   const onStdoutError = (err: NodeJS.ErrnoException): void => {
     if (err.code === 'EPIPE') stop();
   };
@@ -68,15 +77,21 @@ export async function consumeGroup(topic: string, groupId: string, reset: 'earli
   let count = 0;
   try {
     await consumer.subscribe([topic]);
+    // The listener hears of partitions only: a member left without any (more members than partitions) says so too.
+    if (!joinAnnounced && !stopping) announceJoin([]);
     lastActiveMs = performance.now();
     count = await printBatches(consumer, consumer.batches(), options, () => lastActiveMs, () => (lastActiveMs = performance.now()));
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    // Commits the printed positions (revoke), then leaves the group.
-    await consumer.close();
+    // Commits the printed positions (revoke), then leaves the group; a failure there is a warning.
+    await consumer.close().catch(warn);
   }
   process.stderr.write(`Processed a total of ${count} records.\n`);
+}
+
+function warn(err: unknown): void {
+  process.stderr.write(`warning: ${formatError(err).replace(/^error: /, '')}\n`);
 }
 
 /** UNKNOWN_TOPIC_OR_PARTITION before joining, not an empty assignment. */

@@ -110,6 +110,31 @@ describe('tributary consume --group: commits, resume, timeout, closed stdout', (
     }
   });
 
+  test('a member that joins with no partition says so; Ctrl-C ends a member with exit 0', async () => {
+    const single = await cli(['topic', 'create', 'single', '--partitions', '1']);
+    assert.equal(single.code, 0, single.stderr);
+    const first = spawn(process.execPath, [brokerMain, 'consume', 'single', '--group', 'crowd', ...bootstrap], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(first);
+    let firstErr = '';
+    first.stderr?.setEncoding('utf8').on('data', (d: string) => (firstErr += d));
+    const exited = new Promise<number | null>((resolve) => first.once('exit', (code) => resolve(code)));
+    const deadline = Date.now() + EXIT_WAIT_MS;
+    while (!firstErr.includes('Joined group crowd') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.match(firstErr, /Joined group crowd \(generation \d+\) with partitions: single-0\n/);
+
+    // The second member joins (a rebalance for both); one of them gets the only partition.
+    const second = await cli(['consume', 'single', '--group', 'crowd', '--timeout-ms', '2000']);
+    assert.equal(second.code, 0, second.stderr);
+    first.kill('SIGINT');
+    const timer = setTimeout(() => first.kill('SIGKILL'), EXIT_WAIT_MS);
+    const code = await exited.finally(() => clearTimeout(timer));
+    assert.equal(code, 0, firstErr);
+    // Range over member ids (random) decides who keeps single-0; the other says it has nothing, when it joins.
+    assert.match(second.stderr, /Joined group crowd \(generation \d+\) with partitions: (single-0|\(none\))\n/);
+    assert.match(firstErr, /Processed a total of 0 records\./);
+    assert.equal((await describeGroup('crowd')).group.state, 'Empty');
+  });
+
   test('an unknown topic fails with exit 1 before joining', async () => {
     const r = await cli(['consume', 'no-such-topic', '--group', 'g', '--max', '1']);
     assert.equal(r.code, 1);
