@@ -123,3 +123,5 @@ export type { KafkaErrorContext } from './net/errors.js';
 export { DecodeError } from './protocol/primitives/decode-error.js';
 /** The Streams API (StreamsBuilder, KafkaStreams, Serdes, TopologyTestDriver): see docs/streams.md. */
 export * from './streams/index.js';
+/** The Connector API (workers, SPI, converters, transforms): see docs/connect.md. */
+export * from './connect/index.js';

@@ -26,7 +26,7 @@ import { BufferPool } from '../util/buffer-pool.js';
 import { SocketServer } from './server.js';
 import type { BrokerServices } from './services.js';
 import type { TopicRules } from '../replication/topic-rules.js';
-import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
+import { capReplicationFactors, isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../config/broker.js';
 import { startMetadata, type StartedMetadata } from './metadata-bridge.js';
 import type { MetadataService } from './metadata-service.js';
@@ -68,7 +68,11 @@ export interface RunBrokerOptions {
   readonly metricsListeners?: readonly string[];
 }
 
-export async function runBroker(settings: BrokerSettings, logger: Logger, clock: Clock = systemClock, options: RunBrokerOptions = {}): Promise<RunningBroker> {
+export async function runBroker(configured: BrokerSettings, logger: Logger, clock: Clock = systemClock, options: RunBrokerOptions = {}): Promise<RunningBroker> {
+  const { settings, capped } = capReplicationFactors(configured);
+  for (const c of capped) {
+    logger.warn({ config: c.key, configured: c.configured, used: c.used }, `${c.key}=${c.configured} lowered to ${c.used}: partition replication is not implemented yet`);
+  }
   // Bound first so /health answers 503 while the logs recover.
   const exporter = await startMetricsExporter(options.metricsListeners ?? settings.metricsListeners, logger);
   try {
@@ -86,7 +90,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
 
   // Bound lazily: the cleaner asks for high watermarks, the replica manager needs the log manager.
   let replicaManager: ReplicaManager | undefined;
-  const logManager = openLogs(settings, fs, clock, logger, () => replicaManager);
+  const logManager = openLogs(settings, fs, clock, logger.child({ component: 'log' }), () => replicaManager);
   // Bound once the metadata layer is up: an unhosted partition of a known topic answers NOT_LEADER_OR_FOLLOWER.
   let metadataService: MetadataService | undefined;
   const hosted = new ReplicaManager({
@@ -97,7 +101,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     topicExists: (topic) => metadataService?.topicExists(topic) ?? false,
     clock,
     timers: systemTimers,
-    logger,
+    logger: logger.child({ component: 'replicas' }),
   });
   replicaManager = hosted;
   const metrics = new RequestMetrics();
@@ -106,7 +110,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   metadataService = booted.metadata.service;
   const parts: NodeParts = { settings, logger, logManager, hosted, ...booted };
   const { services, registry } = assembleServices(parts, clock, metrics, topics);
-  const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger);
+  const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger.child({ component: 'network' }));
   const bound = await listenAndRegister(parts, server, services);
 
   const controllerTick = startLocalControllerTick(parts);
@@ -228,7 +232,7 @@ async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverride
     settings,
     fs,
     clock,
-    logger,
+    logger: logger.child({ component: 'metadata' }),
     replicaManager: hosted,
     topicOverrides,
   });
@@ -238,7 +242,7 @@ async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverride
   const localMetadata = metadata.service;
   if (clusterNode !== null) metadata.service = routeMetadataChanges(metadata.service, clusterNode.channel, settings.nodeId, logger);
   // Loads and unloads __consumer_offsets partitions as their leadership moves (the coordinator runtime).
-  const groupService = new GroupService(settings.groups, metadata.service, hosted, clock, logger);
+  const groupService = new GroupService(settings.groups, metadata.service, hosted, clock, logger.child({ component: 'group' }));
   return { clusterNode, metadata, localMetadata, groupService };
 }
 

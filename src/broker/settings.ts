@@ -193,3 +193,41 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     },
   };
 }
+
+/**
+ * Partitions have one replica until partition replication exists: a second
+ * replica would be advertised, never fetch, and keep acks=all from ever
+ * completing. CreateTopics and friends refuse a larger factor
+ * (INVALID_REPLICATION_FACTOR); defaults that would pick one are lowered here.
+ */
+export const REPLICATION_FACTOR_SUPPORTED_MAX = 1;
+
+export interface CappedSetting {
+  readonly key: string;
+  readonly configured: number;
+  readonly used: number;
+}
+
+/**
+ * Lowers default.replication.factor (auto-created topics, CreateTopics with
+ * -1) and offsets.topic.replication.factor (__consumer_offsets) to what the
+ * broker can honour; returns the settings to run with and what was lowered,
+ * for the caller to log.
+ */
+export function capReplicationFactors(settings: BrokerSettings): { settings: BrokerSettings; capped: CappedSetting[] } {
+  const max = REPLICATION_FACTOR_SUPPORTED_MAX;
+  const capped: CappedSetting[] = [];
+  if (settings.defaultReplicationFactor > max) capped.push({ key: 'default.replication.factor', configured: settings.defaultReplicationFactor, used: max });
+  if (settings.groups.offsetsTopicReplicationFactor > max) {
+    capped.push({ key: 'offsets.topic.replication.factor', configured: settings.groups.offsetsTopicReplicationFactor, used: max });
+  }
+  if (capped.length === 0) return { settings, capped };
+  return {
+    settings: {
+      ...settings,
+      defaultReplicationFactor: Math.min(settings.defaultReplicationFactor, max),
+      groups: { ...settings.groups, offsetsTopicReplicationFactor: Math.min(settings.groups.offsetsTopicReplicationFactor, max) },
+    },
+    capped,
+  };
+}

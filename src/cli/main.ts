@@ -34,6 +34,7 @@ Examples:
   tributary cluster describe
   tributary records delete orders --all
   tributary bench produce --topic perf --create-topic --records 1000000 --acks 1
+  tributary connect standalone worker.properties file-source.properties
 
 Client commands take --bootstrap host:port (default: $TRIBUTARY_BOOTSTRAP,
 else 127.0.0.1:9092); listings and descriptions print tables, or JSON with
@@ -49,7 +50,7 @@ tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
  * second of start-up and some 20 MB.
  */
 async function registerClientCommands(program: Command): Promise<void> {
-  const [topic, produce, consume, group, config, cluster, records, bench] = await Promise.all([
+  const [topic, produce, consume, group, config, cluster, records, bench, connect] = await Promise.all([
     import('./commands/topic.js'),
     import('./commands/produce.js'),
     import('./commands/consume.js'),
@@ -58,6 +59,7 @@ async function registerClientCommands(program: Command): Promise<void> {
     import('./commands/cluster.js'),
     import('./commands/records.js'),
     import('./commands/bench.js'),
+    import('./commands/connect.js'),
   ]);
   topic.registerTopicCommands(program);
   produce.registerProduceCommand(program);
@@ -67,6 +69,7 @@ async function registerClientCommands(program: Command): Promise<void> {
   cluster.registerClusterCommands(program);
   records.registerRecordsCommands(program);
   bench.registerBenchCommands(program);
+  connect.registerConnectCommands(program);
 }
 
 /** The first argument that is not an option: the subcommand asked for. */

@@ -28,6 +28,21 @@ interface StartOptions {
   config?: string;
   override?: Record<string, string>;
   check?: boolean;
+  logFormat?: LogFormat;
+}
+
+/** How `start` writes its log: readable lines (`pretty`) or one JSON object per line (`json`, for log shippers). */
+export type LogFormat = 'json' | 'pretty';
+
+/** commander argParser for `--log-format`. */
+export function parseLogFormat(value: string): LogFormat {
+  if (value === 'json' || value === 'pretty') return value;
+  throw new InvalidArgumentError(`--log-format must be json or pretty, got "${value}"`);
+}
+
+/** The format to log in: the flag when given, else pretty on a terminal and JSON otherwise (a pipe, a file, a service manager). */
+export function logFormatFor(flag: LogFormat | undefined, stdoutIsTTY: boolean): LogFormat {
+  return flag ?? (stdoutIsTTY ? 'pretty' : 'json');
 }
 
 /** commander argParser for repeatable `--override key=value`. */
@@ -64,6 +79,7 @@ export function registerStartCommand(program: Command, deps: StartDeps = {}): vo
     .option('-c, --config <file>', 'a Java-properties file with Kafka broker configs')
     .option('-o, --override <key=value>', 'set a config key, over the file (repeatable)', collectOverride)
     .option('--check', 'validate the configuration, print the effective values and exit')
+    .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, JSON otherwise)', parseLogFormat)
     .showHelpAfterError('(run "tributary start --help" for usage)')
     .addHelpText('after', `
 Examples:
@@ -86,7 +102,7 @@ see config/server.properties for every supported key with its default.`)
         return;
       }
       const startBroker: StartBrokerFn = deps.startBroker ?? (async (c, o) => (await loadStartBroker())(c, o));
-      await runUntilSignalled(config, startBroker);
+      await runUntilSignalled(config, startBroker, logFormatFor(options.logFormat, process.stdout.isTTY === true));
     });
 }
 
@@ -112,8 +128,8 @@ function printConfig(config: BrokerConfig): void {
 }
 
 /** Starts the broker and installs the signal handlers; the broker's sockets keep the process alive until they exit it. */
-async function runUntilSignalled(config: BrokerConfig, startBroker: StartBrokerFn): Promise<void> {
-  const logger = createLogger(config.get('log.level'));
+async function runUntilSignalled(config: BrokerConfig, startBroker: StartBrokerFn, format: LogFormat): Promise<void> {
+  const logger = createLogger(config.get('log.level'), { pretty: format === 'pretty' });
   for (const w of config.warnings) logger.warn(w);
   process.on('uncaughtException', (err) => {
     logger.fatal({ err }, 'uncaught exception; exiting');

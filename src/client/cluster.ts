@@ -43,7 +43,13 @@ export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' 
   retries?: number;
   /** First backoff; doubles per retry up to RETRY_BACKOFF_MS_MAX (default 100). */
   retryBackoffMs?: number;
-  /** Metadata v4+ allowAutoTopicCreation (default false). */
+  /** Metadata v4+ allowAutoTopicCreation (default false); a call's MetadataLookupOptions override it. */
+  allowAutoTopicCreation?: boolean;
+}
+
+/** Options of one Metadata lookup (`Cluster.refreshMetadata`, `Cluster.topic`). */
+export interface MetadataLookupOptions {
+  /** Ask the broker to create missing topics (Metadata v4+); default: the cluster's `allowAutoTopicCreation`. */
   allowAutoTopicCreation?: boolean;
 }
 
@@ -220,11 +226,11 @@ export class Cluster {
    * Loads Metadata for `topics` (null: all topics; []: brokers only) and
    * merges it into the cache. Topics come back with their own error codes.
    */
-  async refreshMetadata(topics: readonly string[] | null = null): Promise<ClusterMetadata> {
+  async refreshMetadata(topics: readonly string[] | null = null, options: MetadataLookupOptions = {}): Promise<ClusterMetadata> {
     const conn = await this.anyConnection();
     const { response } = await request(conn, Apis.Metadata, () => ({
       topics: topics === null ? null : topics.map((name) => ({ name })),
-      allowAutoTopicCreation: this.options.allowAutoTopicCreation ?? false,
+      allowAutoTopicCreation: options.allowAutoTopicCreation ?? this.options.allowAutoTopicCreation ?? false,
     }));
     const brokers = new Map<number, BrokerNode>(
       response.brokers.map((b) => [b.nodeId, { nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack }]),
@@ -240,10 +246,10 @@ export class Cluster {
   }
 
   /** Cached metadata of a topic, loading it when absent or when `refresh` is set. Throws on a topic error. */
-  async topic(name: string, refresh = false): Promise<TopicMetadata> {
+  async topic(name: string, refresh = false, options: MetadataLookupOptions = {}): Promise<TopicMetadata> {
     let t = refresh ? undefined : this.current.topics.get(name);
     if (t === undefined || t.errorCode !== 0) {
-      await this.refreshMetadata([name]);
+      await this.refreshMetadata([name], options);
       t = this.current.topics.get(name);
     }
     if (t === undefined) throw new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, { topic: name });

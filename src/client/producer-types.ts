@@ -91,6 +91,14 @@ export interface ProducerOptions<K, V> {
    */
   maxInFlight?: number;
   partitioner?: PartitionerOption;
+  /**
+   * Ask the broker to create a topic the producer sends to when it does not
+   * exist (Metadata allowAutoTopicCreation, as the Java producer's
+   * `allow.auto.create.topics`; default true). The broker creates it only
+   * when its `auto.create.topics.enable` is on; false: sending to a missing
+   * topic fails with UNKNOWN_TOPIC_OR_PARTITION after the retries.
+   */
+  allowAutoTopicCreation?: boolean;
   /** Randomness for the sticky partitioner (tests). */
   random?: RandomSource;
 }

@@ -70,6 +70,8 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   private readonly accumulator: RecordAccumulator;
   private readonly sender: Sender;
   private readonly partitioner: ProducerPartitioner;
+  /** Metadata lookups of the topics sent to ask for auto-creation (ProducerOptions.allowAutoTopicCreation). */
+  private readonly topicLookup: { allowAutoTopicCreation: boolean };
   private readonly blocked = new Fifo<Blocked>();
   private pumping = false;
   private blockedDrained: (() => void)[] = [];
@@ -100,6 +102,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       maxRequestBytes: positive(options.maxRequestBytes ?? MAX_REQUEST_BYTES_DEFAULT, 'maxRequestBytes'),
     };
     this.partitioner = createPartitioner(options.partitioner ?? 'default', options.random);
+    this.topicLookup = { allowAutoTopicCreation: options.allowAutoTopicCreation ?? true };
     this.accumulator = new RecordAccumulator({
       batchSize: this.settings.batchSize,
       lingerMs: this.settings.lingerMs,
@@ -288,7 +291,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         const t = this.cluster.metadata.topics.get(head.topic);
         if (t === undefined || t.errorCode !== 0 || t.partitions.length === 0) {
           try {
-            await this.cluster.topic(head.topic, attempt > 0);
+            await this.cluster.topic(head.topic, attempt > 0, this.topicLookup);
           } catch (err) {
             if (attempt >= this.settings.retries || !isRetriable(err)) {
               // Fail every blocked record of this topic: they would fail the same way.

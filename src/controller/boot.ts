@@ -52,6 +52,8 @@ export interface BootControllerOptions {
   numPartitionsDefault: number;
   /** default.replication.factor */
   replicationFactorDefault: number;
+  /** See ControllerOptions.replicationFactorMax. */
+  replicationFactorMax?: number | undefined;
   /** Default: src/config/topic-broker.ts validateTopicConfigs. */
   validateTopicConfigs?: TopicConfigValidator | undefined;
   validateBrokerConfigs?: BrokerConfigValidator | undefined;
@@ -160,6 +162,7 @@ export async function bootController(opts: BootControllerOptions): Promise<Boote
     random,
     numPartitionsDefault: opts.numPartitionsDefault,
     replicationFactorDefault: opts.replicationFactorDefault,
+    replicationFactorMax: opts.replicationFactorMax,
     validateTopicConfigs: opts.validateTopicConfigs ?? adaptTopicValidator,
     validateBrokerConfigs: opts.validateBrokerConfigs ?? null,
     configSchema: opts.configSchema ?? null,

@@ -23,7 +23,7 @@ import { METADATA_BATCH_RECORDS_MAX } from './metadata/batch.js';
 import type { EndPoint, MetadataImage } from './metadata/image.js';
 import type { MetadataRecord } from './metadata/records.js';
 import { MetadataLogError, type MetadataLog } from './metadata-log.js';
-import { planCreatePartitions, planCreateTopics, type Plan, type PlanContext } from './plans.js';
+import { planCreatePartitions, planCreateTopics, REPLICATION_FACTOR_MAX, type Plan, type PlanContext } from './plans.js';
 import { INTERNAL_TOPICS } from './topic-names.js';
 import type {
   AlterConfigsResource,
@@ -94,6 +94,8 @@ export interface ControllerOptions {
   numPartitionsDefault: number;
   /** default.replication.factor */
   replicationFactorDefault: number;
+  /** Largest replication factor CreateTopics/CreatePartitions accept (brokers pass 1 until partition replication exists). Default: no limit but the wire's. */
+  replicationFactorMax?: number | undefined;
   validateTopicConfigs: TopicConfigValidator;
   validateBrokerConfigs?: BrokerConfigValidator | null | undefined;
   /** Key types and inherited values for IncrementalAlterConfigs APPEND/SUBTRACT. */
@@ -438,6 +440,7 @@ export class QuorumController {
       random: this.opts.random,
       numPartitionsDefault: this.opts.numPartitionsDefault,
       replicationFactorDefault: this.opts.replicationFactorDefault,
+      replicationFactorMax: this.opts.replicationFactorMax ?? REPLICATION_FACTOR_MAX,
       validateTopicConfigs: this.opts.validateTopicConfigs,
     };
   }

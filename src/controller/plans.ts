@@ -19,13 +19,25 @@ import { randomUuid } from './uuid.js';
 /** Most partitions one request may create for one topic (one append holds at most METADATA_BATCH_RECORDS_MAX records). */
 export const PARTITIONS_PER_REQUEST_MAX = METADATA_BATCH_RECORDS_MAX - 1;
 /** replicationFactor is an int16 on the wire. */
-const REPLICATION_FACTOR_MAX = 0x7fff;
+export const REPLICATION_FACTOR_MAX = 0x7fff;
+
+/**
+ * Why a broker refuses a replication factor above 1 (its PlanContext
+ * replicationFactorMax): partitions have no followers yet, so a second
+ * replica would be advertised but never fetch, acks=all would time out and
+ * the high watermark would never move.
+ */
+export function unsupportedReplicationFactorMessage(rf: number): string {
+  return `Replication factor ${rf} is not supported: partition replication is not implemented yet, so the replication factor must be 1.`;
+}
 
 export interface PlanContext {
   readonly image: MetadataImage;
   readonly random: Random;
   readonly numPartitionsDefault: number;
   readonly replicationFactorDefault: number;
+  /** The largest replication factor (and manual replica list) accepted; REPLICATION_FACTOR_MAX when not limited. */
+  readonly replicationFactorMax: number;
   readonly validateTopicConfigs: TopicConfigValidator;
 }
 
@@ -90,10 +102,17 @@ function partitionRecords(image: MetadataImage, topicId: string, firstPartitionI
   return out;
 }
 
-function replicationFactorProblem(rf: number, liveBrokers: number): Failure | null {
+/** A replication factor (or replica list length) above what this cluster supports, or null. */
+function unsupportedReplicationFactor(ctx: PlanContext, rf: number): Failure | null {
+  return rf > ctx.replicationFactorMax ? fail(ErrorCode.INVALID_REPLICATION_FACTOR, unsupportedReplicationFactorMessage(rf)) : null;
+}
+
+function replicationFactorProblem(ctx: PlanContext, rf: number, liveBrokers: number): Failure | null {
   if (rf <= 0 || rf > REPLICATION_FACTOR_MAX) {
     return fail(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
   }
+  const unsupported = unsupportedReplicationFactor(ctx, rf);
+  if (unsupported !== null) return unsupported;
   if (rf > liveBrokers) {
     return fail(
       ErrorCode.INVALID_REPLICATION_FACTOR,
@@ -136,6 +155,8 @@ function manualAssignment(ctx: PlanContext, t: NewTopic): (readonly number[])[] 
     }
     const problem = replicaListProblem(ctx.image, replicas, i, out[0]?.length ?? null);
     if (problem !== null) return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem);
+    const unsupported = unsupportedReplicationFactor(ctx, replicas.length);
+    if (unsupported !== null) return unsupported;
     out.push(replicas);
   }
   return out;
@@ -148,7 +169,7 @@ function automaticAssignment(ctx: PlanContext, t: NewTopic): number[][] | Failur
     return fail(ErrorCode.INVALID_PARTITIONS, `Number of partitions ${partitions} exceeds the maximum of ${PARTITIONS_PER_REQUEST_MAX} per request.`);
   }
   const rf = t.replicationFactor === -1 ? ctx.replicationFactorDefault : t.replicationFactor;
-  const problem = replicationFactorProblem(rf, ctx.image.usableBrokers().length);
+  const problem = replicationFactorProblem(ctx, rf, ctx.image.usableBrokers().length);
   if (problem !== null) return problem;
   return autoAssignment(ctx, partitions, rf, 0);
 }
@@ -274,12 +295,15 @@ function planAddPartitions(ctx: PlanContext, spec: NewPartitions): MetadataRecor
       return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Attempted to add ${added} additional partition(s), but only ${spec.assignments.length} assignment(s) were specified.`);
     }
     for (let i = 0; i < added; i++) {
-      const problem = replicaListProblem(ctx.image, spec.assignments[i] as readonly number[], current + i, rf);
+      const replicas = spec.assignments[i] as readonly number[];
+      const problem = replicaListProblem(ctx.image, replicas, current + i, rf);
       if (problem !== null) return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem);
+      const unsupported = unsupportedReplicationFactor(ctx, replicas.length);
+      if (unsupported !== null) return unsupported;
     }
     assignment = [...spec.assignments];
   } else {
-    const problem = replicationFactorProblem(rf, ctx.image.usableBrokers().length);
+    const problem = replicationFactorProblem(ctx, rf, ctx.image.usableBrokers().length);
     if (problem !== null) return problem;
     assignment = autoAssignment(ctx, added, rf, current);
   }

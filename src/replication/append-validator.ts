@@ -14,7 +14,7 @@
  *    inside the topic's timestamp window; the leader epoch goes into the
  *    header (outside the CRC).
  *
- * The batch stays opaque except in step 2 (DESIGN principle 2 in
+ * The batch stays opaque except in step 2 (principle 2 in
  * docs/architecture.md). Failures carry the Kafka error code the Produce
  * response answers and a message for the debug log.
  */

@@ -20,7 +20,7 @@
  *   the last stable offset (read_committed), long-polling in DelayedFetches,
  *   which every append wakes.
  *
- * Deterministic: time and timers are injected (DESIGN principle 3 in
+ * Deterministic: time and timers are injected (principle 3 in
  * docs/architecture.md), so tests drive delayed operations on virtual time.
  */
 import type { Logger } from 'pino';

@@ -154,6 +154,7 @@ export class PartitionLog {
       nextOffset: s.nextOffset,
       sizeBytes: s.sizeBytes,
       maxTimestampMs: s.maxTimestampMs,
+      lastModifiedMs: s.lastModifiedMs,
     }));
   }
 

@@ -19,6 +19,8 @@ export interface SegmentInfo {
   nextOffset: bigint;
   sizeBytes: number;
   maxTimestampMs: bigint;
+  /** When the segment was last appended to (or created / opened, before its first append). */
+  lastModifiedMs: number;
 }
 
 /** Index of the last segment whose base offset is <= offset (0 when none). */

@@ -35,7 +35,7 @@ function formatValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** One JSON log line from pino -> `HH:MM:SS.mmm LEVEL msg key=value ...` (and an error's stack). */
+/** One JSON log line from pino -> `HH:MM:SS.mmm LEVEL [component] msg key=value ...` (and an error's stack). */
 export function formatLogLine(json: string, colors = false): string {
   let entry: Record<string, unknown>;
   try {
@@ -43,7 +43,7 @@ export function formatLogLine(json: string, colors = false): string {
   } catch {
     return json.endsWith('\n') ? json : `${json}\n`;
   }
-  const { time, level, msg, err, ...rest } = entry;
+  const { time, level, msg, err, component, ...rest } = entry;
   const t = typeof time === 'number' ? new Date(time) : new Date();
   const hh = (n: number, w = 2): string => String(n).padStart(w, '0');
   const clock = `${hh(t.getHours())}:${hh(t.getMinutes())}:${hh(t.getSeconds())}.${hh(t.getMilliseconds(), 3)}`;
@@ -51,7 +51,8 @@ export function formatLogLine(json: string, colors = false): string {
   const name = (LEVEL_NAMES[levelNumber] ?? String(level)).padEnd(5);
   const shownLevel = colors ? `${LEVEL_COLORS[levelNumber] ?? ''}${name}\x1b[0m` : name;
   const fields = Object.entries(rest).map(([k, v]) => `${k}=${formatValue(v)}`);
-  let line = [clock, shownLevel, typeof msg === 'string' ? msg : '', ...fields].filter((s) => s !== '').join(' ');
+  const shownComponent = typeof component === 'string' ? `[${component}]` : '';
+  let line = [clock, shownLevel, shownComponent, typeof msg === 'string' ? msg : '', ...fields].filter((s) => s !== '').join(' ');
   if (typeof err === 'object' && err !== null) {
     const e = err as { message?: unknown; stack?: unknown };
     line += `\n    ${String(e.stack ?? e.message ?? JSON.stringify(err)).split('\n').join('\n    ')}`;

@@ -593,3 +593,52 @@ export function recordBatch(records: SimpleRecord[], baseTimestamp = BigInt(Date
   // batchLength counts from partitionLeaderEpoch (4) + magic (1) + crc (4) + the rest.
   return new Out().int64(0n).int32(4 + 1 + 4 + afterCrc.length).int32(-1).int8(2).uint32(crc).raw(afterCrc).build();
 }
+
+// ---------------------------------------------------------------- ListOffsets (2) v0
+
+export interface ListOffsetsV0Query {
+  topic: string;
+  partition: number;
+  /** -1 latest, -2 earliest, else a time in ms. */
+  timestamp: bigint;
+  maxNumOffsets: number;
+}
+
+/** ListOffsets v0 as sarama-era clients send it: replica_id, [topic, [partition, timestamp, max_num_offsets]]. */
+export function listOffsetsV0Request(correlationId: number, queries: readonly ListOffsetsV0Query[], replicaId = -1): Buffer {
+  const topics = [...new Set(queries.map((q) => q.topic))];
+  const body = new Out()
+    .int32(replicaId)
+    .array(topics, (o, topic) => {
+      o.string(topic).array(
+        queries.filter((q) => q.topic === topic),
+        (p, q) => void p.int32(q.partition).int64(q.timestamp).int32(q.maxNumOffsets),
+      );
+    })
+    .build();
+  return requestFrame(2, 0, correlationId, body);
+}
+
+export interface ListOffsetsV0Partition {
+  topic: string | null;
+  partition: number;
+  errorCode: number;
+  oldStyleOffsets: bigint[];
+}
+
+export function parseListOffsetsV0Response(frame: Buffer): { correlationId: number; partitions: ListOffsetsV0Partition[] } {
+  const i = new In(frame);
+  const correlationId = i.int32();
+  const partitions: ListOffsetsV0Partition[] = [];
+  i.array((t) => {
+    const topic = t.string();
+    t.array((p) => {
+      const partition = p.int32();
+      const errorCode = p.int16();
+      const oldStyleOffsets = p.array((o) => o.int64()) ?? [];
+      partitions.push({ topic, partition, errorCode, oldStyleOffsets });
+    });
+  });
+  if (i.position !== frame.length) throw new Error(`ListOffsets v0 response has ${frame.length - i.position} trailing bytes`);
+  return { correlationId, partitions };
+}

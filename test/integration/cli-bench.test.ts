@@ -21,9 +21,9 @@ interface RunResult {
   stderr: string;
 }
 
-function bench(args: readonly string[]): Promise<RunResult> {
+function bench(args: readonly string[], bootstrap = broker.bootstrap): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [brokerMain, 'bench', ...args, '--bootstrap', broker.bootstrap], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [brokerMain, 'bench', ...args, '--bootstrap', bootstrap], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -155,8 +155,16 @@ test('bench e2e: every record received, end-to-end and ack latency for each', as
   assert.equal(await endOffsets('b3'), 2000n);
 });
 
-test('bench produce to a topic that does not exist (no --create-topic) is exit 1', async () => {
-  const r = await bench(['produce', '--topic', 'missing-topic', '--records', '10', '--no-progress']);
+test('bench produce to a topic that does not exist (no --create-topic): auto-created as by kafka-producer-perf-test', async () => {
+  const p = json(await bench(['produce', '--topic', 'auto-bench', '--records', '10', '--acks', '1', '--no-progress', '--json']));
+  assert.equal(p['records'], 10);
+  assert.equal(await endOffsets('auto-bench'), 10n);
+});
+
+test('bench produce to a missing topic on a broker with auto.create.topics.enable=false is exit 1', async (t) => {
+  const strict = await startBroker({ name: 'cli-bench-no-auto', overrides: { 'auto.create.topics.enable': 'false' } });
+  t.after(() => strict.cleanup());
+  const r = await bench(['produce', '--topic', 'missing-topic', '--records', '10', '--no-progress'], strict.bootstrap);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /UNKNOWN_TOPIC_OR_PARTITION/);
 });

@@ -113,7 +113,7 @@ test('a broker-only node observes the metadata quorum, serves clients, and follo
     const adminVoter = viaVoter.admin();
     await adminVoter.connect();
     t.after(() => adminVoter.disconnect());
-    assert.equal(await adminVoter.createTopics({ topics: [{ topic: 'made-on-voter', replicaAssignment: [{ partition: 0, replicas: others }] }], waitForLeaders: false }), true);
+    assert.equal(await adminVoter.createTopics({ topics: [{ topic: 'made-on-voter', replicaAssignment: [{ partition: 0, replicas: [others[0] as number] }] }], waitForLeaders: false }), true);
 
     const viaObserver = new Kafka({ clientId: 'observer-test', brokers: [observer.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 1_000 } });
     const admin = viaObserver.admin();

@@ -1,6 +1,9 @@
-// 2 ListOffsets, v1-7 (v6 flexible; v7 makes MAX_TIMESTAMP official, KIP-734).
-// v0's multi-offset form is not advertised. kafka-python pins v1, kafkajs uses
-// up to 3, librdkafka up to 2, platformatic up to 7 given this range.
+// 2 ListOffsets, v0-7 (v6 flexible; v7 makes MAX_TIMESTAMP official, KIP-734).
+// kafka-python pins v1, kafkajs uses up to 3, librdkafka up to 2, platformatic
+// up to 7; sarama-era tools (consumer-lag monitors) send v0.
+// v0 answers oldStyleOffsets: up to maxNumOffsets offsets at segment
+// granularity, as Kafka (legacy-offsets.ts); unknown or unled partitions get
+// the same errors as v1+.
 // timestamp -2 = earliest (log start offset), -1 = latest (high watermark, or
 // the last stable offset for read_committed, v2+), -3 = the offset of the
 // record with the largest timestamp (KIP-734), otherwise the first offset whose
@@ -9,12 +12,16 @@
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, ListOffsetsRequest, ListOffsetsResponse, MAX_TIMESTAMP } from '../../protocol/messages/02-list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { legacyOffsetsBefore } from '../legacy-offsets.js';
 import { maxTimestampOffset, offsetForTimestamp } from '../timestamp-lookup.js';
+
+/** replicaId of a consumer (not a follower or a debugging tool). */
+const CONSUMER_REPLICA_ID = -1;
 
 export const listOffsetsHandler = defineHandler({
   apiKey: 2,
   name: 'ListOffsets',
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 7,
   request: ListOffsetsRequest,
   response: ListOffsetsResponse,
@@ -34,6 +41,11 @@ export const listOffsetsHandler = defineHandler({
           if (lp.currentLeaderEpoch >= 0 && lp.currentLeaderEpoch !== p.leaderEpoch) {
             const errorCode = lp.currentLeaderEpoch < p.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
             return { ...none, errorCode };
+          }
+          if (ctx.apiVersion === 0) {
+            const input = { segments: p.log.segmentInfos(), logStartOffset: p.logStartOffset, logEndOffset: p.logEndOffset, highWatermark: p.highWatermark, nowMs: ctx.services.clock.nowMs() };
+            const oldStyleOffsets = legacyOffsetsBefore(input, lp.timestamp, lp.maxNumOffsets, req.replicaId === CONSUMER_REPLICA_ID);
+            return { partitionIndex: lp.partitionIndex, errorCode: ErrorCode.NONE, oldStyleOffsets };
           }
           const answer = (offset: bigint, timestamp = -1n) => ({
             partitionIndex: lp.partitionIndex,

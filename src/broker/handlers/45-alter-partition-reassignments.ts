@@ -15,7 +15,8 @@
 // so every valid request is that no-op. Moving replicas needs
 // PartitionChangeRecords and follower fetching (the replication issue);
 // until then a target that would move data answers INVALID_REPLICA_ASSIGNMENT
-// with a message saying so. timeoutMs is unused (answers are immediate).
+// with a message saying so, and a target of more than one replica (after
+// Kafka's checks) INVALID_REPLICATION_FACTOR: partitions keep one replica. timeoutMs is unused (answers are immediate).
 import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse } from '../../protocol/messages/45-alter-partition-reassignments.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';

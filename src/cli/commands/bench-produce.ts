@@ -62,7 +62,7 @@ export function producerOptionsFor(cluster: Cluster, settings: ProducerBenchSett
   };
 }
 
-/** Creates the topic when asked (an existing topic is kept) and checks that it exists. */
+/** Creates the topic when asked (an existing topic is kept) and checks that it exists (auto-created by brokers that allow it). */
 export async function prepareTopic(cluster: Cluster, settings: Pick<ProducerBenchSettings, 'topic' | 'createTopic' | 'partitions'>): Promise<number> {
   if (settings.createTopic) {
     const admin = new Admin(cluster);
@@ -73,7 +73,8 @@ export async function prepareTopic(cluster: Cluster, settings: Pick<ProducerBenc
       process.stderr.write(`note: topic ${settings.topic} already exists; using it as it is\n`);
     }
   }
-  const meta = await cluster.topic(settings.topic, true);
+  // As kafka-producer-perf-test: a missing topic is auto-created when the broker allows it.
+  const meta = await cluster.topic(settings.topic, true, { allowAutoTopicCreation: true });
   return meta.partitions.length;
 }
 

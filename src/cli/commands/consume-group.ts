@@ -19,6 +19,7 @@ import { Consumer } from '../../client/consumer.js';
 import type { ConsumerBatch, TopicPartition } from '../../client/consumer-types.js';
 import { connectCluster, formatError, writeOut, type CommonOptions } from './common.js';
 import { formatRecord } from './record-format.js';
+import { watchStdoutReader } from './stdout-reader.js';
 
 export const AUTO_COMMIT_INTERVAL_MS = 5_000;
 
@@ -73,6 +74,9 @@ export async function consumeGroup(topic: string, groupId: string, reset: 'earli
   process.once('SIGTERM', stop);
   // Stays after the command: a late EPIPE must not crash the exiting process.
   process.stdout.on('error', onStdoutError);
+  // With nothing new to print there is no write to fail: notice the reader leaving (stdout-reader.ts).
+  const writing = { now: false };
+  const stopWatch = watchStdoutReader(stop, () => !writing.now);
 
   let count = 0;
   try {
@@ -80,8 +84,9 @@ export async function consumeGroup(topic: string, groupId: string, reset: 'earli
     // The listener hears of partitions only: a member left without any (more members than partitions) says so too.
     if (!joinAnnounced && !stopping) announceJoin([]);
     lastActiveMs = performance.now();
-    count = await printBatches(consumer, consumer.batches(), options, () => lastActiveMs, () => (lastActiveMs = performance.now()));
+    count = await printBatches(consumer, consumer.batches(), options, writing, () => lastActiveMs, () => (lastActiveMs = performance.now()));
   } finally {
+    stopWatch();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     // Commits the printed positions (revoke), then leaves the group; a failure there is a warning.
@@ -113,6 +118,7 @@ async function printBatches(
   consumer: Consumer,
   batches: Batches,
   options: GroupConsumeOptions,
+  writing: { now: boolean },
   lastActiveMs: () => number,
   active: () => void,
 ): Promise<number> {
@@ -129,11 +135,14 @@ async function printBatches(
     if (records.length < batch.records.length) consumer.seek(batch, last.offset + 1n);
     count += records.length;
     active();
+    writing.now = true;
     try {
       await writeOut(`${records.map((r) => formatRecord(r, options)).join('\n')}\n`);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
       break;
+    } finally {
+      writing.now = false;
     }
   }
   return count;

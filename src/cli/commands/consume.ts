@@ -19,7 +19,8 @@ import { invalidArgument } from '../../net/errors.js';
 import { fetchMany, listOffsetsMany, type FetchPosition } from '../../client/records.js';
 import { consumeGroup } from './consume-group.js';
 import { formatRecord } from './record-format.js';
-import { checkBootstrap, connectCluster, nonNegativeInt, positiveInt, run, usageError, withClientOptions, withExamples, writeOut, type CommonOptions } from './common.js';
+import { watchStdoutReader } from './stdout-reader.js';
+import { checkBootstrap, connectCluster, nonNegativeInt, positiveInt, run, toJson, usageError, withClientOptions, withExamples, writeOut, type CommonOptions } from './common.js';
 
 /** Longest single fetch wait, so --timeout-ms and Ctrl-C are noticed promptly. */
 const FETCH_WAIT_MS_MAX = 500;
@@ -129,6 +130,9 @@ async function consume(cluster: Cluster, topic: string, start: StartOffset, opti
     if (err.code === 'EPIPE') pipeClosed = stopped = true;
   };
   process.stdout.on('error', onStdoutError);
+  // With nothing new to print there is no write to fail: notice the reader leaving (stdout-reader.ts).
+  let writing = false;
+  const stopWatch = watchStdoutReader(() => (pipeClosed = stopped = true), () => !writing);
   const max = options.max ?? Infinity;
   let count = 0;
   let lastRecordMs = performance.now();
@@ -152,16 +156,20 @@ async function consume(cluster: Cluster, topic: string, start: StartOffset, opti
       });
       if (out.length > 0) {
         lastRecordMs = performance.now();
+        writing = true;
         try {
           await writeOut(`${out.join('\n')}\n`);
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
           pipeClosed = true;
+        } finally {
+          writing = false;
         }
         if (pipeClosed) break;
       }
     }
   } finally {
+    stopWatch();
     process.off('SIGINT', onSigint);
     // The stdout error listener stays: a late EPIPE must not crash the exiting process.
   }

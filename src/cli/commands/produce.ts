@@ -85,7 +85,8 @@ interface Totals {
 }
 
 async function produceLines(cluster: Cluster, topic: string, options: ProduceCliOptions, separator: string | null): Promise<void> {
-  const meta = await cluster.topic(topic);
+  // A producer: a missing topic is auto-created when the broker allows it (as Java's console producer).
+  const meta = await cluster.topic(topic, false, { allowAutoTopicCreation: true });
   const partitionCount = meta.partitions.length;
   if (options.partition !== undefined && options.partition >= partitionCount) {
     throw invalidArgument(`partition ${options.partition} does not exist: ${topic} has partitions 0-${partitionCount - 1}`);

@@ -123,7 +123,7 @@ export class Member {
   }
 }
 
-/** The protocol type of Kafka's consumer (KafkaConsumer, and every client in PROTOCOL-COMPAT.md). */
+/** The protocol type of Kafka's consumer (KafkaConsumer, and every client in docs/compatibility.md). */
 export const CONSUMER_PROTOCOL_TYPE = 'consumer';
 
 /**

@@ -114,3 +114,31 @@ test('uncompressed batches of 64 KiB and more, built in recycled buffers, round-
   t.after(() => broker.stop());
   await roundTrip(broker.port, 'producer-none-large', 'none', 100_000, 128 * 1024);
 });
+
+test('a producer sending to a missing topic has it auto-created (allowAutoTopicCreation, default true), unless it turns that off', { timeout: 30_000 }, async (t) => {
+  const broker = await startInProcessBroker({ 'num.partitions': '3' });
+  t.after(() => broker.stop());
+  const clusterOptions = { bootstrap: `127.0.0.1:${broker.port}` };
+  const admin = await Admin.connect(clusterOptions);
+  t.after(() => admin.close());
+
+  const off = await Producer.connect<string, string>({ clusterOptions, valueSerializer: Serializers.string, allowAutoTopicCreation: false, retries: 1, retryBackoffMs: 10 });
+  t.after(() => off.close());
+  await assert.rejects(off.send({ topic: 'not-made', value: 'v' }), (err: Error & { kafkaErrorName?: string }) => err.kafkaErrorName === 'UNKNOWN_TOPIC_OR_PARTITION');
+  assert.deepEqual((await admin.listTopics()).map((x) => x.name), [], 'allowAutoTopicCreation: false creates nothing');
+
+  const producer = await Producer.connect<string, string>({ clusterOptions, valueSerializer: Serializers.string });
+  t.after(() => producer.close());
+  const acked = await producer.send({ topic: 'made-on-send', value: 'first' });
+  assert.equal(acked.offset, 0n);
+  const [made] = await admin.describeTopics(['made-on-send'], { includeConfigs: false });
+  assert.equal(made?.partitions.length, 3, 'created with the broker\'s num.partitions');
+});
+
+test('with auto.create.topics.enable=false the producer\'s request is refused: UNKNOWN_TOPIC_OR_PARTITION', { timeout: 30_000 }, async (t) => {
+  const broker = await startInProcessBroker({ 'auto.create.topics.enable': 'false' });
+  t.after(() => broker.stop());
+  const producer = await Producer.connect<string, string>({ clusterOptions: { bootstrap: `127.0.0.1:${broker.port}` }, valueSerializer: Serializers.string, retries: 1, retryBackoffMs: 10 });
+  t.after(() => producer.close());
+  await assert.rejects(producer.send({ topic: 'never-made', value: 'v' }), (err: Error & { kafkaErrorName?: string }) => err.kafkaErrorName === 'UNKNOWN_TOPIC_OR_PARTITION');
+});

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { collectOverride } from '../../../src/cli/start.js';
+import { collectOverride, logFormatFor, parseLogFormat } from '../../../src/cli/start.js';
 
 const distRoot = resolve(import.meta.dirname, '../../..');
 const repoRoot = resolve(distRoot, '..');
@@ -104,8 +104,18 @@ test('collectOverride splits at the first = and accumulates', () => {
   assert.throws(() => collectOverride('=1', undefined), /expected key=value/);
 });
 
+test('log format: --log-format wins; else pretty on a terminal and JSON otherwise; anything else is a usage error', () => {
+  assert.equal(logFormatFor(undefined, true), 'pretty');
+  assert.equal(logFormatFor(undefined, false), 'json');
+  assert.equal(logFormatFor('json', true), 'json');
+  assert.equal(logFormatFor('pretty', false), 'pretty');
+  assert.equal(parseLogFormat('json'), 'json');
+  assert.equal(parseLogFormat('pretty'), 'pretty');
+  assert.throws(() => parseLogFormat('text'), /--log-format must be json or pretty, got "text"/);
+});
+
 /** Runs `start` with a fake broker in a child process (real signals, real exit codes). */
-function startWithFakeBroker(stopBehaviour: 'resolve' | 'hang'): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function startWithFakeBroker(stopBehaviour: 'resolve' | 'hang', extraArgs: readonly string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const script = `
     import { Command } from 'commander';
     import { registerStartCommand } from ${JSON.stringify(pathToFileURL(startJs).href)};
@@ -117,7 +127,7 @@ function startWithFakeBroker(stopBehaviour: 'resolve' | 'hang'): Promise<{ code:
         stop: (reason) => ${stopBehaviour === 'resolve' ? "new Promise((r) => setTimeout(() => { clearInterval(server); logger.info({ reason }, 'fake stopped'); r(); }, 50))" : 'new Promise(() => {})'},
       };
     } });
-    await program.parseAsync(['node', 'tributary', 'start', '--override', 'listeners=PLAINTEXT://127.0.0.1:0', '--override', 'num.io.threads=4']);
+    await program.parseAsync(['node', 'tributary', 'start', '--override', 'listeners=PLAINTEXT://127.0.0.1:0', '--override', 'num.io.threads=4', ...${JSON.stringify(extraArgs)}]);
   `;
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -151,6 +161,18 @@ test('start prints one startup line, stops gracefully on SIGTERM and exits 0', a
   assert.ok(typeof started?.dataDir === 'string');
   assert.ok(entries.some((e) => e.msg === 'fake stopped' && e.reason === 'SIGTERM'));
   assert.equal(entries.at(-1)?.msg, 'shutdown complete');
+});
+
+test('start --log-format pretty writes readable lines to a pipe; --log-format json (the pipe default) JSON', async () => {
+  const pretty = await startWithFakeBroker('resolve', ['--log-format', 'pretty']);
+  assert.equal(pretty.code, 0, pretty.stderr);
+  const lines = pretty.stdout.trim().split('\n');
+  assert.ok(lines.length >= 3, pretty.stdout);
+  for (const l of lines) assert.match(l, /^\d\d:\d\d:\d\d\.\d{3} (INFO |WARN ) \S/, l);
+  assert.ok(lines.some((l) => / INFO  Tributary broker 1 listening on PLAINTEXT:\/\/127\.0\.0\.1:4242; data in \/\S* .*nodeId=1/.test(l)), pretty.stdout);
+  const json = await startWithFakeBroker('resolve', ['--log-format', 'json']);
+  assert.equal(json.code, 0, json.stderr);
+  for (const l of json.stdout.trim().split('\n')) assert.equal(typeof (JSON.parse(l) as { msg: unknown }).msg, 'string');
 });
 
 test('a second signal during shutdown exits at once', async () => {

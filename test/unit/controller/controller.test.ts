@@ -14,7 +14,7 @@ const validateTopicConfigs: TopicConfigValidator = (configs) =>
   [...configs].filter(([k, v]) => k !== 'retention.ms' || !/^-?\d+$/.test(v)).map(([key, v]) => ({ key, message: `${key}: bad value "${v}"` }));
 
 /** A controller over a MemoryMetadataLog with `brokerCount` brokers (racks optional). */
-async function cluster(brokerCount: number, racks?: string[]) {
+async function cluster(brokerCount: number, racks?: string[], replicationFactorMax?: number) {
   const log = new MemoryMetadataLog();
   const image = new MetadataImage('c');
   const publisher = new MetadataPublisher(image, (e) => {
@@ -29,6 +29,7 @@ async function cluster(brokerCount: number, racks?: string[]) {
     random: new SeededRandom(1),
     numPartitionsDefault: 3,
     replicationFactorDefault: 1,
+    replicationFactorMax,
     validateTopicConfigs,
   });
   const brokers = Array.from({ length: brokerCount }, (_, i) => registerBroker(i + 1, BigInt(i), racks?.[i] ?? null));
@@ -120,6 +121,47 @@ test('INVALID_PARTITIONS and INVALID_REPLICATION_FACTOR', async () => {
   assert.equal(tooMany.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
   assert.match(tooMany.errorMessage ?? '', /only 2 broker\(s\) are registered/);
   assert.equal((await createOne(controller, 'r2', { replicationFactor: 2 })).errorCode, ErrorCode.NONE);
+});
+
+test('replicationFactorMax (1 on brokers until partition replication exists): CreateTopics and CreatePartitions refuse more replicas and say why', async () => {
+  const { log, image, controller } = await cluster(3, undefined, 1);
+  const why = /partition replication is not implemented yet, so the replication factor must be 1/;
+  for (const rf of [2, 3]) {
+    const r = await createOne(controller, `rf${rf}`, { replicationFactor: rf });
+    assert.equal(r.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
+    assert.match(r.errorMessage ?? '', why);
+  }
+  // Beyond the broker count too: the reason given is the one that still holds with more brokers.
+  assert.match((await createOne(controller, 'rf5', { replicationFactor: 5 })).errorMessage ?? '', why);
+  const manual = await createOne(controller, 'manual2', { numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }] });
+  assert.deepEqual([manual.errorCode, why.test(manual.errorMessage ?? '')], [ErrorCode.INVALID_REPLICATION_FACTOR, true]);
+  // Kafka's own checks still come first.
+  const unknown = await createOne(controller, 'manual9', { numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 9] }] });
+  assert.equal(unknown.errorCode, ErrorCode.INVALID_REPLICA_ASSIGNMENT);
+  assert.equal(log.appends.length, 0, 'nothing refused was written');
+
+  assert.equal((await createOne(controller, 'one', { numPartitions: 2, replicationFactor: -1 })).errorCode, ErrorCode.NONE);
+  const [explicit] = await controller.createPartitions([{ name: 'one', count: 3, assignments: [[2, 3]] }], { validateOnly: false });
+  assert.equal(explicit?.errorCode, ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'a list longer than the topic\'s replication factor is inconsistent first');
+  const [single] = await controller.createPartitions([{ name: 'one', count: 3, assignments: [[3]] }], { validateOnly: false });
+  assert.equal(single?.errorCode, ErrorCode.NONE);
+  assert.deepEqual(image.partition('one', 2)?.replicas, [3]);
+});
+
+test('replicationFactorMax: CreatePartitions on a topic registered with more replicas (an older data dir) is refused, explicit or not', async () => {
+  const { log, controller } = await cluster(3, undefined, 1);
+  const topicId = 'AAAAAAAAAAAAAAAAAAAAAQ';
+  await log.append([
+    { type: 'TopicRecord', data: { name: 'legacy', topicId } },
+    { type: 'PartitionRecord', data: { partitionId: 0, topicId, replicas: [1, 2], isr: [1, 2], removingReplicas: [], addingReplicas: [], leader: 1, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0 } },
+  ]);
+  log.appends = [];
+  const [auto] = await controller.createPartitions([{ name: 'legacy', count: 2, assignments: null }], { validateOnly: false });
+  assert.equal(auto?.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
+  assert.match(auto?.errorMessage ?? '', /replication factor must be 1/);
+  const [explicit] = await controller.createPartitions([{ name: 'legacy', count: 2, assignments: [[2, 3]] }], { validateOnly: false });
+  assert.equal(explicit?.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
+  assert.equal(log.appends.length, 0);
 });
 
 test('fenced brokers do not count for the replication factor', async () => {

@@ -21,3 +21,8 @@ test('createLogger: JSON lines, or pretty lines, at the configured level', () =>
   createLogger('info', { pretty: true, destination: { write: (s: string) => pretty.push(s) } }).info({ a: 'b' }, 'hi');
   assert.match(pretty[0] ?? '', /^\d\d:\d\d:\d\d\.\d{3} INFO  hi a=b\n$/);
 });
+
+test('the pretty line shows the logger\'s component in brackets after the level', () => {
+  const line = formatLogLine(JSON.stringify({ level: 40, time: new Date(2024, 0, 2, 3, 4, 5, 6).getTime(), component: 'group', msg: 'member left', groupId: 'g1' }));
+  assert.equal(line, '03:04:05.006 WARN  [group] member left groupId=g1\n');
+});

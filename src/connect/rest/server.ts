@@ -1,0 +1,161 @@
+/**
+ * Kafka Connect's REST API on fastify: the same paths, JSON shapes, status
+ * codes and `{ "error_code", "message" }` error bodies as Kafka Connect
+ * (https://kafka.apache.org/documentation/#connect_rest), plus GET /metrics
+ * with the worker's Prometheus metrics.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { ConnectRestError, badRequest } from '../runtime/rest-errors.js';
+import type { OffsetsBody, StandaloneHerder } from '../runtime/standalone-herder.js';
+
+export const CONNECT_VERSION = '3.9.0';
+
+type Params = { name: string; id: string; plugin: string };
+type Req = FastifyRequest<{ Params: Params; Querystring: Record<string, string | string[] | undefined>; Body: unknown }>;
+
+function stringMap(value: unknown, what: string): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`${what} must be a JSON object`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+  return out;
+}
+
+function taskId(raw: string): number {
+  const id = Number(raw);
+  if (!Number.isInteger(id) || id < 0) throw badRequest(`Invalid task id ${raw}`);
+  return id;
+}
+
+function flag(q: Record<string, string | string[] | undefined>, name: string): boolean {
+  const v = q[name];
+  return (Array.isArray(v) ? v[0] : v)?.toLowerCase() === 'true';
+}
+
+function errorBody(reply: FastifyReply, status: number, message: string): FastifyReply {
+  return reply.code(status).type('application/json').send({ error_code: status, message });
+}
+
+export interface RestServerOptions {
+  herder: StandaloneHerder;
+  clusterId: string;
+  metrics: () => Promise<string>;
+}
+
+export function buildRestServer(o: RestServerOptions): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 });
+  const h = o.herder;
+  app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+    if (err instanceof ConnectRestError) return errorBody(reply, err.status, err.message);
+    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return errorBody(reply, err.statusCode, err.message);
+    return errorBody(reply, 500, err.message);
+  });
+  app.setNotFoundHandler((_req, reply) => errorBody(reply, 404, 'HTTP 404 Not Found'));
+
+  app.get('/', async () => ({ version: CONNECT_VERSION, commit: 'tributary', kafka_cluster_id: o.clusterId }));
+  app.get('/metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(await o.metrics()));
+  registerConnectorRoutes(app, h);
+  registerStateRoutes(app, h);
+  registerPluginRoutes(app, h);
+  return app;
+}
+
+function registerConnectorRoutes(app: FastifyInstance, h: StandaloneHerder): void {
+  app.get('/connectors', async (req: Req) => {
+    const expand = ([] as (string | undefined)[]).concat(req.query.expand);
+    if (!expand.includes('status') && !expand.includes('info')) return h.connectors();
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const name of h.connectors()) {
+      const entry: Record<string, unknown> = {};
+      if (expand.includes('status')) entry.status = h.status(name);
+      if (expand.includes('info')) entry.info = h.connectorInfo(name);
+      out[name] = entry;
+    }
+    return out;
+  });
+  app.post('/connectors', async (req: Req, reply) => {
+    const body = req.body as { name?: unknown; config?: unknown } | null;
+    if (typeof body !== 'object' || body === null) throw badRequest('Request body must be a JSON object with name and config');
+    const config = stringMap(body.config ?? {}, 'config');
+    const name = typeof body.name === 'string' ? body.name : config.name;
+    if (name === undefined || name.trim() === '') throw badRequest('Connector name must be specified');
+    if (config.name !== undefined && config.name !== name) throw badRequest(`Connector name configuration (${config.name}) doesn't match connector name in the URL (${name})`);
+    const { info } = await h.putConnectorConfig(name, config, false);
+    return reply.code(201).header('location', `/connectors/${encodeURIComponent(name)}`).send(info);
+  });
+  app.get('/connectors/:name', async (req: Req) => h.connectorInfo(req.params.name));
+  app.get('/connectors/:name/config', async (req: Req) => h.connectorConfig(req.params.name));
+  app.put('/connectors/:name/config', async (req: Req, reply) => {
+    const config = stringMap(req.body, 'Connector config');
+    const name = req.params.name;
+    if (config.name !== undefined && config.name !== name) throw badRequest(`Connector name configuration (${config.name}) doesn't match connector name in the URL (${name})`);
+    const { created, info } = await h.putConnectorConfig(name, config, true);
+    if (created) reply.header('location', `/connectors/${encodeURIComponent(name)}`);
+    return reply.code(created ? 201 : 200).send(info);
+  });
+  app.delete('/connectors/:name', async (req: Req, reply) => {
+    await h.deleteConnector(req.params.name);
+    return reply.code(204).send();
+  });
+  app.get('/connectors/:name/status', async (req: Req) => h.status(req.params.name));
+  app.get('/connectors/:name/tasks', async (req: Req) => h.taskConfigs(req.params.name));
+  app.get('/connectors/:name/tasks/:id/status', async (req: Req) => h.taskStatus(req.params.name, taskId(req.params.id)));
+  app.get('/connectors/:name/topics', async (req: Req) => ({ [req.params.name]: { topics: h.topics(req.params.name) } }));
+  app.get('/connectors/:name/offsets', async (req: Req) => h.offsets(req.params.name));
+  app.patch('/connectors/:name/offsets', async (req: Req) => {
+    if (typeof req.body !== 'object' || req.body === null) throw badRequest('Request body must be a JSON object with offsets');
+    return { message: await h.modifyOffsets(req.params.name, req.body as OffsetsBody) };
+  });
+  app.delete('/connectors/:name/offsets', async (req: Req) => ({ message: await h.modifyOffsets(req.params.name, null) }));
+}
+
+function registerStateRoutes(app: FastifyInstance, h: StandaloneHerder): void {
+  app.post('/connectors/:name/restart', async (req: Req, reply) => {
+    const includeTasks = flag(req.query, 'includeTasks');
+    const onlyFailed = flag(req.query, 'onlyFailed');
+    await h.restartConnector(req.params.name, includeTasks, onlyFailed);
+    // Kafka: the plain restart answers 204; with includeTasks/onlyFailed, 202 and the status.
+    if (!includeTasks && !onlyFailed) return reply.code(204).send();
+    return reply.code(202).send(h.status(req.params.name));
+  });
+  app.post('/connectors/:name/tasks/:id/restart', async (req: Req, reply) => {
+    await h.restartTask(req.params.name, taskId(req.params.id));
+    return reply.code(204).send();
+  });
+  app.put('/connectors/:name/pause', async (req: Req, reply) => {
+    await h.setTarget(req.params.name, 'PAUSED');
+    return reply.code(202).send();
+  });
+  app.put('/connectors/:name/resume', async (req: Req, reply) => {
+    await h.setTarget(req.params.name, 'STARTED');
+    return reply.code(202).send();
+  });
+  app.put('/connectors/:name/stop', async (req: Req, reply) => {
+    await h.setTarget(req.params.name, 'STOPPED');
+    return reply.code(204).send();
+  });
+}
+
+function registerPluginRoutes(app: FastifyInstance, h: StandaloneHerder): void {
+  const plugins = h.worker.plugins;
+  app.get('/connector-plugins', async (req: Req) => {
+    const list: { class: string; type: string; version?: string }[] = plugins.connectorPlugins();
+    if (req.query.connectorsOnly === 'false') {
+      for (const c of plugins.transforms.keys()) list.push({ class: c, type: 'transformation' });
+      for (const c of plugins.predicates.keys()) list.push({ class: c, type: 'predicate' });
+      for (const c of plugins.converters.keys()) list.push({ class: c, type: 'converter' });
+    }
+    return list;
+  });
+  app.put('/connector-plugins/:plugin/config/validate', async (req: Req) => {
+    const config = stringMap(req.body, 'Connector config');
+    const plugin = req.params.plugin;
+    const given = config['connector.class'];
+    if (given !== undefined) {
+      const a = plugins.connectorClass(given)?.className ?? given;
+      const b = plugins.connectorClass(plugin)?.className ?? plugin;
+      if (a !== b) throw badRequest(`Included connector type ${given} does not match request type ${plugin}`);
+    }
+    if (plugins.connectorClass(plugin) === undefined) throw badRequest(`Failed to find any class that implements Connector and which name matches ${plugin}`);
+    return h.validate({ ...config, 'connector.class': given ?? plugin });
+  });
+}
