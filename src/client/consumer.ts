@@ -261,6 +261,17 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     await this.offsets.commit(list);
   }
 
+  /**
+   * The group membership now, as Java's `consumer.groupMetadata()`: generationId -1 and memberId ''
+   * before the first join (and while a rebalance has dropped the generation). Inside
+   * onPartitionsAssigned it is the generation that assigned the partitions.
+   */
+  groupMetadata(): { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null } {
+    const groupId = this.requireGroup('groupMetadata()');
+    const generation = this.member?.generationInfo ?? null;
+    return { groupId, generationId: generation?.generationId ?? -1, memberId: this.member?.memberId ?? '', groupInstanceId: this.options.groupInstanceId ?? null };
+  }
+
   // ------------------------------------------------------------ close
 
   /** Ends iteration, commits (autoCommit), revokes and leaves the group (not static members), closes connections. */

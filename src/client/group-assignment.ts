@@ -55,9 +55,3 @@ export function difference(a: readonly TopicPartitions[], b: readonly TopicParti
   const inB = new Set(flatten(b).map((p) => `${p.topic}\u0000${p.partition}`));
   return groupByTopic(flatten(a).filter((p) => !inB.has(`${p.topic}\u0000${p.partition}`)));
 }
-
-/** `topic-partition` pairs of an assignment, for logs and tables. */
-export function describePartitions(list: readonly TopicPartitions[]): string {
-  const pairs = flatten(list);
-  return pairs.length === 0 ? '(none)' : pairs.map((p) => `${p.topic}-${p.partition}`).join(', ');
-}

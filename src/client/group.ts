@@ -63,7 +63,7 @@ import { SESSION_TIMEOUT_MS_DEFAULT, positiveMs, type GenerationInfo, type Group
 // Moved to their own modules; still importable from here.
 export { HEARTBEAT_INTERVAL_MS_DEFAULT, JOIN_ATTEMPTS_MAX, REBALANCE_TIMEOUT_MS_DEFAULT, SESSION_TIMEOUT_MS_DEFAULT } from './group-options.js';
 export type { GenerationInfo, GroupMemberOptions } from './group-options.js';
-export { describePartitions, difference } from './group-assignment.js';
+export { difference } from './group-assignment.js';
 
 /** One member of a consumer group (classic protocol): join, sync, heartbeat, rebalance, commit, leave. */
 export class GroupMember {

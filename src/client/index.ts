@@ -120,7 +120,6 @@ export {
   HEARTBEAT_INTERVAL_MS_DEFAULT,
   REBALANCE_TIMEOUT_MS_DEFAULT,
   SESSION_TIMEOUT_MS_DEFAULT,
-  describePartitions,
 } from './group.js';
 export type { GenerationInfo, GroupMemberOptions } from './group.js';
 export { GroupApis, findCoordinator, withCoordinator, type CoordinatorNode } from './group-apis.js';

@@ -76,10 +76,13 @@ export function registerConsumeCommand(program: Command): void {
       }
       await run(
         async () => {
+          if (options.group !== undefined) {
+            await consumeGroup(topic, options.group, start === 'earliest' ? 'earliest' : 'latest', options);
+            return;
+          }
           const cluster = await connectCluster(options);
           try {
-            if (options.group !== undefined) await consumeGroup(cluster, topic, options.group, start === 'earliest' ? 'earliest' : 'latest', options);
-            else await consume(cluster, topic, start, options);
+            await consume(cluster, topic, start, options);
           } finally {
             await cluster.close();
           }

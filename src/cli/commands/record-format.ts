@@ -4,8 +4,19 @@
  * kafka-console-consumer's print.key/print.offset do), or one JSON object.
  * Shared by the plain and the `--group` consume paths.
  */
-import type { ConsumedRecord } from '../../client/records.js';
+import type { RecordHeader } from '../../protocol/record-batch/record.js';
 import { toJson } from './common.js';
+
+/** The fields printed: a fetched record (client/records.ts) or a Consumer's record. */
+export interface PrintableRecord {
+  topic: string;
+  partition: number;
+  offset: bigint;
+  timestamp: bigint | number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: readonly RecordHeader[];
+}
 
 /** What to print around a record's value. */
 export interface RecordFormatOptions {
@@ -14,7 +25,7 @@ export interface RecordFormatOptions {
   json?: boolean;
 }
 
-export function formatRecord(record: ConsumedRecord, options: RecordFormatOptions): string {
+export function formatRecord(record: PrintableRecord, options: RecordFormatOptions): string {
   const text = (b: Buffer | null): string => (b === null ? 'null' : b.toString('utf8'));
   if (options.json === true) {
     return toJson({

@@ -241,3 +241,13 @@ test('options: assignor names resolve, bad options are refused before connecting
   await c.close();
   assert.throws(() => c.assign([]), (err: Error & { code?: string }) => err.code === 'ERR_TRIB_CONSUMER_CLOSED');
 });
+
+test('groupMetadata: the group id and static id; no generation nor member id before the first join; needs a groupId', async () => {
+  const plain = new Consumer({ bootstrap: '127.0.0.1:1', groupId: 'g' });
+  assert.deepEqual(plain.groupMetadata(), { groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null });
+  const fixed = new Consumer({ bootstrap: '127.0.0.1:1', groupId: 'g2', groupInstanceId: 'host-1' });
+  assert.deepEqual(fixed.groupMetadata(), { groupId: 'g2', generationId: -1, memberId: '', groupInstanceId: 'host-1' });
+  const none = new Consumer({ bootstrap: '127.0.0.1:1' });
+  assert.throws(() => none.groupMetadata(), /groupMetadata\(\) needs a groupId/);
+  await Promise.all([plain.close(), fixed.close(), none.close()]);
+});
