@@ -21,8 +21,10 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import {
+  BATCH_HEADER_BYTES,
   BATCH_LOG_OVERHEAD,
   Offsets,
+  batchCrcIsValid,
   isTransactionalBatch,
   setLogAppendTime,
   setPartitionLeaderEpoch,
@@ -136,4 +138,38 @@ export function stampBatch(batch: Buffer, header: BatchHeader, rules: TopicRules
   }
   setPartitionLeaderEpoch(batch, leaderEpoch);
   return logAppendTimeMs;
+}
+
+export interface ReplicatedBatches {
+  readonly ok: true;
+  /** The first batch's base offset (where the leader put it). */
+  readonly baseOffset: bigint;
+  /** Offsets the batches span (sum of lastOffsetDelta + 1; compaction may have removed records inside). */
+  readonly offsetCount: number;
+}
+
+/**
+ * A follower's check of what it fetched from the leader: whole magic-2
+ * batches whose CRC-32C holds, nothing else. The client rules do not apply:
+ * the leader already validated them, control batches (transaction markers)
+ * are legitimate, and compacted batches have fewer records than their offset
+ * span.
+ */
+export function checkReplicatedBatches(buf: Buffer): ReplicatedBatches | AppendFailure {
+  let position = 0;
+  let offsetCount = 0;
+  while (position < buf.length) {
+    const left = buf.length - position;
+    if (left < BATCH_HEADER_BYTES) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `${left} trailing bytes are not a record batch`);
+    const size = BATCH_LOG_OVERHEAD + buf.readInt32BE(position + Offsets.batchLength);
+    if (size < BATCH_HEADER_BYTES || size > left) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `a batch of ${size} bytes at ${position} does not fit ${left}`);
+    if (buf.readInt8(position + Offsets.magic) !== 2) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `batch at ${position} is not magic 2`);
+    if (!batchCrcIsValid(buf, position, size)) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `batch at ${position} fails its CRC-32C`);
+    const lastOffsetDelta = buf.readInt32BE(position + Offsets.lastOffsetDelta);
+    if (lastOffsetDelta < 0) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `batch at ${position} has lastOffsetDelta ${lastOffsetDelta}`);
+    offsetCount += lastOffsetDelta + 1;
+    position += size;
+  }
+  if (offsetCount === 0) return appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch');
+  return { ok: true, baseOffset: buf.readBigInt64BE(Offsets.baseOffset), offsetCount };
 }

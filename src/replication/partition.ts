@@ -187,6 +187,35 @@ export class Partition {
   }
 
   /**
+   * Appends batches fetched from the leader, as follower. They keep the
+   * offsets, timestamps and leader epochs the leader gave them: the first
+   * must start at this replica's log end (a follower fetches from there; a
+   * gap or overlap means its log diverged and must be truncated first, which
+   * the caller checks). The producer state and the epoch cache follow the
+   * batches; the high watermark moves only with the leader's
+   * (`updateFollowerHighWatermark`).
+   */
+  appendAsFollower(batches: Buffer): AppendResult {
+    invariant(!this.isLeader, 'only a follower appends replicated batches');
+    invariant(batches.readBigInt64BE(Offsets.baseOffset) === this.log.logEndOffset, 'replicated batches start at the log end');
+    const result = this.log.append(batches);
+    this.trackEpochs(batches);
+    this.appendedBytesTotal += batches.length;
+    return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
+  }
+
+  /**
+   * As follower: the leader's high watermark from a fetch response. The
+   * follower's is the smaller of it and its own log end (it cannot commit
+   * what it does not have), and never goes back.
+   */
+  updateFollowerHighWatermark(leaderHighWatermark: bigint): void {
+    invariant(!this.isLeader, 'the leader computes its own high watermark');
+    const next = leaderHighWatermark < this.log.logEndOffset ? leaderHighWatermark : this.log.logEndOffset;
+    if (next > this.highWatermarkOffset) this.highWatermarkOffset = next;
+  }
+
+  /**
    * Appends one validated client batch as leader. With a producer id
    * (`producer` read from its header), the batch is first checked against
    * the partition's producer state (storage/producer-state): check and append

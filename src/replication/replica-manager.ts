@@ -8,10 +8,11 @@
  *   runs the transitions Partition.makeLeader / makeFollower; a partition this
  *   node stops replicating is removed (its log deleted with the topic).
  * - Appends (`appendRecords`): from a client (Produce: validated and stamped,
- *   append-validator.ts, producer-state checks) or from a coordinator
+ *   append-validator.ts, producer-state checks), from a coordinator
  *   (__consumer_offsets batches it built itself: only the leader epoch is
- *   stamped). Follower appends (origin `replica`) arrive with partition
- *   replication. Per-partition order: appends that must await join the
+ *   stamped), or from the leader as a follower (origin `replica`: batches kept
+ *   exactly as the leader wrote them, at their offsets; the follower fetchers
+ *   of partition replication feed it). Per-partition order: appends that must await join the
  *   partition's AppendQueue, and while it holds work later client appends
  *   join it too; everything else appends synchronously inside the call, so
  *   pipelined requests land in request order. acks=all waits in
@@ -39,7 +40,7 @@ import { DelayedFetches } from './delayed-fetch.js';
 import { DelayedProduces } from './delayed-produce.js';
 import type { TopicRules } from './topic-rules.js';
 import {
-  appendFailure, checkClientBatch, needsPreparation, prepareBatch, stampBatch, type AppendFailure, type CheckedBatch,
+  appendFailure, checkClientBatch, checkReplicatedBatches, needsPreparation, prepareBatch, stampBatch, type AppendFailure, type CheckedBatch,
 } from './append-validator.js';
 
 export interface PartitionAssignment extends PartitionState {
@@ -48,8 +49,8 @@ export interface PartitionAssignment extends PartitionState {
   partition: number;
 }
 
-/** Who is appending: a producing client, or a coordinator writing its internal topic. */
-export type AppendOrigin = 'client' | 'coordinator';
+/** Who is appending: a producing client, a coordinator writing its internal topic, or a follower copying its leader. */
+export type AppendOrigin = 'client' | 'coordinator' | 'replica';
 
 export interface AppendEntry {
   readonly topic: string;
@@ -273,6 +274,7 @@ export class ReplicaManager {
       const code = this.deps.topicExists(e.topic) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       return failed(e, appendFailure(code, `${e.topic}-${e.partition} is not hosted on this broker`));
     }
+    if (req.origin === 'replica') return this.appendFromLeader(p, e);
     if (!p.isLeader) return failed(e, appendFailure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${p.leaderId} leads ${e.topic}-${e.partition}`));
     return req.origin === 'coordinator' ? this.appendFromCoordinator(p, e) : this.appendFromClient(req, p, e);
   }
@@ -327,6 +329,27 @@ export class ReplicaManager {
       if (!(err instanceof StorageError)) throw err;
       return failed(e, appendFailure(ErrorCode.KAFKA_STORAGE_ERROR, `append to ${e.topic}-${e.partition} failed: ${err.message}`));
     }
+  }
+
+  /**
+   * A follower's append of what it fetched from the leader: whole, CRC-checked
+   * batches (a corrupt transfer is refused, never written), starting exactly
+   * at this replica's log end. Nothing is re-stamped: offsets, timestamps and
+   * leader epochs stay the leader's. A batch that does not start at the log
+   * end answers OFFSET_OUT_OF_RANGE: the fetcher must truncate (by leader
+   * epoch) or refetch first.
+   */
+  private appendFromLeader(p: Partition, e: AppendEntry): PartitionAppendResult {
+    if (p.isLeader) return failed(e, appendFailure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `this broker leads ${e.topic}-${e.partition}; it appends no replicated batches`));
+    const records = e.records;
+    if (!Buffer.isBuffer(records) || records.length === 0) return failed(e, appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch'));
+    const checked = checkReplicatedBatches(records);
+    if (!checked.ok) return failed(e, checked);
+    if (checked.baseOffset !== p.logEndOffset) {
+      return failed(e, appendFailure(ErrorCode.OFFSET_OUT_OF_RANGE, `replicated batches start at ${checked.baseOffset}, the log ends at ${p.logEndOffset}`));
+    }
+    const r = p.appendAsFollower(records);
+    return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, records.length, checked.offsetCount);
   }
 
   private rejected(req: AppendRequest, e: AppendEntry, f: AppendFailure): PartitionAppendResult {

@@ -195,3 +195,37 @@ test('leadership listeners hear makeLeader and makeFollower transitions, and rem
   assert.deepEqual(heard, ['t:leader:0', 't:follower:1', 't:leader:3', 't:follower:3']);
   assert.throws(() => assign('u', SELF, [SELF], 5) && assign('u', SELF, [SELF], 4), /leader epochs never go back/);
 });
+
+test('a follower appends the leader\'s batches as they are, at their offsets; its high watermark follows the leader\'s', async () => {
+  const leader = env();
+  const follower = env();
+  leader.assign('t', SELF, [SELF], 2);
+  await leader.rm.appendRecords(produce('t', batch(['a', 'b'])));
+  await leader.rm.appendRecords(produce('t', batch(['c'], { producerId: 9n, sequence: 0 })));
+  const fetched = await leader.rm.fetchRecords({
+    topics: [{ topic: 't', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20, currentLeaderEpoch: 2 }] }],
+    readCommitted: false, maxBytes: 1 << 20, minBytes: 0, maxWaitMs: 0,
+  });
+  const bytes = Buffer.concat(fetched.topics[0]?.partitions[0]?.chunks ?? []);
+  // The follower replica: node SELF follows node 2 here.
+  const p = follower.assign('t', 2, [2, SELF], 2, [2, SELF]);
+  assert.ok(p);
+  const replicate = (records: unknown) => follower.rm.appendRecords({ origin: 'replica', acks: 1, timeoutMs: 0, entries: [{ topic: 't', partition: 0, records }] });
+  const [r] = await replicate(bytes);
+  assert.deepEqual([r?.errorCode, r?.baseOffset, r?.requiredOffset, r?.appendedRecords], [ErrorCode.NONE, 0n, 3n, 3]);
+  assert.deepEqual(p.endOffsetForEpoch(2), { epoch: 2, endOffset: 3n }, 'the leader\'s epochs came along');
+  assert.equal(p.log.producerState.check({ producerId: 9n, epoch: 0, baseSequence: 0, lastOffsetDelta: 0 }).kind, 'duplicate', 'producer state follows');
+  assert.equal(p.highWatermark, 0n, 'a follower commits only what the leader says');
+  p.updateFollowerHighWatermark(2n);
+  assert.equal(p.highWatermark, 2n);
+  p.updateFollowerHighWatermark(10n);
+  assert.equal(p.highWatermark, 3n, 'never past its own log end');
+  // Again from offset 0: not at the log end, so the fetcher must truncate or move on first.
+  assert.equal((await replicate(bytes))[0]?.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
+  const corrupt = Buffer.from(bytes);
+  corrupt.writeUInt8((corrupt.at(-1) ?? 0) ^ 0xff, corrupt.length - 1);
+  assert.equal((await replicate(corrupt))[0]?.errorCode, ErrorCode.CORRUPT_MESSAGE);
+  assert.equal((await replicate(bytes.subarray(0, bytes.length - 3)))[0]?.errorCode, ErrorCode.CORRUPT_MESSAGE, 'a partial batch is refused');
+  assert.equal((await leader.rm.appendRecords({ origin: 'replica', acks: 1, timeoutMs: 0, entries: [{ topic: 't', partition: 0, records: bytes }] }))[0]?.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  assert.equal(p.logEndOffset, 3n);
+});
