@@ -11,20 +11,20 @@ const targets = {
   storage: {
     // filterBatch's record loop and horizon: which records a cleaning keeps.
     mutate: ['src/storage/cleaner/batch-filter.ts:117-137'],
-    tests: ['dist/test/unit/storage/cleaner.test.js', 'dist/test/chaos/storage/compaction-opfuzz.test.js'],
+    tests: ['dist/test/unit/storage/cleaner/cleaner.test.js', 'dist/test/chaos/storage/compaction-opfuzz.test.js'],
     env: 'COMPACTION_FUZZ_SEEDS=1 COMPACTION_FUZZ_SEEDS_ROTATING=0',
   },
   protocol: {
     mutate: ['src/protocol/primitives/varint.ts'],
     // The fast tests that pin the bytes: a mutant that loops forever times
     // out after a few seconds instead of a minute.
-    tests: ['dist/test/unit/protocol/varint.test.js', 'dist/test/unit/protocol/golden.test.js', 'dist/test/unit/record-batch/record.test.js'],
+    tests: ['dist/test/unit/protocol/varint.test.js', 'dist/test/unit/protocol/golden.test.js', 'dist/test/unit/protocol/record-batch/record.test.js'],
     env: 'RAFT_WIRE_SEED=1',
     timeoutMS: 5_000,
   },
   raft: {
     mutate: ['src/controller/raft/roles.ts'],
-    tests: ['dist/test/unit/raft/', 'dist/test/chaos/raft/raft-sim.test.js'],
+    tests: ['dist/test/unit/controller/raft/', 'dist/test/chaos/raft/raft-sim.test.js'],
     env: 'RAFT_SEEDS=20 RAFT_SEEDS_ROTATING=0',
   },
 };
