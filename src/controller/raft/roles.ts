@@ -177,12 +177,6 @@ export class LeaderState {
     return this.self;
   }
 
-  replica(id: NodeId): ReplicaState {
-    const r = this.replicas.get(id);
-    invariant(r !== undefined, `voter ${id} has a replica state`);
-    return r;
-  }
-
   /**
    * The state of a fetching node: a voter's, or an observer's (created on its first fetch).
    * Observers are tracked for DescribeQuorum only: never counted for commit or check-quorum.
