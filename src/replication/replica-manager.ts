@@ -452,7 +452,11 @@ export class ReplicaManager {
   }
 }
 
-/** KIP-320: a fetch names the leader epoch it believes current. */
+/**
+ * KIP-320: a request names the leader epoch it believes current (Fetch,
+ * ListOffsets, OffsetForLeaderEpoch); -1 skips the check, an older one is
+ * FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
+ */
 export function leaderEpochError(p: Partition, requested: number): number {
   if (requested < 0 || requested === p.leaderEpoch) return ErrorCode.NONE;
   return requested < p.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;

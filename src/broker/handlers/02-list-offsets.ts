@@ -9,6 +9,7 @@
 // record with the largest timestamp (KIP-734), otherwise the first offset whose
 // timestamp is >= the given one (-1/-1 when there is none). v4+ checks the
 // client's leader epoch and answers with ours.
+import { leaderEpochError } from '../../replication/replica-manager.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, ListOffsetsRequest, ListOffsetsResponse, MAX_TIMESTAMP } from '../../protocol/messages/02-list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -38,10 +39,8 @@ export const listOffsetsHandler = defineHandler({
             return { ...none, errorCode };
           }
           if (!p.isLeader) return { ...none, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
-          if (lp.currentLeaderEpoch >= 0 && lp.currentLeaderEpoch !== p.leaderEpoch) {
-            const errorCode = lp.currentLeaderEpoch < p.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
-            return { ...none, errorCode };
-          }
+          const epochError = leaderEpochError(p, lp.currentLeaderEpoch);
+          if (epochError !== ErrorCode.NONE) return { ...none, errorCode: epochError };
           if (ctx.apiVersion === 0) {
             const input = { segments: p.log.segmentInfos(), logStartOffset: p.logStartOffset, logEndOffset: p.logEndOffset, highWatermark: p.highWatermark, nowMs: ctx.services.clock.nowMs() };
             const oldStyleOffsets = legacyOffsetsBefore(input, lp.timestamp, lp.maxNumOffsets, req.replicaId === CONSUMER_REPLICA_ID);

@@ -22,6 +22,7 @@
 // check (CLUSTER_ACTION for followers), and there are no ACLs yet.
 // The latest epoch's end is the log end offset even for consumers, as in
 // Kafka (no high-watermark bound); on one node the two are equal.
+import { leaderEpochError } from '../../replication/replica-manager.js';
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -34,9 +35,8 @@ function endOffset(ctx: RequestContext, topic: string, partition: number, curren
     const known = ctx.services.metadata.topic(topic)?.partitions.some((x) => x.partition === partition) ?? false;
     return { ...none, errorCode: known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
   }
-  if (currentLeaderEpoch >= 0 && currentLeaderEpoch !== p.leaderEpoch) {
-    return { ...none, errorCode: currentLeaderEpoch < p.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH };
-  }
+  const epochError = leaderEpochError(p, currentLeaderEpoch);
+  if (epochError !== ErrorCode.NONE) return { ...none, errorCode: epochError };
   if (!p.isLeader) return { ...none, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
   const found = p.endOffsetForEpoch(leaderEpoch);
   return { partition, errorCode: ErrorCode.NONE, leaderEpoch: found.epoch, endOffset: found.endOffset };
