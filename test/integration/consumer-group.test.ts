@@ -109,10 +109,13 @@ describe('Consumer groups', { timeout: 240_000 }, () => {
       const violations: string[] = [];
       const opts = { assignors: [assignor] };
       const phase1 = numberedValues('a', 0, 600);
-      await produce(topic, phase1, 6);
       const m1 = start('m1', topic, groupId, processed, owners, violations, opts);
       const m2 = start('m2', topic, groupId, processed, owners, violations, opts);
       const describe = (): string => JSON.stringify({ violations, m1: m1.events, m2: m2.events, processed: processed.length });
+      // Both members own partitions before phase 1 is written, so each has records to process
+      // (with the records already there, m1 could consume them all before m2 joined).
+      await waitUntil('m1 and m2 share the partitions', () => m1.owned.size > 0 && m2.owned.size > 0 && m1.owned.size + m2.owned.size === 6, WAIT_MS, describe);
+      await produce(topic, phase1, 6);
       await waitUntil('phase 1 consumed', () => covered(processed, phase1), WAIT_MS, describe);
       const phase2 = numberedValues('b', 0, 600);
       await produce(topic, phase2, 6);
