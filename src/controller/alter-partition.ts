@@ -52,7 +52,8 @@ export interface AlterPartitionRequest {
 
 export interface AlterPartitionItemResult {
   partitionIndex: number;
-  errorCode: ErrorCode;
+  /** An ErrorCode (plain number: replies also come decoded from the wire). */
+  errorCode: number;
   leaderId: number;
   leaderEpoch: number;
   isr: number[];
@@ -61,7 +62,7 @@ export interface AlterPartitionItemResult {
 }
 
 export interface AlterPartitionReply {
-  errorCode: ErrorCode;
+  errorCode: number;
   topics: { topicName: string; topicId: string; partitions: AlterPartitionItemResult[] }[];
 }
 

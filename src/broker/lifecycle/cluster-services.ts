@@ -3,6 +3,7 @@
  * controller channel (forwarding), and on controller nodes the lifecycle
  * operations that BrokerRegistration (62) and BrokerHeartbeat (63) call.
  */
+import type { AlterPartitionReply, AlterPartitionRequest } from '../../controller/alter-partition.js';
 import type { ControllerChannel } from '../controller-channel.js';
 
 export interface RegisterBrokerCall {
@@ -11,6 +12,8 @@ export interface RegisterBrokerCall {
   readonly incarnationId: string;
   readonly endpoints: readonly { name: string; host: string; port: number; securityProtocol: number }[];
   readonly rack: string | null;
+  /** The broker epoch of this broker's last clean shutdown, else -1 (BrokerRegistration v3, KIP-966). */
+  readonly previousBrokerEpoch?: bigint | undefined;
 }
 
 export interface BrokerHeartbeatCall {
@@ -38,6 +41,8 @@ export interface BrokerHeartbeatAnswer {
 export interface ControllerLifecycleOps {
   registerBroker(call: RegisterBrokerCall): Promise<RegisterBrokerAnswer>;
   brokerHeartbeat(call: BrokerHeartbeatCall): Promise<BrokerHeartbeatAnswer>;
+  /** AlterPartition (56) from a partition leader. */
+  alterPartition(request: AlterPartitionRequest): Promise<AlterPartitionReply>;
 }
 
 export interface ClusterServices {

@@ -1,6 +1,6 @@
 /**
  * The active controller's side of broker liveness as the handlers of
- * BrokerRegistration (62) and BrokerHeartbeat (63) and the in-process
+ * BrokerRegistration (62), BrokerHeartbeat (63), AlterPartition (56) and the in-process
  * transport call it: QuorumController's methods, with a failed append (this
  * node is not the Raft leader, or I/O) turned into an error code.
  */
@@ -14,7 +14,7 @@ export function lifecycleOps(booted: BootedController): ControllerLifecycleOps {
   return {
     registerBroker: async (call) => {
       try {
-        const r = await c.registerBroker({ brokerId: call.brokerId, incarnationId: call.incarnationId, endpoints: call.endpoints, rack: call.rack });
+        const r = await c.registerBroker({ brokerId: call.brokerId, incarnationId: call.incarnationId, endpoints: call.endpoints, rack: call.rack, previousBrokerEpoch: call.previousBrokerEpoch });
         return { errorCode: r.errorCode, errorMessage: r.errorMessage, brokerEpoch: r.brokerEpoch };
       } catch (err) {
         return { errorCode: notLeader(err) ? ErrorCode.NOT_CONTROLLER : ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: (err as Error).message, brokerEpoch: -1n };
@@ -26,6 +26,13 @@ export function lifecycleOps(booted: BootedController): ControllerLifecycleOps {
         return { errorCode: r.errorCode, isCaughtUp: r.isCaughtUp, isFenced: r.isFenced, shouldShutDown: r.shouldShutDown };
       } catch (err) {
         return { errorCode: notLeader(err) ? ErrorCode.NOT_CONTROLLER : ErrorCode.UNKNOWN_SERVER_ERROR, isCaughtUp: false, isFenced: true, shouldShutDown: false };
+      }
+    },
+    alterPartition: async (request) => {
+      try {
+        return await c.alterPartition(request);
+      } catch (err) {
+        return { errorCode: notLeader(err) ? ErrorCode.NOT_CONTROLLER : ErrorCode.UNKNOWN_SERVER_ERROR, topics: [] };
       }
     },
   };
