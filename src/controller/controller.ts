@@ -421,6 +421,24 @@ export class QuorumController {
     });
   }
 
+  /**
+   * Fences broker `brokerId` at once, without waiting for its session to
+   * expire: the active controller saw the connection its heartbeats came on
+   * closed or reset by the broker's side, which a live broker never does
+   * (its process died; a paused one keeps the connection and still goes by
+   * the session timeout). Only the registration `brokerEpoch` is fenced, and
+   * only when unfenced; its leaderships move as on a session expiry. A
+   * broker that is in fact alive heartbeats again and is unfenced as usual.
+   * Resolves true when a fence was committed.
+   */
+  fenceBrokerNow(brokerId: number, brokerEpoch: bigint): Promise<boolean> {
+    return this.run(async () => {
+      const b = this.image.broker(brokerId);
+      if (b === undefined || b.brokerEpoch !== brokerEpoch || b.fenced || this.sessions.get(brokerId)?.local === true) return false;
+      return (await this.append(this.fenceRecords([brokerId]))) === null;
+    });
+  }
+
   /** This node became the active controller: every broker starts a fresh session (KRaft keeps them in memory only). */
   becomeActive(): void {
     const nowMs = this.sessionNowMs();

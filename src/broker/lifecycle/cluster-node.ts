@@ -146,7 +146,7 @@ export class ClusterNode {
   /** Called once the metadata layer is booted: drive the controller while this node leads. */
   attach(booted: BootedController): void {
     this.booted = booted;
-    this.lifecycleOpsNow = lifecycleOps(booted);
+    this.lifecycleOpsNow = lifecycleOps(booted, { logger: this.opts.logger.child({ component: 'controller' }) });
     const onChange = (change: LeaderChange): void => {
       const was = this.active;
       this.active = change.isLeader;

@@ -30,6 +30,13 @@ export interface RegisterBrokerAnswer {
   readonly brokerEpoch: bigint;
 }
 
+/** The connection a heartbeat came on (controller listener); absent in-process. */
+export interface HeartbeatConnection {
+  readonly id: string;
+  /** Runs `fn` once the broker's side closes or resets the connection. */
+  readonly onPeerClosed: (fn: () => void) => void;
+}
+
 export interface BrokerHeartbeatAnswer {
   readonly errorCode: number;
   readonly isCaughtUp: boolean;
@@ -40,7 +47,7 @@ export interface BrokerHeartbeatAnswer {
 /** The active controller's side of broker liveness (wraps QuorumController). */
 export interface ControllerLifecycleOps {
   registerBroker(call: RegisterBrokerCall): Promise<RegisterBrokerAnswer>;
-  brokerHeartbeat(call: BrokerHeartbeatCall): Promise<BrokerHeartbeatAnswer>;
+  brokerHeartbeat(call: BrokerHeartbeatCall, connection?: HeartbeatConnection): Promise<BrokerHeartbeatAnswer>;
   /** AlterPartition (56) from a partition leader. */
   alterPartition(request: AlterPartitionRequest): Promise<AlterPartitionReply>;
 }
