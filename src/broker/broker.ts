@@ -394,6 +394,7 @@ function stopInOrder(parts: NodeParts, running: RunningParts): (reason?: string)
       await clusterNode?.close();
       await metadata.close();
       logManager.close();
+      clusterNode?.markCleanShutdown();
       logger.info('shut down cleanly');
     })();
     return stopping;
