@@ -22,7 +22,8 @@ import { allHandlers } from './handlers/index.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { systemTimers } from '../util/timer.js';
 import type { MetadataImage } from '../controller/metadata/image.js';
-import { REPLICATION_DEFAULTS, startFollowerReplication, type FollowerReplication } from './follower-replication.js';
+import { REPLICATION_DEFAULTS, proposeIsrChange, startFollowerReplication, type FollowerReplication } from './follower-replication.js';
+import type { AlterPartitionSender } from './alter-partition-sender.js';
 import { RequestMetrics } from './request-metrics.js';
 import { BufferPool } from '../util/buffer-pool.js';
 import { SocketServer } from './server.js';
@@ -93,6 +94,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   // Bound once the metadata layer is up: an unhosted partition of a known topic answers NOT_LEADER_OR_FOLLOWER.
   let metadataService: MetadataService | undefined;
   let image: (() => MetadataImage) | undefined;
+  let alterPartitionSender: AlterPartitionSender | undefined;
   const hosted = new ReplicaManager({
     logManager,
     localNodeId: settings.nodeId,
@@ -107,6 +109,10 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
       const b = image?.().broker(id);
       return b !== undefined && !b.fenced && !b.inControlledShutdown;
     },
+    alterPartition: (p, proposal) => {
+      if (alterPartitionSender === undefined) return Promise.reject(new Error('no controller channel (a single node has no followers)'));
+      return proposeIsrChange(alterPartitionSender, image?.(), p, proposal);
+    },
   });
   replicaManager = hosted;
   const metrics = new RequestMetrics();
@@ -114,6 +120,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   const booted = await bootMetadata({ settings, fs, clock, logger, hosted, topicOverrides: topics.topicOverrides });
   metadataService = booted.metadata.service;
   image = () => booted.metadata.booted.image();
+  alterPartitionSender = booted.clusterNode?.alterPartitionSender;
   const replication = booted.clusterNode === null || booted.clusterNode.isControllerOnly
     ? null
     : startFollowerReplication({

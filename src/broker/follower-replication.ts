@@ -11,6 +11,9 @@ import { systemTimers } from '../util/timer.js';
 import type { MetadataImage } from '../controller/metadata/image.js';
 import { ReplicaFetcherManager } from '../replication/replica-fetcher-manager.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { IsrChangeOutcome, IsrChangeProposal, Partition } from '../replication/partition.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { AlterPartitionSender } from './alter-partition-sender.js';
 import { BrokerFetchTransport } from './replica-fetch-transport.js';
 import type { ReplicationSettings } from './settings.js';
 
@@ -73,4 +76,23 @@ export function startFollowerReplication(opts: FollowerReplicationOptions): Foll
       transport.close();
     },
   };
+}
+
+/**
+ * A leader's ISR change, sent as AlterPartition v3: every proposed member
+ * with the broker epoch the metadata image has for it (KIP-903), so the
+ * controller refuses a member that restarted meanwhile.
+ */
+export async function proposeIsrChange(sender: AlterPartitionSender, image: MetadataImage | undefined, p: Partition, proposal: IsrChangeProposal): Promise<IsrChangeOutcome> {
+  const r = await sender.submit({
+    topicId: p.topicId,
+    topic: p.topic,
+    partition: p.partition,
+    leaderEpoch: proposal.leaderEpoch,
+    partitionEpoch: proposal.partitionEpoch,
+    newIsr: proposal.newIsr.map((brokerId) => ({ brokerId, brokerEpoch: image?.broker(brokerId)?.brokerEpoch ?? -1n })),
+    leaderRecoveryState: 0,
+  });
+  if (r.errorCode !== ErrorCode.NONE) return { kind: 'failed', errorCode: r.errorCode };
+  return { kind: 'committed', leaderEpoch: r.leaderEpoch, partitionEpoch: r.partitionEpoch, isr: r.isr };
 }

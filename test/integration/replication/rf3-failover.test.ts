@@ -4,7 +4,7 @@
  * followers fetch from the leader, acks=all waits for the in-sync replicas,
  * and a kill -9 of a partition's leader moves leadership to an in-sync
  * follower that has every acknowledged record, at its offset. The killed
- * node comes back as a follower and catches up.
+ * node comes back as a follower, catches up and rejoins the ISR.
  * Every wait is bounded in count and time; no timing is asserted.
  */
 import { test } from 'node:test';
@@ -141,6 +141,11 @@ test('RF 3: acks=all records are on every in-sync replica; kill -9 of a leader l
     // The killed node comes back as a follower and catches up to the new leader's log end.
     await cluster.node(victim).start();
     await until(`node ${victim} is registered again`, async () => ((await cluster.metadata(victim)).brokers.some((b) => b.nodeId === victim) ? true : null));
+    // It fetches from the new leaders, catches up and rejoins every ISR (AlterPartition from the leaders).
+    await until(`node ${victim} back in every ISR`, async () => {
+      const d = await describe();
+      return d !== undefined && d.partitions.every((p) => p.isr.length === 3) ? true : null;
+    });
   } catch (err) {
     (err as Error).message += `\n${cluster.tails(40)}`;
     throw err;
