@@ -1,0 +1,69 @@
+/**
+ * Config definitions of the JDBC-style PostgreSQL connectors (Confluent's
+ * JDBC connector names): the shared connection keys, the source's keys and
+ * the checks that span keys (mode needs its columns; the URL must parse),
+ * which /config/validate reports on the key concerned.
+ */
+import { ConfigDef, ParsedConfig, Validators, type ConfigValue } from '../config-def.js';
+import { parseConnectionUrl, type PgTarget } from './connection.js';
+
+export const POSTGRES_CONNECTOR_VERSION = '1.0.0';
+export const SOURCE_MODES = ['bulk', 'incrementing', 'timestamp', 'timestamp+incrementing'] as const;
+export type SourceMode = (typeof SOURCE_MODES)[number];
+
+const DB = 'Database';
+const MODE = 'Mode';
+const CONNECTOR = 'Connector';
+
+/** The config keys shared by the JDBC-style source and sink: connection.url, connection.user, connection.password. */
+export function connectionDef(): ConfigDef {
+  return new ConfigDef()
+    .define({ name: 'connection.url', type: 'STRING', importance: 'HIGH', group: DB, orderInGroup: 1, displayName: 'JDBC URL', documentation: 'JDBC connection URL (jdbc:postgresql://host:port/database) or a postgres://user:password@host:port/database URL.', validator: Validators.nonEmptyString() })
+    .define({ name: 'connection.user', type: 'STRING', defaultValue: null, importance: 'HIGH', group: DB, orderInGroup: 2, displayName: 'JDBC User', documentation: 'JDBC connection user.' })
+    .define({ name: 'connection.password', type: 'PASSWORD', defaultValue: null, importance: 'HIGH', group: DB, orderInGroup: 3, displayName: 'JDBC Password', documentation: 'JDBC connection password.' });
+}
+
+export const SOURCE_DEF = connectionDef()
+  .define({ name: 'table.whitelist', type: 'LIST', defaultValue: [], importance: 'MEDIUM', group: DB, orderInGroup: 4, displayName: 'Table Whitelist', documentation: 'List of tables (table or schema.table) to copy; empty: every table of the non-system schemas. Old name of table.include.list.' })
+  .define({ name: 'table.include.list', type: 'LIST', defaultValue: [], importance: 'MEDIUM', group: DB, orderInGroup: 5, displayName: 'Table Include List', documentation: 'List of tables (table or schema.table) to copy; empty: every table of the non-system schemas.' })
+  .define({ name: 'mode', type: 'STRING', importance: 'HIGH', group: MODE, orderInGroup: 1, displayName: 'Table Loading Mode', recommendedValues: SOURCE_MODES, validator: Validators.in(...SOURCE_MODES), documentation: 'The mode for updating a table each time it is polled: bulk (the whole table each poll), incrementing (new rows by a strictly increasing column), timestamp (new and updated rows by a timestamp column), timestamp+incrementing (both, to tell rows with the same timestamp apart).' })
+  .define({ name: 'incrementing.column.name', type: 'STRING', defaultValue: '', importance: 'MEDIUM', group: MODE, orderInGroup: 2, displayName: 'Incrementing Column Name', documentation: 'The name of the strictly incrementing column used to detect new rows.' })
+  .define({ name: 'timestamp.column.name', type: 'LIST', defaultValue: [], importance: 'MEDIUM', group: MODE, orderInGroup: 3, displayName: 'Timestamp Column Name', documentation: 'Comma-separated timestamp columns used to detect new or modified rows (the first non-null one per row: COALESCE).' })
+  .define({ name: 'timestamp.delay.interval.ms', type: 'LONG', defaultValue: 0, importance: 'HIGH', group: MODE, orderInGroup: 4, displayName: 'Delay Interval (ms)', documentation: 'How long after a row gets a timestamp before it is read, to let transactions with earlier timestamps complete.', validator: Validators.atLeast(0) })
+  .define({ name: 'topic.prefix', type: 'STRING', importance: 'HIGH', group: CONNECTOR, orderInGroup: 1, displayName: 'Topic Prefix', documentation: 'Prefix prepended to table names to form the topic names.' })
+  .define({ name: 'poll.interval.ms', type: 'INT', defaultValue: 5000, importance: 'HIGH', group: CONNECTOR, orderInGroup: 2, displayName: 'Poll Interval (ms)', documentation: 'Frequency in ms to poll for new data in each table.', validator: Validators.atLeast(1) })
+  .define({ name: 'batch.max.rows', type: 'INT', defaultValue: 100, importance: 'LOW', group: CONNECTOR, orderInGroup: 3, displayName: 'Max Rows Per Batch', documentation: 'Maximum number of rows to include in a single batch when polling for new data.', validator: Validators.atLeast(1) });
+
+/** Errors that span keys (Confluent's mode/column checks), by key. */
+export function sourceCrossErrors(props: Readonly<Record<string, string>>): Map<string, string> {
+  const errors = new Map<string, string>();
+  const mode = props.mode;
+  const inc = (props['incrementing.column.name'] ?? '').trim();
+  const ts = (props['timestamp.column.name'] ?? '').trim();
+  if ((mode === 'incrementing' || mode === 'timestamp+incrementing') && inc === '') errors.set('incrementing.column.name', `Missing required configuration "incrementing.column.name" for mode ${mode}`);
+  if ((mode === 'timestamp' || mode === 'timestamp+incrementing') && ts === '') errors.set('timestamp.column.name', `Missing required configuration "timestamp.column.name" for mode ${mode}`);
+  const url = props['connection.url'];
+  if (url !== undefined && url !== '') {
+    try {
+      parseConnectionUrl(url, null, null);
+    } catch (err) {
+      errors.set('connection.url', (err as Error).message);
+    }
+  }
+  return errors;
+}
+
+/** Adds cross-key errors to a ConfigDef's per-key results. */
+export function withCrossErrors(values: ConfigValue[], errors: Map<string, string>): ConfigValue[] {
+  for (const v of values) {
+    const e = errors.get(v.name);
+    if (e !== undefined && !v.errors.includes(e)) v.errors.push(e);
+  }
+  return values;
+}
+
+/** The target of a JDBC-style connector's parsed config. */
+export function targetOf(c: ParsedConfig): PgTarget {
+  return parseConnectionUrl(c.string('connection.url'), c.stringOrNull('connection.user'), c.stringOrNull('connection.password'));
+}
+
