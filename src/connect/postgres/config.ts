@@ -67,3 +67,36 @@ export function targetOf(c: ParsedConfig): PgTarget {
   return parseConnectionUrl(c.string('connection.url'), c.stringOrNull('connection.user'), c.stringOrNull('connection.password'));
 }
 
+
+export const INSERT_MODES = ['insert', 'upsert'] as const;
+export const PK_MODES = ['none', 'record_key', 'record_value'] as const;
+const WRITES = 'Writes';
+const MAPPING = 'Data Mapping';
+const DDL = 'DDL Support';
+
+export const SINK_DEF = connectionDef()
+  .define({ name: 'insert.mode', type: 'STRING', defaultValue: 'insert', importance: 'HIGH', group: WRITES, orderInGroup: 1, displayName: 'Insert Mode', recommendedValues: INSERT_MODES, validator: Validators.in(...INSERT_MODES), documentation: 'The insertion mode to use: insert (plain INSERT) or upsert (INSERT ... ON CONFLICT (pk) DO UPDATE).' })
+  .define({ name: 'batch.size', type: 'INT', defaultValue: 3000, importance: 'MEDIUM', group: WRITES, orderInGroup: 2, displayName: 'Batch Size', documentation: 'Most records written by one multi-row statement; every put is one transaction.', validator: Validators.atLeast(1) })
+  .define({ name: 'delete.enabled', type: 'BOOLEAN', defaultValue: false, importance: 'MEDIUM', group: WRITES, orderInGroup: 3, displayName: 'Enable deletes', documentation: 'Whether to treat null record values as deletes. Requires pk.mode to be record_key.' })
+  .define({ name: 'table.name.format', type: 'STRING', defaultValue: '${topic}', importance: 'MEDIUM', group: MAPPING, orderInGroup: 1, displayName: 'Table Name Format', documentation: 'A format string for the destination table name, which may contain ${topic} for the originating topic name (schema.table names a schema).', validator: Validators.nonEmptyString() })
+  .define({ name: 'pk.mode', type: 'STRING', defaultValue: 'none', importance: 'HIGH', group: MAPPING, orderInGroup: 2, displayName: 'Primary Key Mode', recommendedValues: PK_MODES, validator: Validators.in(...PK_MODES), documentation: 'The primary key mode: none, record_key (the key: a primitive as one column, a struct field by field) or record_value (fields of the value).' })
+  .define({ name: 'pk.fields', type: 'LIST', defaultValue: [], importance: 'MEDIUM', group: MAPPING, orderInGroup: 3, displayName: 'Primary Key Fields', documentation: 'The primary key columns: for record_key with a primitive key, the one column name (default __connect_key); with a struct key, the key fields to use (default all); for record_value, the value fields (default all).' })
+  .define({ name: 'auto.create', type: 'BOOLEAN', defaultValue: false, importance: 'MEDIUM', group: DDL, orderInGroup: 1, displayName: 'Auto-Create', documentation: 'Whether to create a missing destination table (CREATE TABLE) from the record schema.' })
+  .define({ name: 'auto.evolve', type: 'BOOLEAN', defaultValue: false, importance: 'MEDIUM', group: DDL, orderInGroup: 2, displayName: 'Auto-Evolve', documentation: 'Whether to add columns (ALTER TABLE ADD COLUMN) for record fields the table lacks; added columns are nullable.' });
+
+/** Errors that span the sink's keys (Confluent's checks), by key. */
+export function sinkCrossErrors(props: Readonly<Record<string, string>>): Map<string, string> {
+  const errors = new Map<string, string>();
+  const pkMode = props['pk.mode'] ?? 'none';
+  if (props['insert.mode'] === 'upsert' && pkMode === 'none') errors.set('pk.mode', 'Invalid value none for configuration pk.mode: insert.mode=upsert needs a primary key (record_key or record_value)');
+  if ((props['delete.enabled'] ?? '').trim().toLowerCase() === 'true' && pkMode !== 'record_key') errors.set('delete.enabled', `Invalid value true for configuration delete.enabled: deletes need pk.mode=record_key (got ${pkMode})`);
+  const url = props['connection.url'];
+  if (url !== undefined && url !== '') {
+    try {
+      parseConnectionUrl(url, null, null);
+    } catch (err) {
+      errors.set('connection.url', (err as Error).message);
+    }
+  }
+  return errors;
+}
