@@ -1,8 +1,9 @@
 /**
- * Config definitions of the JDBC-style PostgreSQL connectors (Confluent's
- * JDBC connector names): the shared connection keys, the source's keys and
- * the checks that span keys (mode needs its columns; the URL must parse),
- * which /config/validate reports on the key concerned.
+ * Config definitions of the PostgreSQL connectors: the JDBC-style source
+ * and sink with Confluent's JDBC connector names (the shared connection
+ * keys, each one's keys, and the checks that span keys, which
+ * /config/validate reports on the key concerned), and the CDC source with
+ * Debezium's PostgreSQL connector names.
  */
 import { ConfigDef, ParsedConfig, Validators, type ConfigValue } from '../config-def.js';
 import { parseConnectionUrl, type PgTarget } from './connection.js';
@@ -100,3 +101,25 @@ export function sinkCrossErrors(props: Readonly<Record<string, string>>): Map<st
   }
   return errors;
 }
+
+const CONN = 'Connection';
+const CDC = 'Replication';
+const EVENTS = 'Events';
+
+export const CDC_DEF = new ConfigDef()
+  .define({ name: 'database.hostname', type: 'STRING', importance: 'HIGH', group: CONN, orderInGroup: 1, displayName: 'Hostname', documentation: 'Resolvable hostname or IP address of the database server.', validator: Validators.nonEmptyString() })
+  .define({ name: 'database.port', type: 'INT', defaultValue: 5432, importance: 'HIGH', group: CONN, orderInGroup: 2, displayName: 'Port', documentation: 'Port of the database server.', validator: Validators.between(1, 65535) })
+  .define({ name: 'database.user', type: 'STRING', importance: 'HIGH', group: CONN, orderInGroup: 3, displayName: 'User', documentation: 'Name of the database user (needs the REPLICATION attribute, or superuser).', validator: Validators.nonEmptyString() })
+  .define({ name: 'database.password', type: 'PASSWORD', defaultValue: null, importance: 'HIGH', group: CONN, orderInGroup: 4, displayName: 'Password', documentation: 'Password of the database user.' })
+  .define({ name: 'database.dbname', type: 'STRING', importance: 'HIGH', group: CONN, orderInGroup: 5, displayName: 'Database', documentation: 'The name of the database to capture changes from.', validator: Validators.nonEmptyString() })
+  .define({ name: 'topic.prefix', type: 'STRING', importance: 'HIGH', group: EVENTS, orderInGroup: 1, displayName: 'Topic prefix', documentation: 'Topic prefix naming this server: change events of table s.t go to <topic.prefix>.s.t; also the source partition.', validator: Validators.nonEmptyString() })
+  .define({ name: 'plugin.name', type: 'STRING', defaultValue: 'pgoutput', importance: 'MEDIUM', group: CDC, orderInGroup: 1, displayName: 'Plugin', recommendedValues: ['pgoutput'], validator: Validators.in('pgoutput'), documentation: 'The logical decoding plugin; only pgoutput (built into PostgreSQL 10+) is supported.' })
+  .define({ name: 'slot.name', type: 'STRING', defaultValue: 'debezium', importance: 'MEDIUM', group: CDC, orderInGroup: 2, displayName: 'Slot', documentation: 'The logical replication slot to stream from; created when missing.', validator: Validators.nonEmptyString() })
+  .define({ name: 'publication.name', type: 'STRING', defaultValue: 'dbz_publication', importance: 'MEDIUM', group: CDC, orderInGroup: 3, displayName: 'Publication', documentation: 'The publication whose tables are streamed.', validator: Validators.nonEmptyString() })
+  .define({ name: 'publication.autocreate.mode', type: 'STRING', defaultValue: 'all_tables', importance: 'LOW', group: CDC, orderInGroup: 4, displayName: 'Publication Auto Create Mode', recommendedValues: ['all_tables', 'filtered', 'disabled'], validator: Validators.in('all_tables', 'filtered', 'disabled'), documentation: 'When the publication is missing: all_tables (FOR ALL TABLES), filtered (FOR TABLE the tables table.include.list matches) or disabled (fail).' })
+  .define({ name: 'snapshot.mode', type: 'STRING', defaultValue: 'never', importance: 'LOW', group: CDC, orderInGroup: 5, displayName: 'Snapshot mode', recommendedValues: ['never', 'no_data'], validator: Validators.in('never', 'no_data'), documentation: 'Existing rows are not read: changes stream from where the slot starts.' })
+  .define({ name: 'table.include.list', type: 'LIST', defaultValue: [], importance: 'HIGH', group: EVENTS, orderInGroup: 2, displayName: 'Include Tables', documentation: 'Regular expressions matched against schema.table; only matching tables are captured (empty: all the publication has).', validator: (name, value) => (Array.isArray(value) ? value : []).forEach((v) => Validators.regex()(name, v)) })
+  .define({ name: 'tombstones.on.delete', type: 'BOOLEAN', defaultValue: true, importance: 'MEDIUM', group: EVENTS, orderInGroup: 3, displayName: 'Change the behaviour of Debezium with regards to delete operations', documentation: 'Whether a delete event is followed by a tombstone (null value) for log compaction.' })
+  .define({ name: 'skipped.operations', type: 'LIST', defaultValue: ['t'], importance: 'LOW', group: EVENTS, orderInGroup: 4, displayName: 'Skipped Operations', documentation: 'Operations not emitted: c (inserts), u (updates), d (deletes), t (truncates), or none.', validator: (name, value) => (Array.isArray(value) ? value : []).forEach((v) => Validators.in('c', 'u', 'd', 't', 'none')(name, v)) })
+  .define({ name: 'max.batch.size', type: 'INT', defaultValue: 2048, importance: 'MEDIUM', group: EVENTS, orderInGroup: 5, displayName: 'Change event batch size', documentation: 'Most events returned by one poll.', validator: Validators.atLeast(1) })
+  .define({ name: 'poll.interval.ms', type: 'LONG', defaultValue: 500, importance: 'MEDIUM', group: EVENTS, orderInGroup: 6, displayName: 'Poll interval (ms)', documentation: 'How long a poll waits for new change events.', validator: Validators.atLeast(1) });

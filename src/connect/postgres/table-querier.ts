@@ -32,10 +32,10 @@ type Row = Record<string, string | null>;
 
 /** Microseconds as the `YYYY-MM-DD HH:MM:SS.ffffff` text PostgreSQL reads for timestamp and (UTC session) timestamptz. */
 export function microsText(micros: bigint): string {
-  const ms = Number(micros / 1000n);
-  const iso = new Date(ms - (ms % 1000 < 0 ? 1000 : 0)).toISOString();
-  let frac = micros % 1_000_000n;
-  if (frac < 0n) frac += 1_000_000n;
+  let sec = micros / 1_000_000n;
+  if (micros % 1_000_000n < 0n) sec -= 1n; // floor, not truncation, before 1970
+  const frac = micros - sec * 1_000_000n;
+  const iso = new Date(Number(sec) * 1000).toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${frac.toString().padStart(6, '0')}`;
 }
 
