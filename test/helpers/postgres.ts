@@ -105,6 +105,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   let output = '';
 
   const start = async (): Promise<void> => {
+    if (child !== null && child.exitCode === null) return; // already running
     const args = ['-D', data, '-p', String(port), '-k', dir, '-c', `listen_addresses=${host}`, '-c', 'wal_level=logical', '-c', 'max_wal_senders=10', '-c', 'max_replication_slots=10', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
     const proc = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(id ?? {}) });
     child = proc;
