@@ -35,6 +35,17 @@ export const SOURCE_DEF = connectionDef()
   .define({ name: 'poll.interval.ms', type: 'INT', defaultValue: 5000, importance: 'HIGH', group: CONNECTOR, orderInGroup: 2, displayName: 'Poll Interval (ms)', documentation: 'Frequency in ms to poll for new data in each table.', validator: Validators.atLeast(1) })
   .define({ name: 'batch.max.rows', type: 'INT', defaultValue: 100, importance: 'LOW', group: CONNECTOR, orderInGroup: 3, displayName: 'Max Rows Per Batch', documentation: 'Maximum number of rows to include in a single batch when polling for new data.', validator: Validators.atLeast(1) });
 
+/** Adds the error of a `connection.url` that is set but not a PostgreSQL URL. */
+function urlError(props: Readonly<Record<string, string>>, errors: Map<string, string>): void {
+  const url = props['connection.url'];
+  if (url === undefined || url === '') return;
+  try {
+    parseConnectionUrl(url, null, null);
+  } catch (err) {
+    errors.set('connection.url', (err as Error).message);
+  }
+}
+
 /** Errors that span keys (Confluent's mode/column checks), by key. */
 export function sourceCrossErrors(props: Readonly<Record<string, string>>): Map<string, string> {
   const errors = new Map<string, string>();
@@ -43,14 +54,7 @@ export function sourceCrossErrors(props: Readonly<Record<string, string>>): Map<
   const ts = (props['timestamp.column.name'] ?? '').trim();
   if ((mode === 'incrementing' || mode === 'timestamp+incrementing') && inc === '') errors.set('incrementing.column.name', `Missing required configuration "incrementing.column.name" for mode ${mode}`);
   if ((mode === 'timestamp' || mode === 'timestamp+incrementing') && ts === '') errors.set('timestamp.column.name', `Missing required configuration "timestamp.column.name" for mode ${mode}`);
-  const url = props['connection.url'];
-  if (url !== undefined && url !== '') {
-    try {
-      parseConnectionUrl(url, null, null);
-    } catch (err) {
-      errors.set('connection.url', (err as Error).message);
-    }
-  }
+  urlError(props, errors);
   return errors;
 }
 
@@ -91,14 +95,7 @@ export function sinkCrossErrors(props: Readonly<Record<string, string>>): Map<st
   const pkMode = props['pk.mode'] ?? 'none';
   if (props['insert.mode'] === 'upsert' && pkMode === 'none') errors.set('pk.mode', 'Invalid value none for configuration pk.mode: insert.mode=upsert needs a primary key (record_key or record_value)');
   if ((props['delete.enabled'] ?? '').trim().toLowerCase() === 'true' && pkMode !== 'record_key') errors.set('delete.enabled', `Invalid value true for configuration delete.enabled: deletes need pk.mode=record_key (got ${pkMode})`);
-  const url = props['connection.url'];
-  if (url !== undefined && url !== '') {
-    try {
-      parseConnectionUrl(url, null, null);
-    } catch (err) {
-      errors.set('connection.url', (err as Error).message);
-    }
-  }
+  urlError(props, errors);
   return errors;
 }
 

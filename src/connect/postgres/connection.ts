@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { ConfigException, invalidValue } from '../config-def.js';
+import { invalidValue } from '../config-def.js';
 import { ConnectError } from '../spi.js';
 
 /** Where and as whom to connect. */
@@ -139,9 +139,4 @@ export function quoteIdent(name: string): string {
 export function splitTableName(name: string): { schema: string; table: string } {
   const dot = name.indexOf('.');
   return dot < 0 ? { schema: 'public', table: name } : { schema: name.slice(0, dot), table: name.slice(dot + 1) };
-}
-
-/** Throws a ConfigException unless the value is one of the allowed ones (used where a dependent check spans keys). */
-export function requireThat(ok: boolean, message: string): void {
-  if (!ok) throw new ConfigException(message);
 }
