@@ -8,7 +8,7 @@
  * `<prefix>.<schema>.<table>.Envelope` with `before`, `after`, `source`
  * (`io.debezium.connector.postgresql.Source`: version, connector, name,
  * ts_ms, snapshot, db, sequence, schema, table, txId, lsn, xmin), `op`
- * (c, u, d, t), `ts_ms` and `transaction`. Value columns other than key
+ * (c, u, d, t; r for snapshot reads), `ts_ms` and `transaction`. Value columns other than key
  * columns are optional: pgoutput does not say which are NOT NULL, and a
  * delete's `before` (replica identity DEFAULT) carries only the key.
  * A TOASTed value the server did not resend is Debezium's placeholder
@@ -62,7 +62,8 @@ interface Table {
 /** The transaction a change belongs to, as the envelope's source block tells it. */
 export interface ChangeContext {
   lsn: bigint;
-  txId: number;
+  /** null for snapshot reads. */
+  txId: number | null;
   commitTimeUs: bigint;
   offset: SourceOffset;
 }
@@ -151,13 +152,21 @@ export class ChangeEventBuilder {
       .map((t) => sourceRecord({ topic: t.topic, sourcePartition: { server: this.prefix }, sourceOffset: ctx.offset, valueSchema: t.envelope, value: this.envelope(t, ctx, 't', null, null), timestamp: Number(ctx.commitTimeUs / 1000n) }));
   }
 
-  private envelope(t: Table, ctx: ChangeContext, op: string, before: Struct | null, after: Struct | null): Struct {
+  /** The read event (op r) of one snapshot row, a tuple of text values; `snapshot` is 'true', or 'last' for the snapshot's last row. */
+  read(relationId: number, tuple: TupleValue[], ctx: ChangeContext, snapshot: 'true' | 'last'): SourceRecord | null {
+    const t = this.table(relationId);
+    if (!this.includes(`${t.namespace}.${t.name}`)) return null;
+    const value = this.envelope(t, ctx, 'r', null, this.row(t, tuple, t.valueSchema), snapshot);
+    return sourceRecord({ topic: t.topic, sourcePartition: { server: this.prefix }, sourceOffset: ctx.offset, keySchema: t.keySchema, key: this.key(t, tuple), valueSchema: t.envelope, value, timestamp: Number(ctx.commitTimeUs / 1000n) });
+  }
+
+  private envelope(t: Table, ctx: ChangeContext, op: string, before: Struct | null, after: Struct | null, snapshot = 'false'): Struct {
     const source = new Struct(SOURCE_SCHEMA)
       .put('version', DEBEZIUM_VERSION)
       .put('connector', 'postgresql')
       .put('name', this.prefix)
       .put('ts_ms', Number(ctx.commitTimeUs / 1000n))
-      .put('snapshot', 'false')
+      .put('snapshot', snapshot)
       .put('db', this.database)
       .put('sequence', JSON.stringify([null, String(ctx.lsn)]))
       .put('schema', t.namespace)

@@ -3,8 +3,8 @@
  * replication with the built-in `pgoutput` plugin, emitting Debezium-shaped
  * change events, configured with Debezium's PostgreSQL connector names
  * (registered also as `io.debezium.connector.postgresql.PostgresConnector`).
- * One task reads the slot (cdc-task.ts). Existing rows are not snapshotted:
- * the stream starts where the slot starts (snapshot.mode=never|no_data).
+ * One task reads the slot (cdc-task.ts), after an initial snapshot of the
+ * existing rows unless snapshot.mode is never or no_data (cdc-snapshot.ts).
  */
 import type { ConfigDef, ConfigValue } from '../config-def.js';
 import type { SourceConnector, SourceTaskClass } from '../spi.js';

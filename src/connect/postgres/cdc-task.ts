@@ -13,6 +13,9 @@
  * back from the offset store: the slot never moves past a stored offset,
  * and a restart resumes with START_REPLICATION at the stored LSN.
  *
+ * With snapshot.mode=initial and no complete snapshot stored, the rows of
+ * the included tables are first read as op r events (cdc-snapshot.ts).
+ *
  * A lost connection drops the transaction in progress and reconnects from
  * the end of the last transaction handed to the worker, for up to
  * `errors.retry.timeout.ms`; then poll throws and the task fails.
@@ -20,9 +23,10 @@
 import { ParsedConfig } from '../config-def.js';
 import type { SourceOffset, SourceRecord, SourceTask, SourceTaskContext } from '../spi.js';
 import { ChangeEventBuilder } from './cdc-events.js';
+import { CdcSnapshot, snapshotNeeded } from './cdc-snapshot.js';
 import { CDC_DEF, POSTGRES_CONNECTOR_VERSION } from './config.js';
 import { ConnectionRetry, connect, isConnectionError, quoteIdent, type PgTarget } from './connection.js';
-import { decodePgOutput } from './pgoutput.js';
+import { decodePgOutput, parseLsn } from './pgoutput.js';
 import { ReplicationStream } from './replication-stream.js';
 
 interface OpenTransaction {
@@ -72,6 +76,10 @@ export class PostgresCdcSourceTask implements SourceTask {
   private skipped = new Set<string>();
   private stopped = false;
   private server = '';
+  private includes: (t: string) => boolean = () => true;
+  /** The slot's position when a snapshot is due (snapshot.mode=initial, no complete snapshot stored); null otherwise. */
+  private snapshotLsn: bigint | null = null;
+  private snapshot: CdcSnapshot | null = null;
 
   /** The task's version. */
   version(): string {
@@ -88,12 +96,45 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.server = c.string('topic.prefix');
     const patterns = c.list('table.include.list').map((p) => new RegExp(`^(?:${p})$`));
     const includes = (t: string): boolean => patterns.length === 0 || patterns.some((p) => p.test(t));
+    this.includes = includes;
     this.builder = new ChangeEventBuilder(this.server, c.string('database.dbname'), includes);
     this.skipped = new Set(c.list('skipped.operations'));
     this.retry = new ConnectionRetry(props, this.target, () => this.stopped, (m) => process.stderr.write(m + '\n'));
     this.lastOffset = context.offsetStorageReader.offset({ server: this.server });
     await this.retry.run('create the publication and slot', () => ensureSlotAndPublication(this.target!, c, includes), async () => undefined);
-    await this.reconnect();
+    if (c.string('snapshot.mode') === 'initial' && snapshotNeeded(this.lastOffset)) this.snapshotLsn = await this.retry.run('read the slot position', () => this.slotPosition(), async () => undefined);
+    else await this.reconnect();
+  }
+
+  private async slotPosition(): Promise<bigint> {
+    const client = await connect(this.target!);
+    try {
+      const r = await client.query<{ lsn: string }>({ text: 'SELECT confirmed_flush_lsn::text AS lsn FROM pg_replication_slots WHERE slot_name = $1', values: [this.config!.string('slot.name')] });
+      return parseLsn(r.rows[0]?.lsn ?? '0/0');
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** The next chunk of the snapshot; when it is complete, streaming starts from the slot's position. A lost connection starts the snapshot over (at-least-once). */
+  private async pollSnapshot(lsn: bigint): Promise<SourceRecord[] | null> {
+    const c = this.config!;
+    try {
+      this.snapshot ??= await this.retry!.run('start the snapshot', () => CdcSnapshot.open(this.target!, c.string('publication.name'), this.includes, this.builder!, lsn), async () => undefined);
+      const records = await this.snapshot.next(c.number('max.batch.size'));
+      if (this.snapshot.done) {
+        this.snapshot = null;
+        this.snapshotLsn = null;
+        this.lastOffset = { lsn: Number(lsn) };
+        await this.reconnect();
+      }
+      return records;
+    } catch (err) {
+      if (!isConnectionError(err) || this.stopped) throw err;
+      await this.snapshot?.close();
+      this.snapshot = null;
+      return null;
+    }
   }
 
   private resumeLsn(): bigint {
@@ -112,7 +153,9 @@ export class PostgresCdcSourceTask implements SourceTask {
 
   /** Change events of the transactions committed since the last poll (at most max.batch.size, more when one transaction is larger). */
   async poll(): Promise<SourceRecord[] | null> {
-    if (this.stopped || this.stream === null) return null;
+    if (this.stopped) return null;
+    if (this.snapshotLsn !== null) return this.pollSnapshot(this.snapshotLsn);
+    if (this.stream === null) return null;
     const max = this.config!.number('max.batch.size');
     const out: SourceRecord[] = [];
     try {
@@ -175,6 +218,8 @@ export class PostgresCdcSourceTask implements SourceTask {
   /** Closes the replication connection (the slot keeps the acknowledged LSN). */
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.snapshot?.close();
+    this.snapshot = null;
     await this.stream?.close();
     this.stream = null;
   }

@@ -5,7 +5,7 @@
  * = primary key, delete then tombstone); the slot is acknowledged only once
  * the offset is stored; a restarted worker resumes at the stored LSN with
  * nothing lost or repeated; a server restart within errors.retry.timeout.ms
- * is ridden out.
+ * is ridden out; snapshot.mode=initial reads the existing rows first, once.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,7 +60,8 @@ async function slotLsn(slot: string): Promise<string> {
 
 test('inserts, updates and deletes in order; the slot acknowledged after the offset is stored; resume from the LSN', async () => {
   const tail = await TopicTail.open(f.cluster.bootstrap, 'dbserver1.shop.orders');
-  const props = cdc('orders-cdc', 'orders_slot');
+  // No snapshot here: the test controls exactly which changes happen after the slot exists.
+  const props = cdc('orders-cdc', 'orders_slot', { 'snapshot.mode': 'never' });
   // Offsets are stored only on stop in the first run: the slot must not move before that.
   let worker = await f.worker([props], 'cdc', { 'offset.flush.interval.ms': '600000' });
   try {
@@ -111,7 +112,7 @@ test('inserts, updates and deletes in order; the slot acknowledged after the off
 test('a PostgreSQL restart within errors.retry.timeout.ms is ridden out: no change lost', async () => {
   await f.pg.sql('CREATE TABLE shop.items (id int PRIMARY KEY, v text)');
   const tail = await TopicTail.open(f.cluster.bootstrap, 'dbserver1.shop.items');
-  const worker = await f.worker([cdc('items-cdc', 'items_slot', { 'table.include.list': 'shop\\.items', 'errors.retry.timeout.ms': '60000', 'errors.retry.delay.max.ms': '500' })], 'cdc-items');
+  const worker = await f.worker([cdc('items-cdc', 'items_slot', { 'snapshot.mode': 'never', 'table.include.list': 'shop\\.items', 'errors.retry.timeout.ms': '60000', 'errors.retry.delay.max.ms': '500' })], 'cdc-items');
   try {
     await waitUntil('the task running', async () => (await taskStatus(worker.url, 'items-cdc'))?.state === 'RUNNING');
     await f.pg.sql("INSERT INTO shop.items VALUES (1, 'before')");
@@ -123,6 +124,33 @@ test('a PostgreSQL restart within errors.retry.timeout.ms is ridden out: no chan
     await f.pg.sql("INSERT INTO shop.items VALUES (2, 'after')");
     await tail.waitFor(2);
     assert.deepEqual(payloads(tail).map((e) => e?.after?.v), ['before', 'after']);
+  } finally {
+    await worker.close();
+    await tail.close();
+  }
+});
+
+test('snapshot.mode=initial: existing rows as read events, then changes; a restart does not snapshot again', async () => {
+  await f.pg.sql("CREATE TABLE shop.snap (id int PRIMARY KEY, v text); INSERT INTO shop.snap SELECT g, 'v' || g FROM generate_series(1, 3) g");
+  const tail = await TopicTail.open(f.cluster.bootstrap, 'dbserver1.shop.snap');
+  const props = cdc('snap-cdc', 'snap_slot', { 'table.include.list': 'shop\\.snap', 'max.batch.size': '2' });
+  let worker = await f.worker([props], 'cdc-snap');
+  try {
+    await tail.waitFor(3);
+    await f.pg.sql("INSERT INTO shop.snap VALUES (4, 'v4')");
+    await tail.waitFor(4);
+    const events = payloads(tail) as (Change & { source: { snapshot: string } })[];
+    assert.deepEqual(events.map((e) => [e.op, e.after?.id, e.source.snapshot]), [['r', 1, 'true'], ['r', 2, 'true'], ['r', 3, 'last'], ['c', 4, 'false']]);
+    assert.deepEqual(keys(tail).slice(0, 3), [{ id: 1 }, { id: 2 }, { id: 3 }]);
+  } finally {
+    await worker.close();
+  }
+  await f.pg.sql("INSERT INTO shop.snap VALUES (5, 'v5')");
+  worker = await f.worker([props], 'cdc-snap');
+  try {
+    await tail.waitFor(5);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.deepEqual(payloads(tail).map((e) => `${e?.op}${String(e?.after?.id)}`), ['r1', 'r2', 'r3', 'c4', 'c5']);
   } finally {
     await worker.close();
     await tail.close();
