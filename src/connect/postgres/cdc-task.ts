@@ -102,8 +102,13 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.retry = new ConnectionRetry(props, this.target, () => this.stopped, (m) => process.stderr.write(m + '\n'));
     this.lastOffset = context.offsetStorageReader.offset({ server: this.server });
     await this.retry.run('create the publication and slot', () => ensureSlotAndPublication(this.target!, c, includes), async () => undefined);
-    if (c.string('snapshot.mode') === 'initial' && snapshotNeeded(this.lastOffset)) this.snapshotLsn = await this.retry.run('read the slot position', () => this.slotPosition(), async () => undefined);
-    else await this.reconnect();
+    if (c.string('snapshot.mode') === 'initial' && snapshotNeeded(this.lastOffset)) {
+      this.snapshotLsn = await this.retry.run('read the slot position', () => this.slotPosition(), async () => undefined);
+      return;
+    }
+    // An unfinished snapshot's offset, resumed without snapshotting: keep its position only.
+    if (this.lastOffset?.snapshot === true) this.lastOffset = { lsn: this.lastOffset.lsn };
+    await this.reconnect();
   }
 
   private async slotPosition(): Promise<bigint> {

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatLsn } from '../../../../src/connect/postgres/pgoutput.js';
 import { TopicTail, waitUntil } from '../../../helpers/topic-tail.js';
-import { pgConnectFixture, taskStatus, type PgConnectFixture } from './fixture.js';
+import { pgConnectFixture, rest, taskStatus, type PgConnectFixture } from './fixture.js';
 
 let f: PgConnectFixture;
 
@@ -154,5 +154,27 @@ test('snapshot.mode=initial: existing rows as read events, then changes; a resta
   } finally {
     await worker.close();
     await tail.close();
+  }
+});
+
+test('config/validate: Debezium names, pgoutput only, required connection keys', async () => {
+  const worker = await f.worker([], 'cdc-validate');
+  try {
+    const res = await rest<{ error_count: number; configs: { value: { name: string; errors: string[] } }[] }>(worker.url, 'PUT', '/connector-plugins/io.debezium.connector.postgresql.PostgresConnector/config/validate', {
+      name: 'v',
+      'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
+      'database.user': 'postgres',
+      'database.dbname': 'postgres',
+      'topic.prefix': 'x',
+      'plugin.name': 'decoderbufs',
+      'skipped.operations': 'x',
+    });
+    const errors = Object.fromEntries(res.body.configs.map((c) => [c.value.name, c.value.errors]));
+    assert.match(errors['database.hostname']?.[0] ?? '', /Missing required configuration "database.hostname"/);
+    assert.match(errors['plugin.name']?.[0] ?? '', /Invalid value decoderbufs for configuration plugin.name: String must be one of: pgoutput/);
+    assert.match(errors['skipped.operations']?.[0] ?? '', /Invalid value x for configuration skipped.operations/);
+    assert.equal(res.body.error_count, 3);
+  } finally {
+    await worker.close();
   }
 });
