@@ -86,6 +86,96 @@ function runAs(id: { uid: number; gid: number } | null, bin: string, args: strin
   }
 }
 
+/** The server process on one data dir and port: started, stopped by PID, started again. */
+class PostgresProcess implements PostgresServer {
+  readonly host = '127.0.0.1';
+  private child: ChildProcess | null = null;
+  private output = '';
+
+  constructor(
+    private readonly bin: string,
+    private readonly id: { uid: number; gid: number } | null,
+    private readonly dir: string,
+    readonly port: number,
+  ) {
+    process.once('exit', () => {
+      const proc = this.child;
+      if (proc?.pid !== undefined && proc.exitCode === null) process.kill(proc.pid, 'SIGKILL');
+    });
+  }
+
+  get url(): string {
+    return `postgres://${PG_USER}:${PG_PASSWORD}@${this.host}:${this.port}/postgres`;
+  }
+
+  get jdbcUrl(): string {
+    return `jdbc:postgresql://${this.host}:${this.port}/postgres`;
+  }
+
+  async client(database = 'postgres'): Promise<pg.Client> {
+    const c = new pg.Client({ host: this.host, port: this.port, user: PG_USER, password: PG_PASSWORD, database });
+    try {
+      await c.connect();
+    } catch (err) {
+      await c.end().catch(() => undefined);
+      throw err;
+    }
+    return c;
+  }
+
+  async sql(text: string, params?: unknown[]): Promise<pg.QueryResult> {
+    const c = await this.client();
+    try {
+      return await c.query(text, params);
+    } finally {
+      await c.end();
+    }
+  }
+
+  /** Starts the server (a no-op while it runs) and waits until it accepts connections. */
+  async start(): Promise<void> {
+    if (this.child !== null && this.child.exitCode === null) return;
+    const settings = [`listen_addresses=${this.host}`, 'wal_level=logical', 'max_wal_senders=10', 'max_replication_slots=10', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
+    const args = ['-D', join(this.dir, 'data'), '-p', String(this.port), '-k', this.dir, ...settings.flatMap((x) => ['-c', x])];
+    const proc = spawn(join(this.bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(this.id ?? {}) });
+    this.child = proc;
+    const keep = (b: Buffer): void => {
+      this.output = (this.output + b.toString()).slice(-OUTPUT_MAX);
+    };
+    proc.stdout?.on('data', keep);
+    proc.stderr?.on('data', keep);
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      if (proc.exitCode !== null) throw new Error(`postgres exited with ${proc.exitCode} on start:\n${this.output}`);
+      const ok = await this.client().then(
+        (c) => c.end().then(() => true),
+        () => false,
+      );
+      if (ok) return;
+      if (Date.now() > deadline) throw new Error(`postgres did not accept connections within ${START_TIMEOUT_MS} ms:\n${this.output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Fast shutdown (SIGINT to its PID: clients are disconnected, as when a server goes away); SIGKILL after STOP_TIMEOUT_MS. */
+  async stop(): Promise<void> {
+    const proc = this.child;
+    this.child = null;
+    if (proc === null || proc.exitCode !== null || proc.pid === undefined) return;
+    const pid = proc.pid;
+    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+    process.kill(pid, 'SIGINT');
+    const timer = setTimeout(() => proc.exitCode === null && process.kill(pid, 'SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  async cleanup(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
 /** initdb in a fresh temp dir and starts the server on a free loopback port with wal_level=logical. */
 export async function startPostgres(): Promise<PostgresServer> {
   const bin = postgresBinDir();
@@ -99,79 +189,12 @@ export async function startPostgres(): Promise<PostgresServer> {
   if (id !== null) chownSync(pwfile, id.uid, id.gid);
   runAs(id, join(bin, 'initdb'), ['-D', data, '-U', PG_USER, '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync']);
   writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\nhost replication all 127.0.0.1/32 scram-sha-256\n');
-  const port = await freePort();
-  const host = '127.0.0.1';
-  let child: ChildProcess | null = null;
-  let output = '';
-
-  const start = async (): Promise<void> => {
-    if (child !== null && child.exitCode === null) return; // already running
-    const args = ['-D', data, '-p', String(port), '-k', dir, '-c', `listen_addresses=${host}`, '-c', 'wal_level=logical', '-c', 'max_wal_senders=10', '-c', 'max_replication_slots=10', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
-    const proc = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(id ?? {}) });
-    child = proc;
-    const keep = (b: Buffer): void => {
-      output = (output + b.toString()).slice(-OUTPUT_MAX);
-    };
-    proc.stdout?.on('data', keep);
-    proc.stderr?.on('data', keep);
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    for (;;) {
-      if (proc.exitCode !== null) throw new Error(`postgres exited with ${proc.exitCode} on start:\n${output}`);
-      const c = new pg.Client({ host, port, user: PG_USER, password: PG_PASSWORD, database: 'postgres' });
-      try {
-        await c.connect();
-        await c.end();
-        return;
-      } catch {
-        await c.end().catch(() => undefined);
-      }
-      if (Date.now() > deadline) throw new Error(`postgres did not accept connections within ${START_TIMEOUT_MS} ms:\n${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
-
-  const stop = async (): Promise<void> => {
-    const proc = child;
-    child = null;
-    if (proc === null || proc.exitCode !== null || proc.pid === undefined) return;
-    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-    process.kill(proc.pid, 'SIGINT'); // fast shutdown: disconnects clients, as a server going away
-    const timer = setTimeout(() => proc.pid !== undefined && proc.exitCode === null && process.kill(proc.pid, 'SIGKILL'), STOP_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  const url = `postgres://${PG_USER}:${PG_PASSWORD}@${host}:${port}/postgres`;
-  const client = async (database = 'postgres'): Promise<pg.Client> => {
-    const c = new pg.Client({ host, port, user: PG_USER, password: PG_PASSWORD, database });
-    await c.connect();
-    return c;
-  };
-  const server: PostgresServer = {
-    host,
-    port,
-    url,
-    jdbcUrl: `jdbc:postgresql://${host}:${port}/postgres`,
-    client,
-    sql: async (text, params) => {
-      const c = await client();
-      try {
-        return await c.query(text, params);
-      } finally {
-        await c.end();
-      }
-    },
-    stop,
-    start,
-    cleanup: async () => {
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  process.once('exit', () => {
-    const proc = child as ChildProcess | null;
-    if (proc?.pid !== undefined && proc.exitCode === null) process.kill(proc.pid, 'SIGKILL');
-  });
-  await start();
+  const server = new PostgresProcess(bin, id, dir, await freePort());
+  try {
+    await server.start();
+  } catch (err) {
+    await server.cleanup();
+    throw err;
+  }
   return server;
 }
