@@ -76,10 +76,10 @@ function serverIdentity(): { uid: number; gid: number } | null {
   return created;
 }
 
-/** Runs a PostgreSQL binary as the server user, to completion; throws with its output on failure. */
-function runAs(id: { uid: number; gid: number } | null, bin: string, args: string[]): void {
+/** Runs a PostgreSQL binary as the server user in cwd (a directory it owns), to completion; throws with its output on failure. */
+function runAs(id: { uid: number; gid: number } | null, bin: string, args: string[], cwd: string): void {
   try {
-    execFileSync(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(id ?? {}), env: { ...process.env, LC_ALL: 'C' } });
+    execFileSync(bin, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(id ?? {}), env: { ...process.env, LC_ALL: 'C' } });
   } catch (err) {
     const e = err as { stdout?: Buffer; stderr?: Buffer; message: string };
     throw new Error(`${bin} failed: ${e.message}\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
@@ -137,7 +137,8 @@ class PostgresProcess implements PostgresServer {
     if (this.child !== null && this.child.exitCode === null) return;
     const settings = [`listen_addresses=${this.host}`, 'wal_level=logical', 'max_wal_senders=10', 'max_replication_slots=10', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
     const args = ['-D', join(this.dir, 'data'), '-p', String(this.port), '-k', this.dir, ...settings.flatMap((x) => ['-c', x])];
-    const proc = spawn(join(this.bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(this.id ?? {}) });
+    // cwd: the server user may not enter the caller's directory (CI clones under /root).
+    const proc = spawn(join(this.bin, 'postgres'), args, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'], ...(this.id ?? {}) });
     this.child = proc;
     const keep = (b: Buffer): void => {
       this.output = (this.output + b.toString()).slice(-OUTPUT_MAX);
@@ -187,7 +188,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const pwfile = join(dir, 'pw');
   writeFileSync(pwfile, PG_PASSWORD + '\n');
   if (id !== null) chownSync(pwfile, id.uid, id.gid);
-  runAs(id, join(bin, 'initdb'), ['-D', data, '-U', PG_USER, '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync']);
+  runAs(id, join(bin, 'initdb'), ['-D', data, '-U', PG_USER, '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync'], dir);
   writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\nhost replication all 127.0.0.1/32 scram-sha-256\n');
   const server = new PostgresProcess(bin, id, dir, await freePort());
   try {
