@@ -35,6 +35,7 @@ export { TransformationChain } from './transforms/index.js';
 export type { Predicate, PredicateClass, Transformation, TransformationClass } from './transforms/index.js';
 export { FileStreamSinkConnector, FileStreamSinkTask } from './file/sink.js';
 export { FileStreamSourceConnector, FileStreamSourceTask } from './file/source.js';
+export { PostgresCdcSourceConnector, PostgresCdcSourceTask, PostgresSinkConnector, PostgresSinkTask, PostgresSourceConnector, PostgresSourceTask } from './postgres/index.js';
 export { PluginLoadError, Plugins } from './plugins.js';
 export type { ConnectPluginManifest, ConnectorPluginInfo } from './plugins.js';
 export { startStandalone } from './standalone.js';

@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { BUILTIN_CONVERTERS, type ConverterClass } from './converters/index.js';
 import { FileStreamSinkConnector } from './file/sink.js';
 import { FileStreamSourceConnector } from './file/source.js';
+import { POSTGRES_CONNECTORS } from './postgres/index.js';
 import type { Connector, ConnectorClass } from './spi.js';
 import { BUILTIN_PREDICATES, BUILTIN_TRANSFORMS, lookupByName, type TransformResolver } from './transforms/index.js';
 import type { PredicateClass, TransformationClass } from './transforms/transformation.js';
@@ -53,6 +54,7 @@ export class Plugins implements TransformResolver {
   readonly connectors = new Map<string, ConnectorClass>([
     ['org.apache.kafka.connect.file.FileStreamSourceConnector', FileStreamSourceConnector],
     ['org.apache.kafka.connect.file.FileStreamSinkConnector', FileStreamSinkConnector],
+    ...POSTGRES_CONNECTORS,
   ]);
   readonly converters = new Map(BUILTIN_CONVERTERS);
   readonly transforms = new Map(BUILTIN_TRANSFORMS);

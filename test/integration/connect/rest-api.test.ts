@@ -77,6 +77,10 @@ const STEPS: Step[] = [
     path: '/connector-plugins',
     status: 200,
     check: (b) => assert.deepEqual(b, [
+      { class: 'io.debezium.connector.postgresql.PostgresConnector', type: 'source', version: '1.0.0' },
+      { class: 'io.tributary.connect.postgres.PostgresCdcSourceConnector', type: 'source', version: '1.0.0' },
+      { class: 'io.tributary.connect.postgres.PostgresSinkConnector', type: 'sink', version: '1.0.0' },
+      { class: 'io.tributary.connect.postgres.PostgresSourceConnector', type: 'source', version: '1.0.0' },
       { class: 'org.apache.kafka.connect.file.FileStreamSinkConnector', type: 'sink', version: '1.0.0' },
       { class: 'org.apache.kafka.connect.file.FileStreamSourceConnector', type: 'source', version: '1.0.0' },
     ]),
