@@ -25,12 +25,16 @@ export class DelayedProduces {
 
   /**
    * Resolves with NONE once `p`'s high watermark reaches `requiredOffset`,
-   * with NOT_LEADER_OR_FOLLOWER when `p` stops being led here, or with
+   * with NOT_LEADER_OR_FOLLOWER when `p` stops being led here, with
+   * NOT_ENOUGH_REPLICAS_AFTER_APPEND when its ISR is or falls below
+   * min.insync.replicas, or with
    * REQUEST_TIMED_OUT after `timeoutMs`.
    */
   wait(p: Partition, requiredOffset: bigint, timeoutMs: number): Promise<number> {
     if (p.highWatermark >= requiredOffset) return Promise.resolve(ErrorCode.NONE);
     if (!p.isLeader) return Promise.resolve(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    // The ISR fell below min.insync.replicas since the append: it cannot commit now (KIP-966).
+    if (p.isUnderMinIsr()) return Promise.resolve(ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
     return new Promise<number>((resolve) => {
       const waiter: Waiter = { requiredOffset, resolve, timer: undefined };
       let set = this.byPartition.get(p);

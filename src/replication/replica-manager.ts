@@ -344,7 +344,9 @@ export class ReplicaManager {
       const code = p === undefined ? ErrorCode.NOT_LEADER_OR_FOLLOWER : await this.delayedProduces.wait(p, r.requiredOffset, req.timeoutMs);
       if (code !== ErrorCode.NONE) {
         r.errorCode = code;
-        r.errorMessage = code === ErrorCode.REQUEST_TIMED_OUT ? `the in-sync replicas did not acknowledge the batch within ${req.timeoutMs} ms` : 'leadership moved before the batch was committed';
+        r.errorMessage = code === ErrorCode.REQUEST_TIMED_OUT
+          ? `the in-sync replicas did not acknowledge the batch within ${req.timeoutMs} ms`
+          : code === ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND ? 'the batch was written but the in-sync replicas fell below min.insync.replicas before it was committed' : 'leadership moved before the batch was committed';
       }
     }));
     return results;

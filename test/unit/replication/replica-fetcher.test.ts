@@ -111,3 +111,98 @@ test('followers copy the leader\'s batches byte for byte; the high watermark fol
   await fetchOnce(2);
   assert.equal(rm(2).get(TOPIC, 0)?.highWatermark, 3n, 'a follower learns the leader\'s high watermark from its next fetch');
 });
+
+/** A leader whose ISR changes go through `decide` (the controller's answer), recording what was proposed. */
+function withController(env: ReturnType<typeof brokers>, decide: (newIsr: readonly number[]) => boolean = () => true) {
+  const proposals: { newIsr: readonly number[]; kind: string }[] = [];
+  const p = env.rm(1).get(TOPIC, 0);
+  assert.ok(p);
+  p.onIsrChangeProposed = (q, proposal) => {
+    proposals.push({ newIsr: proposal.newIsr, kind: proposal.kind });
+    q.completeIsrChange(proposal, decide(proposal.newIsr)
+      ? { kind: 'committed', leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch + 1, isr: proposal.newIsr }
+      : { kind: 'failed', errorCode: ErrorCode.INVALID_UPDATE_VERSION }, env.clock.nowMs());
+  };
+  return { p, proposals };
+}
+
+test('a follower that stops fetching leaves the ISR after replica.lag.time.max.ms, and rejoins once it reached the high watermark', async () => {
+  const env = brokers();
+  const { rm, assign, fetchOnce, clock } = env;
+  assign(1, 0);
+  const { p, proposals } = withController(env);
+  await produce(rm(1), ['a']);
+  for (const f of [2, 3, 2, 3]) await fetchOnce(f);
+  assert.equal(p.highWatermark, 1n);
+  // Follower 3 goes silent; 2 keeps fetching.
+  for (let t = 0; t < 40; t++) {
+    clock.advance(1_000);
+    await produce(rm(1), [`x${t}`]);
+    await fetchOnce(2);
+    await fetchOnce(2);
+    rm(1).shrinkIsrs();
+  }
+  assert.deepEqual(proposals.map((x) => x.kind), ['shrink']);
+  assert.deepEqual([...p.isr].sort(), [1, 2], 'only the silent follower left');
+  assert.equal(p.highWatermark, p.logEndOffset, 'the high watermark no longer waits for the removed follower');
+  // Follower 3 comes back: the first fetches catch it up, the one at the high watermark adds it.
+  while ((rm(3).get(TOPIC, 0)?.logEndOffset ?? 0n) < p.logEndOffset) await fetchOnce(3);
+  await fetchOnce(3);
+  assert.deepEqual(proposals.map((x) => x.kind), ['shrink', 'expand']);
+  assert.deepEqual([...p.isr].sort(), [1, 2, 3]);
+});
+
+test('min.insync.replicas: below it acks=all is refused, a waiting append answers NOT_ENOUGH_REPLICAS_AFTER_APPEND, and nothing commits (KIP-966)', async () => {
+  const env = brokers(2);
+  const { rm, assign, fetchOnce, clock } = env;
+  assign(1, 0);
+  const { p } = withController(env);
+  await produce(rm(1), ['a']);
+  for (const f of [2, 3, 2, 3]) await fetchOnce(f);
+  const hw = p.highWatermark;
+  const waiting = produce(rm(1), ['b'], -1);
+  // Both followers go silent: the ISR shrinks to the leader alone.
+  clock.advance(31_000);
+  rm(1).shrinkIsrs();
+  assert.deepEqual(p.isr, [1]);
+  assert.equal((await waiting).errorCode, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+  assert.equal((await produce(rm(1), ['c'], -1)).errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
+  assert.equal((await produce(rm(1), ['d'], 1)).errorCode, ErrorCode.NONE, 'acks=1 is written');
+  assert.equal(p.highWatermark, hw, 'but not committed while the ISR is below min.insync.replicas');
+  const read = await rm(1).fetchRecords({ topics: [{ topic: TOPIC, partitions: [{ partition: 0, fetchOffset: hw, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1 }] }], readCommitted: false, maxBytes: 1 << 20, minBytes: 0, maxWaitMs: 0 });
+  assert.equal(read.topics[0]?.partitions[0]?.bytes, 0, 'a consumer sees nothing above the high watermark');
+});
+
+test('divergence: a follower with an uncommitted tail of an old epoch truncates to where the new leader\'s log agrees, then copies it', async () => {
+  const env = brokers();
+  const { rm, assign, fetchOnce } = env;
+  assign(1, 0);
+  await produce(rm(1), ['a', 'b']);
+  for (const f of [2, 3, 2, 3]) await fetchOnce(f);
+  // Broker 1 appends two more batches nobody fetched, then loses leadership to 2 (epoch 1).
+  await produce(rm(1), ['lost1']);
+  await produce(rm(1), ['lost2']);
+  assert.equal(rm(1).get(TOPIC, 0)?.logEndOffset, 4n);
+  assign(2, 1, [2, 3]);
+  await produce(rm(2), ['new1', 'new2', 'new3']);
+  // The old leader fetches with lastFetchedEpoch 0 at offset 4: the new leader says epoch 0 ends at 2.
+  const res = await fetchOnce(1);
+  assert.deepEqual(res?.partitions[0]?.divergingEpoch, { epoch: 0, endOffset: 2n });
+  assert.equal(rm(1).get(TOPIC, 0)?.logEndOffset, 2n, 'truncated to the end of epoch 0 on the new leader');
+  while ((rm(1).get(TOPIC, 0)?.logEndOffset ?? 0n) < (rm(2).get(TOPIC, 0)?.logEndOffset ?? 0n)) await fetchOnce(1);
+  assert.deepEqual(logBytes(rm(1)), logBytes(rm(2)), 'then the logs are identical');
+  assert.deepEqual(rm(1).get(TOPIC, 0)?.leaderEpochs.list(), rm(2).get(TOPIC, 0)?.leaderEpochs.list(), 'and so are the epoch caches');
+});
+
+test('a stale or future CurrentLeaderEpoch is refused (KIP-320), and a fetch from a non-replica is NOT_LEADER_OR_FOLLOWER', async () => {
+  const { rm, assign } = brokers();
+  assign(1, 3);
+  const ask = async (replicaId: number, currentLeaderEpoch: number) => {
+    const r = await rm(1).fetchRecords({ replicaId, topics: [{ topic: TOPIC, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1024, currentLeaderEpoch }] }], readCommitted: false, maxBytes: 1024, minBytes: 0, maxWaitMs: 0 });
+    return r.topics[0]?.partitions[0]?.errorCode;
+  };
+  assert.equal(await ask(2, 2), ErrorCode.FENCED_LEADER_EPOCH);
+  assert.equal(await ask(2, 4), ErrorCode.UNKNOWN_LEADER_EPOCH);
+  assert.equal(await ask(2, 3), ErrorCode.NONE);
+  assert.equal(await ask(7, 3), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+});
