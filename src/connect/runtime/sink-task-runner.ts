@@ -32,7 +32,7 @@ export interface SinkTaskDeps {
   metrics: ConnectMetrics;
   lifecycle: TaskLifecycle;
   flushIntervalMs: number;
-  activeTopics: Set<string>;
+  activeTopics: { add(topic: string): void };
 }
 
 const SINK_METADATA_MAX_AGE_MS = 2_000;
