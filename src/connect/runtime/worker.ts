@@ -366,6 +366,17 @@ export class Worker {
     return { connectors, tasks };
   }
 
+  /** The config of a connector instance running here (null when it does not). */
+  connectorConfig(name: string): Record<string, string> | null {
+    const rt = this.running.get(name);
+    return rt?.here === true ? rt.config : null;
+  }
+
+  /** The config a task running here was started with (null when it does not run here). */
+  taskConfig(name: string, id: number): Record<string, string> | null {
+    return this.running.get(name)?.tasks.get(id)?.taskConfig ?? null;
+  }
+
   /** 'source' or 'sink' for a connector config's class ('unknown' when no plugin has it). */
   connectorType(config: Readonly<Record<string, string>> | undefined): 'source' | 'sink' | 'unknown' {
     if (config === undefined) return 'unknown';
