@@ -93,7 +93,10 @@ export class IncrementalCooperativeAssignor {
     this.keepOwned(members, wanted, round);
     const running = new Set([...round.holds.values()].flatMap((h) => [...h.keys()]));
     const fresh = this.trackLost(round, wanted, running, nowMs);
-    for (const [k, w] of wanted) if (!running.has(k) && !this.delayed.has(k)) fresh.push(w);
+    // Held now: what members kept plus lost work handed to a returning worker.
+    const held = new Set([...round.holds.values()].flatMap((h) => [...h.keys()]));
+    for (const w of fresh) held.add(workKey(w));
+    for (const [k, w] of wanted) if (!held.has(k) && !this.delayed.has(k)) fresh.push(w);
     this.spread(round, sortWork(fresh));
     const revokedNow = this.revokeForBalance(round);
     this.revokedLastRound = revokedNow;
