@@ -10,10 +10,12 @@
 import { Consumer, type ConsumerRecord, type TopicPartition } from '../../client/index.js';
 import type { SinkOffsets, SinkRecord, SinkTask, SinkTaskContext, TopicPartitionRef } from '../spi.js';
 import type { TransformationChain } from '../transforms/index.js';
-import type { DeadLetterQueue } from './dead-letter-queue.js';
+import type { DeadLetterQueue, DlqRecord } from './dead-letter-queue.js';
 import type { RetryWithTolerance } from './error-handling.js';
 import { ConnectMetrics } from './metrics.js';
-import { sinkRecordBase, type RecordConverters } from './records.js';
+import { headerBytes, sinkRecordBase, type RecordConverters } from './records.js';
+
+const toBuffer = (v: Buffer | string | null): Buffer | null => (v === null || Buffer.isBuffer(v) ? v : Buffer.from(v, 'utf8'));
 import type { TaskLifecycle } from './task-state.js';
 
 type RawConsumerRecord = ConsumerRecord<Buffer | null, Buffer | null>;
@@ -46,6 +48,8 @@ export class SinkTaskRunner {
   private readonly consumed: SinkOffsets = new Map();
   private lastCommitMs = Date.now();
   private commitRequested = false;
+  /** The consumed record behind each record put, for the errant record reporter's DLQ. */
+  private readonly rawOf = new WeakMap<SinkRecord, RawConsumerRecord>();
   /** The batch being delivered, awaited by stop() before its final commit. */
   private delivering: Promise<void> = Promise.resolve();
 
@@ -99,14 +103,39 @@ export class SinkTaskRunner {
       requestCommit: () => {
         this.commitRequested = true;
       },
-      errantRecordReporter: () => async (record: SinkRecord, error: Error) => {
-        const r = await this.d.errors.execute('TASK_PUT', () => {
-          throw error;
-        });
-        if ('failed' in r) this.d.metrics.recordsSkipped.inc(this.labels);
-        this.d.metrics.recordErrors.inc(this.labels);
-        void record; // the record itself is only described in the log, not sent to the DLQ
-      },
+      errantRecordReporter: () => (record: SinkRecord, error: Error) => this.reportErrant(record, error),
+    };
+  }
+
+  /**
+   * KIP-610: a record the task could not write. With errors.tolerance=none
+   * this throws (the task fails); with all it is counted, logged if asked,
+   * and sent to the DLQ with its original bytes (or, for a record the task
+   * built itself, the bytes the converters make of it).
+   */
+  private async reportErrant(record: SinkRecord, error: Error): Promise<void> {
+    this.d.metrics.recordErrors.inc(this.labels);
+    const describe = (): string => `record at ${record.topic}-${record.kafkaPartition}@${record.kafkaOffset}`;
+    const r = await this.d.errors.execute('TASK_PUT', () => {
+      throw error;
+    }, describe);
+    if (!('failed' in r)) return;
+    this.d.metrics.recordsSkipped.inc(this.labels);
+    if (this.d.dlq === null) return;
+    await this.d.dlq.report(this.rawOf.get(record) ?? this.rebuild(record), r.failed);
+    this.d.metrics.dlqRecords.inc(this.labels);
+  }
+
+  private rebuild(record: SinkRecord): DlqRecord {
+    const { converters } = this.d;
+    return {
+      topic: record.topic,
+      partition: record.kafkaPartition,
+      offset: record.kafkaOffset,
+      key: converters.key.fromConnectData(record.topic, record.keySchema, record.key),
+      value: converters.value.fromConnectData(record.topic, record.valueSchema, record.value),
+      headers: record.headers.map((h) => ({ key: h.key, value: toBuffer(headerBytes(h)) })),
+      timestamp: record.timestamp ?? Date.now(),
     };
   }
 
@@ -145,7 +174,10 @@ export class SinkTaskRunner {
     for (const raw of records) {
       this.d.activeTopics.add(raw.topic);
       const converted = await this.convert(raw);
-      if (converted !== null) out.push(converted);
+      if (converted !== null) {
+        out.push(converted);
+        this.rawOf.set(converted, raw);
+      }
     }
     const put = await this.d.errors.execute('TASK_PUT', () => this.d.task.put(out));
     if ('failed' in put) return;
