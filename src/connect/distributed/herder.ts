@@ -34,6 +34,8 @@ export const NO_LEADER = 'Cannot complete request momentarily due to no known le
 export const REBALANCE_EXPECTED = 'Request cannot be completed because a rebalance is expected';
 const NOT_LEADER = 'Cannot complete request because this worker is not the leader';
 const IDLE_WAIT_MS = 1_000;
+/** How long a change waits for a rebalance in progress before it is refused with 409 (below the 90 s a forwarding worker waits). */
+export const REBALANCE_WAIT_MS = 15_000;
 const RETRY_BACKOFF_MS_MAX = 5_000;
 
 export interface DistributedStores {
@@ -224,10 +226,21 @@ export class DistributedHerder implements Herder {
 
   // ------------------------------------------------------------- REST: gates
 
-  /** Changes need a settled group, then the leader (Kafka's checkRebalanceNeeded and NotLeaderException). */
-  private leaderOnly(): void {
+  private get rebalancing(): boolean {
+    return this.coordinator.member.rejoinNeeded || this.coordinator.member.isJoining;
+  }
+
+  /**
+   * Changes need a settled group, then the leader (Kafka's
+   * checkRebalanceNeeded and NotLeaderException). A request that comes
+   * during a rebalance waits for it (as Kafka's herder queues requests
+   * until its rebalance is over) up to REBALANCE_WAIT_MS, then gets 409.
+   */
+  private async leaderOnly(): Promise<void> {
     if (this.assignment === null) throw conflict(NO_LEADER);
-    if (this.coordinator.member.rejoinNeeded || this.coordinator.member.isJoining) throw conflict(REBALANCE_EXPECTED);
+    const deadline = Date.now() + REBALANCE_WAIT_MS;
+    while (this.rebalancing && Date.now() < deadline && !this.stopping) await new Promise((r) => setTimeout(r, 50));
+    if (this.rebalancing) throw conflict(REBALANCE_EXPECTED);
     if (!this.isLeader) throw new ForwardRequest(this.assignment.leaderUrl, NOT_LEADER);
   }
 
@@ -298,7 +311,7 @@ export class DistributedHerder implements Herder {
   // ------------------------------------------------------------- REST: changes
 
   async putConnectorConfig(name: string, config: Record<string, string>, allowReplace: boolean): Promise<{ created: boolean; info: ConnectorInfo }> {
-    this.leaderOnly();
+    await this.leaderOnly();
     const full = { ...config, name };
     const infos = this.validate(full);
     if (infos.error_count > 0) throw badRequest(invalidConfigMessage(infos));
@@ -309,23 +322,23 @@ export class DistributedHerder implements Herder {
   }
 
   async deleteConnector(name: string): Promise<void> {
-    this.leaderOnly();
+    await this.leaderOnly();
     this.config(name);
     await this.configs.removeConnector(name);
   }
 
   async restartConnector(name: string, includeTasks: boolean, onlyFailed: boolean): Promise<void> {
-    this.leaderOnly();
+    await this.leaderOnly();
     this.config(name);
     await this.configs.putRestartRequest(name, includeTasks, onlyFailed);
   }
 
-  /** The leader restarts a task it runs, or sends the request on to the task's owner (Kafka's NotAssignedException). */
+  /** The worker running the task restarts it; otherwise the leader sends the request on to the task's owner (Kafka's NotAssignedException). */
   async restartTask(name: string, id: number): Promise<void> {
-    this.leaderOnly();
     this.config(name);
     if (id < 0 || id >= (this.configs.tasks.get(name) ?? []).length) throw notFound(`Task ${name}-${id} not found`);
     if (this.local.ownsTask(name, id)) return this.act(() => this.worker.restartTask(name, id));
+    await this.leaderOnly();
     const owner = this.coordinator.taskOwnerUrl({ connector: name, task: id });
     if (owner === null || owner === this.url) throw conflict(`Cannot restart task ${name}-${id}: it is not assigned to any worker yet`);
     throw new ForwardRequest(owner, `Task ${name}-${id} runs on ${owner}`);
@@ -333,20 +346,20 @@ export class DistributedHerder implements Herder {
 
   /** Pause and resume: any worker writes the target state. Stop: the leader, which also empties the task configs (KIP-875). */
   async setTarget(name: string, target: TargetState): Promise<void> {
-    if (target === 'STOPPED') this.leaderOnly();
+    if (target === 'STOPPED') await this.leaderOnly();
     this.config(name);
     await this.configs.putTargetState(name, target);
     if (target === 'STOPPED') await this.configs.putTaskConfigs(name, []);
   }
 
   async putTaskConfigs(name: string, configs: Record<string, string>[]): Promise<void> {
-    this.leaderOnly();
+    await this.leaderOnly();
     this.config(name);
     await this.configs.putTaskConfigs(name, configs);
   }
 
   async modifyOffsets(name: string, body: OffsetsBody | null): Promise<string> {
-    this.leaderOnly();
+    await this.leaderOnly();
     const config = this.config(name);
     if (this.configs.targetState(name) !== 'STOPPED' || (this.configs.tasks.get(name) ?? []).length > 0) throw stopFirst(name);
     const { bootstrap, clientId } = this.worker.config;
