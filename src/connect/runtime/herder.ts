@@ -8,6 +8,7 @@ import type { Plugins } from '../plugins.js';
 import type { ConfigInfos } from './connector-config.js';
 import type { TargetState } from './worker.js';
 
+/** A connector's name, config, tasks and type (GET /connectors/{name}). */
 export interface ConnectorInfo {
   name: string;
   config: Record<string, string>;
@@ -15,6 +16,7 @@ export interface ConnectorInfo {
   type: string;
 }
 
+/** A task's state in a status response. */
 export interface TaskState {
   id: number;
   state: string;
@@ -22,6 +24,7 @@ export interface TaskState {
   trace?: string;
 }
 
+/** A connector's status with its tasks' (GET /connectors/{name}/status). */
 export interface ConnectorStateInfo {
   name: string;
   connector: { state: string; worker_id: string; trace?: string };
@@ -34,11 +37,13 @@ export interface OffsetsBody {
   offsets: { partition: Record<string, unknown>; offset: Record<string, unknown> | null }[];
 }
 
+/** A task's id and config, as GET /connectors/{name}/tasks lists them. */
 export interface TaskInfo {
   id: { connector: string; task: number };
   config: Record<string, string>;
 }
 
+/** What a worker's REST API asks of its herder (Kafka's Herder): the standalone and the distributed herder answer it. */
 export interface Herder {
   readonly plugins: Plugins;
   connectors(): Promise<string[]>;
