@@ -40,6 +40,9 @@
  *   rebalance, KIP-345) and closes the coordinator connection. Every wait is
  *   bounded by a request timeout; no timer survives close.
  *
+ * - Custom protocol (`options.protocol`, e.g. Connect's "connect"): its type and metadata at
+ *   join, its leader assignment and its onAssignment instead of partitions; `requestRejoin`.
+ *
  * Offsets: `fetchCommitted` (OffsetFetch) and `commit` (OffsetCommit with the
  * generation and member id). A commit refused because the group rebalanced
  * (REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID) sets
