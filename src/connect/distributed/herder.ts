@@ -184,6 +184,8 @@ export class DistributedHerder implements Herder {
       // KIP-415: rejoin when the departed worker's grace period ends, so the leader can hand its work out.
       this.delayTimer = setTimeout(() => this.requestRejoin('scheduled rebalance'), a.delayMs);
     }
+    // Configs written after the leader computed this assignment (their events came before it knew it led): assign again.
+    if (generation.isLeader && this.configs.offset > a.configOffset) this.requestRejoin('configs changed during the rebalance');
   }
 
   /** Config topic events, applied on the loop; the leader rebalances when the set of work may have changed. */
