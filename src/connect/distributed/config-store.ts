@@ -77,7 +77,8 @@ export class ConfigStore {
     return this.targets.get(name) ?? 'STARTED';
   }
 
-  private apply(r: ConsumerRecord<Buffer | null, Buffer | null>): void {
+  /** Applies one record of the topic (the log calls it in order; tests feed records directly). */
+  apply(r: ConsumerRecord<Buffer | null, Buffer | null>): void {
     this.offset = r.offset + 1n;
     const key = r.key?.toString('utf8') ?? '';
     const value = parse(r.value);

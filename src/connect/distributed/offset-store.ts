@@ -20,7 +20,8 @@ export class KafkaOffsetStore implements OffsetStore {
     this.log = new KafkaLog({ ...options, onRecord: (r) => this.apply(r) });
   }
 
-  private apply(r: ConsumerRecord<Buffer | null, Buffer | null>): void {
+  /** Applies one record of the topic (the log calls it in order; tests feed records directly). */
+  apply(r: ConsumerRecord<Buffer | null, Buffer | null>): void {
     if (r.key === null) return;
     let key: unknown;
     let value: unknown = null;

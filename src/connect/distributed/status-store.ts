@@ -43,7 +43,8 @@ export class StatusStore {
     this.log = new KafkaLog({ ...options, onRecord: (r) => this.apply(r) });
   }
 
-  private apply(r: ConsumerRecord<Buffer | null, Buffer | null>): void {
+  /** Applies one record of the topic (the log calls it in order; tests feed records directly). */
+  apply(r: ConsumerRecord<Buffer | null, Buffer | null>): void {
     const key = r.key?.toString('utf8') ?? '';
     const value = parse(r.value);
     const topic = /^status-topic-(.*):connector-(.*)$/.exec(key);
