@@ -75,8 +75,14 @@ function registerConnectorRoutes(app: FastifyInstance, h: Herder): void {
     const out: Record<string, Record<string, unknown>> = {};
     for (const name of await h.connectors()) {
       const entry: Record<string, unknown> = {};
-      if (expand.includes('status')) entry.status = await h.status(name);
-      if (expand.includes('info')) entry.info = await h.connectorInfo(name);
+      try {
+        if (expand.includes('status')) entry.status = await h.status(name);
+        if (expand.includes('info')) entry.info = await h.connectorInfo(name);
+      } catch (err) {
+        // Deleted meanwhile, or (in a group) no status written yet: left out, as Kafka does.
+        if (err instanceof ConnectRestError && err.status === 404) continue;
+        throw err;
+      }
       out[name] = entry;
     }
     return out;

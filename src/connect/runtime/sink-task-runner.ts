@@ -50,8 +50,10 @@ export class SinkTaskRunner {
   private commitRequested = false;
   /** The consumed record behind each record put, for the errant record reporter's DLQ. */
   private readonly rawOf = new WeakMap<SinkRecord, RawConsumerRecord>();
-  /** The batch being delivered, awaited by stop() before its final commit. */
-  private delivering: Promise<void> = Promise.resolve();
+  /** Deliveries and commits, one at a time: awaited by stop() before its final commit. */
+  private work: Promise<void> = Promise.resolve();
+  /** Commits every offset.flush.interval.ms even when no record arrives (as Kafka's WorkerSinkTask). */
+  private commitTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: SinkTaskDeps) {}
 
@@ -149,16 +151,32 @@ export class SinkTaskRunner {
       const topics = (props.topics ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
       await consumer.subscribe(regex !== '' ? new RegExp(`^(?:${regex})$`) : topics);
       if (lifecycle.state !== 'PAUSED') lifecycle.set('RUNNING');
+      this.commitTimer = setInterval(() => {
+        // A failed commit is retried at the next one; the offsets stay in `consumed`.
+        if (!this.stopping && this.commitDue) void this.serial(() => this.commit()).catch(() => undefined);
+      }, this.d.flushIntervalMs);
+      this.commitTimer.unref();
       for await (const batch of consumer.batches()) {
         if (this.stopping) break;
-        this.delivering = this.deliver(batch.records);
-        await this.delivering;
-        if (this.commitRequested || Date.now() - this.lastCommitMs >= this.d.flushIntervalMs) await this.commit();
+        await this.serial(() => this.deliver(batch.records));
+        if (this.commitDue) await this.serial(() => this.commit());
         if (lifecycle.state === 'PAUSED') await this.pauseAll(consumer);
       }
     } catch (err) {
       if (!this.stopping) lifecycle.fail(err);
+    } finally {
+      if (this.commitTimer !== null) clearInterval(this.commitTimer);
     }
+  }
+
+  private get commitDue(): boolean {
+    return this.commitRequested || Date.now() - this.lastCommitMs >= this.d.flushIntervalMs;
+  }
+
+  private serial(f: () => Promise<void>): Promise<void> {
+    const run = this.work.then(f);
+    this.work = run.catch(() => undefined);
+    return run;
   }
 
   private async pauseAll(consumer: Consumer<Buffer | null, Buffer | null>): Promise<void> {
@@ -230,9 +248,10 @@ export class SinkTaskRunner {
   /** Stops delivering, commits what was put, closes the consumer and stops the task. */
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.commitTimer !== null) clearInterval(this.commitTimer);
     this.d.lifecycle.wake();
     try {
-      await this.delivering.catch(() => undefined);
+      await this.work;
       if (this.d.lifecycle.state !== 'FAILED') await this.commit().catch((err: unknown) => this.d.lifecycle.fail(err));
     } finally {
       await this.consumer?.close().catch(() => undefined);

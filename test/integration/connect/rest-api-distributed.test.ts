@@ -82,6 +82,7 @@ const STEPS: Step[] = [
   { name: 'list on the leader', on: 'leader', method: 'GET', path: '/connectors', status: 200, check: (b) => assert.deepEqual(b, ['src']) },
   { name: 'list on the follower', on: 'follower', method: 'GET', path: '/connectors', status: 200, eventually: true, check: (b) => assert.deepEqual(b, ['src']) },
   { name: 'status from the status topic', on: 'follower', method: 'GET', path: '/connectors/src/status', status: 200, eventually: true, check: state('RUNNING', ['RUNNING']) },
+  { name: 'list with status and info', on: 'follower', method: 'GET', path: '/connectors?expand=status&expand=info', status: 200, check: (b) => assert.deepEqual(Object.keys(obj(obj(b).src)).sort(), ['info', 'status']) },
   { name: 'tasks', on: 'follower', method: 'GET', path: '/connectors/src/tasks', status: 200, eventually: true, check: (b) => assert.deepEqual((b as { id: Json }[]).map((t) => t.id), [{ connector: 'src', task: 0 }]) },
   { name: 'task status', on: 'leader', method: 'GET', path: '/connectors/src/tasks/0/status', status: 200, check: (b) => assert.equal(obj(b).state, 'RUNNING') },
   { name: 'update the config, forwarded', on: 'follower', method: 'PUT', path: '/connectors/src/config', body: { ...src(), 'batch.size': '10' }, status: 200, check: (b) => assert.equal(obj(obj(b).config)['batch.size'], '10') },
