@@ -35,6 +35,7 @@ Examples:
   tributary records delete orders --all
   tributary bench produce --topic perf --create-topic --records 1000000 --acks 1
   tributary connect standalone worker.properties file-source.properties
+  tributary connect distributed worker.properties
 
 Client commands take --bootstrap host:port (default: $TRIBUTARY_BOOTSTRAP,
 else 127.0.0.1:9092); listings and descriptions print tables, or JSON with

@@ -57,6 +57,25 @@ export interface GroupMemberOptions {
   onRejoinNeeded?: (reason: string) => void;
   /** Errors of the background heartbeat that need attention (fatal ones, e.g. FENCED_INSTANCE_ID). */
   onError?: (err: unknown) => void;
+  /**
+   * A protocol other than the consumer's (Kafka's AbstractCoordinator
+   * subclasses, e.g. Connect's WorkerCoordinator with protocolType
+   * 'connect'): JoinGroup metadata and assignments are opaque bytes to the
+   * member, `topics`, `assignors` and the partition callbacks are unused.
+   */
+  protocol?: CustomGroupProtocol;
+}
+
+/** What a member of a group with its own embedded protocol supplies (Kafka's AbstractCoordinator hooks). */
+export interface CustomGroupProtocol {
+  /** JoinGroup protocolType, e.g. 'connect'. */
+  readonly protocolType: string;
+  /** The protocols this member offers at each join, in order of preference, with its metadata for each. */
+  metadata(): { name: string; metadata: Buffer }[];
+  /** The leader's job: each member's assignment bytes from the JoinGroup members (a member left out gets an empty assignment). */
+  assign(generation: GenerationInfo, members: readonly { memberId: string; groupInstanceId: string | null; metadata: Buffer }[]): Promise<Map<string, Buffer>> | Map<string, Buffer>;
+  /** Every member, after each successful sync, with its assignment bytes. */
+  onAssignment(assignment: Buffer, generation: GenerationInfo): void | Promise<void>;
 }
 
 /** The group generation a member joined: generation id, member id, leader, assignor. */

@@ -40,6 +40,9 @@
  *   rebalance, KIP-345) and closes the coordinator connection. Every wait is
  *   bounded by a request timeout; no timer survives close.
  *
+ * - Custom protocol (`options.protocol`, e.g. Connect's "connect"): its type and metadata at
+ *   join, its leader assignment and its onAssignment instead of partitions; `requestRejoin`.
+ *
  * Offsets: `fetchCommitted` (OffsetFetch) and `commit` (OffsetCommit with the
  * generation and member id). A commit refused because the group rebalanced
  * (REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID) sets
@@ -58,11 +61,11 @@ import { CoordinatorLink } from './group-coordinator.js';
 import { HeartbeatSchedule } from './group-heartbeat.js';
 import { commitOffsets, fetchCommittedOffsets, type CommitResult, type CommittedOffset, type OffsetToCommit } from './group-offsets.js';
 import { HEARTBEAT_INTERVAL_MS_DEFAULT, JOIN_ATTEMPTS_MAX, JOIN_TIMEOUT_MARGIN_MS, REBALANCE_TIMEOUT_MS_DEFAULT, REJOIN_ERRORS } from './group-options.js';
-import { SESSION_TIMEOUT_MS_DEFAULT, positiveMs, type GenerationInfo, type GroupMemberOptions, type MemberState } from './group-options.js';
+import { SESSION_TIMEOUT_MS_DEFAULT, positiveMs, type CustomGroupProtocol, type GenerationInfo, type GroupMemberOptions, type MemberState } from './group-options.js';
 
 // Moved to their own modules; still importable from here.
 export { HEARTBEAT_INTERVAL_MS_DEFAULT, JOIN_ATTEMPTS_MAX, REBALANCE_TIMEOUT_MS_DEFAULT, SESSION_TIMEOUT_MS_DEFAULT } from './group-options.js';
-export type { GenerationInfo, GroupMemberOptions } from './group-options.js';
+export type { CustomGroupProtocol, GenerationInfo, GroupMemberOptions } from './group-options.js';
 export { difference } from './group-assignment.js';
 
 /** One member of a consumer group (classic protocol): join, sync, heartbeat, rebalance, commit, leave. */
@@ -90,7 +93,7 @@ export class GroupMember {
 
   constructor(cluster: Cluster, options: GroupMemberOptions) {
     if (options.groupId.length === 0) throw invalidArgument('the group id must not be empty');
-    if (options.topics.length === 0 && options.allowEmptyTopics !== true) throw invalidArgument('subscribe to at least one topic');
+    if (options.topics.length === 0 && options.allowEmptyTopics !== true && options.protocol === undefined) throw invalidArgument('subscribe to at least one topic');
     this.cluster = cluster;
     this.options = options;
     this.groupId = options.groupId;
@@ -98,7 +101,8 @@ export class GroupMember {
     this.topicList = [...new Set(options.topics)];
     this.assignors = options.assignors ?? [RangeAssignor];
     if (this.assignors.length === 0) throw invalidArgument('give at least one assignor');
-    this.rebalanceProtocol = this.assignors.every((a) => a.protocol === 'cooperative') ? 'cooperative' : 'eager';
+    // A custom protocol owns no partitions here: it revokes what it gives up itself (so never an eager revoke-all).
+    this.rebalanceProtocol = options.protocol !== undefined || this.assignors.every((a) => a.protocol === 'cooperative') ? 'cooperative' : 'eager';
     this.groupInstanceId = options.groupInstanceId ?? null;
     this.sessionTimeoutMs = positiveMs(options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS_DEFAULT, 'sessionTimeoutMs');
     this.rebalanceTimeoutMs = positiveMs(options.rebalanceTimeoutMs ?? REBALANCE_TIMEOUT_MS_DEFAULT, 'rebalanceTimeoutMs');
@@ -173,6 +177,17 @@ export class GroupMember {
     return this.joining;
   }
 
+  /**
+   * Asks for a rejoin at the next ensureActive() (a custom protocol's
+   * follow-up round after a revocation, or a leader that saw its inputs
+   * change); calls onRejoinNeeded once if the member was stable.
+   */
+  requestRejoin(reason: string): void {
+    const first = !this.rejoin;
+    this.rejoin = true;
+    if (first && this.state === 'stable') this.options.onRejoinNeeded?.(reason);
+  }
+
   /** The group's committed offsets for `partitions` (default: the current assignment). */
   async fetchCommitted(partitions: readonly TopicPartitions[] = this.assigned, options: { requireStable?: boolean } = {}): Promise<CommittedOffset[]> {
     if (partitions.length === 0) return [];
@@ -244,6 +259,11 @@ export class GroupMember {
     const generation = await this.joinAndSync();
     this.lastHeartbeatOkMs = performance.now();
     this.heartbeats.start();
+    const custom = this.options.protocol;
+    if (custom !== undefined) {
+      await this.handOver(custom, generation);
+      return true;
+    }
     let added = this.assigned;
     if (cooperative) {
       added = difference(this.assigned, before);
@@ -263,6 +283,18 @@ export class GroupMember {
       throw err;
     }
     return true;
+  }
+
+  /** A custom protocol takes its assignment; if it throws, the next ensureActive() joins again. */
+  private async handOver(custom: CustomGroupProtocol, generation: GenerationInfo): Promise<void> {
+    const raw = this.customAssignment;
+    this.customAssignment = Buffer.alloc(0);
+    try {
+      await custom.onAssignment(raw, generation);
+    } catch (err) {
+      this.rejoin = true;
+      throw err;
+    }
   }
 
   /** Join/sync rounds until one succeeds, a non-retriable error, close, or JOIN_ATTEMPTS_MAX. */
@@ -301,7 +333,8 @@ export class GroupMember {
     // Eager members revoked everything before joining; cooperative ones say what they keep (KIP-429).
     const owned = this.rebalanceProtocol === 'cooperative' ? this.assigned : [];
     const generationId = this.generation?.generationId ?? -1;
-    const protocols = this.assignors.map((a) => ({
+    const custom = this.options.protocol;
+    const protocols = custom !== undefined ? custom.metadata() : this.assignors.map((a) => ({
       name: a.name,
       metadata: encodeSubscription({
         topics: this.topicList,
@@ -320,7 +353,7 @@ export class GroupMember {
         rebalanceTimeoutMs: this.rebalanceTimeoutMs,
         memberId: this.memberIdValue,
         groupInstanceId: this.groupInstanceId,
-        protocolType: CONSUMER_PROTOCOL_TYPE,
+        protocolType: custom?.protocolType ?? CONSUMER_PROTOCOL_TYPE,
         protocols,
       }),
       this.rebalanceTimeoutMs + JOIN_TIMEOUT_MARGIN_MS,
@@ -353,7 +386,7 @@ export class GroupMember {
 
   /** SyncGroup (the leader sends the assignment); 'rejoin' when the generation is gone. */
   private async sync(conn: Connection, generation: GenerationInfo): Promise<TopicPartitions[] | 'rejoin'> {
-    const assignments = generation.isLeader ? await computeAssignment(this.cluster, this.groupId, this.assignors, generation.protocolName, this.leaderMembers) : [];
+    const assignments = generation.isLeader ? await this.leaderAssignment(generation) : [];
     this.leaderMembers = [];
     const { response } = await request(conn, GroupApis.SyncGroup, () => ({
       groupId: this.groupId,
@@ -369,7 +402,21 @@ export class GroupMember {
       }
       throw new KafkaProtocolError(response.errorCode, { api: `SyncGroup ${this.groupId}` });
     }
+    if (this.options.protocol !== undefined) {
+      this.customAssignment = response.assignment;
+      return [];
+    }
     return decodeAssignment(response.assignment).assignedPartitions;
+  }
+
+  /** The assignment bytes of the last sync, for a custom protocol. */
+  private customAssignment: Buffer = Buffer.alloc(0);
+
+  private async leaderAssignment(generation: GenerationInfo): Promise<{ memberId: string; assignment: Buffer }[]> {
+    const custom = this.options.protocol;
+    if (custom === undefined) return computeAssignment(this.cluster, this.groupId, this.assignors, generation.protocolName, this.leaderMembers);
+    const result = await custom.assign(generation, this.leaderMembers);
+    return this.leaderMembers.map((m) => ({ memberId: m.memberId, assignment: result.get(m.memberId) ?? Buffer.alloc(0) }));
   }
 
   private async revoke(): Promise<void> {

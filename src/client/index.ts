@@ -121,7 +121,7 @@ export {
   REBALANCE_TIMEOUT_MS_DEFAULT,
   SESSION_TIMEOUT_MS_DEFAULT,
 } from './group.js';
-export type { GenerationInfo, GroupMemberOptions } from './group.js';
+export type { CustomGroupProtocol, GenerationInfo, GroupMemberOptions } from './group.js';
 export { GroupApis, findCoordinator, withCoordinator, type CoordinatorNode } from './group-apis.js';
 export { STANDALONE_COMMIT, commitOffsets, fetchCommittedOffsets } from './group-offsets.js';
 export type { CommitIdentity, CommitResult, CommittedOffset, OffsetToCommit } from './group-offsets.js';

@@ -40,3 +40,6 @@ export { PluginLoadError, Plugins } from './plugins.js';
 export type { ConnectPluginManifest, ConnectorPluginInfo } from './plugins.js';
 export { startStandalone } from './standalone.js';
 export type { ConnectWorkerHandle } from './standalone.js';
+export { startDistributed } from './distributed/start.js';
+export type { DistributedWorkerHandle } from './distributed/start.js';
+export type { Herder } from './runtime/herder.js';

@@ -39,26 +39,28 @@ export async function startStandalone(workerProps: Readonly<Record<string, strin
   await plugins.loadPluginPath(config.pluginPath);
   const offsets = new FileOffsetStore(config.offsetFile);
   const id = await clusterId(config.bootstrap);
-  const worker = new Worker(config, plugins, offsets, log);
-  const herder = new StandaloneHerder(worker);
+  let herder: StandaloneHerder | null = null;
+  const worker = new Worker(config, plugins, offsets, log, { onTaskReconfiguration: (name) => void herder?.reconfigure(name) });
+  herder = new StandaloneHerder(worker);
   const app = buildRestServer({ herder, clusterId: id, metrics: () => worker.metrics.registry.metrics() });
   await worker.start();
   const address = await app.listen({ host: config.listenerHost, port: config.listenerPort });
   const url = new URL(address);
   worker.workerId = `${url.hostname}:${url.port}`;
+  const standalone = herder;
   const close = async (): Promise<void> => {
     await app.close();
-    await herder.stop();
+    await standalone.stop();
   };
   try {
     for (const props of connectorProps) {
       const name = props.name;
       if (name === undefined) throw new ConnectError('connector properties without a name');
-      await herder.putConnectorConfig(name, { ...props }, false);
+      await standalone.putConnectorConfig(name, { ...props }, false);
     }
   } catch (err) {
     await close();
     throw err instanceof ConnectRestError ? new ConnectError(err.message) : err;
   }
-  return { url: address, herder, close };
+  return { url: address, herder: standalone, close };
 }

@@ -1,11 +1,11 @@
 /**
- * `tributary connect`: run a standalone Connect worker, and manage
+ * `tributary connect`: run a standalone or distributed Connect worker, and manage
  * connectors of a running worker over its REST API (list, status, create,
  * delete, pause, resume, restart, plugins), printing tables or --json.
  */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { startStandalone } from '../../connect/index.js';
+import { startDistributed, startStandalone } from '../../connect/index.js';
 import { parseProperties } from '../../config/properties.js';
 import { formatTable, usageError, withExamples } from './common.js';
 
@@ -18,6 +18,19 @@ function readProperties(path: string): Record<string, string> {
   return Object.fromEntries(parsed.entries.map((e) => [e.key, e.value.trim()]));
 }
 
+/** Resolves on SIGINT or SIGTERM (then the worker closes cleanly). */
+function untilSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
 function registerStandalone(connect: Command): void {
   withExamples(
     connect
@@ -28,18 +41,26 @@ function registerStandalone(connect: Command): void {
       .action(async (workerFile: string, connectorFiles: string[]) => {
         const worker = await startStandalone(readProperties(workerFile), connectorFiles.map(readProperties));
         process.stdout.write(`Connect worker REST API on ${worker.url}\n`);
-        await new Promise<void>((resolve) => {
-          const stop = (): void => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            resolve();
-          };
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
-        });
+        await untilSignal();
         await worker.close();
       }),
     ['tributary connect standalone config/connect-standalone.properties config/connect-file-source.properties'],
+  );
+}
+
+function registerDistributed(connect: Command): void {
+  withExamples(
+    connect
+      .command('distributed')
+      .description('run a distributed Connect worker: workers with the same group.id share the connectors (configs, offsets and statuses in Kafka topics)')
+      .argument('<worker.properties>', 'worker config (bootstrap.servers, group.id, config.storage.topic, offset.storage.topic, status.storage.topic, listeners, ...)')
+      .action(async (workerFile: string) => {
+        const worker = await startDistributed(readProperties(workerFile));
+        process.stdout.write(`Connect worker REST API on ${worker.url}\n`);
+        await untilSignal();
+        await worker.close();
+      }),
+    ['tributary connect distributed config/connect-distributed.properties'],
   );
 }
 
@@ -155,6 +176,7 @@ function registerClientCommands(connect: Command): void {
 export function registerConnectCommands(program: Command): void {
   const connect = program.command('connect').description('Kafka Connect workers and connectors');
   registerStandalone(connect);
+  registerDistributed(connect);
   registerClientCommands(connect);
-  connect.action(() => usageError(connect, 'a connect subcommand is required (standalone, list, status, create, delete, pause, resume, stop, restart, plugins)'));
+  connect.action(() => usageError(connect, 'a connect subcommand is required (standalone, distributed, list, status, create, delete, pause, resume, stop, restart, plugins)'));
 }

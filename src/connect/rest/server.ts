@@ -6,7 +6,8 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ConnectRestError, badRequest } from '../runtime/rest-errors.js';
-import type { OffsetsBody, StandaloneHerder } from '../runtime/standalone-herder.js';
+import type { Herder, OffsetsBody } from '../runtime/herder.js';
+import { ForwardRequest, forward } from './forward.js';
 
 export const CONNECT_VERSION = '3.9.0';
 
@@ -36,7 +37,7 @@ function errorBody(reply: FastifyReply, status: number, message: string): Fastif
 }
 
 export interface RestServerOptions {
-  herder: StandaloneHerder;
+  herder: Herder;
   clusterId: string;
   metrics: () => Promise<string>;
 }
@@ -44,7 +45,15 @@ export interface RestServerOptions {
 export function buildRestServer(o: RestServerOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 });
   const h = o.herder;
-  app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+  app.setErrorHandler(async (err: Error & { statusCode?: number }, req, reply) => {
+    if (err instanceof ForwardRequest) {
+      try {
+        return await forward(req, reply, err.url);
+      } catch (e) {
+        const f = e instanceof ConnectRestError ? e : new ConnectRestError(500, (e as Error).message);
+        return errorBody(reply, f.status, f.message);
+      }
+    }
     if (err instanceof ConnectRestError) return errorBody(reply, err.status, err.message);
     if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return errorBody(reply, err.statusCode, err.message);
     return errorBody(reply, 500, err.message);
@@ -59,15 +68,21 @@ export function buildRestServer(o: RestServerOptions): FastifyInstance {
   return app;
 }
 
-function registerConnectorRoutes(app: FastifyInstance, h: StandaloneHerder): void {
+function registerConnectorRoutes(app: FastifyInstance, h: Herder): void {
   app.get('/connectors', async (req: Req) => {
     const expand = ([] as (string | undefined)[]).concat(req.query.expand);
     if (!expand.includes('status') && !expand.includes('info')) return h.connectors();
     const out: Record<string, Record<string, unknown>> = {};
-    for (const name of h.connectors()) {
+    for (const name of await h.connectors()) {
       const entry: Record<string, unknown> = {};
-      if (expand.includes('status')) entry.status = h.status(name);
-      if (expand.includes('info')) entry.info = h.connectorInfo(name);
+      try {
+        if (expand.includes('status')) entry.status = await h.status(name);
+        if (expand.includes('info')) entry.info = await h.connectorInfo(name);
+      } catch (err) {
+        // Deleted meanwhile, or (in a group) no status written yet: left out, as Kafka does.
+        if (err instanceof ConnectRestError && err.status === 404) continue;
+        throw err;
+      }
       out[name] = entry;
     }
     return out;
@@ -99,7 +114,14 @@ function registerConnectorRoutes(app: FastifyInstance, h: StandaloneHerder): voi
   app.get('/connectors/:name/status', async (req: Req) => h.status(req.params.name));
   app.get('/connectors/:name/tasks', async (req: Req) => h.taskConfigs(req.params.name));
   app.get('/connectors/:name/tasks/:id/status', async (req: Req) => h.taskStatus(req.params.name, taskId(req.params.id)));
-  app.get('/connectors/:name/topics', async (req: Req) => ({ [req.params.name]: { topics: h.topics(req.params.name) } }));
+  app.get('/connectors/:name/topics', async (req: Req) => ({ [req.params.name]: { topics: await h.topics(req.params.name) } }));
+  // Kafka's internal endpoint: a worker running the connector hands its task configs to the leader.
+  app.post('/connectors/:name/tasks', async (req: Req, reply) => {
+    if (h.putTaskConfigs === undefined) throw badRequest('This worker does not accept task configurations');
+    if (!Array.isArray(req.body)) throw badRequest('Task configurations must be a JSON array');
+    await h.putTaskConfigs(req.params.name, req.body.map((c, i) => stringMap(c, `Task configuration ${i}`)));
+    return reply.code(204).send();
+  });
   app.get('/connectors/:name/offsets', async (req: Req) => h.offsets(req.params.name));
   app.patch('/connectors/:name/offsets', async (req: Req) => {
     if (typeof req.body !== 'object' || req.body === null) throw badRequest('Request body must be a JSON object with offsets');
@@ -108,14 +130,14 @@ function registerConnectorRoutes(app: FastifyInstance, h: StandaloneHerder): voi
   app.delete('/connectors/:name/offsets', async (req: Req) => ({ message: await h.modifyOffsets(req.params.name, null) }));
 }
 
-function registerStateRoutes(app: FastifyInstance, h: StandaloneHerder): void {
+function registerStateRoutes(app: FastifyInstance, h: Herder): void {
   app.post('/connectors/:name/restart', async (req: Req, reply) => {
     const includeTasks = flag(req.query, 'includeTasks');
     const onlyFailed = flag(req.query, 'onlyFailed');
     await h.restartConnector(req.params.name, includeTasks, onlyFailed);
     // Kafka: the plain restart answers 204; with includeTasks/onlyFailed, 202 and the status.
     if (!includeTasks && !onlyFailed) return reply.code(204).send();
-    return reply.code(202).send(h.status(req.params.name));
+    return reply.code(202).send(await h.status(req.params.name));
   });
   app.post('/connectors/:name/tasks/:id/restart', async (req: Req, reply) => {
     await h.restartTask(req.params.name, taskId(req.params.id));
@@ -135,8 +157,8 @@ function registerStateRoutes(app: FastifyInstance, h: StandaloneHerder): void {
   });
 }
 
-function registerPluginRoutes(app: FastifyInstance, h: StandaloneHerder): void {
-  const plugins = h.worker.plugins;
+function registerPluginRoutes(app: FastifyInstance, h: Herder): void {
+  const plugins = h.plugins;
   app.get('/connector-plugins', async (req: Req) => {
     const list: { class: string; type: string; version?: string }[] = plugins.connectorPlugins();
     if (req.query.connectorsOnly === 'false') {

@@ -7,6 +7,9 @@
  * stage, exception class, message and stack trace).
  */
 import type { ConsumerRecord, Producer } from '../../client/index.js';
+
+/** What the DLQ needs of a failed record: a consumed record, or one a sink task reported rebuilt with the converters. */
+export type DlqRecord = Pick<ConsumerRecord<Buffer | null, Buffer | null>, 'topic' | 'partition' | 'offset' | 'key' | 'value' | 'headers' | 'timestamp'>;
 import type { ErrorContext } from './error-handling.js';
 
 export interface DlqConfig {
@@ -34,7 +37,7 @@ export class DeadLetterQueue {
     return this.config.topic;
   }
 
-  async report(record: ConsumerRecord<Buffer | null, Buffer | null>, context: ErrorContext): Promise<void> {
+  async report(record: DlqRecord, context: ErrorContext): Promise<void> {
     const headers = record.headers.map((h) => ({ key: h.key, value: h.value }));
     if (this.config.contextHeaders) {
       const e = context.error;

@@ -10,10 +10,12 @@
 import { Consumer, type ConsumerRecord, type TopicPartition } from '../../client/index.js';
 import type { SinkOffsets, SinkRecord, SinkTask, SinkTaskContext, TopicPartitionRef } from '../spi.js';
 import type { TransformationChain } from '../transforms/index.js';
-import type { DeadLetterQueue } from './dead-letter-queue.js';
+import type { DeadLetterQueue, DlqRecord } from './dead-letter-queue.js';
 import type { RetryWithTolerance } from './error-handling.js';
 import { ConnectMetrics } from './metrics.js';
-import { sinkRecordBase, type RecordConverters } from './records.js';
+import { headerBytes, sinkRecordBase, type RecordConverters } from './records.js';
+
+const toBuffer = (v: Buffer | string | null): Buffer | null => (v === null || Buffer.isBuffer(v) ? v : Buffer.from(v, 'utf8'));
 import type { TaskLifecycle } from './task-state.js';
 
 type RawConsumerRecord = ConsumerRecord<Buffer | null, Buffer | null>;
@@ -32,7 +34,7 @@ export interface SinkTaskDeps {
   metrics: ConnectMetrics;
   lifecycle: TaskLifecycle;
   flushIntervalMs: number;
-  activeTopics: Set<string>;
+  activeTopics: { add(topic: string): void };
 }
 
 const SINK_METADATA_MAX_AGE_MS = 2_000;
@@ -46,8 +48,12 @@ export class SinkTaskRunner {
   private readonly consumed: SinkOffsets = new Map();
   private lastCommitMs = Date.now();
   private commitRequested = false;
-  /** The batch being delivered, awaited by stop() before its final commit. */
-  private delivering: Promise<void> = Promise.resolve();
+  /** The consumed record behind each record put, for the errant record reporter's DLQ. */
+  private readonly rawOf = new WeakMap<SinkRecord, RawConsumerRecord>();
+  /** Deliveries and commits, one at a time: awaited by stop() before its final commit. */
+  private work: Promise<void> = Promise.resolve();
+  /** Commits every offset.flush.interval.ms even when no record arrives (as Kafka's WorkerSinkTask). */
+  private commitTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: SinkTaskDeps) {}
 
@@ -99,14 +105,39 @@ export class SinkTaskRunner {
       requestCommit: () => {
         this.commitRequested = true;
       },
-      errantRecordReporter: () => async (record: SinkRecord, error: Error) => {
-        const r = await this.d.errors.execute('TASK_PUT', () => {
-          throw error;
-        });
-        if ('failed' in r) this.d.metrics.recordsSkipped.inc(this.labels);
-        this.d.metrics.recordErrors.inc(this.labels);
-        void record; // the record itself is only described in the log, not sent to the DLQ
-      },
+      errantRecordReporter: () => (record: SinkRecord, error: Error) => this.reportErrant(record, error),
+    };
+  }
+
+  /**
+   * KIP-610: a record the task could not write. With errors.tolerance=none
+   * this throws (the task fails); with all it is counted, logged if asked,
+   * and sent to the DLQ with its original bytes (or, for a record the task
+   * built itself, the bytes the converters make of it).
+   */
+  private async reportErrant(record: SinkRecord, error: Error): Promise<void> {
+    this.d.metrics.recordErrors.inc(this.labels);
+    const describe = (): string => `record at ${record.topic}-${record.kafkaPartition}@${record.kafkaOffset}`;
+    const r = await this.d.errors.execute('TASK_PUT', () => {
+      throw error;
+    }, describe);
+    if (!('failed' in r)) return;
+    this.d.metrics.recordsSkipped.inc(this.labels);
+    if (this.d.dlq === null) return;
+    await this.d.dlq.report(this.rawOf.get(record) ?? this.rebuild(record), r.failed);
+    this.d.metrics.dlqRecords.inc(this.labels);
+  }
+
+  private rebuild(record: SinkRecord): DlqRecord {
+    const { converters } = this.d;
+    return {
+      topic: record.topic,
+      partition: record.kafkaPartition,
+      offset: record.kafkaOffset,
+      key: converters.key.fromConnectData(record.topic, record.keySchema, record.key),
+      value: converters.value.fromConnectData(record.topic, record.valueSchema, record.value),
+      headers: record.headers.map((h) => ({ key: h.key, value: toBuffer(headerBytes(h)) })),
+      timestamp: record.timestamp ?? Date.now(),
     };
   }
 
@@ -120,16 +151,32 @@ export class SinkTaskRunner {
       const topics = (props.topics ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
       await consumer.subscribe(regex !== '' ? new RegExp(`^(?:${regex})$`) : topics);
       if (lifecycle.state !== 'PAUSED') lifecycle.set('RUNNING');
+      this.commitTimer = setInterval(() => {
+        // A failed commit is retried at the next one; the offsets stay in `consumed`.
+        if (!this.stopping && this.commitDue) void this.serial(() => this.commit()).catch(() => undefined);
+      }, this.d.flushIntervalMs);
+      this.commitTimer.unref();
       for await (const batch of consumer.batches()) {
         if (this.stopping) break;
-        this.delivering = this.deliver(batch.records);
-        await this.delivering;
-        if (this.commitRequested || Date.now() - this.lastCommitMs >= this.d.flushIntervalMs) await this.commit();
+        await this.serial(() => this.deliver(batch.records));
+        if (this.commitDue) await this.serial(() => this.commit());
         if (lifecycle.state === 'PAUSED') await this.pauseAll(consumer);
       }
     } catch (err) {
       if (!this.stopping) lifecycle.fail(err);
+    } finally {
+      if (this.commitTimer !== null) clearInterval(this.commitTimer);
     }
+  }
+
+  private get commitDue(): boolean {
+    return this.commitRequested || Date.now() - this.lastCommitMs >= this.d.flushIntervalMs;
+  }
+
+  private serial(f: () => Promise<void>): Promise<void> {
+    const run = this.work.then(f);
+    this.work = run.catch(() => undefined);
+    return run;
   }
 
   private async pauseAll(consumer: Consumer<Buffer | null, Buffer | null>): Promise<void> {
@@ -145,7 +192,10 @@ export class SinkTaskRunner {
     for (const raw of records) {
       this.d.activeTopics.add(raw.topic);
       const converted = await this.convert(raw);
-      if (converted !== null) out.push(converted);
+      if (converted !== null) {
+        out.push(converted);
+        this.rawOf.set(converted, raw);
+      }
     }
     const put = await this.d.errors.execute('TASK_PUT', () => this.d.task.put(out));
     if ('failed' in put) return;
@@ -198,9 +248,10 @@ export class SinkTaskRunner {
   /** Stops delivering, commits what was put, closes the consumer and stops the task. */
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.commitTimer !== null) clearInterval(this.commitTimer);
     this.d.lifecycle.wake();
     try {
-      await this.delivering.catch(() => undefined);
+      await this.work;
       if (this.d.lifecycle.state !== 'FAILED') await this.commit().catch((err: unknown) => this.d.lifecycle.fail(err));
     } finally {
       await this.consumer?.close().catch(() => undefined);

@@ -28,7 +28,7 @@ export interface SourceTaskDeps {
   lifecycle: TaskLifecycle;
   flushIntervalMs: number;
   /** Topics records were sent to (GET /connectors/{name}/topics). */
-  activeTopics: Set<string>;
+  activeTopics: { add(topic: string): void };
 }
 
 export class SourceTaskRunner {

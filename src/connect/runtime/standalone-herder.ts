@@ -4,45 +4,32 @@
  * connector.properties files and the REST API) and source offsets in
  * offset.storage.file.filename. Every REST operation lands here.
  */
-import { Admin } from '../../client/index.js';
-import type { SourceOffset, SourcePartition } from '../spi.js';
+import type { Plugins } from '../plugins.js';
 import { invalidConfigMessage, validateConnectorConfig, type ConfigInfos } from './connector-config.js';
+import type { ConnectorInfo, ConnectorStateInfo, Herder, OffsetsBody, TaskInfo, TaskState } from './herder.js';
+import { ALTERED, RESET, alterSinkOffsets, readSinkOffsets, resetSinkOffsets, sinkEntries, sourceEntries, stopFirst } from './offsets-api.js';
 import { badRequest, conflict, connectorNotFound, notFound } from './rest-errors.js';
 import type { TargetState, Worker } from './worker.js';
 
-export interface ConnectorInfo {
-  name: string;
-  config: Record<string, string>;
-  tasks: { connector: string; task: number }[];
-  type: string;
-}
+export type { ConnectorInfo, ConnectorStateInfo, OffsetsBody } from './herder.js';
 
-export interface ConnectorStateInfo {
-  name: string;
-  connector: { state: string; worker_id: string; trace?: string };
-  tasks: { id: number; state: string; worker_id: string; trace?: string }[];
-  type: string;
-}
-
-export interface OffsetsBody {
-  offsets: { partition: Record<string, unknown>; offset: Record<string, unknown> | null }[];
-}
-
-const STOP_FIRST = (name: string): string =>
-  `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`;
-
-export class StandaloneHerder {
+export class StandaloneHerder implements Herder {
   private readonly configs = new Map<string, Record<string, string>>();
   private readonly targets = new Map<string, TargetState>();
+  private readonly tasks = new Map<string, Record<string, string>[]>();
 
   constructor(readonly worker: Worker) {}
+
+  get plugins(): Plugins {
+    return this.worker.plugins;
+  }
 
   async stop(): Promise<void> {
     await this.worker.stop();
   }
 
-  connectors(): string[] {
-    return [...this.configs.keys()].sort();
+  connectors(): Promise<string[]> {
+    return Promise.resolve([...this.configs.keys()].sort());
   }
 
   private config(name: string): Record<string, string> {
@@ -55,120 +42,123 @@ export class StandaloneHerder {
     return validateConnectorConfig(this.worker.plugins, props);
   }
 
-  /** Creates or replaces a connector; `created` tells which. */
   async putConnectorConfig(name: string, config: Record<string, string>, allowReplace: boolean): Promise<{ created: boolean; info: ConnectorInfo }> {
     const full = { ...config, name };
     const infos = this.validate(full);
     if (infos.error_count > 0) throw badRequest(invalidConfigMessage(infos));
     const exists = this.configs.has(name);
     if (exists && !allowReplace) throw conflict(`Connector ${name} already exists`);
-    if (exists) await this.worker.stopConnector(name);
+    if (exists) await this.worker.stopAll(name);
     this.configs.set(name, full);
+    this.targets.set(name, this.targets.get(name) ?? 'STARTED');
+    await this.startConnector(name);
+    return { created: !exists, info: await this.connectorInfo(name) };
+  }
+
+  /** Starts the connector, then (unless stopped or failed) the tasks it asks for. */
+  private async startConnector(name: string): Promise<void> {
+    const config = this.config(name);
     const target = this.targets.get(name) ?? 'STARTED';
-    this.targets.set(name, target);
-    await this.worker.startConnector(name, full, target);
-    return { created: !exists, info: this.connectorInfo(name) };
+    await this.worker.startConnector(name, config, target);
+    const taskConfigs = target === 'STOPPED' ? [] : ((await this.worker.generateTaskConfigs(name)) ?? []);
+    this.tasks.set(name, taskConfigs);
+    taskConfigs.forEach((tc, id) => this.worker.startTask(name, id, config, tc, target));
+  }
+
+  /** The connector asked for new task configs (requestTaskReconfiguration): restart it with its tasks. */
+  async reconfigure(name: string): Promise<void> {
+    if (!this.configs.has(name)) return;
+    await this.worker.stopAll(name);
+    await this.startConnector(name);
   }
 
   async deleteConnector(name: string): Promise<void> {
     this.config(name);
-    await this.worker.stopConnector(name);
+    await this.worker.stopAll(name);
     this.worker.forgetTopics(name);
     this.configs.delete(name);
     this.targets.delete(name);
+    this.tasks.delete(name);
   }
 
-  connectorInfo(name: string): ConnectorInfo {
+  connectorInfo(name: string): Promise<ConnectorInfo> {
     const config = this.config(name);
-    const tasks = this.worker.taskConfigs(name).map((_, task) => ({ connector: name, task }));
-    return { name, config: { ...config }, tasks, type: this.worker.connectorType(name) };
+    const tasks = (this.tasks.get(name) ?? []).map((_, task) => ({ connector: name, task }));
+    return Promise.resolve({ name, config: { ...config }, tasks, type: this.worker.connectorType(config) });
   }
 
-  connectorConfig(name: string): Record<string, string> {
-    return { ...this.config(name) };
+  connectorConfig(name: string): Promise<Record<string, string>> {
+    return Promise.resolve({ ...this.config(name) });
   }
 
-  status(name: string): ConnectorStateInfo {
-    this.config(name);
+  status(name: string): Promise<ConnectorStateInfo> {
+    const config = this.config(name);
     const state = this.worker.connectorState(name) ?? { state: 'UNASSIGNED' };
-    return { name, connector: { ...state, worker_id: this.worker.workerId }, tasks: this.worker.taskStatuses(name), type: this.worker.connectorType(name) };
+    return Promise.resolve({ name, connector: { ...state, worker_id: this.worker.workerId }, tasks: this.worker.taskStatuses(name), type: this.worker.connectorType(config) });
   }
 
-  taskStatus(name: string, id: number): ConnectorStateInfo['tasks'][number] {
-    const task = this.status(name).tasks.find((t) => t.id === id);
+  async taskStatus(name: string, id: number): Promise<TaskState> {
+    const task = (await this.status(name)).tasks.find((t) => t.id === id);
     if (task === undefined) throw notFound(`No status found for task ${name}-${id}`);
     return task;
   }
 
-  taskConfigs(name: string): { id: { connector: string; task: number }; config: Record<string, string> }[] {
+  taskConfigs(name: string): Promise<TaskInfo[]> {
     this.config(name);
-    return this.worker.taskConfigs(name).map((config, task) => ({ id: { connector: name, task }, config }));
+    return Promise.resolve((this.tasks.get(name) ?? []).map((config, task) => ({ id: { connector: name, task }, config })));
   }
 
   async restartConnector(name: string, includeTasks: boolean, onlyFailed: boolean): Promise<void> {
     this.config(name);
-    await this.worker.restartConnector(name, includeTasks, onlyFailed);
+    const failed = this.worker.connectorState(name)?.state === 'FAILED';
+    if (includeTasks && !onlyFailed) return this.reconfigure(name);
+    if (!onlyFailed || failed) await this.worker.restartConnectorInstance(name);
+    if (!includeTasks) return;
+    for (const t of this.worker.taskStatuses(name)) if (!onlyFailed || t.state === 'FAILED') await this.worker.restartTask(name, t.id);
   }
 
   async restartTask(name: string, id: number): Promise<void> {
     this.config(name);
-    if (id < 0 || id >= this.worker.taskConfigs(name).length) throw notFound(`Task ${name}-${id} not found`);
+    if (id < 0 || id >= (this.tasks.get(name) ?? []).length) throw notFound(`Task ${name}-${id} not found`);
     await this.worker.restartTask(name, id);
   }
 
   async setTarget(name: string, target: TargetState): Promise<void> {
-    const config = this.config(name);
+    this.config(name);
     const previous = this.targets.get(name) ?? 'STARTED';
     this.targets.set(name, target);
-    if (target === 'STOPPED') {
-      await this.worker.stopConnector(name);
-      await this.worker.startConnector(name, config, 'STOPPED');
-    } else if (previous === 'STOPPED') {
-      await this.worker.stopConnector(name);
-      await this.worker.startConnector(name, config, target);
+    if (target === 'STOPPED' || previous === 'STOPPED') {
+      await this.worker.stopAll(name);
+      await this.startConnector(name);
     } else if (target === 'PAUSED') this.worker.pause(name);
     else this.worker.resume(name);
   }
 
-  topics(name: string): string[] {
+  topics(name: string): Promise<string[]> {
     this.config(name);
-    return this.worker.activeTopics(name);
+    return Promise.resolve(this.worker.activeTopics(name));
   }
 
   async offsets(name: string): Promise<OffsetsBody> {
-    this.config(name);
-    if (this.worker.connectorType(name) === 'sink') return this.sinkOffsets(name);
+    const config = this.config(name);
+    const { bootstrap, clientId } = this.worker.config;
+    if (this.worker.connectorType(config) === 'sink') return readSinkOffsets(bootstrap, clientId, name);
     return { offsets: this.worker.offsets.all(name).map((e) => ({ partition: { ...e.partition }, offset: e.offset === null ? null : { ...e.offset } })) };
   }
 
-  private async sinkOffsets(name: string): Promise<OffsetsBody> {
-    const admin = await Admin.connect({ bootstrap: this.worker.config.bootstrap, clientId: this.worker.config.clientId });
-    try {
-      const committed = await admin.fetchGroupOffsets(`connect-${name}`);
-      return {
-        offsets: committed
-          .filter((c) => c.offset >= 0n)
-          .map((c) => ({ partition: { kafka_topic: c.topic, kafka_partition: c.partition }, offset: { kafka_offset: Number(c.offset) } })),
-      };
-    } finally {
-      await admin.close();
-    }
-  }
-
-  /** PATCH (alter) or DELETE (reset) of a stopped source connector's offsets (KIP-875). */
+  /** PATCH (alter) or DELETE (reset) of a stopped connector's offsets (KIP-875). */
   async modifyOffsets(name: string, body: OffsetsBody | null): Promise<string> {
-    this.config(name);
-    if (this.targets.get(name) !== 'STOPPED') throw badRequest(STOP_FIRST(name));
-    if (this.worker.connectorType(name) === 'sink') throw badRequest('Altering or resetting the offsets of sink connectors is not supported by this worker');
-    if (body === null) {
+    const config = this.config(name);
+    if (this.targets.get(name) !== 'STOPPED') throw stopFirst(name);
+    const { bootstrap, clientId } = this.worker.config;
+    if (this.worker.connectorType(config) === 'sink') {
+      if (body === null) await resetSinkOffsets(bootstrap, clientId, name);
+      else await alterSinkOffsets(bootstrap, clientId, name, sinkEntries(body));
+    } else if (body === null) {
       await this.worker.offsets.set(name, this.worker.offsets.all(name).map((e) => ({ partition: e.partition, offset: null })));
-      return 'The offsets for this connector have been reset successfully';
+    } else {
+      await this.worker.offsets.set(name, sourceEntries(body));
     }
-    if (!Array.isArray(body.offsets) || body.offsets.length === 0) throw badRequest('The offsets to be modified must not be null or empty');
-    await this.worker.offsets.set(
-      name,
-      body.offsets.map((o) => ({ partition: o.partition as SourcePartition, offset: o.offset as SourceOffset | null })),
-    );
-    return 'The offsets for this connector have been altered successfully';
+    return body === null ? RESET : ALTERED;
   }
 }

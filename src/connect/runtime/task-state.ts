@@ -10,19 +10,18 @@ export class TaskLifecycle {
   trace: string | null = null;
   private resumeWaiters: (() => void)[] = [];
 
-  constructor(private readonly onChange: (state: ConnectState) => void = () => undefined) {}
+  constructor(private readonly onChange: (state: ConnectState, trace: string | null) => void = () => undefined) {}
 
-  set(state: ConnectState): void {
+  set(state: ConnectState, trace: string | null = null): void {
     this.state = state;
-    if (state !== 'FAILED') this.trace = null;
+    this.trace = state === 'FAILED' ? trace : null;
     if (state !== 'PAUSED') for (const w of this.resumeWaiters.splice(0)) w();
-    this.onChange(state);
+    this.onChange(state, this.trace);
   }
 
   fail(error: unknown): void {
     const e = error instanceof Error ? error : new Error(String(error));
-    this.set('FAILED');
-    this.trace = traceOf(e);
+    this.set('FAILED', traceOf(e));
   }
 
   /** Resolves once the state is no longer PAUSED. */

@@ -2,8 +2,10 @@
  * The worker (Kafka's Worker): runs connector instances and their tasks on
  * this process, with converters, transforms, error handling, a shared
  * producer for source tasks and the DLQ, and a consumer per sink task.
- * Which connectors run here, with which config and target state, is the
- * herder's decision (standalone-herder.ts).
+ * The connector instance and each task are started and stopped one by one:
+ * which run here, with which configs and target state, is the herder's
+ * decision (standalone-herder.ts, distributed/herder.ts); in distributed
+ * mode a task may run on a worker where its connector does not.
  */
 import { Admin, Producer } from '../../client/index.js';
 import { withPrefix } from '../converters/index.js';
@@ -17,7 +19,7 @@ import { ConnectMetrics } from './metrics.js';
 import type { OffsetStore } from './offset-store.js';
 import { SinkTaskRunner } from './sink-task-runner.js';
 import { SourceTaskRunner } from './source-task-runner.js';
-import { TaskLifecycle } from './task-state.js';
+import { TaskLifecycle, type ConnectState } from './task-state.js';
 import type { WorkerConfig } from './worker-config.js';
 
 export type TargetState = 'STARTED' | 'PAUSED' | 'STOPPED';
@@ -25,16 +27,19 @@ export type TargetState = 'STARTED' | 'PAUSED' | 'STOPPED';
 interface TaskRuntime {
   lifecycle: TaskLifecycle;
   runner: SourceTaskRunner | SinkTaskRunner | null;
+  taskConfig: Record<string, string>;
 }
 
+/** A connector this worker knows: its instance runs here (`here`) and/or some of its tasks do. */
 interface ConnectorRuntime {
   name: string;
   className: string;
+  /** Started only when `here`; otherwise only asked for its task class and type. */
   connector: Connector;
+  here: boolean;
   lifecycle: TaskLifecycle;
   config: Record<string, string>;
-  taskConfigs: Record<string, string>[];
-  tasks: TaskRuntime[];
+  tasks: Map<number, TaskRuntime>;
   activeTopics: Set<string>;
 }
 
@@ -43,6 +48,13 @@ export interface TaskStatusInfo {
   state: string;
   worker_id: string;
   trace?: string;
+}
+
+/** What the herder hears from the worker: state changes (for the status topic) and task reconfiguration requests. */
+export interface WorkerListener {
+  onStatus?(connector: string, task: number | null, state: ConnectState, trace: string | null): void;
+  onTaskReconfiguration?(connector: string): void;
+  onActiveTopic?(connector: string, topic: string): void;
 }
 
 export class Worker {
@@ -59,7 +71,7 @@ export class Worker {
     readonly plugins: Plugins,
     readonly offsets: OffsetStore,
     private readonly log: (message: string) => void = (m) => process.stderr.write(m + '\n'),
-    private readonly onTaskConfigs: (name: string, configs: Record<string, string>[]) => void = () => undefined,
+    private readonly listener: WorkerListener = {},
   ) {}
 
   async start(): Promise<void> {
@@ -71,7 +83,7 @@ export class Worker {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.running.keys()].map((n) => this.stopConnector(n)));
+    await Promise.all([...this.running.keys()].map((n) => this.stopAll(n)));
     await this.producer?.close();
     this.producer = null;
   }
@@ -81,16 +93,28 @@ export class Worker {
     return this.producer;
   }
 
-  isRunning(name: string): boolean {
-    return this.running.has(name);
-  }
-
-  /** Starts the connector and (unless STOPPED) its tasks; a failure shows as FAILED, never throws. */
-  async startConnector(name: string, config: Record<string, string>, target: TargetState): Promise<void> {
+  /** The runtime entry of a connector, made (not started) on first use. */
+  private runtime(name: string, config: Record<string, string>): ConnectorRuntime {
+    const existing = this.running.get(name);
+    if (existing !== undefined) return existing;
     const found = this.plugins.newConnector(config['connector.class'] ?? '');
     if (found === undefined) throw new ConnectError(`Failed to find any class that implements Connector and which name matches ${config['connector.class'] ?? ''}`);
-    const rt: ConnectorRuntime = { name, className: found.className, connector: found.connector, lifecycle: new TaskLifecycle(), config, taskConfigs: [], tasks: [], activeTopics: this.topicSet(name) };
+    const lifecycle = new TaskLifecycle((state, trace) => this.listener.onStatus?.(name, null, state, trace));
+    const rt: ConnectorRuntime = { name, className: found.className, connector: found.connector, here: false, lifecycle, config, tasks: new Map(), activeTopics: this.topicSet(name) };
     this.running.set(name, rt);
+    return rt;
+  }
+
+  /** True when the connector instance runs on this worker. */
+  isRunning(name: string): boolean {
+    return this.running.get(name)?.here ?? false;
+  }
+
+  /** Starts the connector instance (not its tasks); a failure shows as FAILED, never throws. */
+  async startConnector(name: string, config: Record<string, string>, target: TargetState): Promise<void> {
+    const rt = this.runtime(name, config);
+    rt.config = config;
+    rt.here = true;
     if (target === 'STOPPED') {
       rt.lifecycle.set('STOPPED');
       return;
@@ -98,20 +122,27 @@ export class Worker {
     try {
       await rt.connector.start(config, this.connectorContext(rt));
       rt.lifecycle.set(target === 'PAUSED' ? 'PAUSED' : 'RUNNING');
-      const tasksMax = Number(config['tasks.max'] ?? '1');
-      rt.taskConfigs = (await rt.connector.taskConfigs(tasksMax)).slice(0, tasksMax);
-      this.onTaskConfigs(name, rt.taskConfigs);
-      for (let id = 0; id < rt.taskConfigs.length; id++) rt.tasks.push(this.startTask(rt, id, target));
     } catch (err) {
       rt.lifecycle.fail(err);
     }
   }
 
+  /** The running connector's task configs (at most tasks.max), or null when it is not running here (stopped, failed). */
+  async generateTaskConfigs(name: string): Promise<Record<string, string>[] | null> {
+    const rt = this.running.get(name);
+    if (rt === undefined || !rt.here || rt.lifecycle.state === 'FAILED' || rt.lifecycle.state === 'STOPPED') return null;
+    try {
+      const tasksMax = Number(rt.config['tasks.max'] ?? '1');
+      return (await rt.connector.taskConfigs(tasksMax)).slice(0, tasksMax);
+    } catch (err) {
+      rt.lifecycle.fail(err);
+      return null;
+    }
+  }
+
   private connectorContext(rt: ConnectorRuntime): ConnectorContext & { offsetStorageReader: { offset: (p: Record<string, unknown>) => Record<string, unknown> | null; offsets: (ps: readonly Record<string, unknown>[]) => Map<Record<string, unknown>, Record<string, unknown> | null> } } {
     return {
-      requestTaskReconfiguration: () => {
-        void this.restartConnector(rt.name, true, false);
-      },
+      requestTaskReconfiguration: () => this.listener.onTaskReconfiguration?.(rt.name),
       raiseError: (e) => rt.lifecycle.fail(e),
       offsetStorageReader: {
         offset: (p) => this.offsets.get(rt.name, p),
@@ -130,12 +161,29 @@ export class Worker {
     return c;
   }
 
-  private startTask(rt: ConnectorRuntime, id: number, target: TargetState): TaskRuntime {
-    const lifecycle = new TaskLifecycle((state) => this.metrics.taskRunning.set(ConnectMetrics.task(rt.name, id), state === 'RUNNING' ? 1 : 0));
-    const task: TaskRuntime = { lifecycle, runner: null };
+  /** Starts one task of a connector with its task config (the connector instance need not run here). */
+  startTask(name: string, id: number, connectorConfig: Record<string, string>, taskConfig: Record<string, string>, target: TargetState): void {
+    let rt: ConnectorRuntime;
+    try {
+      rt = this.runtime(name, connectorConfig);
+    } catch (err) {
+      this.log(`[${name}-${id}] ${(err as Error).message}`);
+      return;
+    }
+    if (!rt.here) rt.config = connectorConfig;
+    rt.tasks.set(id, this.newTask(rt, id, taskConfig, target));
+  }
+
+  private newTask(rt: ConnectorRuntime, id: number, taskConfig: Record<string, string>, target: TargetState): TaskRuntime {
+    const labels = ConnectMetrics.task(rt.name, id);
+    const lifecycle = new TaskLifecycle((state, trace) => {
+      this.metrics.taskRunning.set(labels, state === 'RUNNING' ? 1 : 0);
+      this.listener.onStatus?.(rt.name, id, state, trace);
+    });
+    const task: TaskRuntime = { lifecycle, runner: null, taskConfig };
     if (target === 'PAUSED') lifecycle.set('PAUSED');
     try {
-      const props = { ...rt.config, ...rt.taskConfigs[id] };
+      const props = { ...rt.config, ...taskConfig };
       // Retries end when the task is being stopped.
       const errors = new RetryWithTolerance(errorPolicy(rt.config), (m) => this.log(`[${rt.name}-${id}] ${m}`), () => task.runner?.isStopping ?? false);
       const common = {
@@ -148,7 +196,7 @@ export class Worker {
         metrics: this.metrics,
         lifecycle,
         flushIntervalMs: this.config.offsetFlushIntervalMs,
-        activeTopics: rt.activeTopics,
+        activeTopics: this.reportingTopics(rt),
       };
       const producer = this.requireProducer();
       if (rt.connector.type === 'source') {
@@ -169,6 +217,17 @@ export class Worker {
       lifecycle.fail(err);
     }
     return task;
+  }
+
+  /** Records the topics a task used, telling the listener of each new one (KIP-558's status-topic records). */
+  private reportingTopics(rt: ConnectorRuntime): { add(topic: string): void } {
+    return {
+      add: (topic) => {
+        if (rt.activeTopics.has(topic)) return;
+        rt.activeTopics.add(topic);
+        this.listener.onActiveTopic?.(rt.name, topic);
+      },
+    };
   }
 
   private async createDlqTopic(topic: string, config: Readonly<Record<string, string>>): Promise<void> {
@@ -193,15 +252,41 @@ export class Worker {
     this.topicsUsed.delete(name);
   }
 
-  async stopConnector(name: string): Promise<void> {
-    const rt = this.running.get(name);
-    if (rt === undefined) return;
-    this.running.delete(name);
-    await Promise.all(rt.tasks.map((t) => this.stopTask(t)));
-    await Promise.resolve(rt.connector.stop()).catch(() => undefined);
+  /** Stops the connector instance and its tasks on this worker. */
+  async stopAll(name: string): Promise<void> {
+    await this.stopTasks(name);
+    await this.stopConnector(name);
   }
 
-  private async stopTask(t: TaskRuntime): Promise<void> {
+  /** Stops the connector instance (its tasks keep running). */
+  async stopConnector(name: string): Promise<void> {
+    const rt = this.running.get(name);
+    if (rt === undefined || !rt.here) return;
+    rt.here = false;
+    await Promise.resolve(rt.connector.stop()).catch(() => undefined);
+    if (rt.lifecycle.state !== 'FAILED') rt.lifecycle.set('UNASSIGNED');
+    this.dropIfIdle(rt);
+  }
+
+  async stopTasks(name: string): Promise<void> {
+    const ids = [...(this.running.get(name)?.tasks.keys() ?? [])];
+    await Promise.all(ids.map((id) => this.stopTask(name, id)));
+  }
+
+  async stopTask(name: string, id: number): Promise<void> {
+    const rt = this.running.get(name);
+    const t = rt?.tasks.get(id);
+    if (rt === undefined || t === undefined) return;
+    rt.tasks.delete(id);
+    await this.stopRunner(t);
+    this.dropIfIdle(rt);
+  }
+
+  private dropIfIdle(rt: ConnectorRuntime): void {
+    if (!rt.here && rt.tasks.size === 0 && this.running.get(rt.name) === rt) this.running.delete(rt.name);
+  }
+
+  private async stopRunner(t: TaskRuntime): Promise<void> {
     const timeoutMs = this.config.shutdownTimeoutMs;
     const stopping = t.runner?.stop() ?? Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
@@ -212,71 +297,90 @@ export class Worker {
     if (t.lifecycle.state !== 'FAILED') t.lifecycle.set('UNASSIGNED');
   }
 
-  async restartConnector(name: string, includeTasks: boolean, onlyFailed: boolean): Promise<void> {
+  /** Restarts the connector instance if it runs here (Kafka's restart without tasks). */
+  async restartConnectorInstance(name: string): Promise<void> {
     const rt = this.running.get(name);
-    if (rt === undefined) return;
-    const restartConnector = !onlyFailed || rt.lifecycle.state === 'FAILED';
+    if (rt === undefined || !rt.here) return;
     const target: TargetState = rt.lifecycle.state === 'PAUSED' ? 'PAUSED' : 'STARTED';
-    if (restartConnector && includeTasks && !onlyFailed) {
-      await this.stopConnector(name);
-      await this.startConnector(name, rt.config, target);
-      return;
-    }
-    if (restartConnector) {
-      rt.lifecycle.set('RESTARTING');
-      await Promise.resolve(rt.connector.stop()).catch(() => undefined);
-      try {
-        await rt.connector.start(rt.config, this.connectorContext(rt));
-        rt.lifecycle.set(target === 'PAUSED' ? 'PAUSED' : 'RUNNING');
-      } catch (err) {
-        rt.lifecycle.fail(err);
-      }
-    }
-    if (includeTasks) {
-      for (let id = 0; id < rt.tasks.length; id++) if (!onlyFailed || rt.tasks[id]?.lifecycle.state === 'FAILED') await this.restartTask(name, id);
+    rt.lifecycle.set('RESTARTING');
+    await Promise.resolve(rt.connector.stop()).catch(() => undefined);
+    try {
+      await rt.connector.start(rt.config, this.connectorContext(rt));
+      rt.lifecycle.set(target === 'PAUSED' ? 'PAUSED' : 'RUNNING');
+    } catch (err) {
+      rt.lifecycle.fail(err);
     }
   }
 
+  /** Restarts one task running here with the same config. */
   async restartTask(name: string, id: number): Promise<void> {
     const rt = this.running.get(name);
-    const t = rt?.tasks[id];
+    const t = rt?.tasks.get(id);
     if (rt === undefined || t === undefined) return;
     t.lifecycle.set('RESTARTING');
-    await this.stopTask(t);
-    rt.tasks[id] = this.startTask(rt, id, rt.lifecycle.state === 'PAUSED' ? 'PAUSED' : 'STARTED');
+    await this.stopRunner(t);
+    rt.tasks.set(id, this.newTask(rt, id, t.taskConfig, this.targetOf(rt)));
   }
 
+  private targetOf(rt: ConnectorRuntime): TargetState {
+    return rt.lifecycle.state === 'PAUSED' || [...rt.tasks.values()].some((t) => t.lifecycle.state === 'PAUSED') ? 'PAUSED' : 'STARTED';
+  }
+
+  /** Pauses the connector instance and tasks running here. */
   pause(name: string): void {
     const rt = this.running.get(name);
     if (rt === undefined || rt.lifecycle.state === 'STOPPED') return;
-    if (rt.lifecycle.state !== 'FAILED') rt.lifecycle.set('PAUSED');
-    for (const t of rt.tasks) if (t.lifecycle.state === 'RUNNING') t.lifecycle.set('PAUSED');
+    if (rt.here && rt.lifecycle.state !== 'FAILED') rt.lifecycle.set('PAUSED');
+    for (const t of rt.tasks.values()) if (t.lifecycle.state === 'RUNNING') t.lifecycle.set('PAUSED');
   }
 
   resume(name: string): void {
     const rt = this.running.get(name);
     if (rt === undefined) return;
     if (rt.lifecycle.state === 'PAUSED') rt.lifecycle.set('RUNNING');
-    for (const t of rt.tasks) if (t.lifecycle.state === 'PAUSED') t.lifecycle.set('RUNNING');
+    for (const t of rt.tasks.values()) if (t.lifecycle.state === 'PAUSED') t.lifecycle.set('RUNNING');
   }
 
-  connectorState(name: string): { state: string; trace?: string } | null {
+  /** The state of the connector instance, when it runs here. */
+  connectorState(name: string): { state: ConnectState; trace?: string } | null {
     const rt = this.running.get(name);
-    if (rt === undefined) return null;
+    if (rt === undefined || !rt.here) return null;
     return rt.lifecycle.trace === null ? { state: rt.lifecycle.state } : { state: rt.lifecycle.state, trace: rt.lifecycle.trace };
   }
 
+  /** The tasks of a connector running here. */
   taskStatuses(name: string): TaskStatusInfo[] {
     const rt = this.running.get(name);
-    return (rt?.tasks ?? []).map((t, id) => ({ id, state: t.lifecycle.state, worker_id: this.workerId, ...(t.lifecycle.trace === null ? {} : { trace: t.lifecycle.trace }) }));
+    const out = [...(rt?.tasks ?? new Map<number, TaskRuntime>()).entries()].map(([id, t]) => ({ id, state: t.lifecycle.state, worker_id: this.workerId, ...(t.lifecycle.trace === null ? {} : { trace: t.lifecycle.trace }) }));
+    return out.sort((x, y) => x.id - y.id);
   }
 
-  taskConfigs(name: string): Record<string, string>[] {
-    return this.running.get(name)?.taskConfigs ?? [];
+  /** Connectors whose instance runs here, and tasks running here as [connector, id]. */
+  localWork(): { connectors: string[]; tasks: [string, number][] } {
+    const connectors: string[] = [];
+    const tasks: [string, number][] = [];
+    for (const rt of this.running.values()) {
+      if (rt.here) connectors.push(rt.name);
+      for (const id of rt.tasks.keys()) tasks.push([rt.name, id]);
+    }
+    return { connectors, tasks };
   }
 
-  connectorType(name: string): 'source' | 'sink' | 'unknown' {
-    return this.running.get(name)?.connector.type ?? 'unknown';
+  /** The config of a connector instance running here (null when it does not). */
+  connectorConfig(name: string): Record<string, string> | null {
+    const rt = this.running.get(name);
+    return rt?.here === true ? rt.config : null;
+  }
+
+  /** The config a task running here was started with (null when it does not run here). */
+  taskConfig(name: string, id: number): Record<string, string> | null {
+    return this.running.get(name)?.tasks.get(id)?.taskConfig ?? null;
+  }
+
+  /** 'source' or 'sink' for a connector config's class ('unknown' when no plugin has it). */
+  connectorType(config: Readonly<Record<string, string>> | undefined): 'source' | 'sink' | 'unknown' {
+    if (config === undefined) return 'unknown';
+    return this.plugins.newConnector(config['connector.class'] ?? '')?.connector.type ?? 'unknown';
   }
 
   activeTopics(name: string): string[] {

@@ -5,6 +5,9 @@
  * - errors.tolerance=all with a dead letter queue: good records reach the
  *   sink, the bad one lands in the DLQ with its original bytes and the
  *   `__connect.errors.*` context headers;
+ * - a sink task's errant record reporter (KIP-610): with tolerance all
+ *   the reported record goes to the DLQ with its original bytes; with
+ *   tolerance none the task fails;
  * - plugin.path: a connector and a transform from a plugin package.
  */
 import { after, before, test } from 'node:test';
@@ -31,6 +34,7 @@ before(async () => {
     { topic: 'mixed', value: 'not json', headers: { origin: 'test' } },
     { topic: 'mixed', value: envelope('ok2') },
   ]);
+  await producer.sendBatch(['keep 1', 'reject me', 'keep 2'].map((v) => ({ topic: 'picky', value: v, headers: { origin: 'picky-test' } })));
   await producer.close();
   worker = await startStandalone(
     {
@@ -169,4 +173,52 @@ test('a connector and a transform from plugin.path', async () => {
     await consumer.close();
   }
   assert.deepEqual(seen, ['ITEM 0', 'ITEM 1', 'ITEM 2', 'ITEM 3', 'ITEM 4']);
+});
+
+async function firstRecord(topic: string): Promise<{ value: string | undefined; headers: Map<string, string | undefined> }> {
+  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: cluster.bootstrap });
+  try {
+    consumer.assign([{ topic, partition: 0 }]);
+    consumer.seek({ topic, partition: 0 }, 0);
+    const batch = await until(`a record in ${topic}`, async () => {
+      const r = await consumer.batches().next();
+      return r.done === true ? null : r.value;
+    });
+    const rec = batch.records[0];
+    return { value: rec?.value?.toString(), headers: new Map(rec?.headers.map((h) => [h.key, h.value?.toString()])) };
+  } finally {
+    await consumer.close();
+  }
+}
+
+test('a sink task reports an errant record: the DLQ gets it (tolerance all), or the task fails (none)', async () => {
+  const { picked } = (await import(join(PLUGINS, 'upper-plugin', 'index.js'))) as { picked: string[] };
+  const config = {
+    'connector.class': 'com.example.PickySinkConnector',
+    topics: 'picky',
+    'value.converter': 'StringConverter',
+    'errors.tolerance': 'all',
+    'errors.deadletterqueue.topic.name': 'picky-dlq',
+    'errors.deadletterqueue.topic.replication.factor': '1',
+    'errors.deadletterqueue.context.headers.enable': 'true',
+  };
+  assert.equal((await api('POST', '/connectors', { name: 'picky', config })).status, 201);
+  const dlq = await firstRecord('picky-dlq');
+  assert.equal(dlq.value, 'reject me');
+  assert.equal(dlq.headers.get('origin'), 'picky-test');
+  assert.equal(dlq.headers.get('__connect.errors.stage'), 'TASK_PUT');
+  assert.equal(dlq.headers.get('__connect.errors.offset'), '1');
+  assert.equal(dlq.headers.get('__connect.errors.exception.message'), 'rejected reject me');
+  await until('the kept records', async () => (picked.includes('keep 2') ? true : null));
+  assert.deepEqual(picked.filter((v) => v.startsWith('keep')).slice(0, 2), ['keep 1', 'keep 2']);
+  const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+  assert.match(metrics, /connect_deadletterqueue_records_total\{connector="picky",task="0"\} 1/);
+  assert.equal((await api('DELETE', '/connectors/picky')).status, 204);
+  const strict = await api('POST', '/connectors', { name: 'picky-strict', config: { 'connector.class': 'com.example.PickySinkConnector', topics: 'picky', 'value.converter': 'StringConverter' } });
+  assert.equal(strict.status, 201);
+  const failed = await until('FAILED', async () => {
+    const t = (await api('GET', '/connectors/picky-strict/tasks/0/status')).body as TaskStatus;
+    return t.state === 'FAILED' ? t : null;
+  });
+  assert.match(failed.trace ?? '', /rejected reject me/);
 });

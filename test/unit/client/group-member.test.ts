@@ -250,3 +250,45 @@ test('options are validated', async (t) => {
   assert.throws(() => new GroupMember(cluster, { groupId: 'g', topics: [] }), /at least one topic/);
   assert.throws(() => new GroupMember(cluster, { groupId: 'g', topics: ['x'], heartbeatIntervalMs: 5000, sessionTimeoutMs: 4000 }), /lower than sessionTimeoutMs/);
 });
+
+test('a custom protocol (KIP-style embedded protocol): its type and metadata at join, the leader assigns bytes, requestRejoin runs a new round', async (t) => {
+  const { coordinator, broker, cluster } = await setup();
+  t.after(async () => {
+    await cluster.close();
+    await broker.stop();
+  });
+  const received: { bytes: string; generation: number }[] = [];
+  const assignedTo: string[][] = [];
+  let round = 0;
+  const member = new GroupMember(cluster, {
+    groupId: 'g',
+    topics: [],
+    heartbeatIntervalMs: 20,
+    sessionTimeoutMs: 1000,
+    protocol: {
+      protocolType: 'connect',
+      metadata: () => [{ name: 'compatible', metadata: Buffer.from(`meta-${round}`) }],
+      assign: (generation, members) => {
+        assignedTo.push(members.map((m) => `${m.memberId}:${m.metadata.toString()}`));
+        return new Map(members.map((m) => [m.memberId, Buffer.from(`work for ${m.memberId} in ${generation.generationId}`)]));
+      },
+      onAssignment: (bytes, generation) => void received.push({ bytes: bytes.toString(), generation: generation.generationId }),
+    },
+    onAssigned: () => assert.fail('no partition callbacks with a custom protocol'),
+  });
+  assert.equal(await member.ensureActive(), true);
+  const join = coordinator.joins[1] as { protocolType: string; protocols: { name: string; metadata: Buffer }[] };
+  assert.equal(join.protocolType, 'connect');
+  assert.deepEqual(join.protocols.map((p) => [p.name, p.metadata.toString()]), [['compatible', 'meta-0']]);
+  assert.deepEqual(assignedTo, [['m-1:meta-0']]);
+  assert.deepEqual(received, [{ bytes: 'work for m-1 in 1', generation: 1 }]);
+  assert.deepEqual(member.assignment, [], 'a custom protocol owns no partitions here');
+  assert.equal(await member.ensureActive(), false);
+  round = 1;
+  member.requestRejoin('test');
+  assert.equal(member.rejoinNeeded, true);
+  assert.equal(await member.ensureActive(), true);
+  assert.deepEqual(assignedTo[1], ['m-1:meta-1'], 'metadata is built again for each join');
+  assert.deepEqual(received[1], { bytes: 'work for m-1 in 2', generation: 2 });
+  await member.close();
+});

@@ -91,9 +91,9 @@ test('every client command has --bootstrap (env TRIBUTARY_BOOTSTRAP), examples i
   for (const c of program.commands) if (c.name() !== 'start') walk(c, c.name());
   assert.ok(leaves.length >= 20, `commands: ${leaves.map((l) => l.path).join(', ')}`);
   // `cluster up|down` start and stop local node processes; they are not clients of a running cluster.
-  // `connect standalone` runs a worker (its brokers are in worker.properties); the other `connect`
+  // `connect standalone|distributed` run a worker (its brokers are in worker.properties); the other `connect`
   // commands are clients of a worker's REST API: --url (env CONNECT_URL) instead of --bootstrap.
-  const nodeCommands = new Set(['cluster up', 'cluster down', 'connect standalone']);
+  const nodeCommands = new Set(['cluster up', 'cluster down', 'connect standalone', 'connect distributed']);
   for (const { path, cmd } of leaves.filter((l) => l.path.startsWith('connect ') && !nodeCommands.has(l.path))) {
     const url = cmd.options.find((o) => o.long === '--url');
     assert.equal(url?.envVar, 'CONNECT_URL', `${path} has --url reading CONNECT_URL`);
