@@ -19,7 +19,7 @@ import type { MetadataLog } from '../controller/metadata-log.js';
 import type { BrokerEndpoint, MetadataService, TopicView } from './metadata-service.js';
 import type { OngoingReassignmentView, TopicPartitionResults } from './metadata-service.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { ongoingReassignment, planElection, planReassignment, type ClusterView, type PlanItem } from '../replication/partition-plans.js';
+import { ongoingReassignment } from '../controller/partition-admin.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import { REPLICATION_FACTOR_SUPPORTED_MAX, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
@@ -138,7 +138,21 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
         }),
     onDelta: (delta, image) => applyDelta(delta, image, opts),
     ...(opts.log === undefined ? { timer: systemTimer, onWarning: (message: string) => opts.logger.warn(message) } : { log: opts.log }),
-    ...(settings.cluster === undefined ? {} : { clusterId: settings.cluster.clusterId ?? undefined, brokerSessionTimeoutMs: settings.cluster.brokerSessionTimeoutMs }),
+    ...(settings.cluster === undefined
+      ? {}
+      : {
+          clusterId: settings.cluster.clusterId ?? undefined,
+          brokerSessionTimeoutMs: settings.cluster.brokerSessionTimeoutMs,
+          minInSyncReplicasDefault: settings.cluster.minInSyncReplicasDefault,
+          uncleanLeaderElectionDefault: settings.cluster.uncleanLeaderElectionDefault,
+        }),
+    onElections: (elections) => {
+      for (const e of elections) {
+        // An unclean election may lose acknowledged records (KIP-966 / Kafka's UncleanLeaderElectionsPerSec): always say so.
+        if (e.kind === 'unclean') opts.logger.warn({ topic: e.topicName, partition: e.partitionId, leader: e.leader }, 'unclean leader election: the new leader may miss acknowledged records');
+        else if (e.kind === 'none') opts.logger.warn({ topic: e.topicName, partition: e.partitionId }, 'partition offline: no replica may lead');
+      }
+    },
   });
   const image = (): MetadataImage => booted.image();
 
@@ -170,7 +184,7 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
       return booted.controller.deleteTopics(refs);
     },
     createPartitions: (specs, validateOnly) => booted.controller.createPartitions(specs, { validateOnly }),
-    ...partitionLeadershipOps(image),
+    ...partitionLeadershipOps(booted),
     alterConfigs: (resources, validateOnly) => booted.controller.alterConfigs(resources, { validateOnly }),
     incrementalAlterConfigs: (resources, validateOnly) => booted.controller.incrementalAlterConfigs(resources, { validateOnly }),
     allocateProducerIds: () => booted.controller.allocateProducerIds(settings.nodeId, image().broker(settings.nodeId)?.brokerEpoch ?? -1n),
@@ -187,62 +201,46 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
 }
 
 /**
- * ElectLeaders and partition reassignments, decided against the image with
- * Kafka's rules (src/replication/partition-plans.ts). A plan that needs a
- * partition change record cannot be committed yet: the controller has no
- * PartitionChangeRecord operation until replication lands, so such items
- * answer the error Kafka gives when it cannot build the change. With one
- * node no valid request needs a change (its only replica is the preferred
- * leader and the only possible replica set), so every one-node answer is
- * exact. When the controller gains these operations, these calls go to it.
+ * ElectLeaders and partition reassignments: the controller's operations
+ * (src/controller/partition-admin.ts), committed as PartitionChangeRecords
+ * (the handlers forward the requests to the active controller first).
+ * While partitions keep one replica (REPLICATION_FACTOR_SUPPORTED_MAX), a
+ * reassignment target of more replicas answers INVALID_REPLICATION_FACTOR
+ * after Kafka's checks, and one that would move the replica to another
+ * broker INVALID_REPLICA_ASSIGNMENT: no follower would copy the data.
  */
-function partitionLeadershipOps(image: () => MetadataImage): Pick<MetadataService, 'electLeaders' | 'alterPartitionReassignments' | 'listPartitionReassignments'> {
-  const view = (): ClusterView => {
-    const img = image();
-    return {
-      topicExists: (topic) => img.topicByName(topic) !== undefined,
-      partition: (topic, partition) => img.partition(topic, partition),
-      isRegistered: (id) => img.broker(id) !== undefined,
-      isActive: (id) => {
-        const b = img.broker(id);
-        return b !== undefined && !b.fenced && !b.inControlledShutdown;
-      },
-    };
-  };
-  const result = (partition: number, item: PlanItem, uncommitted: { errorCode: number; errorMessage: string }) =>
-    item.change === null ? { partition, errorCode: item.errorCode, errorMessage: item.errorMessage } : { partition, ...uncommitted };
-  const noLeaderChange = { errorCode: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, errorMessage: 'Leader changes need the replication issue (no PartitionChangeRecord support yet).' };
-  const noMove = { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: 'Moving replicas between brokers needs the replication issue (no PartitionChangeRecord support yet).' };
+function partitionLeadershipOps(booted: BootedController): Pick<MetadataService, 'electLeaders' | 'alterPartitionReassignments' | 'listPartitionReassignments'> {
+  const controller = booted.controller;
+  const moveRefused = 'Moving a replica to another broker needs follower fetching, which this build does not have yet.';
   return {
-    electLeaders: (electionType, topicPartitions) => {
-      const v = view();
-      const uncommitted = electionType === 0 ? noLeaderChange : { ...noLeaderChange, errorCode: ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE };
-      if (topicPartitions === null) {
-        const all: TopicPartitionResults[] = [...image().topics()].map((t) => ({
-          topic: t.name,
-          partitions: [...t.partitions.keys()]
-            .sort((a, b) => a - b)
-            .map((p) => result(p, planElection(v, t.name, p, electionType), uncommitted))
-            .filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED),
-        }));
-        return Promise.resolve(all);
+    electLeaders: (electionType, topicPartitions) => controller.electLeaders(electionType, topicPartitions),
+    alterPartitionReassignments: async (targets) => {
+      const image = booted.image();
+      // Kafka's checks first (the controller's), then what this build can keep.
+      const refused = new Map<string, { errorCode: number; errorMessage: string }>();
+      for (const t of targets) {
+        for (const { partition, replicas } of t.partitions) {
+          const current = image.partition(t.topic, partition);
+          const valid = replicas !== null && replicas.length > 0 && new Set(replicas).size === replicas.length && replicas.every((r) => image.broker(r) !== undefined);
+          if (replicas === null || current === undefined || !valid) continue;
+          if (replicas.length > REPLICATION_FACTOR_SUPPORTED_MAX) refused.set(`${t.topic}:${partition}`, { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: unsupportedReplicationFactorMessage(replicas.length) });
+          else if (REPLICATION_FACTOR_SUPPORTED_MAX === 1 && replicas.some((r) => !current.replicas.includes(r))) refused.set(`${t.topic}:${partition}`, { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: moveRefused });
+        }
       }
-      return Promise.resolve(
-        topicPartitions.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => result(p, planElection(v, t.topic, p, electionType), uncommitted)) })),
+      const checked = await controller.alterPartitionReassignments(
+        targets.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => (refused.has(`${t.topic}:${p.partition}`) ? { partition: p.partition, replicas: [] } : p)) })),
       );
-    },
-    alterPartitionReassignments: (targets) => {
-      const v = view();
-      // Kafka's checks first (unknown partition, bad replica list), then the replication factor this cluster can keep.
-      const plan = (topic: string, partition: number, replicas: readonly number[] | null): PlanItem => {
-        const item = planReassignment(v, topic, partition, replicas);
-        if (item.errorCode !== ErrorCode.NONE || replicas === null || replicas.length <= REPLICATION_FACTOR_SUPPORTED_MAX) return item;
-        return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: unsupportedReplicationFactorMessage(replicas.length), change: null };
-      };
-      return Promise.resolve(targets.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => result(p.partition, plan(t.topic, p.partition, p.replicas), noMove)) })));
+      return checked.map((t) => ({
+        topic: t.topic,
+        partitions: t.partitions.map((p) => {
+          const r = refused.get(`${t.topic}:${p.partition}`);
+          // An empty target is refused by the controller without a change: the refusal above is the answer.
+          return r === undefined ? p : { partition: p.partition, ...r };
+        }),
+      }));
     },
     listPartitionReassignments: (topics) => {
-      const img = image();
+      const img = booted.image();
       const requested = topics ?? [...img.topics()].map((t) => ({ topic: t.name, partitions: [...t.partitions.keys()] }));
       const out: OngoingReassignmentView[] = [];
       for (const t of requested) {

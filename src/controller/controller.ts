@@ -19,7 +19,8 @@ import type { Random } from '../util/random.js';
 import { legacyAlterToIncremental, planAlterConfigs, type ConfigPlanContext, type ConfigSchema } from './config-plan.js';
 import { planDeleteTopics } from './delete-plan.js';
 import { planAlterPartition, type AlterPartitionReply, type AlterPartitionRequest } from './alter-partition.js';
-import { ledPartitionCount, PartitionChanges, type Election, type ElectionPolicy } from './leadership.js';
+import { planElectLeaders, planReassignments, type ElectionType, type ReassignmentTargets, type TopicResults } from './partition-admin.js';
+import { ledPartitionCount, PartitionChanges, type Election, type ElectionKind, type ElectionPolicy, type PartitionWork } from './leadership.js';
 import { METADATA_BATCH_RECORDS_MAX } from './metadata/batch.js';
 import type { EndPoint, MetadataImage } from './metadata/image.js';
 import { ConfigResourceType, type MetadataRecord } from './metadata/records.js';
@@ -54,6 +55,9 @@ export const CONTROLLER_QUEUE_MAX = 1000;
  * (Kafka's 3.0-IV1): we claim no later metadata feature until we implement it.
  */
 export const DEFAULT_FEATURE_LEVELS: Readonly<Record<string, number>> = Object.freeze({ 'metadata.version': 1 });
+
+/** Most leaderships one auto-rebalance batch moves back to preferred replicas. */
+export const LEADER_BALANCE_BATCH_MAX = 1000;
 
 /** broker.session.timeout.ms: a broker whose last heartbeat is older than this is fenced. */
 export const BROKER_SESSION_TIMEOUT_MS_DEFAULT = 9000;
@@ -180,7 +184,62 @@ export class QuorumController {
   private reportElections(committed: boolean): void {
     const all = this.pendingChanges.flatMap((c) => c.elections);
     this.pendingChanges = [];
-    if (committed && all.length > 0) this.opts.onElections?.(all);
+    if (!committed || all.length === 0) return;
+    for (const e of all) this.stats.elections.set(e.kind, (this.stats.elections.get(e.kind) ?? 0) + 1);
+    this.opts.onElections?.(all);
+  }
+
+  /** Counters of what this controller committed (metrics read them at scrape time). */
+  readonly stats: { readonly elections: Map<ElectionKind, number>; fastFences: number } = { elections: new Map(), fastFences: 0 };
+
+  /** ElectLeaders (43): partition-admin.ts's rules; the changed partitions in one batch. */
+  electLeaders(electionType: ElectionType, refs: readonly { topic: string; partitions: readonly number[] }[] | null): Promise<TopicResults[]> {
+    return this.run(async () => {
+      const { results, changes } = planElectLeaders(this.image, this.electionPolicy, electionType, refs);
+      return this.commitPartitionResults(results, changes);
+    });
+  }
+
+  /** AlterPartitionReassignments (45): partition-admin.ts's rules; the changed partitions in one batch. */
+  alterPartitionReassignments(targets: readonly ReassignmentTargets[]): Promise<TopicResults[]> {
+    return this.run(async () => {
+      const { results, changes } = planReassignments(this.image, this.electionPolicy, targets);
+      return this.commitPartitionResults(results, changes);
+    });
+  }
+
+  /**
+   * auto.leader.rebalance.enable (Kafka's leader-imbalance check): moves
+   * leadership back to the preferred (first) replica of up to `batchMax`
+   * partitions where it is an ISR member that may lead and does not lead, in
+   * one batch. Resolves to the number of partitions moved; the caller runs it
+   * every leader.imbalance.check.interval.seconds, and again at once while a
+   * full batch was moved.
+   */
+  balanceLeaders(batchMax = LEADER_BALANCE_BATCH_MAX): Promise<number> {
+    return this.run(async () => {
+      const changes = this.changes();
+      let moved = 0;
+      for (const t of this.image.topics()) {
+        for (const p of t.partitions.values()) {
+          if (moved >= batchMax) break;
+          const preferred = p.replicas[0] as number;
+          if (p.leader === preferred || !p.isr.includes(preferred) || !changes.mayLead(preferred)) continue;
+          changes.setLeader(changes.work(t.topicId, p.partitionId) as PartitionWork, preferred, 'preferred');
+          moved++;
+        }
+      }
+      if (moved === 0) return 0;
+      return (await this.append(changes.records(), changes)) === null ? moved : 0;
+    });
+  }
+
+  private async commitPartitionResults(results: TopicResults[], changes: PartitionChanges): Promise<TopicResults[]> {
+    const records = changes.records();
+    if (records.length === 0) return results;
+    const failure = await this.append(records, changes);
+    if (failure === null) return results;
+    return results.map((t) => ({ ...t, partitions: t.partitions.map((p) => (p.errorCode === ErrorCode.NONE ? { ...p, errorCode: failure.errorCode, errorMessage: failure.errorMessage } : p)) }));
   }
 
   /**
@@ -435,7 +494,9 @@ export class QuorumController {
     return this.run(async () => {
       const b = this.image.broker(brokerId);
       if (b === undefined || b.brokerEpoch !== brokerEpoch || b.fenced || this.sessions.get(brokerId)?.local === true) return false;
-      return (await this.append(this.fenceRecords([brokerId]))) === null;
+      const fenced = (await this.append(this.fenceRecords([brokerId]))) === null;
+      if (fenced) this.stats.fastFences++;
+      return fenced;
     });
   }
 

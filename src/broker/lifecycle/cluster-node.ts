@@ -25,6 +25,7 @@
  */
 import type { Logger } from 'pino';
 import type { BootedController } from '../../controller/boot.js';
+import { LEADER_BALANCE_BATCH_MAX } from '../../controller/controller.js';
 import { ensureMetaProperties } from '../../controller/meta-properties.js';
 import { RaftMetadataLog, type LeaderChange } from '../../controller/quorum/raft-metadata-log.js';
 import type { FileSystem } from '../../storage/fs.js';
@@ -70,6 +71,8 @@ export class ClusterNode {
   private lifecycleOpsNow: ControllerLifecycleOps | null = null;
   private lifecycle: BrokerLifecycleManager | null = null;
   private tickTimer: NodeJS.Timeout | null = null;
+  private balanceTimer: NodeJS.Timeout | null = null;
+  private balancing = false;
   private unsubscribeLeader: (() => void) | null = null;
   private active = false;
 
@@ -165,6 +168,27 @@ export class ClusterNode {
       booted.controller.tick().catch((err: unknown) => this.opts.logger.warn({ err }, 'controller tick failed'));
     }, CONTROLLER_TICK_MS);
     this.tickTimer.unref();
+    if (this.cluster.autoLeaderRebalanceEnable) {
+      this.balanceTimer = setInterval(() => void this.balanceLeaders(booted), this.cluster.leaderImbalanceCheckIntervalMs);
+      this.balanceTimer.unref();
+    }
+  }
+
+  /** One leader-imbalance check (auto.leader.rebalance.enable): batches until nothing is left to move. */
+  private async balanceLeaders(booted: BootedController): Promise<void> {
+    if (!this.active || this.balancing) return;
+    this.balancing = true;
+    try {
+      for (let round = 0; round < 100 && this.active; round++) {
+        const moved = await booted.controller.balanceLeaders();
+        if (moved > 0) this.opts.logger.info({ moved }, 'moved leaderships back to preferred replicas');
+        if (moved < LEADER_BALANCE_BATCH_MAX) break;
+      }
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'leader rebalance failed');
+    } finally {
+      this.balancing = false;
+    }
   }
 
   /** Registers this broker with the active controller and heartbeats; resolves once unfenced and caught up. */
@@ -231,6 +255,8 @@ export class ClusterNode {
     this.alterPartitionSender.close();
     if (this.tickTimer !== null) clearInterval(this.tickTimer);
     this.tickTimer = null;
+    if (this.balanceTimer !== null) clearInterval(this.balanceTimer);
+    this.balanceTimer = null;
     this.unsubscribeLeader?.();
     await this.lifecycle?.close();
     await this.rpc.close();
