@@ -18,12 +18,13 @@ import type { Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
 import { legacyAlterToIncremental, planAlterConfigs, type ConfigPlanContext, type ConfigSchema } from './config-plan.js';
 import { planDeleteTopics } from './delete-plan.js';
-import { planAlterPartition, type AlterPartitionReply, type AlterPartitionRequest } from './alter-partition.js';
-import { planElectLeaders, planReassignments, type ElectionType, type ReassignmentTargets, type TopicResults } from './partition-admin.js';
-import { ledPartitionCount, PartitionChanges, type Election, type ElectionKind, type ElectionPolicy, type PartitionWork } from './leadership.js';
+import type { AlterPartitionReply, AlterPartitionRequest } from './alter-partition.js';
+import type { ElectionType, ReassignmentTargets, TopicResults } from './partition-admin.js';
+import { ledPartitionCount, type Election, type ElectionPolicy, type PartitionChanges } from './leadership.js';
+import { LEADER_BALANCE_BATCH_MAX, ReplicationControl, type ControllerStats } from './replication-control.js';
 import { METADATA_BATCH_RECORDS_MAX } from './metadata/batch.js';
 import type { EndPoint, MetadataImage } from './metadata/image.js';
-import { ConfigResourceType, type MetadataRecord } from './metadata/records.js';
+import type { MetadataRecord } from './metadata/records.js';
 import { MetadataLogError, type MetadataLog } from './metadata-log.js';
 import { planCreatePartitions, planCreateTopics, REPLICATION_FACTOR_MAX, type Plan, type PlanContext } from './plans.js';
 import { INTERNAL_TOPICS } from './topic-names.js';
@@ -56,9 +57,6 @@ export const CONTROLLER_QUEUE_MAX = 1000;
  */
 export const DEFAULT_FEATURE_LEVELS: Readonly<Record<string, number>> = Object.freeze({ 'metadata.version': 1 });
 
-/** Most leaderships one auto-rebalance batch moves back to preferred replicas. */
-export const LEADER_BALANCE_BATCH_MAX = 1000;
-
 /** broker.session.timeout.ms: a broker whose last heartbeat is older than this is fenced. */
 export const BROKER_SESSION_TIMEOUT_MS_DEFAULT = 9000;
 
@@ -68,6 +66,8 @@ const SECURITY_PROTOCOLS: Readonly<Record<string, number>> = { PLAINTEXT: 0, SSL
 /** Producer ids per ProducerIdsRecord block (Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE). */
 export const PRODUCER_ID_BLOCK_SIZE = 1000;
 const PRODUCER_ID_MAX = 0x7fffffffffffffffn;
+
+export { LEADER_BALANCE_BATCH_MAX };
 
 /** allocateProducerIds' answer: ids [firstProducerId, firstProducerId + size), or an error code. */
 export interface ProducerIdBlock {
@@ -145,120 +145,55 @@ export class QuorumController {
   private closed = false;
   private readonly sessions = new Map<number, BrokerSession>();
 
-  constructor(private readonly opts: ControllerOptions) {}
+  constructor(private readonly opts: ControllerOptions) {
+    this.replication = new ReplicationControl({
+      image: () => this.opts.image,
+      minInSyncReplicasDefault: opts.minInSyncReplicasDefault,
+      uncleanLeaderElectionDefault: opts.uncleanLeaderElectionDefault,
+      onElections: opts.onElections,
+      append: (records, changes) => this.append(records, changes),
+    });
+  }
 
   get image(): MetadataImage {
     return this.opts.image;
   }
 
-  /**
-   * Election settings of a topic: its own min.insync.replicas and
-   * unclean.leader.election.enable, else the cluster-wide dynamic broker
-   * default (a broker ConfigRecord with an empty name), else the options'.
-   */
-  get electionPolicy(): ElectionPolicy {
-    const image = this.image;
-    const value = (topic: string, key: string): string | undefined => image.topicConfigs(topic).get(key) ?? image.configs(ConfigResourceType.Broker, '').get(key);
-    return {
-      minIsr: (topic) => {
-        const v = Number(value(topic, 'min.insync.replicas'));
-        return Number.isInteger(v) && v >= 1 ? v : (this.opts.minInSyncReplicasDefault ?? 1);
-      },
-      uncleanOk: (topic) => {
-        const v = value(topic, 'unclean.leader.election.enable');
-        return v === undefined ? (this.opts.uncleanLeaderElectionDefault ?? false) : v.toLowerCase() === 'true';
-      },
-    };
-  }
-
-  /** PartitionChanges of the request being planned; the next append reports their elections. */
-  private pendingChanges: PartitionChanges[] = [];
-
-  private changes(): PartitionChanges {
-    const c = new PartitionChanges(this.image, this.electionPolicy);
-    this.pendingChanges.push(c);
-    return c;
-  }
-
-  /** Tells `onElections` what the batch just committed decided (and forgets the pending changes either way). */
-  private reportElections(committed: boolean): void {
-    const all = this.pendingChanges.flatMap((c) => c.elections);
-    this.pendingChanges = [];
-    if (!committed || all.length === 0) return;
-    for (const e of all) this.stats.elections.set(e.kind, (this.stats.elections.get(e.kind) ?? 0) + 1);
-    this.opts.onElections?.(all);
-  }
+  /** Partition leadership, ISR, ELR, elections and reassignments (replication-control.ts). */
+  private readonly replication: ReplicationControl;
 
   /** Counters of what this controller committed (metrics read them at scrape time). */
-  readonly stats: { readonly elections: Map<ElectionKind, number>; fastFences: number } = { elections: new Map(), fastFences: 0 };
+  get stats(): ControllerStats {
+    return this.replication.stats;
+  }
+
+  /** Election settings of a topic (replication-control.ts). */
+  get electionPolicy(): ElectionPolicy {
+    return this.replication.policy();
+  }
+
+  private changes(): PartitionChanges {
+    return this.replication.changes();
+  }
 
   /** ElectLeaders (43): partition-admin.ts's rules; the changed partitions in one batch. */
   electLeaders(electionType: ElectionType, refs: readonly { topic: string; partitions: readonly number[] }[] | null): Promise<TopicResults[]> {
-    return this.run(async () => {
-      const { results, changes } = planElectLeaders(this.image, this.electionPolicy, electionType, refs);
-      return this.commitPartitionResults(results, changes);
-    });
+    return this.run(() => this.replication.electLeaders(electionType, refs));
   }
 
   /** AlterPartitionReassignments (45): partition-admin.ts's rules; the changed partitions in one batch. */
   alterPartitionReassignments(targets: readonly ReassignmentTargets[]): Promise<TopicResults[]> {
-    return this.run(async () => {
-      const { results, changes } = planReassignments(this.image, this.electionPolicy, targets);
-      return this.commitPartitionResults(results, changes);
-    });
+    return this.run(() => this.replication.alterPartitionReassignments(targets));
   }
 
-  /**
-   * auto.leader.rebalance.enable (Kafka's leader-imbalance check): moves
-   * leadership back to the preferred (first) replica of up to `batchMax`
-   * partitions where it is an ISR member that may lead and does not lead, in
-   * one batch. Resolves to the number of partitions moved; the caller runs it
-   * every leader.imbalance.check.interval.seconds, and again at once while a
-   * full batch was moved.
-   */
+  /** auto.leader.rebalance.enable: up to `batchMax` leaderships back to preferred replicas (replication-control.ts). */
   balanceLeaders(batchMax = LEADER_BALANCE_BATCH_MAX): Promise<number> {
-    return this.run(async () => {
-      const changes = this.changes();
-      let moved = 0;
-      for (const t of this.image.topics()) {
-        for (const p of t.partitions.values()) {
-          if (moved >= batchMax) break;
-          const preferred = p.replicas[0] as number;
-          if (p.leader === preferred || !p.isr.includes(preferred) || !changes.mayLead(preferred)) continue;
-          changes.setLeader(changes.work(t.topicId, p.partitionId) as PartitionWork, preferred, 'preferred');
-          moved++;
-        }
-      }
-      if (moved === 0) return 0;
-      return (await this.append(changes.records(), changes)) === null ? moved : 0;
-    });
+    return this.run(() => this.replication.balanceLeaders(batchMax));
   }
 
-  private async commitPartitionResults(results: TopicResults[], changes: PartitionChanges): Promise<TopicResults[]> {
-    const records = changes.records();
-    if (records.length === 0) return results;
-    const failure = await this.append(records, changes);
-    if (failure === null) return results;
-    return results.map((t) => ({ ...t, partitions: t.partitions.map((p) => (p.errorCode === ErrorCode.NONE ? { ...p, errorCode: failure.errorCode, errorMessage: failure.errorMessage } : p)) }));
-  }
-
-  /**
-   * AlterPartition (56) from a partition leader: validated and committed as
-   * alter-partition.ts says; one PartitionChangeRecord per changed partition,
-   * all in one batch. A failed append answers every item with its error
-   * (NOT_CONTROLLER when this node lost leadership).
-   */
+  /** AlterPartition (56) from a partition leader (alter-partition.ts). */
   alterPartition(req: AlterPartitionRequest): Promise<AlterPartitionReply> {
-    return this.run(async () => {
-      const plan = planAlterPartition(this.image, this.electionPolicy, req);
-      if (plan.records.length === 0) return plan.reply;
-      const failure = await this.append(plan.records, plan.changes);
-      if (failure === null) return plan.reply;
-      return {
-        errorCode: ErrorCode.NONE,
-        topics: plan.reply.topics.map((t) => ({ ...t, partitions: t.partitions.map((p) => (p.errorCode === ErrorCode.NONE ? { ...p, errorCode: failure.errorCode } : p)) })),
-      };
-    });
+    return this.run(() => this.replication.alterPartition(req));
   }
 
   createTopics(topics: readonly NewTopic[], options: { validateOnly: boolean }): Promise<CreateTopicResult[]> {
@@ -349,7 +284,7 @@ export class QuorumController {
         this.lastAppend = await this.opts.log.append([record, ...changes.records()]);
         committed = true;
       } finally {
-        this.reportElections(committed);
+        this.replication.reportElections(committed);
       }
       session();
       return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch };
@@ -539,13 +474,13 @@ export class QuorumController {
 
   /** Appends one batch; null when committed, else the item failure to answer (NOT_CONTROLLER, UNKNOWN_SERVER_ERROR). */
   private async append(records: readonly MetadataRecord[], changes?: PartitionChanges | null): Promise<ItemResult | null> {
-    if (changes != null && !this.pendingChanges.includes(changes)) this.pendingChanges.push(changes);
+    if (changes != null) this.replication.adopt(changes);
     try {
       this.lastAppend = await this.opts.log.append(records);
-      this.reportElections(true);
+      this.replication.reportElections(true);
       return null;
     } catch (err) {
-      this.reportElections(false);
+      this.replication.reportElections(false);
       if (!(err instanceof MetadataLogError)) throw err;
       return appendFailure(err);
     }
@@ -606,7 +541,7 @@ export class QuorumController {
     this.queued++;
     const next = this.tail
       .then(() => {
-        this.pendingChanges = [];
+        this.replication.forgetPending();
         return op();
       })
       .finally(() => {
