@@ -65,6 +65,8 @@ export class ClusterNode {
   readonly log: RaftMetadataLog;
   readonly rpc: ControllerRpc;
   readonly channel: ControllerChannel;
+  /** The broker epoch of this node's last clean stop, else -1 (BrokerRegistration v3). */
+  private readonly previousBrokerEpoch: bigint;
   /** What this node's partition leaders use to change their ISRs (AlterPartition 56). */
   readonly alterPartitionSender: AlterPartitionSender;
   private booted: BootedController | null = null;
@@ -84,6 +86,8 @@ export class ClusterNode {
     // meta.properties first: opening the Raft storage creates __cluster_metadata-0,
     // and a data dir with that but no meta.properties is refused as damaged.
     ensureMetaProperties({ fs: opts.fs, dataDir: settings.dataDir, nodeId: settings.nodeId, clusterId: cluster.clusterId ?? undefined, random: systemRandom });
+    // Taken before anything else runs: a crash from here on is not a clean stop (KIP-966).
+    this.previousBrokerEpoch = takeCleanShutdownEpoch(opts.fs, settings.dataDir);
     this.rpc = new ControllerRpc(cluster.voters, `tributary-node-${settings.nodeId}`);
     this.log = RaftMetadataLog.open({
       fs: opts.fs,
@@ -203,7 +207,7 @@ export class ClusterNode {
         incarnationId: randomUuid(),
         endpoints: endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: SECURITY_PROTOCOL_IDS[e.name] ?? 0 })),
         rack: settings.rack,
-        previousBrokerEpoch: takeCleanShutdownEpoch(this.opts.fs, settings.dataDir),
+        previousBrokerEpoch: this.previousBrokerEpoch,
       },
       transport: new RemoteLifecycleTransport(this.rpc, () => this.log.leaderId, Math.max(this.cluster.requestTimeoutMs, 1000)),
       metadataOffset: () => booted.image().lastAppliedOffset,
