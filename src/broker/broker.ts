@@ -41,6 +41,7 @@ import { GroupService } from '../coordinator/group/group-service.js';
 import { startMetricsExporter, TrafficMetrics, type MetricsExporter } from './metrics/index.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { routeMetadataChanges } from './controller-channel.js';
+import { partitionCounts } from '../controller/partition-admin.js';
 import type { ClusterNode } from './lifecycle/cluster-node.js';
 import { handlersForListener } from './lifecycle/listener-apis.js';
 import type { MetadataLog } from '../controller/metadata-log.js';
@@ -362,6 +363,12 @@ function startServing(parts: NodeParts, exporter: MetricsExporter | null, servic
     topicExists: (topic) => metadata.service.topicExists(topic),
     connections: () => server.connectionsByListener(),
     connectionsAccepted: () => server.acceptedByListener,
+    controller: {
+      isActive: () => parts.clusterNode === null || parts.clusterNode.channel.isLocal(),
+      elections: () => metadata.booted.controller.stats.elections,
+      fastFences: () => metadata.booted.controller.stats.fastFences,
+      partitionCounts: () => partitionCounts(metadata.booted.image(), metadata.booted.controller.electionPolicy),
+    },
   });
   exporter?.setState('serving');
 }

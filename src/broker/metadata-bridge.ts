@@ -18,7 +18,7 @@ import type { MetadataLog } from '../controller/metadata-log.js';
 import type { BrokerEndpoint, MetadataService, TopicView } from './metadata-service.js';
 import type { OngoingReassignmentView, TopicPartitionResults } from './metadata-service.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { ongoingReassignment, planElection, planReassignment, type ClusterView, type PlanItem } from '../replication/partition-plans.js';
+import { ongoingReassignment } from '../controller/partition-admin.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { BrokerSettings, ListenerSettings } from './settings.js';
 import type { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
@@ -124,7 +124,21 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
         }),
     onDelta: (delta, image) => applyDelta(delta, image, opts),
     ...(opts.log === undefined ? { timer: systemTimer, onWarning: (message: string) => opts.logger.warn(message) } : { log: opts.log }),
-    ...(settings.cluster === undefined ? {} : { clusterId: settings.cluster.clusterId ?? undefined, brokerSessionTimeoutMs: settings.cluster.brokerSessionTimeoutMs }),
+    ...(settings.cluster === undefined
+      ? {}
+      : {
+          clusterId: settings.cluster.clusterId ?? undefined,
+          brokerSessionTimeoutMs: settings.cluster.brokerSessionTimeoutMs,
+          minInSyncReplicasDefault: settings.cluster.minInSyncReplicasDefault,
+          uncleanLeaderElectionDefault: settings.cluster.uncleanLeaderElectionDefault,
+        }),
+    onElections: (elections) => {
+      for (const e of elections) {
+        // An unclean election may lose acknowledged records (KIP-966 / Kafka's UncleanLeaderElectionsPerSec): always say so.
+        if (e.kind === 'unclean') opts.logger.warn({ topic: e.topicName, partition: e.partitionId, leader: e.leader }, 'unclean leader election: the new leader may miss acknowledged records');
+        else if (e.kind === 'none') opts.logger.warn({ topic: e.topicName, partition: e.partitionId }, 'partition offline: no replica may lead');
+      }
+    },
   });
   const image = (): MetadataImage => booted.image();
 
@@ -156,7 +170,7 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
       return booted.controller.deleteTopics(refs);
     },
     createPartitions: (specs, validateOnly) => booted.controller.createPartitions(specs, { validateOnly }),
-    ...partitionLeadershipOps(image),
+    ...partitionLeadershipOps(booted),
     alterConfigs: (resources, validateOnly) => booted.controller.alterConfigs(resources, { validateOnly }),
     incrementalAlterConfigs: (resources, validateOnly) => booted.controller.incrementalAlterConfigs(resources, { validateOnly }),
     allocateProducerIds: () => booted.controller.allocateProducerIds(settings.nodeId, image().broker(settings.nodeId)?.brokerEpoch ?? -1n),
@@ -173,61 +187,19 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
 }
 
 /**
- * ElectLeaders and partition reassignments, decided against the image with
- * Kafka's rules (src/replication/partition-plans.ts). A plan that needs a
- * partition change record cannot be committed yet: the controller has no
- * PartitionChangeRecord operation until replication lands, so such items
- * answer the error Kafka gives when it cannot build the change. With one
- * node no valid request needs a change (its only replica is the preferred
- * leader and the only possible replica set), so every one-node answer is
- * exact. When the controller gains these operations, these calls go to it.
+ * ElectLeaders and partition reassignments: the controller's operations
+ * (src/controller/partition-admin.ts), committed as PartitionChangeRecords
+ * (the handlers forward the requests to the active controller first). New
+ * replicas of a reassignment catch up as followers; the controller completes
+ * it when they are all in the ISR.
  */
-function partitionLeadershipOps(image: () => MetadataImage): Pick<MetadataService, 'electLeaders' | 'alterPartitionReassignments' | 'listPartitionReassignments'> {
-  const view = (): ClusterView => {
-    const img = image();
-    return {
-      topicExists: (topic) => img.topicByName(topic) !== undefined,
-      partition: (topic, partition) => img.partition(topic, partition),
-      isRegistered: (id) => img.broker(id) !== undefined,
-      isActive: (id) => {
-        const b = img.broker(id);
-        return b !== undefined && !b.fenced && !b.inControlledShutdown;
-      },
-    };
-  };
-  const result = (partition: number, item: PlanItem, uncommitted: { errorCode: number; errorMessage: string }) =>
-    item.change === null ? { partition, errorCode: item.errorCode, errorMessage: item.errorMessage } : { partition, ...uncommitted };
-  const noLeaderChange = { errorCode: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, errorMessage: 'Leader changes need the replication issue (no PartitionChangeRecord support yet).' };
-  const noMove = { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: 'Moving replicas between brokers needs the replication issue (no PartitionChangeRecord support yet).' };
+function partitionLeadershipOps(booted: BootedController): Pick<MetadataService, 'electLeaders' | 'alterPartitionReassignments' | 'listPartitionReassignments'> {
+  const controller = booted.controller;
   return {
-    electLeaders: (electionType, topicPartitions) => {
-      const v = view();
-      const uncommitted = electionType === 0 ? noLeaderChange : { ...noLeaderChange, errorCode: ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE };
-      if (topicPartitions === null) {
-        const all: TopicPartitionResults[] = [...image().topics()].map((t) => ({
-          topic: t.name,
-          partitions: [...t.partitions.keys()]
-            .sort((a, b) => a - b)
-            .map((p) => result(p, planElection(v, t.name, p, electionType), uncommitted))
-            .filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED),
-        }));
-        return Promise.resolve(all);
-      }
-      return Promise.resolve(
-        topicPartitions.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => result(p, planElection(v, t.topic, p, electionType), uncommitted)) })),
-      );
-    },
-    alterPartitionReassignments: (targets) => {
-      const v = view();
-      // Kafka's checks first (unknown partition, bad replica list), then the replication factor this cluster can keep.
-      const plan = (topic: string, partition: number, replicas: readonly number[] | null): PlanItem => {
-        const item = planReassignment(v, topic, partition, replicas);
-        return item;
-      };
-      return Promise.resolve(targets.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => result(p.partition, plan(t.topic, p.partition, p.replicas), noMove)) })));
-    },
+    electLeaders: (electionType, topicPartitions) => controller.electLeaders(electionType, topicPartitions),
+    alterPartitionReassignments: (targets) => controller.alterPartitionReassignments(targets),
     listPartitionReassignments: (topics) => {
-      const img = image();
+      const img = booted.image();
       const requested = topics ?? [...img.topics()].map((t) => ({ topic: t.name, partitions: [...t.partitions.keys()] }));
       const out: OngoingReassignmentView[] = [];
       for (const t of requested) {

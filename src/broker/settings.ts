@@ -109,6 +109,13 @@ export interface ClusterSettings {
   readonly clusterId: string | null;
   /** metadata.log.max.record.bytes.between.snapshots: a Raft metadata snapshot after this many new bytes. */
   readonly snapshotIntervalBytes: number;
+  /** auto.leader.rebalance.enable */
+  readonly autoLeaderRebalanceEnable: boolean;
+  /** leader.imbalance.check.interval.seconds, in ms */
+  readonly leaderImbalanceCheckIntervalMs: number;
+  /** min.insync.replicas and unclean.leader.election.enable of topics without their own (elections, KIP-966 ELR). */
+  readonly minInSyncReplicasDefault: number;
+  readonly uncleanLeaderElectionDefault: boolean;
 }
 
 /** True when this node runs alone: one voter (itself, or none given) and both roles. */
@@ -219,6 +226,10 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
       retryBackoffMs: config.get('controller.quorum.retry.backoff.ms'),
       clusterId: config.get('cluster.id'),
       snapshotIntervalBytes: Number(config.get('metadata.log.max.record.bytes.between.snapshots')),
+      autoLeaderRebalanceEnable: config.get('auto.leader.rebalance.enable'),
+      leaderImbalanceCheckIntervalMs: Number(config.get('leader.imbalance.check.interval.seconds')) * 1000,
+      minInSyncReplicasDefault: config.get('min.insync.replicas'),
+      uncleanLeaderElectionDefault: config.get('unclean.leader.election.enable'),
     },
   };
 }

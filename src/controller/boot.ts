@@ -30,7 +30,7 @@ import type { Clock } from '../util/clock.js';
 import { validateTopicConfigs as validateTopicConfigsDefault } from '../config/topic-broker.js';
 import { systemRandom, type Random } from '../util/random.js';
 import type { ConfigSchema } from './config-plan.js';
-import { QuorumController } from './controller.js';
+import { QuorumController, type ControllerOptions } from './controller.js';
 import { MetadataImage } from './metadata/image.js';
 import { MetadataPublisher, type DeltaListener } from './metadata/publisher.js';
 import { MetadataLogError, type MetadataLog } from './metadata-log.js';
@@ -71,6 +71,10 @@ export interface BootControllerOptions {
   log?: MetadataLog | undefined;
   /** broker.session.timeout.ms (the active controller fences brokers silent for this long). */
   brokerSessionTimeoutMs?: number | undefined;
+  /** Election settings and the elections listener (ControllerOptions). */
+  minInSyncReplicasDefault?: number | undefined;
+  uncleanLeaderElectionDefault?: boolean | undefined;
+  onElections?: ControllerOptions['onElections'];
   /** Segment settings of the one-voter log's `__cluster_metadata-0` PartitionLog. */
   metadataLogConfig?: Partial<LogConfig> | undefined;
   /**
@@ -169,6 +173,9 @@ export async function bootController(opts: BootControllerOptions): Promise<Boote
     featureLevels: opts.featureLevels,
     clock: opts.clock,
     brokerSessionTimeoutMs: opts.brokerSessionTimeoutMs,
+    minInSyncReplicasDefault: opts.minInSyncReplicasDefault,
+    uncleanLeaderElectionDefault: opts.uncleanLeaderElectionDefault,
+    onElections: opts.onElections,
   });
   // On a multi-voter quorum this node may not lead (yet): the active
   // controller finalizes features when it becomes active.

@@ -18,11 +18,14 @@ import type { Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
 import { legacyAlterToIncremental, planAlterConfigs, type ConfigPlanContext, type ConfigSchema } from './config-plan.js';
 import { planDeleteTopics } from './delete-plan.js';
-import { planAlterPartition, type AlterPartitionReply, type AlterPartitionRequest } from './alter-partition.js';
-import { ledPartitionCount, PartitionChanges, type Election, type ElectionPolicy } from './leadership.js';
+import type { AlterPartitionReply, AlterPartitionRequest } from './alter-partition.js';
+import type { ElectionType, ReassignmentTargets, TopicResults } from './partition-admin.js';
+import type { Election, ElectionPolicy, PartitionChanges } from './leadership.js';
+import { BrokerLiveness } from './broker-liveness.js';
+import { LEADER_BALANCE_BATCH_MAX, ReplicationControl, type ControllerStats } from './replication-control.js';
 import { METADATA_BATCH_RECORDS_MAX } from './metadata/batch.js';
-import type { EndPoint, MetadataImage } from './metadata/image.js';
-import { ConfigResourceType, type MetadataRecord } from './metadata/records.js';
+import type { MetadataImage } from './metadata/image.js';
+import type { MetadataRecord } from './metadata/records.js';
 import { MetadataLogError, type MetadataLog } from './metadata-log.js';
 import { planCreatePartitions, planCreateTopics, REPLICATION_FACTOR_MAX, type Plan, type PlanContext } from './plans.js';
 import { INTERNAL_TOPICS } from './topic-names.js';
@@ -43,7 +46,6 @@ import type {
   TopicConfigValidator,
   TopicErrorResult,
 } from './types.js';
-import { randomUuid } from './uuid.js';
 
 /** Requests waiting for the controller before new ones are refused. */
 export const CONTROLLER_QUEUE_MAX = 1000;
@@ -58,12 +60,12 @@ export const DEFAULT_FEATURE_LEVELS: Readonly<Record<string, number>> = Object.f
 /** broker.session.timeout.ms: a broker whose last heartbeat is older than this is fenced. */
 export const BROKER_SESSION_TIMEOUT_MS_DEFAULT = 9000;
 
-/** Kafka's SecurityProtocol ids. */
-const SECURITY_PROTOCOLS: Readonly<Record<string, number>> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
 
 /** Producer ids per ProducerIdsRecord block (Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE). */
 export const PRODUCER_ID_BLOCK_SIZE = 1000;
 const PRODUCER_ID_MAX = 0x7fffffffffffffffn;
+
+export { LEADER_BALANCE_BATCH_MAX };
 
 /** allocateProducerIds' answer: ids [firstProducerId, firstProducerId + size), or an error code. */
 export interface ProducerIdBlock {
@@ -116,20 +118,6 @@ export interface ControllerOptions {
   onElections?: ((elections: readonly Election[]) => void) | undefined;
 }
 
-/**
- * Heartbeat bookkeeping of one broker, in memory on the active controller only
- * (as KRaft): a new active controller starts every broker with a fresh session.
- */
-interface BrokerSession {
-  lastContactMs: number;
-  /** Offset of the broker's RegisterBrokerRecord, when this controller wrote it (else its epoch is used). */
-  registrationOffset: bigint | null;
-  /** Controlled shutdown: offset the broker must have applied (its leaderships moved) before it may stop. */
-  shutdownOffset: bigint | null;
-  /** Registered by the combined single node itself (no heartbeats yet): never expires. */
-  local: boolean;
-}
-
 interface ItemResult {
   errorCode: ErrorCode;
   errorMessage: string | null;
@@ -139,67 +127,74 @@ export class QuorumController {
   private tail: Promise<unknown> = Promise.resolve();
   private queued = 0;
   private closed = false;
-  private readonly sessions = new Map<number, BrokerSession>();
 
-  constructor(private readonly opts: ControllerOptions) {}
+  constructor(private readonly opts: ControllerOptions) {
+    this.replication = new ReplicationControl({
+      image: () => this.opts.image,
+      minInSyncReplicasDefault: opts.minInSyncReplicasDefault,
+      uncleanLeaderElectionDefault: opts.uncleanLeaderElectionDefault,
+      onElections: opts.onElections,
+      append: (records, changes) => this.append(records, changes),
+    });
+    this.liveness = new BrokerLiveness({
+      nodeId: opts.nodeId,
+      log: opts.log,
+      image: () => this.opts.image,
+      random: opts.random,
+      clock: opts.clock,
+      sessionTimeoutMs: opts.brokerSessionTimeoutMs ?? BROKER_SESSION_TIMEOUT_MS_DEFAULT,
+      stats: this.replication.stats,
+      changes: () => this.replication.changes(),
+      append: (records) => this.append(records),
+      lastAppend: () => this.lastAppend,
+      setLastAppend: (range) => {
+        this.lastAppend = range;
+      },
+      reportElections: (committed) => this.replication.reportElections(committed),
+    });
+  }
 
   get image(): MetadataImage {
     return this.opts.image;
   }
 
-  /**
-   * Election settings of a topic: its own min.insync.replicas and
-   * unclean.leader.election.enable, else the cluster-wide dynamic broker
-   * default (a broker ConfigRecord with an empty name), else the options'.
-   */
-  get electionPolicy(): ElectionPolicy {
-    const image = this.image;
-    const value = (topic: string, key: string): string | undefined => image.topicConfigs(topic).get(key) ?? image.configs(ConfigResourceType.Broker, '').get(key);
-    return {
-      minIsr: (topic) => {
-        const v = Number(value(topic, 'min.insync.replicas'));
-        return Number.isInteger(v) && v >= 1 ? v : (this.opts.minInSyncReplicasDefault ?? 1);
-      },
-      uncleanOk: (topic) => {
-        const v = value(topic, 'unclean.leader.election.enable');
-        return v === undefined ? (this.opts.uncleanLeaderElectionDefault ?? false) : v.toLowerCase() === 'true';
-      },
-    };
+  /** Partition leadership, ISR, ELR, elections and reassignments (replication-control.ts). */
+  private readonly replication: ReplicationControl;
+  /** Registrations, heartbeats, sessions, fencing (broker-liveness.ts). */
+  private readonly liveness: BrokerLiveness;
+
+  /** Counters of what this controller committed (metrics read them at scrape time). */
+  get stats(): ControllerStats {
+    return this.replication.stats;
   }
 
-  /** PartitionChanges of the request being planned; the next append reports their elections. */
-  private pendingChanges: PartitionChanges[] = [];
+  /** Election settings of a topic (replication-control.ts). */
+  get electionPolicy(): ElectionPolicy {
+    return this.replication.policy();
+  }
 
   private changes(): PartitionChanges {
-    const c = new PartitionChanges(this.image, this.electionPolicy);
-    this.pendingChanges.push(c);
-    return c;
+    return this.replication.changes();
   }
 
-  /** Tells `onElections` what the batch just committed decided (and forgets the pending changes either way). */
-  private reportElections(committed: boolean): void {
-    const all = this.pendingChanges.flatMap((c) => c.elections);
-    this.pendingChanges = [];
-    if (committed && all.length > 0) this.opts.onElections?.(all);
+  /** ElectLeaders (43): partition-admin.ts's rules; the changed partitions in one batch. */
+  electLeaders(electionType: ElectionType, refs: readonly { topic: string; partitions: readonly number[] }[] | null): Promise<TopicResults[]> {
+    return this.run(() => this.replication.electLeaders(electionType, refs));
   }
 
-  /**
-   * AlterPartition (56) from a partition leader: validated and committed as
-   * alter-partition.ts says; one PartitionChangeRecord per changed partition,
-   * all in one batch. A failed append answers every item with its error
-   * (NOT_CONTROLLER when this node lost leadership).
-   */
+  /** AlterPartitionReassignments (45): partition-admin.ts's rules; the changed partitions in one batch. */
+  alterPartitionReassignments(targets: readonly ReassignmentTargets[]): Promise<TopicResults[]> {
+    return this.run(() => this.replication.alterPartitionReassignments(targets));
+  }
+
+  /** auto.leader.rebalance.enable: up to `batchMax` leaderships back to preferred replicas (replication-control.ts). */
+  balanceLeaders(batchMax = LEADER_BALANCE_BATCH_MAX): Promise<number> {
+    return this.run(() => this.replication.balanceLeaders(batchMax));
+  }
+
+  /** AlterPartition (56) from a partition leader (alter-partition.ts). */
   alterPartition(req: AlterPartitionRequest): Promise<AlterPartitionReply> {
-    return this.run(async () => {
-      const plan = planAlterPartition(this.image, this.electionPolicy, req);
-      if (plan.records.length === 0) return plan.reply;
-      const failure = await this.append(plan.records, plan.changes);
-      if (failure === null) return plan.reply;
-      return {
-        errorCode: ErrorCode.NONE,
-        topics: plan.reply.topics.map((t) => ({ ...t, partitions: t.partitions.map((p) => (p.errorCode === ErrorCode.NONE ? { ...p, errorCode: failure.errorCode } : p)) })),
-      };
-    });
+    return this.run(() => this.replication.alterPartition(req));
   }
 
   createTopics(topics: readonly NewTopic[], options: { validateOnly: boolean }): Promise<CreateTopicResult[]> {
@@ -252,225 +247,32 @@ export class QuorumController {
   }
 
   /**
-   * BrokerRegistration. With a `brokerId` (KRaft's contract, the network
-   * path): the broker starts fenced with a broker epoch = the offset of its
-   * RegisterBrokerRecord; the same incarnation id again is a retry and gets
-   * the same epoch; a new incarnation replaces the registration (leadership of
-   * the old incarnation's partitions moves away in the same batch).
-   *
-   * Without `brokerId`: this node (the combined single node) registers itself
-   * unfenced, a no-op when the image already has the same registration, so
-   * restarts do not grow the log; its session never expires (it does not
-   * heartbeat). A failed append rejects with the MetadataLogError.
+   * BrokerRegistration (broker-liveness.ts). With a `brokerId`: the network
+   * path, the broker starts fenced; without: this combined single node
+   * registers itself unfenced. A failed append of the local path rejects.
    */
   registerBroker(registration: BrokerRegistrationRequest | { endpoints: readonly ListenerEndpoint[]; rack: string | null }): Promise<BrokerRegistrationReply> {
-    if ('brokerId' in registration) return this.run(async () => this.registerRemote(registration));
-    return this.run(async () => {
-      const endPoints = registration.endpoints.map(toEndPoint);
-      const nodeId = this.opts.nodeId;
-      const current = this.image.broker(nodeId);
-      const session = (): void => {
-        this.sessions.set(nodeId, { lastContactMs: this.opts.clock?.monotonicMs() ?? 0, registrationOffset: null, shutdownOffset: null, local: true });
-      };
-      if (current !== undefined && !current.fenced && !current.inControlledShutdown && current.rack === registration.rack && sameEndPoints(current.endPoints, endPoints)) {
-        session();
-        return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch: current.brokerEpoch };
-      }
-      const brokerEpoch = this.opts.log.endOffset;
-      const record: MetadataRecord = {
-        type: 'RegisterBrokerRecord',
-        data: { brokerId: nodeId, incarnationId: randomUuid(this.opts.random), brokerEpoch, endPoints, features: [], rack: registration.rack, fenced: false, inControlledShutdown: false },
-      };
-      // The new registration is unfenced at once: leaderless partitions of this node get it back.
-      const changes = this.changes();
-      changes.addBroker(nodeId);
-      // Failures throw MetadataLogError (this runs at boot, where a failure stops the start).
-      let committed = false;
-      try {
-        this.lastAppend = await this.opts.log.append([record, ...changes.records()]);
-        committed = true;
-      } finally {
-        this.reportElections(committed);
-      }
-      session();
-      return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch };
-    });
+    return this.run(() => ('brokerId' in registration ? this.liveness.registerRemote(registration) : this.liveness.registerLocal(registration)));
   }
 
-  private async registerRemote(req: BrokerRegistrationRequest): Promise<BrokerRegistrationReply> {
-    const failed = (errorCode: ErrorCode, errorMessage: string): BrokerRegistrationReply => ({ errorCode, errorMessage, brokerEpoch: -1n });
-    if (!Number.isInteger(req.brokerId) || req.brokerId < 0) return failed(ErrorCode.INVALID_REQUEST, `Invalid broker id ${req.brokerId}.`);
-    const current = this.image.broker(req.brokerId);
-    const nowMs = this.sessionNowMs();
-    if (current !== undefined && current.incarnationId === req.incarnationId) {
-      // A retry of a registration that committed (its answer was lost).
-      this.touch(req.brokerId, nowMs);
-      return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch: current.brokerEpoch };
-    }
-    const brokerEpoch = this.opts.log.endOffset;
-    const records: MetadataRecord[] = [
-      {
-        type: 'RegisterBrokerRecord',
-        data: {
-          brokerId: req.brokerId,
-          incarnationId: req.incarnationId,
-          brokerEpoch,
-          endPoints: req.endpoints.map(toEndPoint),
-          features: (req.features ?? []).map((f) => ({ ...f })),
-          rack: req.rack,
-          fenced: true,
-          inControlledShutdown: false,
-        },
-      },
-    ];
-    if (current !== undefined) {
-      // The old incarnation is gone: its leaderships move now, not after its session expires.
-      // KIP-966: unless it names the epoch it had as the one of its last clean shutdown, it may
-      // have lost unflushed records, so it also leaves every ISR and ELR it was in.
-      const unclean = (req.previousBrokerEpoch ?? -1n) !== current.brokerEpoch;
-      const changes = this.changes();
-      changes.removeBroker(req.brokerId, { unclean });
-      records.push(...changes.records());
-    }
-    const result = await this.append(records);
-    if (result !== null) return failed(result.errorCode, result.errorMessage ?? '');
-    this.sessions.set(req.brokerId, { lastContactMs: nowMs, registrationOffset: this.lastAppend?.baseOffset ?? brokerEpoch, shutdownOffset: null, local: false });
-    return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch };
-  }
-
-  /**
-   * BrokerHeartbeat (KRaft's BrokerHeartbeatManager): renews the session;
-   * a fenced broker is unfenced once it has applied the metadata up to its
-   * own registration (and does not ask to stay fenced); `wantFence` fences;
-   * `wantShutDown` starts a controlled shutdown: leadership of its partitions
-   * moves to another in-sync replica (or to none), and once the broker has
-   * applied that change and leads nothing, it is fenced and told to shut down.
-   */
+  /** BrokerHeartbeat (broker-liveness.ts): sessions, unfencing, controlled shutdown. */
   brokerHeartbeat(req: BrokerHeartbeatRequest): Promise<BrokerHeartbeatReply> {
-    return this.run(async () => {
-      const reply = (errorCode: ErrorCode, errorMessage: string | null, isCaughtUp: boolean, isFenced: boolean, shouldShutDown: boolean): BrokerHeartbeatReply => ({
-        errorCode,
-        errorMessage,
-        isCaughtUp,
-        isFenced,
-        shouldShutDown,
-      });
-      const current = this.image.broker(req.brokerId);
-      if (current === undefined) return reply(ErrorCode.BROKER_ID_NOT_REGISTERED, `Broker ${req.brokerId} is not registered.`, false, true, false);
-      if (current.brokerEpoch !== req.brokerEpoch) {
-        return reply(ErrorCode.STALE_BROKER_EPOCH, `Broker ${req.brokerId} is registered with epoch ${current.brokerEpoch}, not ${req.brokerEpoch}.`, false, true, false);
-      }
-      const session = this.touch(req.brokerId, this.sessionNowMs());
-      const isCaughtUp = req.currentMetadataOffset >= (session.registrationOffset ?? current.brokerEpoch);
-      const epoch = current.brokerEpoch;
-      if (current.fenced) {
-        // A broker whose controlled shutdown completed stays fenced until it registers again.
-        if (req.wantShutDown || current.inControlledShutdown) return reply(ErrorCode.NONE, null, isCaughtUp, true, true);
-        if (req.wantFence || !isCaughtUp) return reply(ErrorCode.NONE, null, isCaughtUp, true, false);
-        const changes = this.changes();
-        changes.addBroker(req.brokerId);
-        const failure = await this.append([{ type: 'UnfenceBrokerRecord', data: { id: req.brokerId, epoch } }, ...changes.records()]);
-        if (failure !== null) return reply(failure.errorCode, failure.errorMessage, isCaughtUp, true, false);
-        return reply(ErrorCode.NONE, null, isCaughtUp, false, false);
-      }
-      if (req.wantFence) {
-        const failure = await this.append(this.fenceRecords([req.brokerId]));
-        if (failure !== null) return reply(failure.errorCode, failure.errorMessage, isCaughtUp, false, false);
-        return reply(ErrorCode.NONE, null, isCaughtUp, true, req.wantShutDown);
-      }
-      if (!req.wantShutDown) return reply(ErrorCode.NONE, null, isCaughtUp, false, false);
-      if (!current.inControlledShutdown) {
-        const changes = this.changes();
-        changes.removeBroker(req.brokerId);
-        const failure = await this.append([
-          { type: 'BrokerRegistrationChangeRecord', data: { brokerId: req.brokerId, brokerEpoch: epoch, fenced: 0, inControlledShutdown: 1 } },
-          ...changes.records(),
-        ]);
-        if (failure !== null) return reply(failure.errorCode, failure.errorMessage, isCaughtUp, false, false);
-        session.shutdownOffset = this.lastAppend?.lastOffset ?? this.image.lastAppliedOffset;
-      }
-      // A new active controller did not see the moves being written: the broker must reach what it knows now.
-      session.shutdownOffset ??= this.image.lastAppliedOffset;
-      if (ledPartitionCount(this.image, req.brokerId) > 0 || req.currentMetadataOffset < session.shutdownOffset) return reply(ErrorCode.NONE, null, isCaughtUp, false, false);
-      const failure = await this.append(this.fenceRecords([req.brokerId]));
-      if (failure !== null) return reply(failure.errorCode, failure.errorMessage, isCaughtUp, false, false);
-      return reply(ErrorCode.NONE, null, isCaughtUp, true, true);
-    });
+    return this.run(() => this.liveness.heartbeat(req));
   }
 
-  /**
-   * Fences every unfenced broker whose last heartbeat is older than
-   * broker.session.timeout.ms (moving its leaderships away), in one batch.
-   * A broker this controller has no session for (it just became active)
-   * gets a fresh one. Resolves to the number of brokers fenced (0 when this
-   * node is not the active controller).
-   */
+  /** Fences the brokers whose session expired, in one batch; resolves to how many (0 when not the active controller). */
   tick(): Promise<number> {
-    return this.run(async () => {
-      const nowMs = this.sessionNowMs();
-      const timeoutMs = this.opts.brokerSessionTimeoutMs ?? BROKER_SESSION_TIMEOUT_MS_DEFAULT;
-      const expired: number[] = [];
-      for (const b of this.image.brokers()) {
-        if (b.fenced) continue;
-        const session = this.sessions.get(b.brokerId) ?? this.touch(b.brokerId, nowMs);
-        if (!session.local && nowMs - session.lastContactMs >= timeoutMs) expired.push(b.brokerId);
-      }
-      if (expired.length === 0) return 0;
-      const failure = await this.append(this.fenceRecords(expired));
-      return failure === null ? expired.length : 0;
-    });
+    return this.run(() => this.liveness.tick());
   }
 
-  /**
-   * Fences broker `brokerId` at once, without waiting for its session to
-   * expire: the active controller saw the connection its heartbeats came on
-   * closed or reset by the broker's side, which a live broker never does
-   * (its process died; a paused one keeps the connection and still goes by
-   * the session timeout). Only the registration `brokerEpoch` is fenced, and
-   * only when unfenced; its leaderships move as on a session expiry. A
-   * broker that is in fact alive heartbeats again and is unfenced as usual.
-   * Resolves true when a fence was committed.
-   */
+  /** Fences broker `brokerId` (registration `brokerEpoch`) at once: its heartbeat connection closed (broker-liveness.ts). */
   fenceBrokerNow(brokerId: number, brokerEpoch: bigint): Promise<boolean> {
-    return this.run(async () => {
-      const b = this.image.broker(brokerId);
-      if (b === undefined || b.brokerEpoch !== brokerEpoch || b.fenced || this.sessions.get(brokerId)?.local === true) return false;
-      return (await this.append(this.fenceRecords([brokerId]))) === null;
-    });
+    return this.run(() => this.liveness.fenceNow(brokerId, brokerEpoch));
   }
 
   /** This node became the active controller: every broker starts a fresh session (KRaft keeps them in memory only). */
   becomeActive(): void {
-    const nowMs = this.sessionNowMs();
-    for (const [id, s] of this.sessions) this.sessions.set(id, { ...s, lastContactMs: nowMs, registrationOffset: null, shutdownOffset: null });
-  }
-
-  private fenceRecords(brokerIds: readonly number[]): MetadataRecord[] {
-    const changes = this.changes();
-    for (const id of brokerIds) changes.removeBroker(id);
-    const fences: MetadataRecord[] = [];
-    for (const id of brokerIds) {
-      const b = this.image.broker(id);
-      if (b !== undefined && !b.fenced) fences.push({ type: 'FenceBrokerRecord', data: { id, epoch: b.brokerEpoch } });
-    }
-    return [...changes.records(), ...fences];
-  }
-
-  private touch(brokerId: number, nowMs: number): BrokerSession {
-    let s = this.sessions.get(brokerId);
-    if (s === undefined) {
-      s = { lastContactMs: nowMs, registrationOffset: null, shutdownOffset: null, local: false };
-      this.sessions.set(brokerId, s);
-    } else {
-      s.lastContactMs = Math.max(s.lastContactMs, nowMs);
-    }
-    return s;
-  }
-
-  private sessionNowMs(): number {
-    const clock = this.opts.clock;
-    if (clock === undefined) throw new Error('QuorumController: broker sessions need the `clock` option');
-    return clock.monotonicMs();
+    this.liveness.becomeActive();
   }
 
   /** The last successful append of this controller (for registration and shutdown offsets). */
@@ -478,13 +280,13 @@ export class QuorumController {
 
   /** Appends one batch; null when committed, else the item failure to answer (NOT_CONTROLLER, UNKNOWN_SERVER_ERROR). */
   private async append(records: readonly MetadataRecord[], changes?: PartitionChanges | null): Promise<ItemResult | null> {
-    if (changes != null && !this.pendingChanges.includes(changes)) this.pendingChanges.push(changes);
+    if (changes != null) this.replication.adopt(changes);
     try {
       this.lastAppend = await this.opts.log.append(records);
-      this.reportElections(true);
+      this.replication.reportElections(true);
       return null;
     } catch (err) {
-      this.reportElections(false);
+      this.replication.reportElections(false);
       if (!(err instanceof MetadataLogError)) throw err;
       return appendFailure(err);
     }
@@ -545,7 +347,7 @@ export class QuorumController {
     this.queued++;
     const next = this.tail
       .then(() => {
-        this.pendingChanges = [];
+        this.replication.forgetPending();
         return op();
       })
       .finally(() => {
@@ -578,17 +380,4 @@ function appendFailure(err: MetadataLogError): ItemResult {
   return err.code === 'ERR_TRIB_METADATA_NOT_LEADER'
     ? { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'This node is no longer the active controller.' }
     : { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: `The metadata log could not commit the change: ${err.message}` };
-}
-
-function toEndPoint(e: ListenerEndpoint): EndPoint {
-  const protocol = e.securityProtocol;
-  const securityProtocol = typeof protocol === 'number' ? protocol : SECURITY_PROTOCOLS[(protocol ?? e.name).toUpperCase()] ?? 0;
-  return { name: e.name, host: e.host, port: e.port, securityProtocol };
-}
-
-function sameEndPoints(a: readonly EndPoint[], b: readonly EndPoint[]): boolean {
-  return a.length === b.length && a.every((e, i) => {
-    const o = b[i];
-    return o !== undefined && e.name === o.name && e.host === o.host && e.port === o.port && e.securityProtocol === o.securityProtocol;
-  });
 }

@@ -21,14 +21,9 @@ export const PARTITIONS_PER_REQUEST_MAX = METADATA_BATCH_RECORDS_MAX - 1;
 /** replicationFactor is an int16 on the wire. */
 export const REPLICATION_FACTOR_MAX = 0x7fff;
 
-/**
- * Why a broker refuses a replication factor above 1 (its PlanContext
- * replicationFactorMax): partitions have no followers yet, so a second
- * replica would be advertised but never fetch, acks=all would time out and
- * the high watermark would never move.
- */
-export function unsupportedReplicationFactorMessage(rf: number): string {
-  return `Replication factor ${rf} is not supported: partition replication is not implemented yet, so the replication factor must be 1.`;
+/** Why a replication factor above the controller's replicationFactorMax option is refused. */
+export function unsupportedReplicationFactorMessage(rf: number, max?: number): string {
+  return `Replication factor ${rf} is not supported: this controller accepts at most ${max ?? 'a smaller one'}.`;
 }
 
 export interface PlanContext {
@@ -104,7 +99,7 @@ function partitionRecords(image: MetadataImage, topicId: string, firstPartitionI
 
 /** A replication factor (or replica list length) above what this cluster supports, or null. */
 function unsupportedReplicationFactor(ctx: PlanContext, rf: number): Failure | null {
-  return rf > ctx.replicationFactorMax ? fail(ErrorCode.INVALID_REPLICATION_FACTOR, unsupportedReplicationFactorMessage(rf)) : null;
+  return rf > ctx.replicationFactorMax ? fail(ErrorCode.INVALID_REPLICATION_FACTOR, unsupportedReplicationFactorMessage(rf, ctx.replicationFactorMax)) : null;
 }
 
 function replicationFactorProblem(ctx: PlanContext, rf: number, liveBrokers: number): Failure | null {

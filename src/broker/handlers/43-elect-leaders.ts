@@ -2,26 +2,23 @@
 // election; v1: electionType (KIP-460: 0 preferred, 1 unclean) and a
 // top-level errorCode; v2 flexible). The admin tools' leader-election command.
 //
-// Decided by the controller's rules against the metadata image (the
-// MetadataService; src/replication/partition-plans.ts), per partition:
-// unknown topic or partition UNKNOWN_TOPIC_OR_PARTITION; preferred election
-// when the first replica already leads, or unclean election when the
-// partition has a leader, ELECTION_NOT_NEEDED; PREFERRED_LEADER_NOT_AVAILABLE
-// / ELIGIBLE_LEADERS_NOT_AVAILABLE when no eligible replica is active.
+// Runs on the active controller (forwarded there from other nodes) with
+// KRaft's rules (src/controller/partition-admin.ts), per partition: unknown
+// topic or partition UNKNOWN_TOPIC_OR_PARTITION; preferred election when the
+// first replica already leads, or unclean election when the partition has a
+// leader, ELECTION_NOT_NEEDED; PREFERRED_LEADER_NOT_AVAILABLE when the
+// preferred replica is not an in-sync replica that may lead;
+// ELIGIBLE_LEADERS_NOT_AVAILABLE when no replica may lead. The new leaders
+// are committed as PartitionChangeRecords (an unclean one with ISR = [it]).
 // topicPartitions null = every partition, and then (Kafka's rule) only the
 // partitions that needed an election are listed, under every topic.
 // An unknown electionType answers INVALID_REQUEST at the top and for every
-// requested partition (Kafka's error response).
-//
-// One node: its single replica always leads, so every existing partition
-// answers ELECTION_NOT_NEEDED. Leader changes for real (with followers) need
-// PartitionChangeRecords from the controller, which the replication issue
-// adds; until then such a plan answers PREFERRED_LEADER_NOT_AVAILABLE /
-// ELIGIBLE_LEADERS_NOT_AVAILABLE with a message saying so. timeoutMs is
-// unused (answers are immediate).
+// requested partition (Kafka's error response). timeoutMs is unused (the
+// answer comes once the change is committed).
 import { ElectLeadersRequest, ElectLeadersResponse } from '../../protocol/messages/43-elect-leaders.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { isElectionType } from '../../replication/partition-plans.js';
+import { isElectionType } from '../../controller/partition-admin.js';
+import { forwardToController } from '../controller-channel.js';
 import { defineHandler } from '../handler.js';
 
 type Req = ElectLeadersRequest;
@@ -45,6 +42,8 @@ export const electLeadersHandler = defineHandler({
   request: ElectLeadersRequest,
   response: ElectLeadersResponse,
   async handle(ctx, req) {
+    const forwarded = await forwardToController(ctx, { request: ElectLeadersRequest, response: ElectLeadersResponse }, req, (code) => errorBody(req, code, null));
+    if (forwarded !== null) return forwarded;
     const electionType = ctx.apiVersion === 0 ? 0 : req.electionType;
     if (!isElectionType(electionType)) return errorBody(req, ErrorCode.INVALID_REQUEST, `Unknown election type ${electionType}`);
     const refs = req.topicPartitions === null ? null : req.topicPartitions.map((t) => ({ topic: t.topic, partitions: t.partitions }));

@@ -25,6 +25,7 @@
  */
 import type { Logger } from 'pino';
 import type { BootedController } from '../../controller/boot.js';
+import { LEADER_BALANCE_BATCH_MAX } from '../../controller/controller.js';
 import { ensureMetaProperties } from '../../controller/meta-properties.js';
 import { RaftMetadataLog, type LeaderChange } from '../../controller/quorum/raft-metadata-log.js';
 import type { FileSystem } from '../../storage/fs.js';
@@ -64,12 +65,16 @@ export class ClusterNode {
   readonly log: RaftMetadataLog;
   readonly rpc: ControllerRpc;
   readonly channel: ControllerChannel;
+  /** The broker epoch of this node's last clean stop, else -1 (BrokerRegistration v3). */
+  private readonly previousBrokerEpoch: bigint;
   /** What this node's partition leaders use to change their ISRs (AlterPartition 56). */
   readonly alterPartitionSender: AlterPartitionSender;
   private booted: BootedController | null = null;
   private lifecycleOpsNow: ControllerLifecycleOps | null = null;
   private lifecycle: BrokerLifecycleManager | null = null;
   private tickTimer: NodeJS.Timeout | null = null;
+  private balanceTimer: NodeJS.Timeout | null = null;
+  private balancing = false;
   private unsubscribeLeader: (() => void) | null = null;
   private active = false;
 
@@ -81,6 +86,8 @@ export class ClusterNode {
     // meta.properties first: opening the Raft storage creates __cluster_metadata-0,
     // and a data dir with that but no meta.properties is refused as damaged.
     ensureMetaProperties({ fs: opts.fs, dataDir: settings.dataDir, nodeId: settings.nodeId, clusterId: cluster.clusterId ?? undefined, random: systemRandom });
+    // Taken before anything else runs: a crash from here on is not a clean stop (KIP-966).
+    this.previousBrokerEpoch = takeCleanShutdownEpoch(opts.fs, settings.dataDir);
     this.rpc = new ControllerRpc(cluster.voters, `tributary-node-${settings.nodeId}`);
     this.log = RaftMetadataLog.open({
       fs: opts.fs,
@@ -165,6 +172,27 @@ export class ClusterNode {
       booted.controller.tick().catch((err: unknown) => this.opts.logger.warn({ err }, 'controller tick failed'));
     }, CONTROLLER_TICK_MS);
     this.tickTimer.unref();
+    if (this.cluster.autoLeaderRebalanceEnable) {
+      this.balanceTimer = setInterval(() => void this.balanceLeaders(booted), this.cluster.leaderImbalanceCheckIntervalMs);
+      this.balanceTimer.unref();
+    }
+  }
+
+  /** One leader-imbalance check (auto.leader.rebalance.enable): batches until nothing is left to move. */
+  private async balanceLeaders(booted: BootedController): Promise<void> {
+    if (!this.active || this.balancing) return;
+    this.balancing = true;
+    try {
+      for (let round = 0; round < 100 && this.active; round++) {
+        const moved = await booted.controller.balanceLeaders();
+        if (moved > 0) this.opts.logger.info({ moved }, 'moved leaderships back to preferred replicas');
+        if (moved < LEADER_BALANCE_BATCH_MAX) break;
+      }
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'leader rebalance failed');
+    } finally {
+      this.balancing = false;
+    }
   }
 
   /** Registers this broker with the active controller and heartbeats; resolves once unfenced and caught up. */
@@ -179,7 +207,7 @@ export class ClusterNode {
         incarnationId: randomUuid(),
         endpoints: endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: SECURITY_PROTOCOL_IDS[e.name] ?? 0 })),
         rack: settings.rack,
-        previousBrokerEpoch: takeCleanShutdownEpoch(this.opts.fs, settings.dataDir),
+        previousBrokerEpoch: this.previousBrokerEpoch,
       },
       transport: new RemoteLifecycleTransport(this.rpc, () => this.log.leaderId, Math.max(this.cluster.requestTimeoutMs, 1000)),
       metadataOffset: () => booted.image().lastAppliedOffset,
@@ -231,6 +259,8 @@ export class ClusterNode {
     this.alterPartitionSender.close();
     if (this.tickTimer !== null) clearInterval(this.tickTimer);
     this.tickTimer = null;
+    if (this.balanceTimer !== null) clearInterval(this.balanceTimer);
+    this.balanceTimer = null;
     this.unsubscribeLeader?.();
     await this.lifecycle?.close();
     await this.rpc.close();

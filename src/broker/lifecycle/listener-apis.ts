@@ -34,7 +34,9 @@ export const CONTROLLER_LISTENER_API_KEYS: ReadonlySet<number> = new Set([
   20, // DeleteTopics
   33, // AlterConfigs
   37, // CreatePartitions
+  43, // ElectLeaders
   44, // IncrementalAlterConfigs
+  45, // AlterPartitionReassignments
   55, // DescribeQuorum
 ]);
 

@@ -30,6 +30,19 @@ export interface MetricsSources {
   connections(): ReadonlyMap<string, number>;
   /** Connections accepted since start, per listener name. */
   connectionsAccepted(): ReadonlyMap<string, number>;
+  /** This node's controller (every node has one; only the active one elects and fences). */
+  readonly controller?: ControllerMetricsSource | undefined;
+}
+
+export interface ControllerMetricsSource {
+  /** This node is the active controller. */
+  isActive(): boolean;
+  /** Leader elections committed by this node, by how the leader was chosen (leadership.ts ElectionKind). */
+  elections(): ReadonlyMap<string, number>;
+  /** Brokers fenced at once because their heartbeat connection closed. */
+  fastFences(): number;
+  /** Partitions without a leader, and with fewer in-sync replicas than replicas, in the metadata image. */
+  partitionCounts(): { offline: number; underReplicated: number; underMinIsr: number };
 }
 
 export const METRIC_PREFIX = 'tributary_';
@@ -53,6 +66,68 @@ export function registerBrokerMetrics(registry: Registry, s: MetricsSources): vo
   registerConnectionMetrics(registers, s);
   registerPartitionMetrics(registers, s);
   registerGroupMetrics(registers, s);
+  if (s.controller !== undefined) registerControllerMetrics(registers, s.controller);
+}
+
+// ---------------------------------------------------------------- controller
+
+/**
+ * Kafka's controller metrics: ActiveControllerCount, OfflinePartitionsCount,
+ * leader election rates (LeaderElectionRateAndTimeMs,
+ * UncleanLeaderElectionsPerSec) as counters by kind. Partition counts are
+ * reported by the active controller only, so a sum over nodes is the cluster's.
+ */
+function registerControllerMetrics(registers: Registry[], c: ControllerMetricsSource): void {
+  const name = (n: string): string => `${METRIC_PREFIX}${n}`;
+  new Gauge({
+    name: name('controller_active'),
+    help: '1 on the active controller, else 0 (Kafka ActiveControllerCount).',
+    registers,
+    collect() {
+      this.set(c.isActive() ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: name('controller_leader_elections_total'),
+    help: 'Leader elections this node committed as active controller, by kind: isr, elr, last_known, preferred, unclean, none (the partition went offline).',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, n] of c.elections()) this.inc({ kind }, n);
+    },
+  });
+  new Counter({
+    name: name('controller_unclean_leader_elections_total'),
+    help: 'Unclean leader elections (Kafka UncleanLeaderElectionsPerSec): the leader may miss acknowledged records.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(c.elections().get('unclean') ?? 0);
+    },
+  });
+  new Counter({
+    name: name('controller_fast_fences_total'),
+    help: 'Brokers fenced at once because the connection their heartbeats came on closed (not by session timeout).',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(c.fastFences());
+    },
+  });
+  const partitionGauge = (metric: string, help: string, pick: (n: ReturnType<ControllerMetricsSource['partitionCounts']>) => number): void => {
+    new Gauge({
+      name: name(metric),
+      help,
+      registers,
+      collect() {
+        this.set(c.isActive() ? pick(c.partitionCounts()) : 0);
+      },
+    });
+  };
+  partitionGauge('controller_offline_partitions', 'Partitions without a leader (Kafka OfflinePartitionsCount); active controller only.', (n) => n.offline);
+  partitionGauge('controller_under_replicated_partitions', 'Partitions whose ISR is smaller than their replica set; active controller only.', (n) => n.underReplicated);
+  partitionGauge('controller_under_min_isr_partitions', 'Partitions whose ISR is below min.insync.replicas; active controller only.', (n) => n.underMinIsr);
 }
 
 // ---------------------------------------------------------------- traffic

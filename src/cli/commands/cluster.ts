@@ -1,7 +1,7 @@
 /**
- * `tributary cluster describe|log-dirs|elect-leaders|reassignments`: the
+ * `tributary cluster describe|log-dirs|elect-leaders|reassignments|reassign`: the
  * cluster as the Kafka protocol shows it (DescribeCluster, DescribeLogDirs,
- * ElectLeaders, ListPartitionReassignments), so it works against any
+ * ElectLeaders, ListPartitionReassignments; `reassign` in cluster-reassign.ts), so it works against any
  * Kafka-compatible broker.
  */
 import type { Command } from 'commander';
@@ -10,6 +10,7 @@ import type { TopicPartitions } from '../../client/consumer-protocol.js';
 import { parseTopicSelection } from './group.js';
 import { registerClusterUpCommands } from './cluster-up.js';
 import { registerClusterStatusCommand } from './cluster-status.js';
+import { registerReassignCommand } from './cluster-reassign.js';
 import { formatBytes } from './produce.js';
 import {
   EXIT_RUNTIME,
@@ -41,13 +42,14 @@ interface ElectOptions extends JsonOptions {
 
 export function registerClusterCommands(program: Command): void {
   const cluster = program.command('cluster').description('start a local cluster; describe the cluster, its quorum, log directories, leaders and reassignments');
-  withExamples(cluster, ['tributary cluster up --nodes 3', 'tributary cluster status', 'tributary cluster describe', 'tributary cluster log-dirs --topic orders', 'tributary cluster elect-leaders --topic orders']);
+  withExamples(cluster, ['tributary cluster up --nodes 3', 'tributary cluster status', 'tributary cluster describe', 'tributary cluster log-dirs --topic orders', 'tributary cluster elect-leaders --topic orders', 'tributary cluster reassign --execute plan.json']);
   registerClusterUpCommands(cluster);
   registerClusterStatusCommand(cluster);
   registerDescribeCommand(cluster);
   registerLogDirsCommand(cluster);
   registerElectLeadersCommand(cluster);
   registerReassignmentsCommand(cluster);
+  registerReassignCommand(cluster);
 }
 
 /** `cluster describe`: cluster id, controller and brokers (DescribeCluster). */

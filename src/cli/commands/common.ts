@@ -147,7 +147,7 @@ const KAFKA_HINTS: Readonly<Record<string, string>> = {
   LEADER_NOT_AVAILABLE: 'the partition has no leader yet (the topic may still be being created); retry in a moment',
   NOT_LEADER_OR_FOLLOWER: 'leadership moved and retries ran out; retry in a moment',
   INVALID_PARTITIONS: 'use --partitions with a value of 1 or more (and more than the current count when adding partitions)',
-  INVALID_REPLICATION_FACTOR: 'use --replication-factor 1 (partition replication is not implemented yet)',
+  INVALID_REPLICATION_FACTOR: 'use a --replication-factor no larger than the number of live brokers (`tributary cluster status` lists them)',
   INVALID_CONFIG: 'check the key and value named above; `tributary config describe --topic T --all` (or --broker ID) lists the keys with their current values',
   INVALID_TOPIC_EXCEPTION: 'topic names use 1-249 characters from [a-zA-Z0-9._-]',
   TOPIC_DELETION_DISABLED: 'set delete.topic.enable=true on the broker',

@@ -35,6 +35,35 @@ interface ListOptions extends CommonOptions {
 
 interface DescribeOptions extends CommonOptions {
   json?: boolean;
+  underReplicatedPartitions?: boolean;
+  unavailablePartitions?: boolean;
+  underMinIsrPartitions?: boolean;
+  atMinIsrPartitions?: boolean;
+}
+
+/** kafka-topics.sh's partition filters: each keeps the partitions it names (several: any of them). */
+export interface PartitionFilter {
+  underReplicated?: boolean | undefined;
+  unavailable?: boolean | undefined;
+  underMinIsr?: boolean | undefined;
+  atMinIsr?: boolean | undefined;
+}
+
+/**
+ * The topic with only the partitions the filter keeps (all of them when no
+ * filter is set): under-replicated = ISR smaller than the replicas;
+ * unavailable = no leader; under / at min ISR compare the ISR with the
+ * topic's min.insync.replicas (its config entry, else 1).
+ */
+export function filterPartitions(t: TopicDescription, f: PartitionFilter): TopicDescription {
+  if (f.underReplicated !== true && f.unavailable !== true && f.underMinIsr !== true && f.atMinIsr !== true) return t;
+  const minIsr = Number(t.configs?.find((c) => c.name === 'min.insync.replicas')?.value ?? '1') || 1;
+  const keep = (p: TopicDescription['partitions'][number]): boolean =>
+    (f.underReplicated === true && p.isr.length < p.replicas.length) ||
+    (f.unavailable === true && p.leader < 0) ||
+    (f.underMinIsr === true && p.isr.length < minIsr) ||
+    (f.atMinIsr === true && p.isr.length === minIsr);
+  return { ...t, partitions: t.partitions.filter(keep) };
 }
 
 interface DeleteOptions extends CommonOptions {
@@ -120,13 +149,23 @@ function registerDescribeCommand(topic: Command): void {
     'tributary topic describe                    every topic',
     'tributary topic describe orders payments',
     'tributary topic describe orders --json',
+    'tributary topic describe --under-replicated-partitions',
+    'tributary topic describe --unavailable-partitions --under-min-isr-partitions',
   ])
     .argument('[names...]', 'topics to describe (default: all)')
     .option('--json', 'print JSON')
+    .option('--under-replicated-partitions', 'only partitions whose ISR is smaller than their replicas')
+    .option('--unavailable-partitions', 'only partitions without a leader')
+    .option('--under-min-isr-partitions', 'only partitions whose ISR is below min.insync.replicas')
+    .option('--at-min-isr-partitions', 'only partitions whose ISR is exactly min.insync.replicas')
     .action(async (names: string[], options: DescribeOptions, cmd: Command) => {
       checkBootstrap(cmd, options.bootstrap);
+      const filter: PartitionFilter = { underReplicated: options.underReplicatedPartitions, unavailable: options.unavailablePartitions, underMinIsr: options.underMinIsrPartitions, atMinIsr: options.atMinIsrPartitions };
+      const filtering = Object.values(filter).some((v) => v === true);
       await withAdmin(options, async (admin) => {
-        const topics = await admin.describeTopics(names);
+        const described = await admin.describeTopics(names);
+        // With a filter, topics left without a partition are not shown (as kafka-topics.sh).
+        const topics = described.map((t) => (t.error === null ? filterPartitions(t, filter) : t)).filter((t) => t.error !== null || !filtering || t.partitions.length > 0);
         if (options.json === true) {
           await writeOut(`${toJson(topics, 2)}\n`);
         } else {

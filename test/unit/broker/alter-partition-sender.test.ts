@@ -43,6 +43,13 @@ function ok(req: AlterPartitionRequest, errorFor: (partition: number) => number 
 
 const tick = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Waits (bounded) until the channel has seen `n` requests. */
+async function calls(ch: ScriptedChannel, n: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (ch.calls.length < n && Date.now() < deadline) await tick(2);
+  assert.equal(ch.calls.length, n);
+}
+
 function sender(channel: ScriptedChannel): AlterPartitionSender {
   return new AlterPartitionSender({ brokerId: 1, brokerEpoch: () => 42n, channel, retryBackoffMs: 5 });
 }
@@ -95,16 +102,14 @@ describe('AlterPartitionSender', () => {
     const b = s.submit(item(1));
     await tick();
     ch.calls[0]?.answer(new Error('no active controller'));
-    await tick(20);
-    assert.equal(ch.calls.length, 2, 'sent again after the backoff');
+    await calls(ch, 2); // sent again after the backoff
     ch.calls[1]?.answer({ errorCode: ErrorCode.NOT_CONTROLLER, topics: [] });
-    await tick(20);
-    assert.equal(ch.calls.length, 3);
+    await calls(ch, 3);
     const c3 = ch.calls[2] as Call;
     assert.equal(c3.request.topics[0]?.partitions.length, 2, 'both items again');
     c3.answer(ok(c3.request, (p) => (p === 1 ? ErrorCode.NOT_CONTROLLER : ErrorCode.NONE)));
     assert.equal((await a).errorCode, ErrorCode.NONE);
-    await tick(20);
+    await calls(ch, 4);
     const c4 = ch.calls[3] as Call;
     assert.deepEqual(c4.request.topics[0]?.partitions.map((p) => p.partitionIndex), [1], 'only the stale-controller item');
     c4.answer(ok(c4.request));

@@ -41,7 +41,7 @@ const KAFKA_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'replica.fetch.min.bytes': '1', 'replica.fetch.wait.max.ms': '500', 'replica.fetch.response.max.bytes': '10485760', 'replica.fetch.backoff.ms': '1000',
   'controller.quorum.election.timeout.ms': '1000', 'controller.quorum.fetch.timeout.ms': '2000', 'controller.quorum.election.backoff.max.ms': '1000',
   'controller.quorum.append.linger.ms': '25', 'controller.quorum.request.timeout.ms': '2000', 'controller.quorum.retry.backoff.ms': '20',
-  'broker.heartbeat.interval.ms': '2000', 'broker.session.timeout.ms': '9000', 'metadata.log.segment.bytes': '1073741824', 'metadata.log.segment.ms': '604800000',
+  'broker.heartbeat.interval.ms': '2000', 'broker.session.timeout.ms': '9000', 'auto.leader.rebalance.enable': 'true', 'leader.imbalance.check.interval.seconds': '300', 'metadata.log.segment.bytes': '1073741824', 'metadata.log.segment.ms': '604800000',
   'metadata.max.retention.bytes': '104857600', 'metadata.max.retention.ms': '604800000', 'metadata.log.max.record.bytes.between.snapshots': '20971520',
   'metadata.max.idle.interval.ms': '500', 'group.initial.rebalance.delay.ms': '3000', 'group.min.session.timeout.ms': '6000',
   'group.max.session.timeout.ms': '1800000', 'group.max.size': '2147483647', 'offsets.topic.num.partitions': '50', 'offsets.topic.segment.bytes': '104857600',

@@ -123,9 +123,9 @@ test('INVALID_PARTITIONS and INVALID_REPLICATION_FACTOR', async () => {
   assert.equal((await createOne(controller, 'r2', { replicationFactor: 2 })).errorCode, ErrorCode.NONE);
 });
 
-test('replicationFactorMax (1 on brokers until partition replication exists): CreateTopics and CreatePartitions refuse more replicas and say why', async () => {
+test('replicationFactorMax (a controller option): CreateTopics and CreatePartitions refuse more replicas and say why', async () => {
   const { log, image, controller } = await cluster(3, undefined, 1);
-  const why = /partition replication is not implemented yet, so the replication factor must be 1/;
+  const why = /Replication factor \d+ is not supported: this controller accepts at most 1/;
   for (const rf of [2, 3]) {
     const r = await createOne(controller, `rf${rf}`, { replicationFactor: rf });
     assert.equal(r.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
@@ -158,7 +158,7 @@ test('replicationFactorMax: CreatePartitions on a topic registered with more rep
   log.appends = [];
   const [auto] = await controller.createPartitions([{ name: 'legacy', count: 2, assignments: null }], { validateOnly: false });
   assert.equal(auto?.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
-  assert.match(auto?.errorMessage ?? '', /replication factor must be 1/);
+  assert.match(auto?.errorMessage ?? '', /accepts at most 1/);
   const [explicit] = await controller.createPartitions([{ name: 'legacy', count: 2, assignments: [[2, 3]] }], { validateOnly: false });
   assert.equal(explicit?.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
   assert.equal(log.appends.length, 0);
