@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { SeededRandom, type Random } from '../../../src/util/random.js';
 import { startCluster, type ClusterProcess } from '../../helpers/cluster-process.js';
 import { createTopicsV3Request, parseCreateTopicsV3Response, rawRequest, waitForLeaders } from '../../helpers/raw-kafka.js';
-import { availability, checkHistory, describeViolations, type Availability, type CheckResult, type Fault } from './checker.js';
+import { availability, checkHistory, describeViolations, type AckedRecord, type Availability, type CheckResult, type Fault } from './checker.js';
 import { groupReader, librdkafkaLoad, ourProducerLoad, readBack, type LoadResult } from './load.js';
 
 export const INVALID_REPLICATION_FACTOR = 38;
@@ -93,7 +93,10 @@ export interface Scenario {
 export interface ScenarioReport {
   readonly seed: number;
   readonly check: CheckResult;
+  /** Availability over all partitions. */
   readonly availability: readonly Availability[];
+  /** Per fault, the partition with the longest gap between its own acknowledgements, and that gap. */
+  readonly worstPartition: readonly (Availability & { partition: number })[];
   readonly loads: readonly LoadResult[];
   readonly readerErrors: readonly string[];
   readonly faults: readonly Fault[];
@@ -133,6 +136,17 @@ function faultContext(cluster: ClusterProcess, topic: string, options: RunOption
   };
 }
 
+function worstPartitionGaps(acked: readonly AckedRecord[], partitions: number, faults: readonly Fault[], endMs: number): (Availability & { partition: number })[] {
+  const per = Array.from({ length: partitions }, (_, p) => availability(acked.filter((a) => a.partition === p).map((a) => a.atMs), faults, endMs));
+  return faults.map((_, i) => {
+    let best = { ...per[0]![i]!, partition: 0 };
+    per.forEach((list, p) => {
+      if (list[i]!.longestGapMs > best.longestGapMs) best = { ...list[i]!, partition: p };
+    });
+    return best;
+  });
+}
+
 function describeLoad(r: LoadResult): string {
   const failed = Object.entries(r.failed).map(([k, v]) => `${k} x${v}`).join(', ') || 'none';
   return `${r.producer}: sent ${r.sent}, acked ${r.acked.length}, failed ${failed}, unanswered ${r.unanswered}${r.fatal === null ? '' : `, fatal ${r.fatal}`}`;
@@ -142,6 +156,7 @@ function describeLoad(r: LoadResult): string {
 export async function runScenario(t: TestContext, scenario: Scenario, options: RunOptions): Promise<ScenarioReport | null> {
   const seed = chaosSeed();
   const random = new SeededRandom(seed);
+  const began = Date.now();
   const cluster = await startCluster({ name: `chaos-${scenario.name}`, network: true, overrides: CHAOS_NODE_CONFIG, allowErrorLogs: options.allowErrorLogs ?? [] });
   t.after(() => cluster.cleanup());
   const topic = `chaos-${scenario.name}`;
@@ -150,6 +165,7 @@ export async function runScenario(t: TestContext, scenario: Scenario, options: R
     t.skip(refused);
     return null;
   }
+  const started = Date.now();
   const rate = options.rate ?? 100;
   const reader = await groupReader(cluster.bootstrap, topic, `${topic}-readers`);
   const faults: Fault[] = [];
@@ -166,14 +182,17 @@ export async function runScenario(t: TestContext, scenario: Scenario, options: R
   const deadline = Date.now() + 10_000;
   while (reader.seen.length < acked.length && Date.now() < deadline) await sleep(200);
   await reader.stop();
+  const checking = Date.now();
   const logs = await readBack(cluster.bootstrap, topic, options.partitions);
   const check = checkHistory({ acked, logs, seen: reader.seen });
-  const report: ScenarioReport = { seed, check, availability: availability(acked.map((a) => a.atMs), faults, loadEnd), loads: results, readerErrors: reader.errors, faults };
+  const worst = worstPartitionGaps(acked, options.partitions, faults, loadEnd);
+  const report: ScenarioReport = { seed, check, availability: availability(acked.map((a) => a.atMs), faults, loadEnd), worstPartition: worst, loads: results, readerErrors: reader.errors, faults };
   const lines = [
     `${scenario.name}: RF ${options.replicationFactor}, min ISR ${options.minInsyncReplicas}, seed ${seed} (replay the schedule with ${SEED_VARIABLE}=${seed})`,
     ...results.map(describeLoad),
     `log: ${check.logged} records (${check.unacknowledgedPresent} never acknowledged); consumers saw ${check.seen}; violations: ${check.violations.length}`,
-    ...report.availability.map((a) => `availability after ${a.fault}: longest gap between acks ${a.longestGapMs} ms (${a.acks} acks in its window)`),
+    ...report.availability.map((a, i) => `availability after ${a.fault}: longest gap between acks ${a.longestGapMs} ms (${a.acks} acks in its window); in one partition ${worst[i]?.longestGapMs ?? '?'} ms (p${worst[i]?.partition ?? '?'})`),
+    `timing: cluster start ${started - began} ms, load and faults ${loadEnd - started} ms, catch-up ${checking - loadEnd} ms, read back and check ${Date.now() - checking} ms`,
   ];
   for (const line of lines) t.diagnostic(line);
   return report;
