@@ -22,7 +22,7 @@ import { groupReader, librdkafkaLoad, ourProducerLoad, readBack, type LoadResult
 
 export const INVALID_REPLICATION_FACTOR = 38;
 export const SEED_VARIABLE = 'REPLICATION_CHAOS_SEED';
-export const NODES = [1, 2, 3] as const;
+export const NODES: readonly number[] = [1, 2, 3];
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
