@@ -177,6 +177,9 @@ export class ClusterProcess {
       },
     });
     cluster = new ClusterProcess(launched, options.name ?? 'cluster', outputs, health, network);
+    if (network !== null) {
+      network.nodePids = () => new Map(launched.nodes.flatMap((n) => (n.isAlive() && n.pid !== null ? [[n.pid, n.id] as [number, number]] : [])));
+    }
     return cluster;
   }
 

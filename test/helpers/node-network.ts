@@ -11,7 +11,11 @@
  * Where a connection comes from is read from the client id of its first
  * Kafka request header: nodes name themselves (`raft-<id>` for the Raft
  * transport, `tributary-node-<id>` for the broker's controller channel and
- * other inter-node clients; `sourceNodeOf`). Anything else is a client,
+ * other inter-node clients; `sourceNodeOf`). A connection whose client id
+ * names no node is looked up in /proc when the network knows the nodes'
+ * process ids (`nodePids`, Linux): the process that owns the connecting
+ * socket is a node whatever client id it sends, so an inter-node client that
+ * forgets to name itself is still cut. Anything else is a client,
  * which sits with the majority. A connection from src into node dst is cut
  * when src ≠ dst and either end is partitioned; a node talking to its own
  * listeners (a combined node heartbeating to the controller on itself) is
@@ -31,6 +35,7 @@
  *   network.partition(2);                             // node 2 alone; clients stay with the rest
  *   network.heal();
  */
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 export type PartitionMode = 'blackhole' | 'refuse';
@@ -64,12 +69,56 @@ export function firstClientId(bytes: Buffer): string | null | undefined {
   return bytes.toString('utf8', 14, 14 + length);
 }
 
+/** The inode of the TCP socket on 127.0.0.1 from `fromPort` to `toPort`, from /proc/net/tcp{,6}; null when not found. */
+function socketInode(fromPort: number, toPort: number): string | null {
+  const want = `:${fromPort.toString(16).toUpperCase().padStart(4, '0')}`;
+  const to = `:${toPort.toString(16).toUpperCase().padStart(4, '0')}`;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[1]?.endsWith(want) === true && f[2]?.endsWith(to) === true) return f[9] ?? null;
+    }
+  }
+  return null;
+}
+
+/** Which of `pids` (pid → node id) holds the socket from `fromPort` to `toPort`; null when none (or no /proc). */
+export function nodeOwningSocket(fromPort: number, toPort: number, pids: ReadonlyMap<number, number>): number | null {
+  const inode = socketInode(fromPort, toPort);
+  if (inode === null) return null;
+  const link = `socket:[${inode}]`;
+  for (const [pid, node] of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === link) return node;
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return null;
+}
+
 export interface NetworkStats {
   connections: number;
   /** Connections reset because a partition cut their link. */
   reset: number;
   /** Connections held without forwarding (blackholed) at some point. */
   blackholed: number;
+  /** Connections from a node process whose client id did not name the node (found through /proc). */
+  unnamedFromNodes: number;
 }
 
 /** One proxied connection. */
@@ -157,7 +206,11 @@ export interface NetworkNode {
 }
 
 export class ClusterNetwork {
-  readonly stats: NetworkStats = { connections: 0, reset: 0, blackholed: 0 };
+  readonly stats: NetworkStats = { connections: 0, reset: 0, blackholed: 0, unnamedFromNodes: 0 };
+  /** The nodes' process ids now (pid → node id), for connections whose client id names no node. */
+  nodePids: () => ReadonlyMap<number, number> = () => new Map();
+  /** The client ids of connections from node processes that did not name their node (to fix where they are created). */
+  readonly unnamedClientIds = new Set<string>();
   private readonly links = new Set<Link>();
   private readonly isolated = new Map<number, PartitionMode>();
 
@@ -252,10 +305,21 @@ export class ClusterNetwork {
       const clientId = firstClientId(bytes);
       if (clientId === undefined && link.bufferedBytes < IDENTIFY_BYTES_MAX) return;
       socket.off('data', identify);
-      link.source = sourceNodeOf(clientId ?? null);
+      link.source = sourceNodeOf(clientId ?? null) ?? this.ownerNode(socket, proxy, clientId ?? null);
       this.connectUpstream(proxy, link);
     };
     socket.on('data', identify);
+  }
+
+  private ownerNode(socket: Socket, proxy: NodeProxy, clientId: string | null): number | null {
+    const pids = this.nodePids();
+    if (pids.size === 0 || socket.remotePort === undefined) return null;
+    const node = nodeOwningSocket(socket.remotePort, proxy.port, pids);
+    if (node !== null) {
+      this.stats.unnamedFromNodes++;
+      this.unnamedClientIds.add(String(clientId));
+    }
+    return node;
   }
 
   /** The source is known: hold, refuse, or open the connection to the node. */

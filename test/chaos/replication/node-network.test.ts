@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { ClusterNetwork, firstClientId, sourceNodeOf } from '../../helpers/node-network.js';
+import { ClusterNetwork, firstClientId, nodeOwningSocket, sourceNodeOf } from '../../helpers/node-network.js';
 import { RawConnection, requestFrame } from '../../helpers/raw-kafka.js';
 
 /** Answers each request frame with a frame whose body is `node <id> <clientId>`. */
@@ -136,4 +136,32 @@ test('blackhole: links across the cut stay open and answer nothing; the heal res
   assert.equal(await fresh.waitClosed(2_000), true);
   assert.equal(await askOnce(network.controllerPort(2), 'raft-1'), 'node 12 raft-1');
   assert.ok(network.stats.blackholed >= 3);
+});
+
+test('/proc: the process that owns a connecting socket is found', async () => {
+  const conn = await RawConnection.connect(nodes[0]!.port);
+  try {
+    const from = conn.socket.localPort!;
+    assert.equal(nodeOwningSocket(from, nodes[0]!.port, new Map([[process.pid, 7]])), 7);
+    assert.equal(nodeOwningSocket(from, nodes[0]!.port, new Map([[process.ppid, 7]])), null, 'another process does not own it');
+    assert.equal(nodeOwningSocket(from, nodes[1]!.port, new Map([[process.pid, 7]])), null, 'no such connection');
+  } finally {
+    conn.close();
+  }
+});
+
+test('a node process is cut off even when its client id does not name it', async () => {
+  // This test process stands for node 2's process: its connections are node 2's, whatever client id they send.
+  network.nodePids = () => new Map([[process.pid, 2]]);
+  try {
+    const unnamedBefore = network.stats.unnamedFromNodes;
+    assert.equal(await askOnce(network.brokerPort(1), 'fetcher'), 'node 1 fetcher');
+    assert.equal(network.stats.unnamedFromNodes, unnamedBefore + 1);
+    network.partition(2, 'refuse');
+    assert.equal(await askOnce(network.brokerPort(1), 'fetcher'), 'closed', 'node 2 cannot reach node 1');
+    assert.equal(await askOnce(network.brokerPort(2), 'fetcher'), 'node 2 fetcher', 'node 2 reaches itself');
+  } finally {
+    network.heal();
+    network.nodePids = () => new Map();
+  }
 });
