@@ -82,6 +82,12 @@ export function parseValue(value: string | null): { producer: string; seq: numbe
 
 const key = (partition: number, offset: bigint): string => `${partition}@${offset}`;
 
+/** A value as messages show it: `producer|seq|` without its padding. */
+function show(value: string | null): string {
+  const id = parseValue(value);
+  return id === null ? String(value) : `${id.producer}|${id.seq}|`;
+}
+
 /** Where each value is in the final logs (all its positions). */
 function positions(logs: History['logs']): Map<string, LoggedRecord[]> {
   const at = new Map<string, LoggedRecord[]>();
@@ -99,7 +105,7 @@ function positions(logs: History['logs']): Map<string, LoggedRecord[]> {
 function checkDuplicates(at: Map<string, LoggedRecord[]>, out: Violation[]): void {
   for (const [value, list] of at) {
     if (list.length < 2) continue;
-    out.push({ kind: 'duplicated', partition: list[0]!.partition, detail: `${value} at ${list.map((r) => key(r.partition, r.offset)).join(', ')}` });
+    out.push({ kind: 'duplicated', partition: list[0]!.partition, detail: `${show(value)} at ${list.map((r) => key(r.partition, r.offset)).join(', ')}` });
   }
 }
 
@@ -107,9 +113,9 @@ function checkAcked(acked: readonly AckedRecord[], at: Map<string, LoggedRecord[
   for (const a of acked) {
     const list = at.get(a.value);
     if (list === undefined) {
-      out.push({ kind: 'lost', partition: a.partition, detail: `${a.value} acknowledged at ${key(a.partition, a.offset)} is not in the log` });
+      out.push({ kind: 'lost', partition: a.partition, detail: `${show(a.value)} acknowledged at ${key(a.partition, a.offset)} is not in the log` });
     } else if (!list.some((r) => r.partition === a.partition && r.offset === a.offset)) {
-      out.push({ kind: 'wrong-offset', partition: a.partition, detail: `${a.value} acknowledged at ${key(a.partition, a.offset)} is at ${list.map((r) => key(r.partition, r.offset)).join(', ')}` });
+      out.push({ kind: 'wrong-offset', partition: a.partition, detail: `${show(a.value)} acknowledged at ${key(a.partition, a.offset)} is at ${list.map((r) => key(r.partition, r.offset)).join(', ')}` });
     }
   }
 }
@@ -141,8 +147,8 @@ function checkSeen(seen: readonly LoggedRecord[], logs: History['logs'], out: Vi
     const now = final.get(k);
     if (now === s.value) continue;
     reported.add(k);
-    const why = now === undefined ? 'no record there now' : `${String(now)} there now`;
-    out.push({ kind: 'truncated-after-seen', partition: s.partition, detail: `a consumer saw ${String(s.value)} at ${k}; ${why}` });
+    const why = now === undefined ? 'no record there now' : `${show(now)} there now`;
+    out.push({ kind: 'truncated-after-seen', partition: s.partition, detail: `a consumer saw ${show(s.value)} at ${k}; ${why}` });
   }
 }
 

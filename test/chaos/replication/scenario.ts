@@ -198,9 +198,11 @@ export async function runScenario(t: TestContext, scenario: Scenario, options: R
   return report;
 }
 
-/** Both producers got acknowledgements through the faults, the group read, and the checker found nothing. */
+/** Both producers got acknowledgements through the faults without a fatal error, the group read, and the checker found nothing. */
 export function assertClean(report: ScenarioReport): void {
   for (const load of report.loads) assert.ok(load.acked.length > 0, `${load.producer} got acknowledgements`);
+  // A fatal producer error (librdkafka's OUT_OF_ORDER_SEQUENCE_NUMBER...) means the broker broke idempotence.
+  for (const load of report.loads) assert.equal(load.fatal, null, `${load.producer}: fatal producer error`);
   assert.ok(report.faults.length > 0, 'the faults happened');
   assert.ok(report.check.seen > 0, 'the consumer group read records');
   assert.equal(report.check.violations.length, 0, `seed ${report.seed}:\n${describeViolations(report.check.violations)}`);

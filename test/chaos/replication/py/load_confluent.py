@@ -18,7 +18,7 @@ import json
 import sys
 import time
 
-from confluent_kafka import Producer
+from confluent_kafka import KafkaException, Producer
 
 FLUSH_S = 20
 
@@ -60,21 +60,28 @@ def main():
     start = time.monotonic()
     deadline = start + float(args["duration_s"])
     sent = 0
-    while sent < count and time.monotonic() < deadline and not fatal:
-        due = start + sent / rate
-        now = time.monotonic()
-        if due > now:
-            p.poll(min(due - now, 0.05))
-            continue
-        head = f"{producer}|{sent}|"
-        value = head + "x" * max(0, size - len(head))
-        try:
-            p.produce(args["topic"], value=value.encode(), partition=sent % partitions, on_delivery=report)
-            sent += 1
-        except BufferError:
-            p.poll(0.05)
-        p.poll(0)
-    left = p.flush(FLUSH_S)
+    left = 0
+    try:
+        while sent < count and time.monotonic() < deadline and not fatal:
+            due = start + sent / rate
+            now = time.monotonic()
+            if due > now:
+                p.poll(min(due - now, 0.05))
+                continue
+            head = f"{producer}|{sent}|"
+            value = head + "x" * max(0, size - len(head))
+            try:
+                p.produce(args["topic"], value=value.encode(), partition=sent % partitions, on_delivery=report)
+                sent += 1
+            except BufferError:
+                p.poll(0.05)
+            p.poll(0)
+        left = p.flush(FLUSH_S)
+    except KafkaException as e:
+        # A fatal error (idempotence broken, e.g. a sequence gap the broker caused) raised from
+        # produce(), poll() or flush(): stop sending; the acknowledgements so far were printed.
+        fatal.append(e.args[0].name())
+        left = len(p)
     out.write(json.dumps({"done": True, "sent": sent, "left": left, "fatal": fatal[0] if fatal else None}) + "\n")
     out.flush()
 
