@@ -191,6 +191,7 @@ export async function runScenario(t: TestContext, scenario: Scenario, options: R
     `${scenario.name}: RF ${options.replicationFactor}, min ISR ${options.minInsyncReplicas}, seed ${seed} (replay the schedule with ${SEED_VARIABLE}=${seed})`,
     ...results.map(describeLoad),
     `log: ${check.logged} records (${check.unacknowledgedPresent} never acknowledged); consumers saw ${check.seen}; violations: ${check.violations.length}`,
+    ...(reader.errors.length > 0 ? [`consumer errors (${reader.errors.length}): ${[...new Set(reader.errors)].slice(0, 3).join(' | ')}`] : []),
     ...report.availability.map((a, i) => `availability after ${a.fault}: longest gap between acks ${a.longestGapMs} ms (${a.acks} acks in its window); in one partition ${worst[i]?.longestGapMs ?? '?'} ms (p${worst[i]?.partition ?? '?'})`),
     `timing: cluster start ${started - began} ms, load and faults ${loadEnd - started} ms, catch-up ${checking - loadEnd} ms, read back and check ${Date.now() - checking} ms`,
   ];
