@@ -21,12 +21,15 @@ import { HandlerRegistry } from './handler-registry.js';
 import { allHandlers } from './handlers/index.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { systemTimers } from '../util/timer.js';
+import type { MetadataImage } from '../controller/metadata/image.js';
+import { REPLICATION_DEFAULTS, proposeIsrChange, startFollowerReplication, type FollowerReplication } from './follower-replication.js';
+import type { AlterPartitionSender } from './alter-partition-sender.js';
 import { RequestMetrics } from './request-metrics.js';
 import { BufferPool } from '../util/buffer-pool.js';
 import { SocketServer } from './server.js';
 import type { BrokerServices } from './services.js';
 import type { TopicRules } from '../replication/topic-rules.js';
-import { capReplicationFactors, isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
+import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../config/broker.js';
 import { startMetadata, type StartedMetadata } from './metadata-bridge.js';
 import type { MetadataService } from './metadata-service.js';
@@ -69,10 +72,7 @@ export interface RunBrokerOptions {
 }
 
 export async function runBroker(configured: BrokerSettings, logger: Logger, clock: Clock = systemClock, options: RunBrokerOptions = {}): Promise<RunningBroker> {
-  const { settings, capped } = capReplicationFactors(configured);
-  for (const c of capped) {
-    logger.warn({ config: c.key, configured: c.configured, used: c.used }, `${c.key}=${c.configured} lowered to ${c.used}: partition replication is not implemented yet`);
-  }
+  const settings = configured;
   // Bound first so /health answers 503 while the logs recover.
   const exporter = await startMetricsExporter(options.metricsListeners ?? settings.metricsListeners, logger);
   try {
@@ -93,6 +93,8 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   const logManager = openLogs(settings, fs, clock, logger.child({ component: 'log' }), () => replicaManager);
   // Bound once the metadata layer is up: an unhosted partition of a known topic answers NOT_LEADER_OR_FOLLOWER.
   let metadataService: MetadataService | undefined;
+  let image: (() => MetadataImage) | undefined;
+  let alterPartitionSender: AlterPartitionSender | undefined;
   const hosted = new ReplicaManager({
     logManager,
     localNodeId: settings.nodeId,
@@ -102,13 +104,34 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     clock,
     timers: systemTimers,
     logger: logger.child({ component: 'replicas' }),
+    replicaLagTimeMaxMs: settings.replication?.lagTimeMaxMs,
+    isReplicaEligible: (id) => {
+      const b = image?.().broker(id);
+      return b !== undefined && !b.fenced && !b.inControlledShutdown;
+    },
+    alterPartition: (p, proposal) => {
+      if (alterPartitionSender === undefined) return Promise.reject(new Error('no controller channel (a single node has no followers)'));
+      return proposeIsrChange(alterPartitionSender, image?.(), p, proposal);
+    },
   });
   replicaManager = hosted;
   const metrics = new RequestMetrics();
 
   const booted = await bootMetadata({ settings, fs, clock, logger, hosted, topicOverrides: topics.topicOverrides });
   metadataService = booted.metadata.service;
-  const parts: NodeParts = { settings, logger, logManager, hosted, ...booted };
+  image = () => booted.metadata.booted.image();
+  alterPartitionSender = booted.clusterNode?.alterPartitionSender;
+  const replication = booted.clusterNode === null || booted.clusterNode.isControllerOnly
+    ? null
+    : startFollowerReplication({
+      nodeId: settings.nodeId,
+      settings: settings.replication ?? { ...REPLICATION_DEFAULTS, interBrokerListenerName: settings.advertisedListeners[0]?.name ?? 'PLAINTEXT' },
+      hosted,
+      image,
+      clock,
+      logger: logger.child({ component: 'replica-fetcher' }),
+    });
+  const parts: NodeParts = { settings, logger, logManager, hosted, replication, ...booted };
   const { services, registry } = assembleServices(parts, clock, metrics, topics);
   const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger.child({ component: 'network' }));
   const bound = await listenAndRegister(parts, server, services);
@@ -211,6 +234,8 @@ interface NodeParts extends BootedMetadata {
   readonly logger: Logger;
   readonly logManager: LogManager;
   readonly hosted: ReplicaManager;
+  /** Follower fetchers and ISR checks (a cluster node with the broker role), else null. */
+  readonly replication: FollowerReplication | null;
 }
 
 interface BootMetadataOptions {
@@ -368,6 +393,7 @@ function stopInOrder(parts: NodeParts, running: RunningParts): (reason?: string)
       if (controllerTick !== null) clearInterval(controllerTick);
       await maintenance.stopCleaner();
       await clusterNode?.controlledShutdown();
+      parts.replication?.stop();
       hosted.wakeDelayedFetches();
       await server.shutdown(settings.shutdownGraceMs);
       await exporter?.close();
@@ -375,6 +401,7 @@ function stopInOrder(parts: NodeParts, running: RunningParts): (reason?: string)
       await clusterNode?.close();
       await metadata.close();
       logManager.close();
+      clusterNode?.markCleanShutdown();
       logger.info('shut down cleanly');
     })();
     return stopping;

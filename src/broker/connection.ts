@@ -78,6 +78,10 @@ export class Connection {
   private readonly logger: Logger;
   /** Resolves when every dispatched request has been answered (graceful shutdown). */
   private idleWaiters: (() => void)[] = [];
+  /** RequestContext.onPeerClosed callbacks. */
+  private peerClosedListeners: (() => void)[] = [];
+  /** This node closed the connection (close()), as opposed to the peer. */
+  private closedHere = false;
 
   constructor(
     readonly id: string,
@@ -111,6 +115,7 @@ export class Connection {
   close(reason: string): void {
     if (this.closed) return;
     this.logger.debug({ reason }, 'closing connection');
+    this.closedHere = true;
     // Responses already complete but waiting for this turn's corked flush go
     // out first: a request answered before a bad one keeps its answer.
     if (this.flushScheduled) this.writeDoneResponses();
@@ -130,6 +135,16 @@ export class Connection {
     this.pending.length = 0;
     this.buffered = [];
     for (const w of this.idleWaiters.splice(0)) w();
+    const listeners = this.peerClosedListeners.splice(0);
+    if (!this.closedHere) {
+      for (const fn of listeners) {
+        try {
+          fn();
+        } catch (err) {
+          this.logger.warn({ err }, 'a connection-closed listener failed');
+        }
+      }
+    }
     this.onClose(this);
   }
 
@@ -289,6 +304,9 @@ export class Connection {
       services: this.services,
       logger: this.logger,
       afterResponseWritten: (fn) => (slot.afterWrite ??= []).push(fn),
+      onPeerClosed: (fn) => {
+        if (!this.closed) this.peerClosedListeners.push(fn);
+      },
     };
     const slot: ResponseSlot = { done: false, chunks: null, afterWrite: null };
     this.pending.push(slot);

@@ -14,14 +14,13 @@ import { ConfigResourceType } from '../controller/metadata/records.js';
 import type { MetadataDelta } from '../controller/metadata/delta.js';
 import type { MetadataImage, TopicState } from '../controller/metadata/image.js';
 import { bootController, type BootedController } from '../controller/boot.js';
-import { unsupportedReplicationFactorMessage } from '../controller/plans.js';
 import type { MetadataLog } from '../controller/metadata-log.js';
 import type { BrokerEndpoint, MetadataService, TopicView } from './metadata-service.js';
 import type { OngoingReassignmentView, TopicPartitionResults } from './metadata-service.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ongoingReassignment, planElection, planReassignment, type ClusterView, type PlanItem } from '../replication/partition-plans.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
-import { REPLICATION_FACTOR_SUPPORTED_MAX, type BrokerSettings, type ListenerSettings } from './settings.js';
+import type { BrokerSettings, ListenerSettings } from './settings.js';
 import type { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
 import { configSchemaFor } from './configs/schema.js';
 
@@ -52,23 +51,10 @@ function isInternalTopic(name: string): boolean {
   return name === '__consumer_offsets' || name === '__transaction_state';
 }
 
-/**
- * The replicas a partition really has. Only the leader holds data until
- * partition replication exists, so a partition registered with more replicas
- * (a data dir from before RF > 1 was refused) advertises its leader alone, or
- * none while it has no leader: clients never count on followers that do not
- * fetch.
- */
-export function servingReplicas(p: { leader: number; replicas: readonly number[]; isr: readonly number[] }): { replicas: readonly number[]; isr: readonly number[] } {
-  if (p.replicas.length <= REPLICATION_FACTOR_SUPPORTED_MAX) return { replicas: p.replicas, isr: p.isr };
-  const replicas = p.leader >= 0 ? [p.leader] : [];
-  return { replicas, isr: p.isr.filter((id) => replicas.includes(id)) };
-}
-
 function topicView(t: TopicState): TopicView {
   const partitions = [...t.partitions.values()]
     .sort((a, b) => a.partitionId - b.partitionId)
-    .map((p) => ({ partition: p.partitionId, leader: p.leader, leaderEpoch: p.leaderEpoch, ...servingReplicas(p) }));
+    .map((p) => ({ partition: p.partitionId, leader: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr }));
   return { name: t.name, topicId: t.topicId, isInternal: isInternalTopic(t.name), partitions };
 }
 
@@ -99,6 +85,7 @@ export function applyDelta(delta: MetadataDelta, image: MetadataImage, opts: Sta
       isr: e.partition.isr,
       leader: e.partition.leader,
       leaderEpoch: e.partition.leaderEpoch,
+      partitionEpoch: e.partition.partitionEpoch,
     });
   }
   // A dynamic broker default changes every topic that does not override it.
@@ -128,7 +115,6 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
     nodeId: settings.nodeId,
     numPartitionsDefault: settings.numPartitions,
     replicationFactorDefault: settings.defaultReplicationFactor,
-    replicationFactorMax: REPLICATION_FACTOR_SUPPORTED_MAX,
     validateTopicConfigs: (configs) => settings.validateTopicConfigs(configs),
     ...(settings.dynamicConfig === undefined
       ? {}
@@ -236,8 +222,7 @@ function partitionLeadershipOps(image: () => MetadataImage): Pick<MetadataServic
       // Kafka's checks first (unknown partition, bad replica list), then the replication factor this cluster can keep.
       const plan = (topic: string, partition: number, replicas: readonly number[] | null): PlanItem => {
         const item = planReassignment(v, topic, partition, replicas);
-        if (item.errorCode !== ErrorCode.NONE || replicas === null || replicas.length <= REPLICATION_FACTOR_SUPPORTED_MAX) return item;
-        return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: unsupportedReplicationFactorMessage(replicas.length), change: null };
+        return item;
       };
       return Promise.resolve(targets.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => result(p.partition, plan(t.topic, p.partition, p.replicas), noMove)) })));
     },

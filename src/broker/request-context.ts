@@ -27,4 +27,11 @@ export interface RequestContext {
    * `fn` must only be an optimisation (e.g. BufferPool.release).
    */
   readonly afterResponseWritten: (fn: () => void) => void;
+  /**
+   * Runs `fn` once when the connection closes because the peer closed or
+   * reset it (its process died, or it dropped the connection), not when this
+   * node closes it (shutdown, a bad frame). Absent where requests do not
+   * come from a socket.
+   */
+  readonly onPeerClosed?: ((fn: () => void) => void) | undefined;
 }

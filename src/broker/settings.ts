@@ -58,6 +58,26 @@ export interface BrokerSettings {
    * default: combined broker + controller, a one-voter quorum of this node.
    */
   cluster?: ClusterSettings;
+  /** Follower fetching and ISR upkeep (replica.* configs); absent = Kafka's defaults. */
+  replication?: ReplicationSettings;
+}
+
+/** replica.* configs and the listener followers fetch over. */
+export interface ReplicationSettings {
+  /** inter.broker.listener.name (or the listener security.inter.broker.protocol names). */
+  readonly interBrokerListenerName: string;
+  /** replica.lag.time.max.ms */
+  readonly lagTimeMaxMs: number;
+  /** replica.fetch.max.bytes (per partition) */
+  readonly fetchMaxBytes: number;
+  /** replica.fetch.min.bytes */
+  readonly fetchMinBytes: number;
+  /** replica.fetch.wait.max.ms */
+  readonly fetchWaitMaxMs: number;
+  /** replica.fetch.response.max.bytes */
+  readonly fetchResponseMaxBytes: number;
+  /** replica.fetch.backoff.ms */
+  readonly fetchBackoffMs: number;
 }
 
 export interface QuorumVoterSettings {
@@ -178,6 +198,15 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     topicRulesFor: (overrides) => topicRulesOf(dynamic.topicConfig(toRecord(overrides))),
     validateTopicConfigs: (configs) => validateTopicConfigs(Object.fromEntries(configs)).map((e) => ({ key: e.key, message: e.message })),
     dynamicConfig: dynamic,
+    replication: {
+      interBrokerListenerName: config.interBrokerListenerName,
+      lagTimeMaxMs: Number(config.get('replica.lag.time.max.ms')),
+      fetchMaxBytes: config.get('replica.fetch.max.bytes'),
+      fetchMinBytes: config.get('replica.fetch.min.bytes'),
+      fetchWaitMaxMs: config.get('replica.fetch.wait.max.ms'),
+      fetchResponseMaxBytes: config.get('replica.fetch.response.max.bytes'),
+      fetchBackoffMs: config.get('replica.fetch.backoff.ms'),
+    },
     cluster: {
       roles: config.roles,
       voters: config.quorumVoters.map((v) => ({ id: v.id, host: v.host, port: v.port })),
@@ -194,40 +223,3 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
   };
 }
 
-/**
- * Partitions have one replica until partition replication exists: a second
- * replica would be advertised, never fetch, and keep acks=all from ever
- * completing. CreateTopics and friends refuse a larger factor
- * (INVALID_REPLICATION_FACTOR); defaults that would pick one are lowered here.
- */
-export const REPLICATION_FACTOR_SUPPORTED_MAX = 1;
-
-export interface CappedSetting {
-  readonly key: string;
-  readonly configured: number;
-  readonly used: number;
-}
-
-/**
- * Lowers default.replication.factor (auto-created topics, CreateTopics with
- * -1) and offsets.topic.replication.factor (__consumer_offsets) to what the
- * broker can honour; returns the settings to run with and what was lowered,
- * for the caller to log.
- */
-export function capReplicationFactors(settings: BrokerSettings): { settings: BrokerSettings; capped: CappedSetting[] } {
-  const max = REPLICATION_FACTOR_SUPPORTED_MAX;
-  const capped: CappedSetting[] = [];
-  if (settings.defaultReplicationFactor > max) capped.push({ key: 'default.replication.factor', configured: settings.defaultReplicationFactor, used: max });
-  if (settings.groups.offsetsTopicReplicationFactor > max) {
-    capped.push({ key: 'offsets.topic.replication.factor', configured: settings.groups.offsetsTopicReplicationFactor, used: max });
-  }
-  if (capped.length === 0) return { settings, capped };
-  return {
-    settings: {
-      ...settings,
-      defaultReplicationFactor: Math.min(settings.defaultReplicationFactor, max),
-      groups: { ...settings.groups, offsetsTopicReplicationFactor: Math.min(settings.groups.offsetsTopicReplicationFactor, max) },
-    },
-    capped,
-  };
-}

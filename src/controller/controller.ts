@@ -18,10 +18,11 @@ import type { Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
 import { legacyAlterToIncremental, planAlterConfigs, type ConfigPlanContext, type ConfigSchema } from './config-plan.js';
 import { planDeleteTopics } from './delete-plan.js';
-import { ledPartitionCount, PartitionChanges } from './leadership.js';
+import { planAlterPartition, type AlterPartitionReply, type AlterPartitionRequest } from './alter-partition.js';
+import { ledPartitionCount, PartitionChanges, type Election, type ElectionPolicy } from './leadership.js';
 import { METADATA_BATCH_RECORDS_MAX } from './metadata/batch.js';
 import type { EndPoint, MetadataImage } from './metadata/image.js';
-import type { MetadataRecord } from './metadata/records.js';
+import { ConfigResourceType, type MetadataRecord } from './metadata/records.js';
 import { MetadataLogError, type MetadataLog } from './metadata-log.js';
 import { planCreatePartitions, planCreateTopics, REPLICATION_FACTOR_MAX, type Plan, type PlanContext } from './plans.js';
 import { INTERNAL_TOPICS } from './topic-names.js';
@@ -107,6 +108,12 @@ export interface ControllerOptions {
   clock?: Clock | undefined;
   /** broker.session.timeout.ms (default 9000). */
   brokerSessionTimeoutMs?: number | undefined;
+  /** min.insync.replicas of topics without their own (default 1); decides the ELR (KIP-966). */
+  minInSyncReplicasDefault?: number | undefined;
+  /** unclean.leader.election.enable of topics without their own (default false). */
+  uncleanLeaderElectionDefault?: boolean | undefined;
+  /** Told about the leader elections every committed batch made (logs, metrics). */
+  onElections?: ((elections: readonly Election[]) => void) | undefined;
 }
 
 /**
@@ -138,6 +145,61 @@ export class QuorumController {
 
   get image(): MetadataImage {
     return this.opts.image;
+  }
+
+  /**
+   * Election settings of a topic: its own min.insync.replicas and
+   * unclean.leader.election.enable, else the cluster-wide dynamic broker
+   * default (a broker ConfigRecord with an empty name), else the options'.
+   */
+  get electionPolicy(): ElectionPolicy {
+    const image = this.image;
+    const value = (topic: string, key: string): string | undefined => image.topicConfigs(topic).get(key) ?? image.configs(ConfigResourceType.Broker, '').get(key);
+    return {
+      minIsr: (topic) => {
+        const v = Number(value(topic, 'min.insync.replicas'));
+        return Number.isInteger(v) && v >= 1 ? v : (this.opts.minInSyncReplicasDefault ?? 1);
+      },
+      uncleanOk: (topic) => {
+        const v = value(topic, 'unclean.leader.election.enable');
+        return v === undefined ? (this.opts.uncleanLeaderElectionDefault ?? false) : v.toLowerCase() === 'true';
+      },
+    };
+  }
+
+  /** PartitionChanges of the request being planned; the next append reports their elections. */
+  private pendingChanges: PartitionChanges[] = [];
+
+  private changes(): PartitionChanges {
+    const c = new PartitionChanges(this.image, this.electionPolicy);
+    this.pendingChanges.push(c);
+    return c;
+  }
+
+  /** Tells `onElections` what the batch just committed decided (and forgets the pending changes either way). */
+  private reportElections(committed: boolean): void {
+    const all = this.pendingChanges.flatMap((c) => c.elections);
+    this.pendingChanges = [];
+    if (committed && all.length > 0) this.opts.onElections?.(all);
+  }
+
+  /**
+   * AlterPartition (56) from a partition leader: validated and committed as
+   * alter-partition.ts says; one PartitionChangeRecord per changed partition,
+   * all in one batch. A failed append answers every item with its error
+   * (NOT_CONTROLLER when this node lost leadership).
+   */
+  alterPartition(req: AlterPartitionRequest): Promise<AlterPartitionReply> {
+    return this.run(async () => {
+      const plan = planAlterPartition(this.image, this.electionPolicy, req);
+      if (plan.records.length === 0) return plan.reply;
+      const failure = await this.append(plan.records, plan.changes);
+      if (failure === null) return plan.reply;
+      return {
+        errorCode: ErrorCode.NONE,
+        topics: plan.reply.topics.map((t) => ({ ...t, partitions: t.partitions.map((p) => (p.errorCode === ErrorCode.NONE ? { ...p, errorCode: failure.errorCode } : p)) })),
+      };
+    });
   }
 
   createTopics(topics: readonly NewTopic[], options: { validateOnly: boolean }): Promise<CreateTopicResult[]> {
@@ -220,10 +282,16 @@ export class QuorumController {
         data: { brokerId: nodeId, incarnationId: randomUuid(this.opts.random), brokerEpoch, endPoints, features: [], rack: registration.rack, fenced: false, inControlledShutdown: false },
       };
       // The new registration is unfenced at once: leaderless partitions of this node get it back.
-      const changes = new PartitionChanges(this.image);
+      const changes = this.changes();
       changes.addBroker(nodeId);
       // Failures throw MetadataLogError (this runs at boot, where a failure stops the start).
-      this.lastAppend = await this.opts.log.append([record, ...changes.records()]);
+      let committed = false;
+      try {
+        this.lastAppend = await this.opts.log.append([record, ...changes.records()]);
+        committed = true;
+      } finally {
+        this.reportElections(committed);
+      }
       session();
       return { errorCode: ErrorCode.NONE, errorMessage: null, brokerEpoch };
     });
@@ -257,8 +325,11 @@ export class QuorumController {
     ];
     if (current !== undefined) {
       // The old incarnation is gone: its leaderships move now, not after its session expires.
-      const changes = new PartitionChanges(this.image);
-      changes.removeBroker(req.brokerId);
+      // KIP-966: unless it names the epoch it had as the one of its last clean shutdown, it may
+      // have lost unflushed records, so it also leaves every ISR and ELR it was in.
+      const unclean = (req.previousBrokerEpoch ?? -1n) !== current.brokerEpoch;
+      const changes = this.changes();
+      changes.removeBroker(req.brokerId, { unclean });
       records.push(...changes.records());
     }
     const result = await this.append(records);
@@ -296,7 +367,7 @@ export class QuorumController {
         // A broker whose controlled shutdown completed stays fenced until it registers again.
         if (req.wantShutDown || current.inControlledShutdown) return reply(ErrorCode.NONE, null, isCaughtUp, true, true);
         if (req.wantFence || !isCaughtUp) return reply(ErrorCode.NONE, null, isCaughtUp, true, false);
-        const changes = new PartitionChanges(this.image);
+        const changes = this.changes();
         changes.addBroker(req.brokerId);
         const failure = await this.append([{ type: 'UnfenceBrokerRecord', data: { id: req.brokerId, epoch } }, ...changes.records()]);
         if (failure !== null) return reply(failure.errorCode, failure.errorMessage, isCaughtUp, true, false);
@@ -309,7 +380,7 @@ export class QuorumController {
       }
       if (!req.wantShutDown) return reply(ErrorCode.NONE, null, isCaughtUp, false, false);
       if (!current.inControlledShutdown) {
-        const changes = new PartitionChanges(this.image);
+        const changes = this.changes();
         changes.removeBroker(req.brokerId);
         const failure = await this.append([
           { type: 'BrokerRegistrationChangeRecord', data: { brokerId: req.brokerId, brokerEpoch: epoch, fenced: 0, inControlledShutdown: 1 } },
@@ -350,6 +421,24 @@ export class QuorumController {
     });
   }
 
+  /**
+   * Fences broker `brokerId` at once, without waiting for its session to
+   * expire: the active controller saw the connection its heartbeats came on
+   * closed or reset by the broker's side, which a live broker never does
+   * (its process died; a paused one keeps the connection and still goes by
+   * the session timeout). Only the registration `brokerEpoch` is fenced, and
+   * only when unfenced; its leaderships move as on a session expiry. A
+   * broker that is in fact alive heartbeats again and is unfenced as usual.
+   * Resolves true when a fence was committed.
+   */
+  fenceBrokerNow(brokerId: number, brokerEpoch: bigint): Promise<boolean> {
+    return this.run(async () => {
+      const b = this.image.broker(brokerId);
+      if (b === undefined || b.brokerEpoch !== brokerEpoch || b.fenced || this.sessions.get(brokerId)?.local === true) return false;
+      return (await this.append(this.fenceRecords([brokerId]))) === null;
+    });
+  }
+
   /** This node became the active controller: every broker starts a fresh session (KRaft keeps them in memory only). */
   becomeActive(): void {
     const nowMs = this.sessionNowMs();
@@ -357,7 +446,7 @@ export class QuorumController {
   }
 
   private fenceRecords(brokerIds: readonly number[]): MetadataRecord[] {
-    const changes = new PartitionChanges(this.image);
+    const changes = this.changes();
     for (const id of brokerIds) changes.removeBroker(id);
     const fences: MetadataRecord[] = [];
     for (const id of brokerIds) {
@@ -388,11 +477,14 @@ export class QuorumController {
   private lastAppend: { baseOffset: bigint; lastOffset: bigint } | null = null;
 
   /** Appends one batch; null when committed, else the item failure to answer (NOT_CONTROLLER, UNKNOWN_SERVER_ERROR). */
-  private async append(records: readonly MetadataRecord[]): Promise<ItemResult | null> {
+  private async append(records: readonly MetadataRecord[], changes?: PartitionChanges | null): Promise<ItemResult | null> {
+    if (changes != null && !this.pendingChanges.includes(changes)) this.pendingChanges.push(changes);
     try {
       this.lastAppend = await this.opts.log.append(records);
+      this.reportElections(true);
       return null;
     } catch (err) {
+      this.reportElections(false);
       if (!(err instanceof MetadataLogError)) throw err;
       return appendFailure(err);
     }
@@ -451,7 +543,12 @@ export class QuorumController {
       return Promise.reject(new ControllerError('ERR_TRIB_CONTROLLER_BUSY', `${CONTROLLER_QUEUE_MAX} controller requests are already waiting`));
     }
     this.queued++;
-    const next = this.tail.then(op).finally(() => {
+    const next = this.tail
+      .then(() => {
+        this.pendingChanges = [];
+        return op();
+      })
+      .finally(() => {
       this.queued--;
     });
     this.tail = next.catch(() => undefined);

@@ -96,7 +96,7 @@ function partitionRecords(image: MetadataImage, topicId: string, firstPartitionI
     }
     out.push({
       type: 'PartitionRecord',
-      data: { partitionId, topicId, replicas, isr, removingReplicas: [], addingReplicas: [], leader, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0 },
+      data: { partitionId, topicId, replicas, isr, removingReplicas: [], addingReplicas: [], leader, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0, eligibleLeaderReplicas: [], lastKnownElr: [] },
     });
   }
   return out;

@@ -112,6 +112,13 @@ export interface BrokerRegistrationRequest {
   rack: string | null;
   /** Supported feature ranges (informational for now). */
   features?: readonly { name: string; minSupportedVersion: number; maxSupportedVersion: number }[] | undefined;
+  /**
+   * BrokerRegistration v3 (KIP-966): the broker epoch this broker had when it
+   * last shut down cleanly (its clean-shutdown marker), else -1. Anything but
+   * the registered epoch means an unclean shutdown: the broker may have lost
+   * its unflushed tail, so it leaves every ISR and ELR.
+   */
+  previousBrokerEpoch?: bigint | undefined;
 }
 
 export interface BrokerRegistrationReply {

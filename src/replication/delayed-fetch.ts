@@ -4,12 +4,22 @@
  * it reads, or until maxWaitMs passes, without holding up anything else.
  * Appends wake the waiters watching that partition; each waiter tracks how
  * many bytes arrived since it started, so no log is read again until the
- * waiter is satisfied.
+ * waiter is satisfied. A consumer counts committed bytes (below the high
+ * watermark: it cannot read the rest), a follower appended bytes (it reads
+ * up to the log end).
  */
 import type { TimerHandle, Timers } from '../util/timer.js';
 import type { Partition } from './partition.js';
 
+/** Which bytes a waiter can read: a consumer's end at the high watermark, a follower's at the log end. */
+export type FetchVisibility = 'committed' | 'appended';
+
+function bytesOf(p: Partition, visibility: FetchVisibility): number {
+  return visibility === 'committed' ? p.committedBytesTotal : p.appendedBytesTotal;
+}
+
 interface Waiter {
+  readonly visibility: FetchVisibility;
   readonly partitions: readonly Partition[];
   readonly startBytes: readonly number[];
   readonly minBytes: number;
@@ -26,11 +36,12 @@ export class DelayedFetches {
   constructor(private readonly timers: Timers) {}
 
   /** Resolves when at least `minBytes - knownBytes` new bytes arrive, or after maxWaitMs. */
-  wait(partitions: readonly Partition[], knownBytes: number, minBytes: number, maxWaitMs: number): Promise<void> {
+  wait(partitions: readonly Partition[], knownBytes: number, minBytes: number, maxWaitMs: number, visibility: FetchVisibility = 'committed'): Promise<void> {
     return new Promise<void>((resolve) => {
       const waiter: Waiter = {
+        visibility,
         partitions,
-        startBytes: partitions.map((p) => p.appendedBytesTotal),
+        startBytes: partitions.map((p) => bytesOf(p, visibility)),
         minBytes,
         knownBytes,
         resolve,
@@ -50,14 +61,14 @@ export class DelayedFetches {
     });
   }
 
-  /** Called after every append to `partition`. */
+  /** Called after every append to `partition` and every advance of its high watermark. */
   onAppend(partition: Partition): void {
     const waiters = this.byPartition.get(partition);
     if (!waiters) return;
     for (const w of waiters) {
       let arrived = w.knownBytes;
       for (let i = 0; i < w.partitions.length; i++) {
-        arrived += (w.partitions[i] as Partition).appendedBytesTotal - (w.startBytes[i] as number);
+        arrived += bytesOf(w.partitions[i] as Partition, w.visibility) - (w.startBytes[i] as number);
       }
       if (arrived >= w.minBytes) this.finish(w);
     }

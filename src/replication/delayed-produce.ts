@@ -52,9 +52,18 @@ export class DelayedProduces {
 
   /** `p` is no longer led here (or is gone): every waiter answers NOT_LEADER_OR_FOLLOWER. */
   onLeadershipLost(p: Partition): void {
+    this.failAll(p, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  }
+
+  /**
+   * Every waiter of `p` answers `errorCode` now (NOT_ENOUGH_REPLICAS_AFTER_APPEND
+   * when the ISR fell below min.insync.replicas after the append: the batch
+   * is written but cannot commit until the ISR grows again).
+   */
+  failAll(p: Partition, errorCode: number): void {
     const set = this.byPartition.get(p);
     if (!set) return;
-    for (const w of [...set]) this.finish(p, w, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    for (const w of [...set]) this.finish(p, w, errorCode);
   }
 
   /** How many appends are waiting (metrics, tests). */

@@ -130,12 +130,16 @@ export class LeaderEpochCache {
   /**
    * The log now ends at `endOffset` (a truncation, or recovery cut the
    * tail): entries starting after it describe data that is gone. An entry
-   * starting exactly at the end (an epoch that has not written yet) stays.
+   * starting exactly at the end (an epoch that has not written yet) stays,
+   * unless `dropEmptyAtEnd`: a follower truncating to its leader's log drops
+   * it too (Kafka's truncateFromEnd), since that epoch, which this node
+   * started as leader and never wrote in, is not the leader's history.
    * In memory only. Returns whether it changed.
    */
-  truncateFromEnd(endOffset: bigint): boolean {
+  truncateFromEnd(endOffset: bigint, dropEmptyAtEnd = false): boolean {
     const before = this.entries.length;
-    while (this.entries.length > 0 && (this.entries[this.entries.length - 1] as EpochEntry).startOffset > endOffset) this.entries.pop();
+    const gone = (e: EpochEntry): boolean => (dropEmptyAtEnd ? e.startOffset >= endOffset : e.startOffset > endOffset);
+    while (this.entries.length > 0 && gone(this.entries[this.entries.length - 1] as EpochEntry)) this.entries.pop();
     return this.entries.length !== before;
   }
 

@@ -6,8 +6,16 @@
  * data; only records below it are visible to consumers and count as
  * committed. With one replica (the single-node cluster) the ISR is this
  * broker alone, so the high watermark follows the log end offset on every
- * append; the replication issue adds followers whose fetch positions move it.
- * It never goes back (asserted).
+ * append. With followers, their fetch positions move it (as leader), or the
+ * leader's does (as follower). It never goes back, except when a follower
+ * truncates below it after an unclean election.
+ *
+ * As leader it also decides ISR changes (Kafka's Partition.maybeShrinkIsr /
+ * maybeExpandIsr): a follower that has not been caught up for
+ * `replica.lag.time.max.ms` leaves, one that reached the high watermark and
+ * the start of the leader's epoch joins. A change is proposed to the
+ * controller (`onIsrChangeProposed`, AlterPartition) and applied when it
+ * answers; while one is in flight no other is proposed (KIP-497).
  */
 import { invariant } from '../util/assert.js';
 import type { PartitionLog } from '../storage/partition-log.js';
@@ -15,6 +23,8 @@ import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-bat
 import { LeaderEpochCache, type EpochEndOffset } from './leader-epoch-cache.js';
 import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
 import { AppendQueue } from './append-queue.js';
+import { FollowerReplica } from './follower-replica.js';
+import { Fifo } from '../util/fifo.js';
 
 /**
  * A partition's replication state as the metadata image assigns it (leader,
@@ -24,9 +34,36 @@ import { AppendQueue } from './append-queue.js';
 export interface PartitionState {
   readonly leader: number;
   readonly leaderEpoch: number;
+  /** Bumped by the controller on every change of the partition (AlterPartition must name the current one). */
+  readonly partitionEpoch: number;
   readonly replicas: readonly number[];
   readonly isr: readonly number[];
 }
+
+/** The per-partition settings and cluster facts the leader's ISR decisions need (the ReplicaManager provides them). */
+export interface ReplicationPolicy {
+  /** The topic's min.insync.replicas. */
+  minInsyncReplicas(): number;
+  /** replica.lag.time.max.ms: how long a follower may not be caught up before it leaves the ISR. */
+  replicaLagTimeMaxMs(): number;
+  /** Whether a broker may join an ISR: registered, not fenced, not shutting down (Kafka's isReplicaIsrEligible). */
+  isReplicaEligible(brokerId: number): boolean;
+}
+
+/** An ISR change the leader asks the controller for (AlterPartition). */
+export interface IsrChangeProposal {
+  readonly newIsr: readonly number[];
+  readonly leaderEpoch: number;
+  readonly partitionEpoch: number;
+  readonly kind: 'expand' | 'shrink';
+}
+
+/** What the controller answered to a proposal (AlterPartition's per-partition result). */
+export type IsrChangeOutcome =
+  | { kind: 'committed'; leaderEpoch: number; partitionEpoch: number; isr: readonly number[] }
+  | { kind: 'failed'; errorCode: number };
+
+const ALWAYS_SINGLE: ReplicationPolicy = { minInsyncReplicas: () => 1, replicaLagTimeMaxMs: () => 30_000, isReplicaEligible: () => false };
 
 export interface AppendResult {
   baseOffset: bigint;
@@ -53,16 +90,28 @@ export const DELETE_TO_HIGH_WATERMARK = -1n;
 export class Partition {
   private highWatermarkOffset: bigint;
   private state: PartitionState;
-  /** Log end offsets the followers reported in their fetches (leader only; KIP-392 style position tracking). */
-  private readonly followerLogEndOffsets = new Map<number, bigint>();
+  /** As leader: every other replica's fetch state (positions, caught-up time). */
+  private readonly followers = new Map<number, FollowerReplica>();
+  /** The ISR proposed to the controller and not answered yet (KIP-497's pending state), or null. */
+  private pendingIsr: IsrChangeProposal | null = null;
+  /** As leader: the log end offset when this node became leader of the current epoch. */
+  private leaderEpochStartOffset = 0n;
+  /** Appended but not yet committed: (end offset, appendedBytesTotal after it), to count committed bytes. */
+  private readonly uncommitted = new Fifo<{ endOffset: bigint; bytesTotal: number }>();
   /** Epoch -> first offset, from the batch headers (OffsetForLeaderEpoch). */
   readonly leaderEpochs: LeaderEpochCache;
   /** Appends that must await (key checks, recompression) queue here, in arrival order. */
   readonly appendQueue = new AppendQueue();
-  /** Bumped on every append; delayed fetches compare it to decide whether to look again. */
+  /** Bumped on every append; delayed follower fetches compare it to decide whether to look again. */
   appendedBytesTotal = 0;
-  /** Called after the high watermark moved up (the ReplicaManager completes delayed produces). */
+  /** Bytes below the high watermark: delayed consumer fetches wait on this one (appended data is not visible before). */
+  committedBytesTotal = 0;
+  /** Called after the high watermark moved up (the ReplicaManager completes delayed produces and wakes fetches). */
   onHighWatermarkAdvanced: ((p: Partition) => void) | null = null;
+  /** Called when this leader proposes an ISR change; the answer comes back through `completeIsrChange`. */
+  onIsrChangeProposed: ((p: Partition, proposal: IsrChangeProposal) => void) | null = null;
+  /** Called after a committed ISR change left fewer in-sync replicas than min.insync.replicas. */
+  onUnderMinIsr: ((p: Partition) => void) | null = null;
 
   constructor(
     readonly topic: string,
@@ -71,6 +120,7 @@ export class Partition {
     readonly log: PartitionLog,
     readonly localNodeId: number,
     initial: PartitionState,
+    private readonly policy: ReplicationPolicy = ALWAYS_SINGLE,
   ) {
     this.state = initial;
     // On a restart the log holds only what reached this replica; on a single
@@ -96,20 +146,43 @@ export class Partition {
     return this.state.isr;
   }
 
+  get partitionEpoch(): number {
+    return this.state.partitionEpoch;
+  }
+
+  /** The ISR change waiting for the controller's answer, if any. */
+  get pendingIsrChange(): IsrChangeProposal | null {
+    return this.pendingIsr;
+  }
+
+  /** As leader: a follower's last reported log end offset (-1 before its first fetch in this epoch). */
+  followerLogEndOffset(brokerId: number): bigint {
+    return this.followers.get(brokerId)?.logEndOffset ?? -1n;
+  }
+
   /**
    * Transition to leader (Kafka's Partition.makeLeader): takes the image's
    * state, records where the new epoch starts, and forgets follower positions
    * of an older epoch. Returns true when this node was not the leader of this
    * epoch before (the caller wakes waiters and loads coordinators).
    */
-  makeLeader(next: PartitionState): boolean {
+  makeLeader(next: PartitionState, nowMs = 0): boolean {
     invariant(next.leader === this.localNodeId, 'makeLeader is for the partition this node leads');
     invariant(next.leaderEpoch >= this.state.leaderEpoch, 'leader epochs never go back');
     const changed = !this.isLeader || next.leaderEpoch !== this.state.leaderEpoch;
-    if (changed) this.followerLogEndOffsets.clear();
+    // A stale image (an AlterPartition answer already applied a newer partition epoch) changes nothing.
+    if (!changed && next.partitionEpoch < this.state.partitionEpoch) return false;
     this.state = next;
+    if (changed) {
+      this.leaderEpochStartOffset = this.log.logEndOffset;
+      this.pendingIsr = null;
+      this.resetFollowers(nowMs);
+    } else {
+      this.syncFollowers(nowMs);
+      if (this.pendingIsr !== null && this.pendingIsr.partitionEpoch < next.partitionEpoch) this.pendingIsr = null;
+    }
     this.assignLeaderEpochStart();
-    this.maybeAdvanceHighWatermark();
+    this.maybeAdvanceHighWatermark(nowMs);
     return changed;
   }
 
@@ -123,19 +196,104 @@ export class Partition {
     invariant(next.leaderEpoch >= this.state.leaderEpoch, 'leader epochs never go back');
     const wasLeader = this.isLeader;
     this.state = next;
-    this.followerLogEndOffsets.clear();
+    this.followers.clear();
+    this.pendingIsr = null;
     return wasLeader;
   }
 
+  /** New leader epoch: ISR members get a full lag window from now, other replicas none (Kafka's makeLeader). */
+  private resetFollowers(nowMs: number): void {
+    this.followers.clear();
+    this.syncFollowers(nowMs);
+  }
+
+  /** Follower entries for exactly the other replicas (a reassignment may add or remove some). */
+  private syncFollowers(nowMs: number): void {
+    for (const id of this.followers.keys()) if (!this.replicas.includes(id)) this.followers.delete(id);
+    for (const id of this.replicas) {
+      if (id === this.localNodeId || this.followers.has(id)) continue;
+      this.followers.set(id, new FollowerReplica(id, this.isr.includes(id) ? nowMs : 0));
+    }
+  }
+
   /**
-   * As leader: a follower's fetch reported its log end offset. The high
-   * watermark is the smallest log end offset over the ISR, so this may move it.
+   * As leader: a follower fetched at `fetchOffset` (its log end offset) while
+   * the leader's log ended at `leaderLogEndOffset`. Updates its caught-up
+   * time, may move the high watermark and may propose adding it to the ISR.
+   * Returns false when `replicaId` is not a replica of this partition.
    */
-  recordFollowerLogEndOffset(replicaId: number, logEndOffset: bigint): void {
+  updateFollowerFetchState(replicaId: number, fetchOffset: bigint, leaderLogEndOffset: bigint, nowMs: number): boolean {
     invariant(this.isLeader, 'only the leader tracks follower positions');
+    const f = this.followers.get(replicaId);
+    if (f === undefined) return false;
+    f.updateFetchState(fetchOffset, leaderLogEndOffset, nowMs);
+    this.maybeAdvanceHighWatermark(nowMs);
+    this.maybeExpandIsr(f);
+    return true;
+  }
+
+  /** Test shorthand: a follower fetched at `logEndOffset`, caught up now. */
+  recordFollowerLogEndOffset(replicaId: number, logEndOffset: bigint, nowMs = 0): void {
     invariant(replicaId !== this.localNodeId && this.replicas.includes(replicaId), 'positions come from the other replicas');
-    this.followerLogEndOffsets.set(replicaId, logEndOffset);
-    this.maybeAdvanceHighWatermark();
+    this.updateFollowerFetchState(replicaId, logEndOffset, this.log.logEndOffset, nowMs);
+  }
+
+  /**
+   * Kafka's maybeExpandIsr: a follower outside the ISR joins once its log
+   * reaches the high watermark and the start of this leader's epoch (so it
+   * has everything this leader may have committed), if it is eligible.
+   */
+  private maybeExpandIsr(f: FollowerReplica): void {
+    if (this.pendingIsr !== null || this.isr.includes(f.brokerId)) return;
+    if (f.logEndOffset < this.highWatermarkOffset || f.logEndOffset < this.leaderEpochStartOffset) return;
+    if (!this.policy.isReplicaEligible(f.brokerId)) return;
+    this.propose([...this.isr, f.brokerId], 'expand');
+  }
+
+  /**
+   * Kafka's maybeShrinkIsr, run periodically by the ReplicaManager: followers
+   * in the ISR that have not been caught up for replica.lag.time.max.ms
+   * leave it. Returns whether a shrink was proposed.
+   */
+  maybeShrinkIsr(nowMs: number): boolean {
+    if (!this.isLeader || this.pendingIsr !== null) return false;
+    const lagMaxMs = this.policy.replicaLagTimeMaxMs();
+    const leo = this.log.logEndOffset;
+    const outOfSync = this.isr.filter((id) => {
+      if (id === this.localNodeId) return false;
+      const f = this.followers.get(id);
+      return f === undefined || !f.isCaughtUp(leo, nowMs, lagMaxMs);
+    });
+    if (outOfSync.length === 0) return false;
+    this.propose(this.isr.filter((id) => !outOfSync.includes(id)), 'shrink');
+    return true;
+  }
+
+  private propose(newIsr: readonly number[], kind: 'expand' | 'shrink'): void {
+    const proposal: IsrChangeProposal = { newIsr, leaderEpoch: this.leaderEpoch, partitionEpoch: this.partitionEpoch, kind };
+    this.pendingIsr = proposal;
+    this.onIsrChangeProposed?.(this, proposal);
+  }
+
+  /**
+   * The controller answered `proposal`. A committed change is applied at once
+   * (the metadata image confirms it later with the same partition epoch); a
+   * failure clears the pending state so a later fetch or check proposes again.
+   */
+  completeIsrChange(proposal: IsrChangeProposal, outcome: IsrChangeOutcome, nowMs = 0): void {
+    if (this.pendingIsr !== proposal) return;
+    this.pendingIsr = null;
+    if (outcome.kind === 'failed' || !this.isLeader || outcome.leaderEpoch !== this.leaderEpoch) return;
+    if (outcome.partitionEpoch <= this.state.partitionEpoch) return;
+    this.state = { ...this.state, isr: outcome.isr, partitionEpoch: outcome.partitionEpoch };
+    this.syncFollowers(nowMs);
+    if (this.isUnderMinIsr()) this.onUnderMinIsr?.(this);
+    this.maybeAdvanceHighWatermark(nowMs);
+  }
+
+  /** Fewer in-sync replicas than min(min.insync.replicas, replica count): nothing commits (KIP-966's strict rule). */
+  isUnderMinIsr(): boolean {
+    return this.isr.length < Math.min(this.policy.minInsyncReplicas(), this.replicas.length);
   }
 
   /**
@@ -182,6 +340,7 @@ export class Partition {
     const result = this.log.append(batches);
     this.trackEpochs(batches);
     this.appendedBytesTotal += batches.length;
+    this.uncommitted.push({ endOffset: result.lastOffset + 1n, bytesTotal: this.appendedBytesTotal });
     this.maybeAdvanceHighWatermark();
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
   }
@@ -201,6 +360,7 @@ export class Partition {
     const result = this.log.append(batches);
     this.trackEpochs(batches);
     this.appendedBytesTotal += batches.length;
+    this.uncommitted.push({ endOffset: result.lastOffset + 1n, bytesTotal: this.appendedBytesTotal });
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
   }
 
@@ -212,7 +372,48 @@ export class Partition {
   updateFollowerHighWatermark(leaderHighWatermark: bigint): void {
     invariant(!this.isLeader, 'the leader computes its own high watermark');
     const next = leaderHighWatermark < this.log.logEndOffset ? leaderHighWatermark : this.log.logEndOffset;
-    if (next > this.highWatermarkOffset) this.highWatermarkOffset = next;
+    if (next > this.highWatermarkOffset) this.setHighWatermark(next);
+  }
+
+  /**
+   * As follower: removes everything from `offset` on (the leader's log
+   * diverged from ours, KIP-101/KIP-279). The epoch cache forgets the
+   * entries past the new end. Truncating below the high watermark only
+   * happens after an unclean election; the high watermark then follows.
+   * Returns how many offsets went.
+   */
+  truncateTo(offset: bigint): bigint {
+    invariant(!this.isLeader, 'only a follower truncates its log to the leader\'s');
+    const before = this.log.logEndOffset;
+    this.log.truncateTo(offset);
+    this.afterTruncation();
+    return before - this.log.logEndOffset;
+  }
+
+  /** As follower: the leader's log starts past our end (retention moved it): start over, empty, at `offset`. */
+  truncateFullyAndStartAt(offset: bigint): void {
+    invariant(!this.isLeader, 'only a follower restarts its log at the leader\'s start');
+    this.log.truncateFullyAndStartAt(offset);
+    this.afterTruncation();
+    this.onLogStartOffsetChanged();
+  }
+
+  private afterTruncation(): void {
+    const end = this.log.logEndOffset;
+    this.leaderEpochs.truncateFromEnd(end, true);
+    if (this.highWatermarkOffset > end) this.highWatermarkOffset = end;
+    this.uncommitted.removeWhere((u) => u.endOffset > end);
+    this.appendedBytesTotal = this.committedBytesTotal = Math.max(this.appendedBytesTotal, this.committedBytesTotal);
+  }
+
+  /**
+   * As follower: the leader's log start offset moved (retention, DeleteRecords
+   * on the leader); ours follows, within what we have.
+   */
+  followLeaderLogStart(leaderLogStartOffset: bigint): void {
+    if (this.isLeader || leaderLogStartOffset <= this.log.logStartOffset || leaderLogStartOffset > this.highWatermarkOffset) return;
+    const r = this.log.deleteRecordsBefore(leaderLogStartOffset);
+    if (r.kind === 'ok') this.onLogStartOffsetChanged();
   }
 
   /**
@@ -236,26 +437,42 @@ export class Partition {
   }
 
   private isrIsSelfOnly(): boolean {
-    return this.isr.length === 1 && this.isr[0] === this.localNodeId;
+    return this.isr.length === 1 && this.isr[0] === this.localNodeId && this.replicas.length === 1;
   }
 
   /**
-   * As leader, the high watermark is the minimum log end offset over the ISR
-   * (this broker's own log end, and each follower's last reported one; a
-   * follower that has not reported holds it where it is). It only moves up.
+   * As leader (Kafka's maybeIncrementLeaderHW), the high watermark is the
+   * smallest log end offset over the "maximal" ISR: the ISR plus a member
+   * being added (KIP-497), plus followers that are caught up and eligible
+   * and so about to join. It does not move while the committed ISR is below
+   * min(min.insync.replicas, replica count) (KIP-966), so nothing is
+   * committed that fewer replicas than promised hold. It only moves up.
    */
-  private maybeAdvanceHighWatermark(): void {
-    if (!this.isLeader) return;
-    let next = this.log.logEndOffset;
-    for (const id of this.isr) {
-      if (id === this.localNodeId) continue;
-      const followerEnd = this.followerLogEndOffsets.get(id);
-      if (followerEnd === undefined) return;
-      if (followerEnd < next) next = followerEnd;
+  private maybeAdvanceHighWatermark(nowMs?: number): void {
+    if (!this.isLeader || this.isUnderMinIsr()) return;
+    const leo = this.log.logEndOffset;
+    let next = leo;
+    const maximal = this.pendingIsr?.kind === 'expand' ? this.pendingIsr.newIsr : this.isr;
+    for (const f of this.followers.values()) {
+      if (f.logEndOffset >= next) continue;
+      const waitFor = maximal.includes(f.brokerId)
+        || (nowMs !== undefined && f.isCaughtUp(leo, nowMs, this.policy.replicaLagTimeMaxMs()) && this.policy.isReplicaEligible(f.brokerId));
+      if (!waitFor) continue;
+      // A member that has not fetched in this epoch holds the high watermark where it is.
+      if (f.logEndOffset < 0n) return;
+      next = f.logEndOffset;
     }
     if (next <= this.highWatermarkOffset) return;
-    this.highWatermarkOffset = next;
+    this.setHighWatermark(next);
     this.onHighWatermarkAdvanced?.(this);
+  }
+
+  private setHighWatermark(next: bigint): void {
+    this.highWatermarkOffset = next;
+    for (let u = this.uncommitted.peek(); u !== undefined && u.endOffset <= next; u = this.uncommitted.peek()) {
+      this.committedBytesTotal = u.bytesTotal;
+      this.uncommitted.shift();
+    }
   }
 
   /**
@@ -272,7 +489,7 @@ export class Partition {
 
   /** Log start moved (retention, DeleteRecords): the high watermark is at least there. */
   onLogStartOffsetChanged(): void {
-    if (this.highWatermarkOffset < this.log.logStartOffset) this.highWatermarkOffset = this.log.logStartOffset;
+    if (this.highWatermarkOffset < this.log.logStartOffset) this.setHighWatermark(this.log.logStartOffset);
     this.leaderEpochs.truncateFromStart(this.log.logStartOffset);
   }
 

@@ -35,7 +35,7 @@ import { setPartitionLeaderEpoch } from '../protocol/record-batch/header.js';
 import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
 import type { Clock } from '../util/clock.js';
 import type { Timers } from '../util/timer.js';
-import { Partition, type PartitionState } from './partition.js';
+import { Partition, type IsrChangeOutcome, type IsrChangeProposal, type PartitionState, type ReplicationPolicy } from './partition.js';
 import { DelayedFetches } from './delayed-fetch.js';
 import { DelayedProduces } from './delayed-produce.js';
 import type { TopicRules } from './topic-rules.js';
@@ -93,9 +93,19 @@ export interface FetchPartition {
   readonly partitionMaxBytes: number;
   /** -1 = not checked; else stale epochs get FENCED_LEADER_EPOCH, newer ones UNKNOWN_LEADER_EPOCH (KIP-320). */
   readonly currentLeaderEpoch: number;
+  /** The epoch of the last batch the fetcher has (Fetch v12+), -1 = unknown: checked for divergence (KIP-320). */
+  readonly lastFetchedEpoch?: number;
+}
+
+/** Where a fetcher's log diverged from the leader's: truncate to at most `endOffset` (Fetch v12+ DivergingEpoch). */
+export interface DivergingEpoch {
+  readonly epoch: number;
+  readonly endOffset: bigint;
 }
 
 export interface FetchRequestParams {
+  /** -1 (or absent) for consumers; a broker id for a follower, which reads up to the log end and reports its position. */
+  readonly replicaId?: number;
   readonly topics: readonly { readonly topic: string; readonly partitions: readonly FetchPartition[] }[];
   readonly readCommitted: boolean;
   /** Total bytes over every partition; the first partition with data returns at least one whole batch (KIP-74). */
@@ -115,6 +125,8 @@ export interface FetchPartitionResult {
   readonly logStartOffset: bigint;
   readonly chunks: Buffer[];
   readonly bytes: number;
+  /** Set (with no records) when the fetcher's lastFetchedEpoch diverges from this log. */
+  readonly divergingEpoch?: DivergingEpoch;
 }
 
 export interface FetchResult {
@@ -125,6 +137,7 @@ export interface FetchResult {
 
 export interface ReadResult {
   errorCode: number;
+  divergingEpoch?: DivergingEpoch;
   highWatermark: bigint;
   lastStableOffset: bigint;
   logStartOffset: bigint;
@@ -142,7 +155,16 @@ export interface ReplicaManagerDeps {
   readonly clock: Clock;
   readonly timers: Timers;
   readonly logger: Logger;
+  /** replica.lag.time.max.ms (default 30 s). */
+  readonly replicaLagTimeMaxMs?: number | undefined;
+  /** Whether a broker may join an ISR (registered, unfenced, not shutting down); default: none may (one node). */
+  readonly isReplicaEligible?: (brokerId: number) => boolean;
+  /** Sends an ISR change to the controller (AlterPartition); absent on a node that never has followers. */
+  readonly alterPartition?: (p: Partition, proposal: IsrChangeProposal) => Promise<IsrChangeOutcome>;
 }
+
+/** Kafka's replica.lag.time.max.ms default. */
+export const REPLICA_LAG_TIME_MAX_MS_DEFAULT = 30_000;
 
 /** Largest long-poll wait a client may ask for; bounds a timer per request. */
 export const FETCH_WAIT_MS_MAX = 60_000;
@@ -162,6 +184,7 @@ export class ReplicaManager {
   private readonly delayedFetches: DelayedFetches;
   private readonly delayedProduces: DelayedProduces;
   private readonly leadershipListeners: ((p: Partition, isLeader: boolean) => void)[] = [];
+  private readonly followerListeners: ((p: Partition) => void)[] = [];
 
   constructor(private readonly deps: ReplicaManagerDeps) {
     this.delayedFetches = new DelayedFetches(deps.timers);
@@ -194,6 +217,14 @@ export class ReplicaManager {
   }
 
   /**
+   * Called after a hosted partition became a follower of a (new) leader or
+   * leader epoch, or lost its leader (the follower fetchers re-point it).
+   */
+  onFollowerChange(listener: (p: Partition) => void): void {
+    this.followerListeners.push(listener);
+  }
+
+  /**
    * Brings a partition in line with the metadata image: opens it when this
    * node became a replica, runs makeLeader or makeFollower, removes it (keeping
    * its data) when this node is no longer a replica.
@@ -203,23 +234,74 @@ export class ReplicaManager {
       this.removePartition(a.topic, a.partition, false);
       return undefined;
     }
-    const state: PartitionState = { leader: a.leader, leaderEpoch: a.leaderEpoch, replicas: a.replicas, isr: a.isr };
+    const state: PartitionState = { leader: a.leader, leaderEpoch: a.leaderEpoch, partitionEpoch: a.partitionEpoch, replicas: a.replicas, isr: a.isr };
     let p = this.partitions.get(key(a.topic, a.partition));
     const isNew = p === undefined;
-    if (p === undefined) {
-      const log = this.deps.logManager.getOrCreateLog(a.topic, a.partition, this.deps.logConfigFor(a.topic));
-      p = new Partition(a.topic, a.partition, a.topicId, log, this.deps.localNodeId, state);
-      p.onHighWatermarkAdvanced = (q) => this.delayedProduces.onHighWatermarkAdvanced(q);
-      this.partitions.set(key(a.topic, a.partition), p);
-    }
+    if (p === undefined) p = this.openPartition(a, state);
+    const nowMs = this.deps.clock.nowMs();
     if (a.leader === this.deps.localNodeId) {
-      if (p.makeLeader(state) || isNew) this.notifyLeadership(p, true);
-    } else if (p.makeFollower(state)) {
+      if (p.makeLeader(state, nowMs) || isNew) {
+        this.followerListeners.forEach((l) => l(p));
+        this.notifyLeadership(p, true);
+      }
+      return p;
+    }
+    const before = { leader: p.leaderId, epoch: p.leaderEpoch };
+    const wasLeader = p.makeFollower(state);
+    if (wasLeader) {
       this.delayedProduces.onLeadershipLost(p);
       this.delayedFetches.wakeAll(p);
       this.notifyLeadership(p, false);
     }
+    if (isNew || wasLeader || before.leader !== p.leaderId || before.epoch !== p.leaderEpoch) this.followerListeners.forEach((l) => l(p));
     return p;
+  }
+
+  private openPartition(a: PartitionAssignment, state: PartitionState): Partition {
+    const log = this.deps.logManager.getOrCreateLog(a.topic, a.partition, this.deps.logConfigFor(a.topic));
+    const policy: ReplicationPolicy = {
+      minInsyncReplicas: () => this.deps.topicRules(a.topic).minInsyncReplicas,
+      replicaLagTimeMaxMs: () => this.deps.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS_DEFAULT,
+      isReplicaEligible: (id) => this.deps.isReplicaEligible?.(id) ?? false,
+    };
+    const p = new Partition(a.topic, a.partition, a.topicId, log, this.deps.localNodeId, state, policy);
+    p.onHighWatermarkAdvanced = (q) => {
+      this.delayedProduces.onHighWatermarkAdvanced(q);
+      this.delayedFetches.onAppend(q);
+    };
+    p.onUnderMinIsr = (q) => this.delayedProduces.failAll(q, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    p.onIsrChangeProposed = (q, proposal) => this.sendIsrChange(q, proposal);
+    this.partitions.set(key(a.topic, a.partition), p);
+    return p;
+  }
+
+  /** Asks the controller for an ISR change; its answer (or a failure) goes back to the partition. */
+  private sendIsrChange(p: Partition, proposal: IsrChangeProposal): void {
+    const send = this.deps.alterPartition;
+    const { topic, partition } = p;
+    this.deps.logger.info({ topic, partition, isr: p.isr, newIsr: proposal.newIsr, kind: proposal.kind }, 'proposing ISR change');
+    const answered = send === undefined
+      ? Promise.resolve<IsrChangeOutcome>({ kind: 'failed', errorCode: ErrorCode.UNKNOWN_SERVER_ERROR })
+      : send(p, proposal).catch((err: unknown): IsrChangeOutcome => {
+        this.deps.logger.warn({ topic, partition, err: (err as Error).message }, 'ISR change not delivered to the controller');
+        return { kind: 'failed', errorCode: ErrorCode.UNKNOWN_SERVER_ERROR };
+      });
+    void answered.then((outcome) => {
+      if (outcome.kind === 'failed') this.deps.logger.info({ topic, partition, errorCode: outcome.errorCode }, 'ISR change refused');
+      p.completeIsrChange(proposal, outcome, this.deps.clock.nowMs());
+    });
+  }
+
+  /**
+   * Kafka's periodic ISR check: every led partition drops the followers that
+   * have not been caught up for replica.lag.time.max.ms. The broker runs it
+   * every half of that.
+   */
+  shrinkIsrs(): number {
+    const nowMs = this.deps.clock.nowMs();
+    let proposed = 0;
+    for (const p of this.partitions.values()) if (p.maybeShrinkIsr(nowMs)) proposed++;
+    return proposed;
   }
 
   /** Stops hosting a partition; with `deleteData` its log is removed from disk. */
@@ -274,7 +356,7 @@ export class ReplicaManager {
       const code = this.deps.topicExists(e.topic) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       return failed(e, appendFailure(code, `${e.topic}-${e.partition} is not hosted on this broker`));
     }
-    if (req.origin === 'replica') return this.appendFromLeader(p, e);
+    if (req.origin === 'replica') return this.appendReplicated(p, e);
     if (!p.isLeader) return failed(e, appendFailure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${p.leaderId} leads ${e.topic}-${e.partition}`));
     return req.origin === 'coordinator' ? this.appendFromCoordinator(p, e) : this.appendFromClient(req, p, e);
   }
@@ -339,7 +421,7 @@ export class ReplicaManager {
    * end answers OFFSET_OUT_OF_RANGE: the fetcher must truncate (by leader
    * epoch) or refetch first.
    */
-  private appendFromLeader(p: Partition, e: AppendEntry): PartitionAppendResult {
+  appendReplicated(p: Partition, e: AppendEntry): PartitionAppendResult {
     if (p.isLeader) return failed(e, appendFailure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `this broker leads ${e.topic}-${e.partition}; it appends no replicated batches`));
     const records = e.records;
     if (!Buffer.isBuffer(records) || records.length === 0) return failed(e, appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch'));
@@ -348,8 +430,14 @@ export class ReplicaManager {
     if (checked.baseOffset !== p.logEndOffset) {
       return failed(e, appendFailure(ErrorCode.OFFSET_OUT_OF_RANGE, `replicated batches start at ${checked.baseOffset}, the log ends at ${p.logEndOffset}`));
     }
-    const r = p.appendAsFollower(records);
-    return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, records.length, checked.offsetCount);
+    try {
+      const r = p.appendAsFollower(records);
+      this.delayedFetches.onAppend(p);
+      return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, records.length, checked.offsetCount);
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      return failed(e, appendFailure(ErrorCode.KAFKA_STORAGE_ERROR, `append to ${e.topic}-${e.partition} failed: ${err.message}`));
+    }
   }
 
   private rejected(req: AppendRequest, e: AppendEntry, f: AppendFailure): PartitionAppendResult {
@@ -368,7 +456,8 @@ export class ReplicaManager {
     const maxWaitMs = Math.min(Math.max(params.maxWaitMs, 0), FETCH_WAIT_MS_MAX);
     if (!result.hasError && result.bytes < params.minBytes && maxWaitMs > 0 && result.waitOn.length > 0) {
       if (params.release) for (const b of result.buffers) params.release(b);
-      await this.delayedFetches.wait(result.waitOn, result.bytes, params.minBytes, maxWaitMs);
+      const visibility = (params.replicaId ?? -1) >= 0 ? 'appended' : 'committed';
+      await this.delayedFetches.wait(result.waitOn, result.bytes, params.minBytes, maxWaitMs, visibility);
       result = this.collect(params);
     }
     return { topics: result.topics, buffers: result.buffers };
@@ -391,7 +480,17 @@ export class ReplicaManager {
           return { partition: fp.partition, errorCode: located, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, chunks: [], bytes: 0 };
         }
         waitOn.push(p);
-        const r = this.read(p, fp.fetchOffset, Math.min(fp.partitionMaxBytes, budget), params.readCommitted, minOneBatch, params.allocate);
+        const replicaId = params.replicaId ?? -1;
+        const diverging = divergingEpoch(p, fp);
+        if (diverging !== null) return { partition: fp.partition, ...this.bounds(p), errorCode: ErrorCode.NONE, divergingEpoch: diverging, chunks: [], bytes: 0 };
+        const upTo = replicaId >= 0 ? 'logEnd' : params.readCommitted ? 'lastStable' : 'highWatermark';
+        const leaderLogEnd = p.logEndOffset;
+        const r = this.read(p, fp.fetchOffset, Math.min(fp.partitionMaxBytes, budget), upTo, minOneBatch, params.allocate);
+        if (replicaId >= 0 && r.errorCode === ErrorCode.NONE && !p.updateFollowerFetchState(replicaId, fp.fetchOffset, leaderLogEnd, this.deps.clock.nowMs())) {
+          for (const c of r.chunks) params.release?.(c);
+          hasError = true;
+          return { partition: fp.partition, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, chunks: [], bytes: 0 };
+        }
         for (const c of r.chunks) buffers.push(c);
         if (r.errorCode !== ErrorCode.NONE) hasError = true;
         if (r.bytes > 0) {
@@ -412,14 +511,19 @@ export class ReplicaManager {
     return leaderEpochError(p, fp.currentLeaderEpoch);
   }
 
+  private bounds(p: Partition): { highWatermark: bigint; lastStableOffset: bigint; logStartOffset: bigint } {
+    return { highWatermark: p.highWatermark, lastStableOffset: p.lastStableOffset, logStartOffset: p.logStartOffset };
+  }
+
   /**
-   * Reads from `fetchOffset` up to the visible end (high watermark, or the
-   * last stable offset for read_committed). Out-of-range offsets answer
-   * OFFSET_OUT_OF_RANGE with the current bounds, as clients reset from them.
+   * Reads from `fetchOffset` up to the visible end: the high watermark, the
+   * last stable offset (read_committed) or, for a follower, the log end.
+   * Out-of-range offsets answer OFFSET_OUT_OF_RANGE with the current bounds,
+   * as clients reset from them.
    */
-  read(p: Partition, fetchOffset: bigint, maxBytes: number, readCommitted: boolean, minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
-    const visibleEnd = readCommitted ? p.lastStableOffset : p.highWatermark;
-    const base = { highWatermark: p.highWatermark, lastStableOffset: p.lastStableOffset, logStartOffset: p.logStartOffset };
+  read(p: Partition, fetchOffset: bigint, maxBytes: number, upTo: 'highWatermark' | 'lastStable' | 'logEnd', minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
+    const visibleEnd = upTo === 'logEnd' ? p.logEndOffset : upTo === 'lastStable' ? p.lastStableOffset : p.highWatermark;
+    const base = this.bounds(p);
     if (fetchOffset < p.logStartOffset || fetchOffset > p.logEndOffset) {
       return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
     }
@@ -450,6 +554,22 @@ export class ReplicaManager {
   private notifyLeadership(p: Partition, isLeader: boolean): void {
     for (const l of this.leadershipListeners) l(p, isLeader);
   }
+}
+
+/**
+ * KIP-320 (Kafka's Partition.fetchRecords with a lastFetchedEpoch): when the
+ * fetcher's last epoch ends here before its fetch offset, or this log has no
+ * such epoch (the largest one it knows below is older), its log diverged:
+ * answer where that epoch ends here, and no records, so it truncates first.
+ */
+function divergingEpoch(p: Partition, fp: FetchPartition): DivergingEpoch | null {
+  const last = fp.lastFetchedEpoch ?? -1;
+  if (last < 0) return null;
+  const end = p.endOffsetForEpoch(last);
+  // No epoch at or below the fetcher's (this log is empty of epochs): it keeps at most what this log has.
+  if (end.epoch < 0) return p.logEndOffset < fp.fetchOffset ? { epoch: -1, endOffset: p.logEndOffset } : null;
+  if (end.epoch < last || end.endOffset < fp.fetchOffset) return { epoch: end.epoch, endOffset: end.endOffset };
+  return null;
 }
 
 /**

@@ -27,9 +27,15 @@
 // (src/replication/replica-manager.ts); this handler decodes and shapes the
 // response.
 //
+// Follower fetches (replicaId >= 0, from another broker's ReplicaFetcher)
+// read up to the log end instead of the high watermark and report the
+// follower's position (its fetch offset) to the partition, which moves the
+// high watermark and the ISR. A fetch whose lastFetchedEpoch (v12+) diverges
+// from this log gets DivergingEpoch and no records (KIP-320), follower or
+// consumer.
+//
 // Simplifications: fetch sessions (KIP-227) are not kept; every request is a
-// full fetch and sessionId 0 is answered (clients accept that). Follower
-// fetches (replicaId >= 0) arrive with the replication issue. A fetch of
+// full fetch and sessionId 0 is answered (clients accept that). A fetch of
 // __cluster_metadata-0 on a node with a metadata quorum is Raft's
 // (src/controller/quorum/wire.ts) and is answered by it.
 import { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js';
@@ -77,15 +83,12 @@ export const fetchHandler = defineHandler({
   async handle(ctx, req) {
     // A controller fetching the metadata log (KRaft replication) goes to the node's Raft.
     if (ctx.services.raft !== undefined && isRaftFetch(req)) return ctx.services.raft.fetch(req, ctx.apiVersion);
-    if (req.replicaId >= 0) {
-      // Follower fetching arrives with replication; until then no broker replicates from us.
-      return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, responses: [], sessionId: 0 };
-    }
     const { ioBuffers } = ctx.services;
     const readCommitted = req.isolationLevel === 1;
     const topics = named(ctx, req.topics);
     const known = topics.filter((t): t is NamedTopic & { name: string } => t.name !== undefined);
     const fetched = await ctx.services.replicaManager.fetchRecords({
+      replicaId: req.replicaId,
       topics: known.map((t) => ({ topic: t.name, partitions: t.partitions })),
       readCommitted,
       maxBytes: req.maxBytes,
@@ -110,6 +113,7 @@ export const fetchHandler = defineHandler({
           logStartOffset: r.logStartOffset,
           // A partition that was not read (not led here, fenced epoch: no high watermark) carries none.
           abortedTransactions: readCommitted && r.highWatermark >= 0n ? [] : null,
+          ...(r.divergingEpoch === undefined ? {} : { divergingEpoch: r.divergingEpoch }),
           records: recordsOf(r),
         })),
       };

@@ -3,9 +3,10 @@
 // controller listener only (src/broker/lifecycle/listener-apis.ts). Only the
 // active controller registers brokers: elsewhere NOT_CONTROLLER, so the
 // broker's lifecycle manager tries the next voter. A request naming another
-// cluster id gets INCONSISTENT_CLUSTER_ID. Simplifications: features,
-// logDirs and previousBrokerEpoch are accepted and not used (one log dir per
-// node; every node runs the same software).
+// cluster id gets INCONSISTENT_CLUSTER_ID. previousBrokerEpoch (v3, KIP-966)
+// tells a clean restart from an unclean one (then the broker leaves every ISR
+// and ELR). Simplifications: features and logDirs are accepted and not used
+// (one log dir per node; every node runs the same software).
 import { BrokerRegistrationRequest, BrokerRegistrationResponse } from '../../protocol/messages/62-broker-registration.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -30,6 +31,7 @@ export const brokerRegistrationHandler = defineHandler({
       incarnationId: req.incarnationId,
       endpoints: req.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),
       rack: req.rack,
+      previousBrokerEpoch: req.previousBrokerEpoch,
     });
     return { throttleTimeMs: 0, errorCode: answer.errorCode, brokerEpoch: answer.errorCode === ErrorCode.NONE ? answer.brokerEpoch : -1n };
   },

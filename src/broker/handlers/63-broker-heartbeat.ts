@@ -6,6 +6,9 @@
 // shutdown). Not the active controller: NOT_CONTROLLER. A stale broker epoch
 // (the broker re-registered, or was never registered): STALE_BROKER_EPOCH /
 // BROKER_ID_NOT_REGISTERED, and the broker registers again.
+// The connection a broker heartbeats on is watched: when the broker's side
+// closes or resets it (its process died), the broker is fenced at once
+// instead of after broker.session.timeout.ms (controller-ops.ts).
 // offlineLogDirs is ignored (one log dir per node).
 import { BrokerHeartbeatRequest, BrokerHeartbeatResponse } from '../../protocol/messages/63-broker-heartbeat.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -29,7 +32,7 @@ export const brokerHeartbeatHandler = defineHandler({
       currentMetadataOffset: req.currentMetadataOffset,
       wantFence: req.wantFence,
       wantShutDown: req.wantShutDown,
-    });
+    }, ctx.onPeerClosed === undefined ? undefined : { id: ctx.connectionId, onPeerClosed: ctx.onPeerClosed });
     return { throttleTimeMs: 0, errorCode: answer.errorCode, isCaughtUp: answer.isCaughtUp, isFenced: answer.isFenced, shouldShutDown: answer.shouldShutDown };
   },
   errorResponse: (_req, errorCode) => ({ throttleTimeMs: 0, errorCode, isCaughtUp: false, isFenced: true, shouldShutDown: false }),

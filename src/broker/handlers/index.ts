@@ -35,6 +35,7 @@ import { endQuorumEpochHandler } from './54-end-quorum-epoch.js';
 import { describeQuorumHandler } from './55-describe-quorum.js';
 import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
+import { alterPartitionHandler } from './56-alter-partition.js';
 import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
 import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
@@ -75,6 +76,7 @@ export const allHandlers: readonly AnyHandler[] = [
   describeQuorumHandler,
   fetchSnapshotHandler,
   describeClusterHandler,
+  alterPartitionHandler,
   brokerRegistrationHandler,
   brokerHeartbeatHandler,
   allocateProducerIdsHandler,

@@ -32,7 +32,9 @@ import type { Clock } from '../../util/clock.js';
 import { systemRandom } from '../../util/random.js';
 import { systemTimer } from '../../util/timer.js';
 import { randomUuid } from '../../protocol/uuid.js';
+import { AlterPartitionSender, controllerAlterPartitionChannel } from '../alter-partition-sender.js';
 import { remoteControllerChannel, type ControllerChannel } from '../controller-channel.js';
+import { takeCleanShutdownEpoch, writeCleanShutdownMarker } from './clean-shutdown.js';
 import { HandlerRegistry } from '../handler-registry.js';
 import type { AnyHandler } from '../handler.js';
 import type { BrokerServices } from '../services.js';
@@ -62,6 +64,8 @@ export class ClusterNode {
   readonly log: RaftMetadataLog;
   readonly rpc: ControllerRpc;
   readonly channel: ControllerChannel;
+  /** What this node's partition leaders use to change their ISRs (AlterPartition 56). */
+  readonly alterPartitionSender: AlterPartitionSender;
   private booted: BootedController | null = null;
   private lifecycleOpsNow: ControllerLifecycleOps | null = null;
   private lifecycle: BrokerLifecycleManager | null = null;
@@ -98,6 +102,16 @@ export class ClusterNode {
       leaderId: () => this.log.leaderId,
       isActiveHere: () => this.active && this.log.isLeader,
     });
+    this.alterPartitionSender = new AlterPartitionSender({
+      brokerId: settings.nodeId,
+      brokerEpoch: () => this.lifecycle?.brokerEpoch ?? -1n,
+      channel: controllerAlterPartitionChannel(this.channel, () => {
+        const ops = this.lifecycleOpsNow;
+        return ops === null ? null : (req) => ops.alterPartition(req);
+      }),
+      retryBackoffMs: Math.max(cluster.retryBackoffMs, 50),
+      logger: opts.logger.child({ component: 'alter-partition' }),
+    });
   }
 
   /** The cluster part of a node, or null for a lone combined node (the single-node default). */
@@ -132,7 +146,7 @@ export class ClusterNode {
   /** Called once the metadata layer is booted: drive the controller while this node leads. */
   attach(booted: BootedController): void {
     this.booted = booted;
-    this.lifecycleOpsNow = lifecycleOps(booted);
+    this.lifecycleOpsNow = lifecycleOps(booted, { logger: this.opts.logger.child({ component: 'controller' }) });
     const onChange = (change: LeaderChange): void => {
       const was = this.active;
       this.active = change.isLeader;
@@ -165,6 +179,7 @@ export class ClusterNode {
         incarnationId: randomUuid(),
         endpoints: endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: SECURITY_PROTOCOL_IDS[e.name] ?? 0 })),
         rack: settings.rack,
+        previousBrokerEpoch: takeCleanShutdownEpoch(this.opts.fs, settings.dataDir),
       },
       transport: new RemoteLifecycleTransport(this.rpc, () => this.log.leaderId, Math.max(this.cluster.requestTimeoutMs, 1000)),
       metadataOffset: () => booted.image().lastAppliedOffset,
@@ -198,7 +213,22 @@ export class ClusterNode {
     }
   }
 
+  /**
+   * The last step of a clean stop, after the logs are closed: the marker that
+   * lets the next start register as a clean restart (KIP-966).
+   */
+  markCleanShutdown(): void {
+    const epoch = this.lifecycle?.brokerEpoch ?? -1n;
+    if (epoch < 0n) return;
+    try {
+      writeCleanShutdownMarker(this.opts.fs, this.opts.settings.dataDir, epoch);
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'could not write the clean-shutdown marker; the next start counts as unclean');
+    }
+  }
+
   async close(): Promise<void> {
+    this.alterPartitionSender.close();
     if (this.tickTimer !== null) clearInterval(this.tickTimer);
     this.tickTimer = null;
     this.unsubscribeLeader?.();

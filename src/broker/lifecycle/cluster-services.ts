@@ -3,6 +3,7 @@
  * controller channel (forwarding), and on controller nodes the lifecycle
  * operations that BrokerRegistration (62) and BrokerHeartbeat (63) call.
  */
+import type { AlterPartitionReply, AlterPartitionRequest } from '../../controller/alter-partition.js';
 import type { ControllerChannel } from '../controller-channel.js';
 
 export interface RegisterBrokerCall {
@@ -11,6 +12,8 @@ export interface RegisterBrokerCall {
   readonly incarnationId: string;
   readonly endpoints: readonly { name: string; host: string; port: number; securityProtocol: number }[];
   readonly rack: string | null;
+  /** The broker epoch of this broker's last clean shutdown, else -1 (BrokerRegistration v3, KIP-966). */
+  readonly previousBrokerEpoch?: bigint | undefined;
 }
 
 export interface BrokerHeartbeatCall {
@@ -27,6 +30,13 @@ export interface RegisterBrokerAnswer {
   readonly brokerEpoch: bigint;
 }
 
+/** The connection a heartbeat came on (controller listener); absent in-process. */
+export interface HeartbeatConnection {
+  readonly id: string;
+  /** Runs `fn` once the broker's side closes or resets the connection. */
+  readonly onPeerClosed: (fn: () => void) => void;
+}
+
 export interface BrokerHeartbeatAnswer {
   readonly errorCode: number;
   readonly isCaughtUp: boolean;
@@ -37,7 +47,9 @@ export interface BrokerHeartbeatAnswer {
 /** The active controller's side of broker liveness (wraps QuorumController). */
 export interface ControllerLifecycleOps {
   registerBroker(call: RegisterBrokerCall): Promise<RegisterBrokerAnswer>;
-  brokerHeartbeat(call: BrokerHeartbeatCall): Promise<BrokerHeartbeatAnswer>;
+  brokerHeartbeat(call: BrokerHeartbeatCall, connection?: HeartbeatConnection): Promise<BrokerHeartbeatAnswer>;
+  /** AlterPartition (56) from a partition leader. */
+  alterPartition(request: AlterPartitionRequest): Promise<AlterPartitionReply>;
 }
 
 export interface ClusterServices {

@@ -4,7 +4,7 @@
  * set of the listener it came in on.
  *
  * - Controller listeners (`controller.listener.names`): the Raft APIs, broker
- *   lifecycle (BrokerRegistration, BrokerHeartbeat), AllocateProducerIds,
+ *   lifecycle (BrokerRegistration, BrokerHeartbeat), AlterPartition, AllocateProducerIds,
  *   DescribeQuorum, the
  *   metadata-changing admin APIs (forwarded here by other nodes), and
  *   ApiVersions.
@@ -18,6 +18,7 @@ export const CONTROLLER_ONLY_API_KEYS: ReadonlySet<number> = new Set([
   52, // Vote
   53, // BeginQuorumEpoch
   54, // EndQuorumEpoch
+  56, // AlterPartition (partition leaders to the active controller)
   59, // FetchSnapshot
   62, // BrokerRegistration
   63, // BrokerHeartbeat

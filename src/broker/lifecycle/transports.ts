@@ -69,6 +69,7 @@ export class RemoteLifecycleTransport implements LifecycleTransport {
         listeners: call.endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: e.securityProtocol })),
         features: [],
         rack: call.rack,
+        previousBrokerEpoch: call.previousBrokerEpoch ?? -1n,
       },
       this.requestTimeoutMs,
     );

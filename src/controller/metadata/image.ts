@@ -31,6 +31,10 @@ export interface PartitionState {
   readonly leaderRecoveryState: number;
   readonly leaderEpoch: number;
   readonly partitionEpoch: number;
+  /** Eligible Leader Replicas (KIP-966): out of the ISR, but hold every committed record. */
+  readonly elr: readonly number[];
+  /** The ELR members last known before ISR and ELR both emptied (KIP-966). */
+  readonly lastKnownElr: readonly number[];
 }
 
 export interface TopicState {
@@ -248,6 +252,8 @@ export class MetadataImage {
       leaderRecoveryState: data.leaderRecoveryState,
       leaderEpoch: data.leaderEpoch,
       partitionEpoch: data.partitionEpoch,
+      elr: data.eligibleLeaderReplicas,
+      lastKnownElr: data.lastKnownElr,
     };
     checkPartition(topic.name, next);
     const previous = topic.partitions.get(data.partitionId);
@@ -275,6 +281,8 @@ export class MetadataImage {
       // KRaft: a new leader starts a new leader epoch; every change is a new partition epoch.
       leaderEpoch: leaderChanged ? previous.leaderEpoch + 1 : previous.leaderEpoch,
       partitionEpoch: previous.partitionEpoch + 1,
+      elr: data.eligibleLeaderReplicas ?? previous.elr,
+      lastKnownElr: data.lastKnownElr ?? previous.lastKnownElr,
     };
     checkPartition(topic.name, next);
     topic.partitions.set(next.partitionId, next);
@@ -379,6 +387,8 @@ function checkPartition(topic: string, p: PartitionState): void {
   invariant(distinct(p.isr) && p.isr.every((r) => p.replicas.includes(r)), `${where}: isr ${p.isr.join(',')} is not a subset of replicas ${p.replicas.join(',')}`);
   invariant(p.leader === NO_LEADER || p.replicas.includes(p.leader), `${where}: leader ${p.leader} is not one of replicas ${p.replicas.join(',')}`);
   invariant(p.leaderEpoch >= 0 && p.partitionEpoch >= 0, `${where}: negative epoch`);
+  // KIP-966: ELR members are replicas outside the ISR.
+  invariant(distinct(p.elr) && p.elr.every((r) => p.replicas.includes(r) && !p.isr.includes(r)), `${where}: elr ${p.elr.join(',')} is not a set of replicas outside isr ${p.isr.join(',')}`);
 }
 
 function checkEpochsForward(topic: string, previous: PartitionState, next: PartitionState): void {
@@ -399,6 +409,8 @@ export function partitionRecordData(topicId: string, p: PartitionState): RecordO
     leaderRecoveryState: p.leaderRecoveryState,
     leaderEpoch: p.leaderEpoch,
     partitionEpoch: p.partitionEpoch,
+    eligibleLeaderReplicas: [...p.elr],
+    lastKnownElr: [...p.lastKnownElr],
   };
 }
 

@@ -85,6 +85,12 @@ export const PartitionRecord = data({ name: 'PartitionRecord', versions: '0', fl
   field('leaderRecoveryState', 'int8', { tag: 0, default: 0 }),
   field('leaderEpoch', 'int32'),
   field('partitionEpoch', 'int32'),
+  // Eligible Leader Replicas (KIP-966), tagged as in KRaft's PartitionRecord:
+  // replicas that left the ISR while it was below min.insync.replicas and so
+  // still hold every committed record; and the last ELR members known before
+  // the ISR and ELR both became empty.
+  field('eligibleLeaderReplicas', array('int32'), { tag: 1, default: [] }),
+  field('lastKnownElr', array('int32'), { tag: 2, default: [] }),
 ]);
 
 // 4 ConfigRecord. value null deletes the key.
@@ -105,6 +111,9 @@ export const PartitionChangeRecord = data({ name: 'PartitionChangeRecord', versi
   field('removingReplicas', array('int32'), { tag: 3, nullableVersions: '0+', default: null }),
   field('addingReplicas', array('int32'), { tag: 4, nullableVersions: '0+', default: null }),
   field('leaderRecoveryState', 'int8', { tag: 5, default: -1 }),
+  // KIP-966, KRaft's tags: null (absent) = unchanged.
+  field('eligibleLeaderReplicas', array('int32'), { tag: 6, nullableVersions: '0+', default: null }),
+  field('lastKnownElr', array('int32'), { tag: 7, nullableVersions: '0+', default: null }),
 ]);
 
 // 7 FenceBrokerRecord.

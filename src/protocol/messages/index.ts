@@ -45,6 +45,7 @@ import { VoteRequest, VoteResponse } from './52-vote.js';
 import { BeginQuorumEpochRequest, BeginQuorumEpochResponse } from './53-begin-quorum-epoch.js';
 import { EndQuorumEpochRequest, EndQuorumEpochResponse } from './54-end-quorum-epoch.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from './55-describe-quorum.js';
+import { AlterPartitionRequest, AlterPartitionResponse } from './56-alter-partition.js';
 import { FetchSnapshotRequest, FetchSnapshotResponse } from './59-fetch-snapshot.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js';
 import { BrokerRegistrationRequest, BrokerRegistrationResponse } from './62-broker-registration.js';
@@ -101,6 +102,7 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [53, { apiKey: 53, name: 'BeginQuorumEpoch', request: BeginQuorumEpochRequest, response: BeginQuorumEpochResponse }],
   [54, { apiKey: 54, name: 'EndQuorumEpoch', request: EndQuorumEpochRequest, response: EndQuorumEpochResponse }],
   [55, { apiKey: 55, name: 'DescribeQuorum', request: DescribeQuorumRequest, response: DescribeQuorumResponse }],
+  [56, { apiKey: 56, name: 'AlterPartition', request: AlterPartitionRequest, response: AlterPartitionResponse }],
   [59, { apiKey: 59, name: 'FetchSnapshot', request: FetchSnapshotRequest, response: FetchSnapshotResponse }],
   [60, { apiKey: 60, name: 'DescribeCluster', request: DescribeClusterRequest, response: DescribeClusterResponse }],
   [62, { apiKey: 62, name: 'BrokerRegistration', request: BrokerRegistrationRequest, response: BrokerRegistrationResponse }],
@@ -150,6 +152,7 @@ export * from './52-vote.js';
 export * from './53-begin-quorum-epoch.js';
 export * from './54-end-quorum-epoch.js';
 export * from './55-describe-quorum.js';
+export * from './56-alter-partition.js';
 export * from './59-fetch-snapshot.js';
 export * from './60-describe-cluster.js';
 export * from './62-broker-registration.js';

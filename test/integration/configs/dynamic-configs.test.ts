@@ -358,7 +358,7 @@ describe('recompression (topic compression.type)', () => {
     assert.deepEqual(offsets.map((o) => o?.baseOffset), sent.map((_, i) => BigInt(i * 2)));
 
     const p = partition('zipped');
-    const read = node.broker.services.replicaManager.read(p, 0n, 10 << 20, false, true);
+    const read = node.broker.services.replicaManager.read(p, 0n, 10 << 20, 'highWatermark', true);
     const stored = read.chunks.flatMap((chunk) => splitBatches(chunk));
     assert.equal(stored.length, sent.length);
     stored.forEach((b, i) => {
@@ -372,7 +372,7 @@ describe('recompression (topic compression.type)', () => {
     // Back to "producer": batches are stored as sent again.
     assert.equal((await incremental([{ type: TOPIC, name: 'zipped', ops: [['compression.type', SET, 'producer']] }])).responses[0]?.errorCode, 0);
     assert.equal((await produce('zipped', batch(2, { compression: Compression.Lz4 }))).errorCode, 0);
-    const last = node.broker.services.replicaManager.read(p, 16n, 1 << 20, false, true).chunks.flatMap((chunk) => splitBatches(chunk));
+    const last = node.broker.services.replicaManager.read(p, 16n, 1 << 20, 'highWatermark', true).chunks.flatMap((chunk) => splitBatches(chunk));
     assert.equal(compressionOf(readBatchHeader(last[0] as Buffer).attributes), Compression.Lz4);
   });
 

@@ -47,6 +47,7 @@ const KAFKA_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'group.max.session.timeout.ms': '1800000', 'group.max.size': '2147483647', 'offsets.topic.num.partitions': '50', 'offsets.topic.segment.bytes': '104857600',
   'offsets.retention.minutes': '10080', 'offsets.retention.check.interval.ms': '600000', 'offsets.commit.timeout.ms': '5000', 'offset.metadata.max.bytes': '4096',
   'transactional.id.expiration.ms': '604800000', 'transaction.max.timeout.ms': '900000', 'transaction.state.log.num.partitions': '50',
+  'offsets.topic.replication.factor': '3', 'transaction.state.log.replication.factor': '3', 'transaction.state.log.min.isr': '2',
   'transaction.state.log.segment.bytes': '104857600', 'transaction.abort.timed.out.transaction.cleanup.interval.ms': '10000',
   'transaction.remove.expired.transaction.cleanup.interval.ms': '3600000', 'producer.id.expiration.ms': '86400000', 'producer.id.expiration.check.interval.ms': '600000',
 };
@@ -58,7 +59,6 @@ const KAFKA_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
 const OUR_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'node.id': '1', 'process.roles': 'broker,controller', 'listeners': 'PLAINTEXT://127.0.0.1:9092', 'log.dir': './data',
   'cluster.id': '',
-  'offsets.topic.replication.factor': '1', 'transaction.state.log.replication.factor': '1', 'transaction.state.log.min.isr': '1',
   'log.retention.ms': '604800000', 'log.roll.ms': '604800000', 'log.roll.jitter.ms': '0', 'log.flush.interval.ms': String(LONG_MAX),
   'log.level': 'info', 'metrics.listeners': '',
 };

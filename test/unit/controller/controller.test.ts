@@ -153,7 +153,7 @@ test('replicationFactorMax: CreatePartitions on a topic registered with more rep
   const topicId = 'AAAAAAAAAAAAAAAAAAAAAQ';
   await log.append([
     { type: 'TopicRecord', data: { name: 'legacy', topicId } },
-    { type: 'PartitionRecord', data: { partitionId: 0, topicId, replicas: [1, 2], isr: [1, 2], removingReplicas: [], addingReplicas: [], leader: 1, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0 } },
+    { type: 'PartitionRecord', data: { partitionId: 0, topicId, replicas: [1, 2], isr: [1, 2], removingReplicas: [], addingReplicas: [], leader: 1, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0, eligibleLeaderReplicas: [], lastKnownElr: [] } },
   ]);
   log.appends = [];
   const [auto] = await controller.createPartitions([{ name: 'legacy', count: 2, assignments: null }], { validateOnly: false });

@@ -6,7 +6,10 @@
  *  - a partition's leader is -1 or an ISR member that is unfenced and not in
  *    controlled shutdown;
  *  - a partition has no leader only when no ISR member could lead;
- *  - the ISR is never empty;
+ *  - the ISR is empty only after an unclean restart of its last member
+ *    (KIP-966), which is then the partition's last known ELR, and such a
+ *    partition is leaderless only while that broker cannot lead;
+ *  - no ELR member that could lead is left out of a leaderless partition;
  *  - leader epochs never go back and grow on every leader change.
  * 120 fixed and 30 rotating seeds (test/helpers/seeds.ts); LIVENESS_SEEDS=n sets the fixed block, LIVENESS_SEED=n replays one, LIVENESS_SEED_BASE=b a rotating block (FUZZ_TRACE=1 prints every step).
  */
@@ -65,14 +68,17 @@ async function schedule(seed: number): Promise<{ fences: number; leaderless: num
     for (const t of image.topics()) {
       for (const p of t.partitions.values()) {
         const where = `seed ${seed}, after ${step}: ${t.name}-${p.partitionId} (leader ${p.leader}, isr ${p.isr.join(',')})`;
-        assert.ok(p.isr.length > 0, `${where}: empty ISR`);
         const usable = (id: number): boolean => {
           const b = image.broker(id);
           return b !== undefined && !b.fenced && !b.inControlledShutdown;
         };
+        // KIP-966: only an unclean restart empties an ISR, and then the broker is remembered as the last known ELR.
+        if (p.isr.length === 0) assert.ok(p.elr.length === 0 && p.lastKnownElr.length === 1 && p.leader === NO_LEADER, `${where}: empty ISR without a last known ELR`);
         if (p.leader === NO_LEADER) {
           leaderless++;
           assert.ok(!p.isr.some(usable), `${where}: leaderless although an ISR member could lead`);
+          assert.ok(!p.elr.some(usable), `${where}: leaderless although an ELR member could lead`);
+          if (p.isr.length === 0) assert.ok(!p.lastKnownElr.some(usable), `${where}: leaderless although the last known ELR member could lead`);
         } else {
           assert.ok(p.isr.includes(p.leader) && usable(p.leader), `${where}: the leader is not a usable ISR member`);
         }
@@ -92,7 +98,11 @@ async function schedule(seed: number): Promise<{ fences: number; leaderless: num
       incarnations.set(id, n);
       step = `register ${id}#${n}`;
       const rack = r.next() < 0.5 ? `rack${id % 2}` : null;
-      const reg = await controller.registerBroker({ brokerId: id, incarnationId: Buffer.alloc(16, id * 31 + n).toString('base64url'), endpoints: [], rack });
+      // Half the restarts are clean (the broker names its last epoch, KIP-966), half unclean.
+      const clean = r.next() < 0.5;
+      step += clean ? ' clean' : ' unclean';
+      const previousBrokerEpoch = clean ? (image.broker(id)?.brokerEpoch ?? -1n) : -1n;
+      const reg = await controller.registerBroker({ brokerId: id, incarnationId: Buffer.alloc(16, id * 31 + n).toString('base64url'), endpoints: [], rack, previousBrokerEpoch });
       assert.equal(reg.errorCode, ErrorCode.NONE);
     } else if (roll < 0.7) {
       const b = image.broker(id);

@@ -37,7 +37,7 @@ function records(): MetadataRecord[][] {
     [registerBroker(1, 0n)],
     [
       { type: 'TopicRecord', data: { name: 't', topicId: A } },
-      { type: 'PartitionRecord', data: { partitionId: 0, topicId: A, replicas: [1], isr: [1], removingReplicas: [], addingReplicas: [], leader: 1, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0 } },
+      { type: 'PartitionRecord', data: { partitionId: 0, topicId: A, replicas: [1], isr: [1], removingReplicas: [], addingReplicas: [], leader: 1, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0, eligibleLeaderReplicas: [], lastKnownElr: [] } },
       { type: 'ConfigRecord', data: { resourceType: 2, resourceName: 't', name: 'retention.ms', value: '7' } },
     ],
     [{ type: 'FeatureLevelRecord', data: { name: 'metadata.version', featureLevel: 1 } }],

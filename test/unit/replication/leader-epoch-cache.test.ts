@@ -83,7 +83,7 @@ function env() {
   fs.mkdirp('/data');
   const open = (leaderEpoch: number): Partition => {
     const { log } = PartitionLog.open({ fs, clock, dir: DIR, topic: 't', partition: 0, config: { ...DEFAULT_LOG_CONFIG, segmentBytes: 1024 } });
-    return new Partition('t', 0, 'tid', log, 1, { leader: 1, leaderEpoch: leaderEpoch, replicas: [1], isr: [1] });
+    return new Partition('t', 0, 'tid', log, 1, { leader: 1, leaderEpoch: leaderEpoch, partitionEpoch: 0, replicas: [1], isr: [1] });
   };
   return { fs, open };
 }
@@ -106,7 +106,7 @@ test('a leader records its epoch before appending, and the file follows every ne
   const p = open(0);
   assert.deepEqual(checkpointOf(fs), [e(0, 0)]);
   produce(p, 5);
-  p.makeLeader({ leader: 1, leaderEpoch: 2, replicas: [1], isr: [1] });
+  p.makeLeader({ leader: 1, leaderEpoch: 2, partitionEpoch: 0, replicas: [1], isr: [1] });
   produce(p, 3);
   assert.deepEqual(checkpointOf(fs), [e(0, 0), e(2, 5)]);
   assert.deepEqual(p.endOffsetForEpoch(0), { epoch: 0, endOffset: 5n });
@@ -123,9 +123,9 @@ test('reopening loads the checkpoint; a missing or damaged one is rebuilt from t
   const { fs, open } = env();
   let p = open(0);
   produce(p, 4);
-  p.makeLeader({ leader: 1, leaderEpoch: 1, replicas: [1], isr: [1] });
+  p.makeLeader({ leader: 1, leaderEpoch: 1, partitionEpoch: 0, replicas: [1], isr: [1] });
   produce(p, 4);
-  p.makeLeader({ leader: 1, leaderEpoch: 3, replicas: [1], isr: [1] });
+  p.makeLeader({ leader: 1, leaderEpoch: 3, partitionEpoch: 0, replicas: [1], isr: [1] });
   produce(p, 2);
   const want = [e(0, 0), e(1, 4), e(3, 8)];
   p.log.close();
@@ -147,7 +147,7 @@ test('entries past the recovered log end go; DeleteRecords and retention move th
   const { fs, open } = env();
   let p = open(0);
   produce(p, 6);
-  p.makeLeader({ leader: 1, leaderEpoch: 1, replicas: [1], isr: [1] });
+  p.makeLeader({ leader: 1, leaderEpoch: 1, partitionEpoch: 0, replicas: [1], isr: [1] });
   produce(p, 6);
   p.log.close();
   // As if a crash lost the tail written in epoch 1 after the checkpoint recorded it.

@@ -38,7 +38,7 @@ function env(rules: Record<string, Partial<TopicRules>> = {}) {
     logger: pino({ level: 'silent' }),
   });
   const assign = (topic: string, leader: number, isr: number[], leaderEpoch = 0, replicas = [SELF, 2, 3].slice(0, Math.max(isr.length, 1))) =>
-    rm.applyAssignment({ topic, topicId: `${topic}-id`, partition: 0, leader, leaderEpoch, replicas: [...new Set([...replicas, ...isr])], isr });
+    rm.applyAssignment({ topic, topicId: `${topic}-id`, partition: 0, leader, leaderEpoch, partitionEpoch: 0, replicas: [...new Set([...replicas, ...isr])], isr });
   return { rm, timers, assign };
 }
 

@@ -63,7 +63,7 @@ test('after a leader epoch bump: old epochs end where the next began; currentLea
   const rm = node.broker.services.replicaManager;
   const p = rm.get('epochs', 0);
   assert.ok(p);
-  rm.applyAssignment({ topic: 'epochs', topicId: p.topicId, partition: 0, replicas: [node.broker.nodeId], isr: [node.broker.nodeId], leader: node.broker.nodeId, leaderEpoch: 3 });
+  rm.applyAssignment({ topic: 'epochs', topicId: p.topicId, partition: 0, replicas: [node.broker.nodeId], isr: [node.broker.nodeId], leader: node.broker.nodeId, leaderEpoch: 3, partitionEpoch: 3 });
   await produce(c, 'epochs', 0, 4);
   const [e0, e1, e3] = await ask(4, [
     { partition: 0, leaderEpoch: 0, currentLeaderEpoch: 3 },

@@ -33,6 +33,8 @@ function partition(topicId: string, partitionId: number, replicas: number[], ext
       leaderRecoveryState: 0,
       leaderEpoch: extra.leaderEpoch ?? 0,
       partitionEpoch: extra.partitionEpoch ?? 0,
+      eligibleLeaderReplicas: [],
+      lastKnownElr: [],
     },
   };
 }
@@ -100,7 +102,7 @@ test('adding partitions and changing leaders move the epochs forward', () => {
   assert.equal(added.topicsCreated.length, 0);
   const change = f.apply({
     type: 'PartitionChangeRecord',
-    data: { partitionId: 0, topicId: A, isr: [2], leader: 2, replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: -1 },
+    data: { partitionId: 0, topicId: A, isr: [2], leader: 2, replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: -1, eligibleLeaderReplicas: null, lastKnownElr: null },
   });
   const p = f.image.partition('t', 0);
   assert.deepEqual({ leader: p?.leader, isr: p?.isr, leaderEpoch: p?.leaderEpoch, partitionEpoch: p?.partitionEpoch }, { leader: 2, isr: [2], leaderEpoch: 1, partitionEpoch: 1 });
@@ -109,7 +111,7 @@ test('adding partitions and changing leaders move the epochs forward', () => {
   // an ISR-only change bumps the partition epoch, not the leader epoch
   f.apply({
     type: 'PartitionChangeRecord',
-    data: { partitionId: 0, topicId: A, isr: [2, 1], leader: -2, replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: -1 },
+    data: { partitionId: 0, topicId: A, isr: [2, 1], leader: -2, replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: -1, eligibleLeaderReplicas: null, lastKnownElr: null },
   });
   assert.deepEqual([f.image.partition('t', 0)?.leaderEpoch, f.image.partition('t', 0)?.partitionEpoch], [1, 2]);
 });

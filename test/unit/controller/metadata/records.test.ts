@@ -19,13 +19,13 @@ const samples: MetadataRecord[] = [
   { type: 'TopicRecord', data: { name: 'orders', topicId: TOPIC_ID } },
   {
     type: 'PartitionRecord',
-    data: { partitionId: 2, topicId: TOPIC_ID, replicas: [1, 2, 3], isr: [1, 2], removingReplicas: [3], addingReplicas: [], leader: 1, leaderRecoveryState: 1, leaderEpoch: 4, partitionEpoch: 9 },
+    data: { partitionId: 2, topicId: TOPIC_ID, replicas: [1, 2, 3], isr: [1, 2], removingReplicas: [3], addingReplicas: [], leader: 1, leaderRecoveryState: 1, leaderEpoch: 4, partitionEpoch: 9, eligibleLeaderReplicas: [], lastKnownElr: [] },
   },
   { type: 'ConfigRecord', data: { resourceType: 2, resourceName: 'orders', name: 'retention.ms', value: '1000' } },
   { type: 'ConfigRecord', data: { resourceType: 4, resourceName: '', name: 'log.retention.ms', value: null } },
   {
     type: 'PartitionChangeRecord',
-    data: { partitionId: 2, topicId: TOPIC_ID, isr: [1], leader: 2, replicas: null, removingReplicas: null, addingReplicas: [4], leaderRecoveryState: -1 },
+    data: { partitionId: 2, topicId: TOPIC_ID, isr: [1], leader: 2, replicas: null, removingReplicas: null, addingReplicas: [4], leaderRecoveryState: -1, eligibleLeaderReplicas: null, lastKnownElr: null },
   },
   { type: 'FenceBrokerRecord', data: { id: 3, epoch: 17n } },
   { type: 'UnfenceBrokerRecord', data: { id: 3, epoch: 17n } },
@@ -59,7 +59,7 @@ test('the frame starts with frame version 1, the KRaft type id and the version',
 test('PartitionChangeRecord leaves absent fields at their "no change" defaults', () => {
   const bytes = encodeMetadataRecord({
     type: 'PartitionChangeRecord',
-    data: { partitionId: 0, topicId: TOPIC_ID, isr: null, leader: -2, replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: -1 },
+    data: { partitionId: 0, topicId: TOPIC_ID, isr: null, leader: -2, replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: -1, eligibleLeaderReplicas: null, lastKnownElr: null },
   });
   const back = decodeMetadataRecord(bytes).record;
   assert.equal(back.type, 'PartitionChangeRecord');

@@ -130,7 +130,7 @@ test('one voter: snapshots every N records, and a restart starts from the snapsh
 test('imageDiffRecords moves an image to another: removals first, then what is new or changed', () => {
   const partition = (topicId: string, leaderEpoch: number): MetadataRecord => ({
     type: 'PartitionRecord',
-    data: { partitionId: 0, topicId, replicas: [1, 2], isr: [1, 2], removingReplicas: [], addingReplicas: [], leader: 1, leaderRecoveryState: 0, leaderEpoch, partitionEpoch: leaderEpoch },
+    data: { partitionId: 0, topicId, replicas: [1, 2], isr: [1, 2], removingReplicas: [], addingReplicas: [], leader: 1, leaderRecoveryState: 0, leaderEpoch, partitionEpoch: leaderEpoch, eligibleLeaderReplicas: [], lastKnownElr: [] },
   });
   const build = (records: MetadataRecord[], last: bigint): MetadataImage => {
     const image = new MetadataImage('c');

@@ -54,7 +54,7 @@ function env() {
   const epochs = [0, 0];
   const assign = (n: number, leader: number, isr = [leader]) => {
     epochs[n] = (epochs[n] ?? 0) + 1;
-    rm.applyAssignment({ topic: TOPIC, topicId: 'tid', partition: n, leader, leaderEpoch: epochs[n] ?? 0, replicas: [...new Set([SELF, ...isr])], isr });
+    rm.applyAssignment({ topic: TOPIC, topicId: 'tid', partition: n, leader, leaderEpoch: epochs[n] ?? 0, partitionEpoch: 0, replicas: [...new Set([SELF, ...isr])], isr });
   };
   return { rm, runtime, events, pendingLoads, assign, timers };
 }
@@ -105,7 +105,7 @@ test('loadHosted loads what is already led; stop drops loads in flight', async (
   const { rm, runtime, events, pendingLoads } = env();
   // Assigned before anything listened? The listener is registered in the constructor, so simulate a
   // restart order by hosting first, then asking for loadHosted: it must not start a second load.
-  rm.applyAssignment({ topic: TOPIC, topicId: 'tid', partition: 1, leader: SELF, leaderEpoch: 0, replicas: [SELF], isr: [SELF] });
+  rm.applyAssignment({ topic: TOPIC, topicId: 'tid', partition: 1, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF] });
   runtime.loadHosted();
   assert.equal(pendingLoads.length, 1);
   runtime.stop();

@@ -39,7 +39,7 @@ class Env {
 
   /** A fresh Partition over the log (after truncating under it: its high watermark never goes back). */
   rewrap(): void {
-    this.partition = new Partition('t', 0, 'id', this.log, 1, { leader: 1, leaderEpoch: 0, replicas: [1], isr: [1] });
+    this.partition = new Partition('t', 0, 'id', this.log, 1, { leader: 1, leaderEpoch: 0, partitionEpoch: 0, replicas: [1], isr: [1] });
   }
 
   send(spec: IdempotentSpec): ClientAppendResult {

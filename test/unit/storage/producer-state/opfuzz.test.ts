@@ -60,7 +60,7 @@ function runSeed(seed: number, ops: number): void {
   let partition!: Partition;
   const open = (clean: boolean): void => {
     log = PartitionLog.open({ fs, clock, dir: '/d/t-0', topic: 't', partition: 0, config: cfg, hadCleanShutdown: clean }).log;
-    partition = new Partition('t', 0, 'id', log, 1, { leader: 1, leaderEpoch: 0, replicas: [1], isr: [1] });
+    partition = new Partition('t', 0, 'id', log, 1, { leader: 1, leaderEpoch: 0, partitionEpoch: 0, replicas: [1], isr: [1] });
   };
   const afterCut = (): void => {
     const end = log.logEndOffset;
@@ -91,7 +91,7 @@ function runSeed(seed: number, ops: number): void {
       const to = BigInt(random.int(Number(log.logEndOffset)));
       trace.push(`truncate ${to}`);
       log.truncateTo(to);
-      partition = new Partition('t', 0, 'id', log, 1, { leader: 1, leaderEpoch: 0, replicas: [1], isr: [1] });
+      partition = new Partition('t', 0, 'id', log, 1, { leader: 1, leaderEpoch: 0, partitionEpoch: 0, replicas: [1], isr: [1] });
       afterCut();
       continue;
     }

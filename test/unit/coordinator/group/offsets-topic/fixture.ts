@@ -88,7 +88,7 @@ export class OffsetsEnv {
   assign(i: number, leader: number, isr: readonly number[], leaderEpoch = this.epochs[i] ?? 0): void {
     this.epochs[i] = leaderEpoch;
     const replicas = [...new Set([NODE_ID, ...isr, leader].filter((r) => r >= 0))];
-    this.rm.applyAssignment({ topic: TOPIC, topicId: TOPIC_ID, partition: i, leader, leaderEpoch, replicas, isr });
+    this.rm.applyAssignment({ topic: TOPIC, topicId: TOPIC_ID, partition: i, leader, leaderEpoch, partitionEpoch: leaderEpoch, replicas, isr });
   }
 
   /** Moves leadership of partition i to another node (a new epoch). */
