@@ -10,8 +10,8 @@
  *
  * Where a connection comes from is read from the client id of its first
  * Kafka request header: nodes name themselves (`raft-<id>` for the Raft
- * transport, `tributary-node-<id>` for the broker's controller channel and
- * other inter-node clients; `sourceNodeOf`). A connection whose client id
+ * transport, `tributary-node-<id>` for the broker's controller channel,
+ * `broker-<id>-replica-fetcher` for follower fetchers; `sourceNodeOf`). A connection whose client id
  * names no node is looked up in /proc when the network knows the nodes'
  * process ids (`nodePids`, Linux): the process that owns the connecting
  * socket is a node whatever client id it sends, so an inter-node client that
@@ -44,8 +44,11 @@ export type PartitionMode = 'blackhole' | 'refuse';
 const IDENTIFY_BYTES_MAX = 64 * 1024;
 const CONTROLLED_SHUTDOWN_API_KEY = 7;
 
-/** Inter-node client ids: `raft-<id>`, `tributary-node-<id>` (optionally followed by `-<anything>`). */
-const NODE_CLIENT_ID = /^(?:raft|tributary-node)-(\d+)(?![0-9])/;
+/**
+ * Inter-node client ids: `raft-<id>` (Raft transport), `tributary-node-<id>` (the broker's controller
+ * channel), `broker-<id>-replica-fetcher` (follower fetchers), each optionally followed by `-<anything>`.
+ */
+const NODE_CLIENT_ID = /^(?:raft|tributary-node|broker)-(\d+)(?![0-9])/;
 
 /** The node a connection comes from, by its client id; null for a client. */
 export function sourceNodeOf(clientId: string | null): number | null {

@@ -74,6 +74,7 @@ test('client ids: inter-node ones name their node, anything else is a client', (
   assert.equal(sourceNodeOf('raft-3'), 3);
   assert.equal(sourceNodeOf('tributary-node-12'), 12);
   assert.equal(sourceNodeOf('tributary-node-2-fetcher-3'), 2);
+  assert.equal(sourceNodeOf('broker-3-replica-fetcher'), 3);
   assert.equal(sourceNodeOf('raft-3x'), 3);
   assert.equal(sourceNodeOf('rdkafka'), null);
   assert.equal(sourceNodeOf('myraft-3'), null);
