@@ -60,6 +60,8 @@ export interface ClusterOptions {
   allowErrorLogs?: readonly RegExp[];
   /** Proxies in front of every node listener, advertised instead of them, for network partitions (`cluster.network`). */
   network?: boolean;
+  /** How long a node may take to start, and the cluster to be ready (default CLUSTER_READY_TIMEOUT_MS); chaos suites on a busy machine want more. */
+  readyTimeoutMs?: number;
 }
 
 /** The partitionable network of a cluster: proxies per node, advertised as the voters and the broker listeners. */
@@ -156,7 +158,8 @@ export class ClusterProcess {
       outputs.set(id, all.length > OUTPUT_CHARS_MAX ? all.slice(-OUTPUT_CHARS_MAX) : all);
       health.scan(id, text);
     };
-    let runner: NodeRunner = cliRunner({ main: brokerMain, cwd: repoRoot, output: sink, startTimeoutMs: CLUSTER_READY_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS });
+    const readyTimeoutMs = options.readyTimeoutMs ?? CLUSTER_READY_TIMEOUT_MS;
+    let runner: NodeRunner = cliRunner({ main: brokerMain, cwd: repoRoot, output: sink, startTimeoutMs: readyTimeoutMs, stopTimeoutMs: STOP_TIMEOUT_MS });
     let network: ClusterNetwork | null = null;
     const planned: Record<string, string> = {};
     if (options.network === true) {
@@ -169,7 +172,7 @@ export class ClusterProcess {
       layout,
       runner,
       overrides: { ...FAST_CLUSTER_CONFIG, ...planned, ...options.overrides },
-      readyTimeoutMs: CLUSTER_READY_TIMEOUT_MS,
+      readyTimeoutMs,
       removeDir: dir,
       onUnexpectedExit: (node, exit) => {
         health.crashes.push(`node ${node.id} (${describeExit(exit)})`);

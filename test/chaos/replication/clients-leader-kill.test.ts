@@ -21,7 +21,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { repoRoot } from '../../helpers/broker-process.js';
 import { startCluster, type ClusterProcess } from '../../helpers/cluster-process.js';
 import { PYTHON, run } from '../../helpers/run.js';
-import { CHAOS_NODE_CONFIG, NODES, createChaosTopic, replicationRefused } from './scenario.js';
+import { CHAOS_NODE_CONFIG, CHAOS_READY_TIMEOUT_MS, NODES, createChaosTopic, replicationRefused } from './scenario.js';
 
 const REPLICATION_FACTOR = 3;
 const MIN_INSYNC_REPLICAS = 2;
@@ -73,7 +73,7 @@ before(async () => {
     timeoutMs: 240_000,
     env: { GO111MODULE: 'off', GOPATH: `${work}:${DEBIAN_GOPATH}`, GOPROXY: 'off', GOFLAGS: '', GOCACHE },
   });
-  cluster = await startCluster({ name: 'clients-leader-kill', overrides: CHAOS_NODE_CONFIG });
+  cluster = await startCluster({ name: 'clients-leader-kill', overrides: CHAOS_NODE_CONFIG, readyTimeoutMs: CHAOS_READY_TIMEOUT_MS });
 });
 
 after(async () => {
@@ -188,7 +188,7 @@ async function leaderOf(c: ClusterProcess, topic: string): Promise<number> {
 }
 
 for (const client of [kafkajs, pythonClient('confluent'), pythonClient('kafka-python'), sarama]) {
-  test(`${client.name}: every acknowledged record is read back after a kill -9 of the partition leader (RF ${REPLICATION_FACTOR}, min ISR ${MIN_INSYNC_REPLICAS})`, { timeout: 180_000 }, async (t) => {
+  test(`${client.name}: every acknowledged record is read back after a kill -9 of the partition leader (RF ${REPLICATION_FACTOR}, min ISR ${MIN_INSYNC_REPLICAS})`, { timeout: 300_000 }, async (t) => {
     if (refused !== null || cluster === undefined) return t.skip(refused ?? 'no cluster');
     const c = cluster;
     const topic = `failover-${client.tag}`;

@@ -1,7 +1,8 @@
 /**
  * The fault schedules of the replication chaos suite (issue 12, "Tests"),
  * each bounded (< ~60 s with the load) and each leaving every node up and
- * connected at its end. Victims are drawn from the run's seed.
+ * connected at its end (the load goes on a few seconds after it, so the
+ * recovery is measured too). Victims are drawn from the run's seed.
  */
 import type { FaultContext, Scenario } from './scenario.js';
 import { NODES } from './scenario.js';
@@ -22,7 +23,6 @@ async function someLeader(ctx: FaultContext): Promise<{ partition: number; leade
 
 export const leaderKill: Scenario = {
   name: 'leader-kill',
-  loadMs: 16_000,
   async faults(ctx) {
     const { partition, leader } = await someLeader(ctx);
     await ctx.cluster.node(leader).kill9();
@@ -35,7 +35,6 @@ export const leaderKill: Scenario = {
 
 export const controllerKill: Scenario = {
   name: 'controller-kill',
-  loadMs: 16_000,
   async faults(ctx) {
     const controller = await ctx.cluster.waitForActiveController([...NODES]);
     await ctx.cluster.node(controller).kill9();
@@ -48,7 +47,6 @@ export const controllerKill: Scenario = {
 
 export const leaderPause: Scenario = {
   name: 'leader-pause',
-  loadMs: 16_000,
   async faults(ctx) {
     const { partition, leader } = await someLeader(ctx);
     ctx.cluster.pause(leader);
@@ -62,7 +60,6 @@ export const leaderPause: Scenario = {
 
 export const rollingRestart: Scenario = {
   name: 'rolling-restart',
-  loadMs: 24_000,
   async faults(ctx) {
     // A random order, each node stopped cleanly (controlled shutdown) and back before the next.
     const order = [...NODES];
@@ -80,7 +77,9 @@ export const rollingRestart: Scenario = {
 
 export const networkPartition: Scenario = {
   name: 'network-partition',
-  loadMs: 16_000,
+  // A partitioned node serving FindCoordinator cannot reach the controller to create the offsets topic,
+  // and logs it at error level: expected while it is cut off.
+  allowErrorLogs: [/could not create __consumer_offsets: no active controller answered in time/],
   async faults(ctx) {
     const network = ctx.cluster.network;
     if (network === null) throw new Error('network-partition needs a cluster started with network: true');

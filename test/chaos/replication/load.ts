@@ -15,9 +15,10 @@
  * recordValue(producer, seq) (checker.ts), so the checker can tell every
  * record, its producer and its order apart.
  */
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../../helpers/broker-process.js';
-import { PYTHON, run } from '../../helpers/run.js';
+import { PYTHON } from '../../helpers/run.js';
 import { Cluster } from '../../../src/client/cluster.js';
 import { fetch } from '../../../src/client/records.js';
 import { Producer } from '../../../src/client/producer.js';
@@ -39,7 +40,7 @@ export interface LoadOptions {
   readonly count: number;
   /** ...at this pace (records/s)... */
   readonly rate: number;
-  /** ...for at most this long; then a bounded flush. */
+  /** ...for at most this long (or until stop()); then a bounded flush. */
   readonly durationMs: number;
   readonly size?: number;
 }
@@ -56,6 +57,15 @@ export interface LoadResult {
   readonly fatal: string | null;
 }
 
+/** A load that runs until its count, its duration or stop(), whichever comes first. */
+export interface RunningLoad {
+  stop(): void;
+  readonly done: Promise<LoadResult>;
+}
+
+/** How long the flush after the sending may take at most, on top of the duration. */
+const FLUSH_GRACE_MS = 60_000;
+
 export const LOAD_PY = join(repoRoot, 'test', 'chaos', 'replication', 'py', 'load_confluent.py');
 
 interface PyLine {
@@ -70,14 +80,37 @@ interface PyLine {
   fatal?: string | null;
 }
 
-/** librdkafka 2.0.2 through confluent-kafka-python; resolves when the script has flushed and exited. */
-export async function librdkafkaLoad(options: LoadOptions): Promise<LoadResult> {
+/** librdkafka 2.0.2 through confluent-kafka-python; `done` resolves when the script has flushed and exited. */
+export function librdkafkaLoad(options: LoadOptions): RunningLoad {
   const args = { bootstrap: options.bootstrap, topic: options.topic, producer: options.producer, partitions: options.partitions, count: options.count, rate: options.rate, duration_s: options.durationMs / 1000, size: options.size ?? 100 };
-  const result = await run(PYTHON, [LOAD_PY], { input: JSON.stringify(args), timeoutMs: options.durationMs + 60_000 });
+  const child = spawn(PYTHON, [LOAD_PY], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.durationMs + FLUSH_GRACE_MS);
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => out.push(c));
+  child.stderr.on('data', (c: Buffer) => err.push(c));
+  child.stdin.end(JSON.stringify(args));
+  const done = new Promise<LoadResult>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(killer);
+      const stdout = Buffer.concat(out).toString('utf8');
+      if (code !== 0) return reject(new Error(`load_confluent.py exited (code ${code}, signal ${signal}):\n${stdout.slice(-2000)}\n${Buffer.concat(err).toString('utf8').slice(-3000)}`));
+      try {
+        resolve(parseLoadLines(options, stdout));
+      } catch (e) {
+        reject(e as Error);
+      }
+    });
+  });
+  return { stop: () => void child.kill('SIGTERM'), done };
+}
+
+function parseLoadLines(options: LoadOptions, stdout: string): LoadResult {
   const acked: AckedRecord[] = [];
   const failed: Record<string, number> = {};
   let done: PyLine | null = null;
-  for (const text of result.stdout.split('\n')) {
+  for (const text of stdout.split('\n')) {
     if (text.trim() === '') continue;
     const line = JSON.parse(text) as PyLine;
     if (line.done === true) done = line;
@@ -86,12 +119,17 @@ export async function librdkafkaLoad(options: LoadOptions): Promise<LoadResult> 
       acked.push({ producer: options.producer, seq: line.s, partition: line.p, offset: BigInt(line.o), value: recordValue(options.producer, line.s, options.size ?? 100), atMs: line.t });
     }
   }
-  if (done === null) throw new Error(`load_confluent.py printed no summary:\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
+  if (done === null) throw new Error(`load_confluent.py printed no summary:\n${stdout.slice(-2000)}`);
   return { producer: options.producer, acked, failed, sent: done.sent ?? 0, unanswered: done.left ?? 0, fatal: done.fatal ?? null };
 }
 
 /** Our Producer, idempotent with acks=all, retrying for as long as the load may last. */
-export async function ourProducerLoad(options: LoadOptions): Promise<LoadResult> {
+export function ourProducerLoad(options: LoadOptions): RunningLoad {
+  const state = { stopping: false };
+  return { stop: () => void (state.stopping = true), done: ourProducerRun(options, state) };
+}
+
+async function ourProducerRun(options: LoadOptions, state: { stopping: boolean }): Promise<LoadResult> {
   const deliveryTimeoutMs = 30_000;
   const producer = await Producer.connect<null, string>({
     clusterOptions: { bootstrap: options.bootstrap, clientId: `load-${options.producer}` },
@@ -110,7 +148,7 @@ export async function ourProducerLoad(options: LoadOptions): Promise<LoadResult>
   const start = Date.now();
   let sent = 0;
   try {
-    while (sent < options.count && Date.now() - start < options.durationMs) {
+    while (sent < options.count && Date.now() - start < options.durationMs && !state.stopping) {
       const due = start + (sent * 1000) / options.rate;
       if (due > Date.now()) {
         await sleep(Math.min(due - Date.now(), 50));

@@ -11,12 +11,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster } from '../../helpers/cluster-process.js';
 import { RawConnection, metadataV1Request } from '../../helpers/raw-kafka.js';
-import { NODES } from './scenario.js';
+import { CHAOS_READY_TIMEOUT_MS, NODES } from './scenario.js';
 
-const WAIT_MS = 20_000;
+const WAIT_MS = 30_000;
 
 test('a partitioned active controller loses leadership and is fenced; after the heal it is back', { timeout: 120_000 }, async (t) => {
-  const cluster = await startCluster({ name: 'partition-fencing', network: true });
+  const cluster = await startCluster({ name: 'partition-fencing', network: true, readyTimeoutMs: CHAOS_READY_TIMEOUT_MS });
   t.after(() => cluster.cleanup());
   const network = cluster.network!;
   const victim = await cluster.waitForActiveController([...NODES]);

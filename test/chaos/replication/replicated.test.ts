@@ -29,7 +29,7 @@ before(async () => {
 
 /** Both producers got acknowledgements through the faults, and the checker found nothing. */
 for (const scenario of ALL_SCENARIOS) {
-  test(`RF ${REPLICATION_FACTOR}, min ISR ${MIN_INSYNC_REPLICAS}: ${scenario.name} loses no acknowledged record`, { timeout: 150_000 }, async (t) => {
+  test(`RF ${REPLICATION_FACTOR}, min ISR ${MIN_INSYNC_REPLICAS}: ${scenario.name} loses no acknowledged record`, { timeout: 300_000 }, async (t) => {
     if (refused !== null) return t.skip(refused);
     const report = await runScenario(t, scenario, { replicationFactor: REPLICATION_FACTOR, minInsyncReplicas: MIN_INSYNC_REPLICAS, partitions: PARTITIONS });
     if (report !== null) assertClean(report);

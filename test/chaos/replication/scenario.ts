@@ -23,6 +23,8 @@ import { groupReader, librdkafkaLoad, ourProducerLoad, readBack, type LoadResult
 export const INVALID_REPLICATION_FACTOR = 38;
 export const SEED_VARIABLE = 'REPLICATION_CHAOS_SEED';
 export const NODES: readonly number[] = [1, 2, 3];
+/** Node starts and readiness may take this long: the suite runs beside others on two shared cores. */
+export const CHAOS_READY_TIMEOUT_MS = 60_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -51,7 +53,7 @@ export async function createChaosTopic(port: number, name: string, s: TopicSetti
 
 /** Whether a 3-node cluster refuses topics of `replicationFactor` today (one short-lived cluster). */
 export async function replicationRefused(replicationFactor: number, minInsyncReplicas: number): Promise<string | null> {
-  const cluster = await startCluster({ name: 'rf-probe', overrides: CHAOS_NODE_CONFIG });
+  const cluster = await startCluster({ name: 'rf-probe', overrides: CHAOS_NODE_CONFIG, readyTimeoutMs: CHAOS_READY_TIMEOUT_MS });
   try {
     return await createChaosTopic(cluster.node(1).port, 'rf-probe', { replicationFactor, minInsyncReplicas, partitions: 1 });
   } finally {
@@ -85,10 +87,16 @@ export interface FaultContext {
 
 export interface Scenario {
   readonly name: string;
-  /** How long the producers run; the faults happen within it. */
-  readonly loadMs: number;
+  /** Error logs the fault provokes on purpose (ClusterOptions.allowErrorLogs). */
+  readonly allowErrorLogs?: readonly RegExp[];
+  /** The fault schedule; it returns with every node up and connected again. */
   faults(ctx: FaultContext): Promise<void>;
 }
+
+/** The producers start WARMUP_MS before the faults and stop TAIL_MS after them (LOAD_MS_MAX at most). */
+const WARMUP_MS = 2_000;
+const TAIL_MS = 4_000;
+const LOAD_MS_MAX = 90_000;
 
 export interface ScenarioReport {
   readonly seed: number;
@@ -130,7 +138,7 @@ function faultContext(cluster: ClusterProcess, topic: string, options: RunOption
     },
     async bringBack(id) {
       if (!cluster.node(id).isAlive()) await cluster.node(id).start();
-      await cluster.waitForBrokers([...NODES], [...NODES], 30_000);
+      await cluster.waitForBrokers([...NODES], [...NODES], CHAOS_READY_TIMEOUT_MS);
     },
     sleep,
   };
@@ -157,7 +165,8 @@ export async function runScenario(t: TestContext, scenario: Scenario, options: R
   const seed = chaosSeed();
   const random = new SeededRandom(seed);
   const began = Date.now();
-  const cluster = await startCluster({ name: `chaos-${scenario.name}`, network: true, overrides: CHAOS_NODE_CONFIG, allowErrorLogs: options.allowErrorLogs ?? [] });
+  const allowErrorLogs = [...(options.allowErrorLogs ?? []), ...(scenario.allowErrorLogs ?? [])];
+  const cluster = await startCluster({ name: `chaos-${scenario.name}`, network: true, overrides: CHAOS_NODE_CONFIG, allowErrorLogs, readyTimeoutMs: CHAOS_READY_TIMEOUT_MS });
   t.after(() => cluster.cleanup());
   const topic = `chaos-${scenario.name}`;
   const refused = await createChaosTopic(cluster.node(1).port, topic, options);
@@ -169,15 +178,20 @@ export async function runScenario(t: TestContext, scenario: Scenario, options: R
   const rate = options.rate ?? 100;
   const reader = await groupReader(cluster.bootstrap, topic, `${topic}-readers`);
   const faults: Fault[] = [];
-  const load = { bootstrap: cluster.bootstrap, topic, partitions: options.partitions, count: Math.ceil((rate * scenario.loadMs) / 1000), rate, durationMs: scenario.loadMs };
-  const loads = Promise.all([librdkafkaLoad({ ...load, producer: 'rdk' }), ourProducerLoad({ ...load, producer: 'ours' })]);
-  await sleep(2_000);
-  await scenario.faults(faultContext(cluster, topic, options, random, faults));
-  const results = await loads;
+  const load = { bootstrap: cluster.bootstrap, topic, partitions: options.partitions, count: Math.ceil((rate * LOAD_MS_MAX) / 1000), rate, durationMs: LOAD_MS_MAX };
+  const loads = [librdkafkaLoad({ ...load, producer: 'rdk' }), ourProducerLoad({ ...load, producer: 'ours' })];
+  await sleep(WARMUP_MS);
+  try {
+    await scenario.faults(faultContext(cluster, topic, options, random, faults));
+    await sleep(TAIL_MS);
+  } finally {
+    for (const l of loads) l.stop();
+  }
   const loadEnd = Date.now();
+  const results = await Promise.all(loads.map((l) => l.done));
   cluster.network?.heal();
   for (const id of NODES) if (!cluster.node(id).isAlive()) await cluster.node(id).start();
-  await cluster.waitForBrokers([...NODES], [...NODES], 30_000);
+  await cluster.waitForBrokers([...NODES], [...NODES], CHAOS_READY_TIMEOUT_MS);
   const acked = results.flatMap((r) => r.acked);
   const deadline = Date.now() + 10_000;
   while (reader.seen.length < acked.length && Date.now() < deadline) await sleep(200);

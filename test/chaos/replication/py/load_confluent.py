@@ -8,13 +8,14 @@ An idempotent producer (enable.idempotence=true, acks=all unless `acks` says
 otherwise) sends record seq = 0..count-1 to partition seq % partitions, with
 the value "<producer>|<seq>|" padded to `size` bytes (the checker's
 recordValue), paced at `rate` records/s, and stops sending after `count`
-records or `duration_s` seconds, whichever comes first; then flushes for at
-most FLUSH_S. Prints one JSON line per delivery report, as it arrives:
+records, `duration_s` seconds or a SIGTERM, whichever comes first; then
+flushes for at most FLUSH_S. Prints one JSON line per delivery report, as it arrives:
   {"s": seq, "p": partition, "o": offset, "t": wall-clock ms}   acknowledged
   {"s": seq, "p": partition, "e": "ERROR_NAME", "t": ms}         failed
 and a last line {"done": true, "sent": n, "left": unflushed, "fatal": name or null}.
 """
 import json
+import signal
 import sys
 import time
 
@@ -56,13 +57,15 @@ def main():
             line["e"] = err.name()
         out.write(json.dumps(line) + "\n")
 
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     count, rate = int(args["count"]), float(args["rate"])
     start = time.monotonic()
     deadline = start + float(args["duration_s"])
     sent = 0
     left = 0
     try:
-        while sent < count and time.monotonic() < deadline and not fatal:
+        while sent < count and time.monotonic() < deadline and not fatal and not stopping:
             due = start + sent / rate
             now = time.monotonic()
             if due > now:
