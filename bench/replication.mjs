@@ -20,7 +20,7 @@
 // the RF 3 phases print that and only RF 1 runs.
 //
 // Env (defaults): COUNT=1000000 SIZE=100 TRIALS=10 RATE=10000 LAT_SECONDS=10 SEND_EVERY_MS=5
-//   SETTLE_MS=3000 PHASES="throughput failover latency" BROKER_DIST=dist OVERRIDES="k=v,k=v"
+//   SETTLE_MS=3000 PHASE_TIMEOUT=300 PHASES="throughput failover latency" BROKER_DIST=dist OVERRIDES="k=v,k=v"
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -40,6 +40,7 @@ const SETTLE_MS = env('SETTLE_MS', 3_000);
 const PHASES = (process.env.PHASES ?? 'throughput failover latency').split(/\s+/).filter(Boolean);
 const OVERRIDES = Object.fromEntries((process.env.OVERRIDES ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const PY = process.env.PY ?? '/usr/bin/python3';
+const PHASE_TIMEOUT_S = env('PHASE_TIMEOUT', 300);
 const READY_TIMEOUT_MS = 60_000;
 const FAILOVER_TIMEOUT_MS = 60_000;
 const INVALID_REPLICATION_FACTOR = 38;
@@ -94,25 +95,37 @@ function pyBench(args) {
     child.stdout.on('data', (c) => (out += c));
     child.on('error', reject);
     child.on('close', (code) => {
+      // A phase that did not finish (deadline, errors) still prints its JSON line with ok: false: report it.
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (code !== 0 || line === undefined) reject(new Error(`librdkafka_bench.py ${args[0]} exited ${code}:\n${out.slice(-2000)}`));
-      else resolveRun(JSON.parse(line));
+      if (line === undefined) reject(new Error(`librdkafka_bench.py ${args[0]} exited ${code}:\n${out.slice(-2000)}`));
+      else resolveRun({ ok: code === 0, ...JSON.parse(line) });
     });
   });
 }
 
 async function oursThroughput(bootstrap, topic, acks) {
-  const producer = await Producer.connect({ clusterOptions: { bootstrap }, acks, batchSize: 1_000_000, lingerMs: 5, allowAutoTopicCreation: false });
+  const producer = await Producer.connect({ clusterOptions: { bootstrap }, acks, batchSize: 1_000_000, lingerMs: 5, deliveryTimeoutMs: PHASE_TIMEOUT_S * 1000, allowAutoTopicCreation: false });
   const WINDOW = 10_000;
   const payload = Buffer.alloc(SIZE, 0x61);
   const records = Array.from({ length: WINDOW }, () => ({ topic, partition: 0, value: payload }));
   const start = performance.now();
   const inFlight = [];
-  for (let i = 0; i < COUNT; i += WINDOW) {
-    inFlight.push(producer.sendBatch(i + WINDOW <= COUNT ? records : records.slice(0, COUNT - i)));
-    if (inFlight.length > 20) await inFlight.shift();
+  let delivered = 0;
+  const counted = (p, n) => p.then(() => (delivered += n));
+  try {
+    for (let i = 0; i < COUNT; i += WINDOW) {
+      const batch = i + WINDOW <= COUNT ? records : records.slice(0, COUNT - i);
+      inFlight.push(counted(producer.sendBatch(batch), batch.length));
+      if (inFlight.length > 20) await inFlight.shift();
+    }
+    await Promise.all(inFlight);
+  } catch (err) {
+    // Not finished within the phase timeout (deliveryTimeoutMs): report how far it got.
+    await Promise.allSettled(inFlight);
+    await producer.close().catch(() => undefined);
+    const s = (performance.now() - start) / 1000;
+    return { ok: false, delivered, error: err.message, records_per_s: Math.round(delivered / s), mb_per_s: Number(((delivered * SIZE) / s / 1e6).toFixed(2)) };
   }
-  await Promise.all(inFlight);
   const s = (performance.now() - start) / 1000;
   await producer.close();
   return { records_per_s: Math.round(COUNT / s), mb_per_s: Number(((COUNT * SIZE) / s / 1e6).toFixed(1)), seconds: Number(s.toFixed(2)) };
@@ -127,9 +140,9 @@ async function throughput(cluster, admin, rf3Refused) {
       await createTopic(admin, topic, rf, minIsr);
       log(`throughput: ${client}, RF ${rf}, acks=${acks === -1 ? 'all' : acks}, ${COUNT} x ${SIZE} B`);
       const r = client === 'librdkafka'
-        ? await pyBench(['produce', '-b', cluster.bootstrap, '-t', topic, '-n', String(COUNT), '-s', String(SIZE), '--acks', acks === -1 ? 'all' : String(acks)])
+        ? await pyBench(['produce', '-b', cluster.bootstrap, '-t', topic, '-n', String(COUNT), '-s', String(SIZE), '--acks', acks === -1 ? 'all' : String(acks), '--timeout', String(PHASE_TIMEOUT_S)])
         : await oursThroughput(cluster.bootstrap, topic, acks);
-      rows.push({ phase: 'throughput', client, rf, acks: acks === -1 ? 'all' : String(acks), records_per_s: r.records_per_s, mb_per_s: r.mb_per_s });
+      rows.push({ phase: 'throughput', client, rf, acks: acks === -1 ? 'all' : String(acks), records_per_s: r.records_per_s, mb_per_s: r.mb_per_s, ok: r.ok !== false, delivered: r.delivered ?? COUNT });
     }
   }
   for (const client of ['librdkafka', 'ours']) {
@@ -192,7 +205,7 @@ async function latency(cluster, admin) {
   const topic = `rep-e2e-${Date.now()}`;
   await createTopic(admin, topic, 3, 2);
   log(`latency: ${RATE} records/s for ${LAT_SECONDS} s, RF 3 acks=all`);
-  const r = await pyBench(['e2e', '-b', cluster.bootstrap, '-t', topic, '-s', String(SIZE), '--acks', 'all', '--rate', String(RATE), '--seconds', String(LAT_SECONDS)]);
+  const r = await pyBench(['e2e', '-b', cluster.bootstrap, '-t', topic, '-s', String(SIZE), '--acks', 'all', '--rate', String(RATE), '--seconds', String(LAT_SECONDS), '--timeout', String(PHASE_TIMEOUT_S)]);
   return [{ phase: 'latency', rf: 3, acks: 'all', rate: RATE, p50_ms: r.p50_ms, p99_ms: r.p99_ms, ack_p50_ms: r.ack_p50_ms, ack_p99_ms: r.ack_p99_ms }];
 }
 
@@ -200,7 +213,7 @@ function print(rows, refused) {
   console.log(`\nreplication bench: 3 nodes on ${cpus().length} cores, load ${loadavg()[0].toFixed(1)}, ${COUNT} x ${SIZE} B`);
   if (refused) console.log(`${refused}; only RF 1 was measured`);
   for (const r of rows) {
-    if (r.phase === 'throughput') console.log(`throughput ${r.client.padEnd(10)} RF ${r.rf} acks=${r.acks.padEnd(3)} ${String(r.records_per_s).padStart(9)} rec/s ${String(r.mb_per_s).padStart(7)} MB/s${r.of_rf1 ? `  (${Math.round(r.of_rf1 * 100)}% of RF 1)` : ''}`);
+    if (r.phase === 'throughput') console.log(`throughput ${r.client.padEnd(10)} RF ${r.rf} acks=${r.acks.padEnd(3)} ${String(r.records_per_s).padStart(9)} rec/s ${String(r.mb_per_s).padStart(7)} MB/s${r.of_rf1 ? `  (${Math.round(r.of_rf1 * 100)}% of RF 1)` : ''}${r.ok ? '' : `  NOT FINISHED: ${r.delivered} of ${COUNT} delivered within ${PHASE_TIMEOUT_S} s`}`);
     if (r.phase === 'failover') console.log(`failover   kill -9 of the leader -> next acks=all ack: median ${r.median_ms} ms, max ${r.max_ms} ms (${r.trials.join(', ')})`);
     if (r.phase === 'latency') console.log(`latency    ${r.rate} rec/s RF 3 acks=all: p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms (produce ack p50 ${r.ack_p50_ms}, p99 ${r.ack_p99_ms})`);
   }
