@@ -15,6 +15,12 @@
  * and fencing fit in a test; override with `overrides`. Each node's output is
  * kept (bounded) for failure messages (`tails()`); TRIBUTARY_TEST_LOGS=1
  * prints it at cleanup.
+ *
+ * `network: true` puts a proxy in front of every node listener and makes
+ * the nodes advertise the proxies (node-network.ts), so that
+ * `cluster.network.partition(2)` cuts node 2 off from the other nodes and
+ * from clients. `cluster.bootstrap` then names the proxies; `node(id).port`
+ * stays the node's own port (for probes that must not be cut).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -24,9 +30,10 @@ import { brokerMain, errorLogOf, freePort, repoRoot } from './broker-process.js'
 import { metadataV1Request, parseMetadataV1Response, rawRequest, type MetadataV1 } from './raw-kafka.js';
 import { Connection } from '../../src/net/connection.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../src/protocol/messages/55-describe-quorum.js';
-import { planCluster, portsNeeded } from '../../src/embedded/cluster-plan.js';
+import { hostPort, planCluster, portsNeeded, type ClusterLayout } from '../../src/embedded/cluster-plan.js';
 import { launchCluster, type LaunchedCluster, type LaunchedNode } from '../../src/embedded/launcher.js';
-import { cliRunner, describeExit, type NodeExit } from '../../src/embedded/node-runner.js';
+import { cliRunner, describeExit, type NodeExit, type NodeRunner } from '../../src/embedded/node-runner.js';
+import { ClusterNetwork } from './node-network.js';
 
 
 export const CLUSTER_READY_TIMEOUT_MS = 30_000;
@@ -51,6 +58,21 @@ export interface ClusterOptions {
   name?: string;
   /** Error logs the test provokes on purpose (BrokerOptions.allowErrorLogs), for every node. */
   allowErrorLogs?: readonly RegExp[];
+  /** Proxies in front of every node listener, advertised instead of them, for network partitions (`cluster.network`). */
+  network?: boolean;
+  /** How long a node may take to start, and the cluster to be ready (default CLUSTER_READY_TIMEOUT_MS); chaos suites on a busy machine want more. */
+  readyTimeoutMs?: number;
+}
+
+/** The partitionable network of a cluster: proxies per node, advertised as the voters and the broker listeners. */
+async function proxiedNetwork(layout: ClusterLayout, runner: NodeRunner): Promise<{ network: ClusterNetwork; runner: NodeRunner; voters: string }> {
+  const network = await ClusterNetwork.create(layout.nodes.map((n) => ({ id: n.id, controller: n.controllerPort !== null })));
+  for (const n of layout.nodes) network.target(n.id, n.brokerPort, n.controllerPort);
+  const voters = layout.nodes.flatMap((n) => (n.controllerPort === null ? [] : [`${n.id}@${hostPort(layout.host, network.controllerPort(n.id))}`])).join(',');
+  const proxied: NodeRunner = {
+    start: (cluster, node, config) => runner.start(cluster, node, { ...config, 'advertised.listeners': `PLAINTEXT://${hostPort(layout.host, network.brokerPort(node.id))}` }),
+  };
+  return { network, runner: proxied, voters };
 }
 
 /** One node, with the calls the cluster tests make (the shape of BrokerProcess). */
@@ -113,6 +135,8 @@ export class ClusterProcess {
     name: string,
     outputs: ReadonlyMap<number, string>,
     private readonly health: ClusterHealth,
+    /** The partitionable network (`network: true`), else null. */
+    readonly network: ClusterNetwork | null = null,
   ) {
     this.nodes = launched.nodes.map((n) => new ClusterNode(`${name}-node${n.id}`, n, () => outputs.get(n.id) ?? ''));
   }
@@ -134,18 +158,31 @@ export class ClusterProcess {
       outputs.set(id, all.length > OUTPUT_CHARS_MAX ? all.slice(-OUTPUT_CHARS_MAX) : all);
       health.scan(id, text);
     };
+    const readyTimeoutMs = options.readyTimeoutMs ?? CLUSTER_READY_TIMEOUT_MS;
+    let runner: NodeRunner = cliRunner({ main: brokerMain, cwd: repoRoot, output: sink, startTimeoutMs: readyTimeoutMs, stopTimeoutMs: STOP_TIMEOUT_MS });
+    let network: ClusterNetwork | null = null;
+    const planned: Record<string, string> = {};
+    if (options.network === true) {
+      const proxied = await proxiedNetwork(layout, runner);
+      network = proxied.network;
+      runner = proxied.runner;
+      planned['controller.quorum.voters'] = proxied.voters;
+    }
     const launched = launchCluster({
       layout,
-      runner: cliRunner({ main: brokerMain, cwd: repoRoot, output: sink, startTimeoutMs: CLUSTER_READY_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS }),
-      overrides: { ...FAST_CLUSTER_CONFIG, ...options.overrides },
-      readyTimeoutMs: CLUSTER_READY_TIMEOUT_MS,
+      runner,
+      overrides: { ...FAST_CLUSTER_CONFIG, ...planned, ...options.overrides },
+      readyTimeoutMs,
       removeDir: dir,
       onUnexpectedExit: (node, exit) => {
         health.crashes.push(`node ${node.id} (${describeExit(exit)})`);
         process.stderr.write(`[node ${node.id}] exited unexpectedly (${describeExit(exit)}); last output:\n${cluster?.node(node.id).tail() ?? ''}\n`);
       },
     });
-    cluster = new ClusterProcess(launched, options.name ?? 'cluster', outputs, health);
+    cluster = new ClusterProcess(launched, options.name ?? 'cluster', outputs, health, network);
+    if (network !== null) {
+      network.nodePids = () => new Map(launched.nodes.flatMap((n) => (n.isAlive() && n.pid !== null ? [[n.pid, n.id] as [number, number]] : [])));
+    }
     return cluster;
   }
 
@@ -158,8 +195,11 @@ export class ClusterProcess {
     return this.launched.nodes.flatMap((n) => (n.controllerPort === null ? [] : [n.controllerPort]));
   }
 
+  /** Every broker listener as clients should use them: through the proxies with `network: true`. */
   get bootstrap(): string {
-    return this.launched.bootstrap;
+    const network = this.network;
+    if (network === null) return this.launched.bootstrap;
+    return this.launched.ids.map((id) => `127.0.0.1:${network.brokerPort(id)}`).join(',');
   }
 
   /** Node by id (1-based, as node.id). */
@@ -239,6 +279,7 @@ export class ClusterProcess {
     try {
       await this.launched.cleanup();
     } finally {
+      await this.network?.close();
       if (process.env['TRIBUTARY_TEST_LOGS'] === '1') process.stderr.write(`${this.tails(400)}\n`);
     }
     const problems = this.health.problems();
