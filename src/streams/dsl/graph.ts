@@ -10,6 +10,7 @@ import type { Serde } from '../serdes.js';
 import { Stores } from '../state/stores.js';
 import { Topology, type StreamPartitioner } from '../topology.js';
 import type { Materialized } from './options.js';
+import type { DslNodeFactory } from './node-factory.js';
 
 /** A processor that forwards what `fn` emits for each record (no state). */
 export function stateless<KIn, VIn>(fn: (record: StreamRecord<KIn, VIn>, forward: (record: StreamRecord<unknown, unknown>) => void) => void): ProcessorSupplier {
@@ -27,6 +28,9 @@ export function stateless<KIn, VIn>(fn: (record: StreamRecord<KIn, VIn>, forward
 export class DslGraph {
   readonly topology = new Topology();
   private index = 0;
+
+  /** `make` builds the DSL's stream and table objects, so that they need not import one another. */
+  constructor(readonly make: DslNodeFactory) {}
 
   /** A generated name `<PREFIX>-<10-digit index>`. */
   name(prefix: string): string {

@@ -8,7 +8,7 @@ import type { Serde } from '../serdes.js';
 import { mappedGetter, storeGetter, type ValueGetterSupplier } from './change.js';
 import type { DslGraph } from './graph.js';
 import { joinValues, tableTableJoinSide, type JoinMode } from './join-processors.js';
-import { KStream } from './kstream.js';
+import type { KStream } from './kstream.js';
 import type { Materialized } from './options.js';
 import { tableToStream, tableTransform } from './table-processors.js';
 import { suppressUntilWindowCloses, type Suppressed } from './suppress.js';
@@ -61,14 +61,14 @@ export class KTable<K, V> {
     if (grace === undefined) throw new StreamsError(StreamsErrorCode.TOPOLOGY, `suppress(${suppressed.kind}) needs a windowed table (from windowedBy(...).count/reduce/aggregate)`);
     const g = this.state.graph;
     const node = g.processor(g.name('KTABLE-SUPPRESS'), suppressUntilWindowCloses(grace), [this.state.node]);
-    return new KTable<K, V>({ ...this.state, node, storeName: null });
+    return g.make.table<K, V>({ ...this.state, node, storeName: null });
   }
 
   /** The table's updates as a stream (a deletion is a record with a null value). */
   toStream(name?: string): KStream<K, V> {
     const g = this.state.graph;
     const node = g.processor(name ?? g.name('KTABLE-TOSTREAM'), tableToStream(), [this.state.node]);
-    return new KStream<K, V>({ graph: g, node, keySerde: this.state.keySerde, valueSerde: this.state.valueSerde, repartitionRequired: false });
+    return g.make.stream<K, V>({ graph: g, node, keySerde: this.state.keySerde, valueSerde: this.state.valueSerde, repartitionRequired: false });
   }
 
   /** Inner join: a row where both tables have the key. */
@@ -93,7 +93,7 @@ export class KTable<K, V> {
     g.processor(name, tableTransform<K, V, V2>(map, store), [this.state.node], store === null ? [] : [store]);
     const getter = store === null ? mappedGetter(this.state.getter, map) : storeGetter<K, V2>(store);
     // A derived getter reads the parent's stores: connect them wherever it is used.
-    return new KTable<K, V2>({ graph: g, node: name, keySerde: this.state.keySerde, valueSerde: materialized?.valueSerde ?? valueSerde, getter, storeName: store });
+    return g.make.table<K, V2>({ graph: g, node: name, keySerde: this.state.keySerde, valueSerde: materialized?.valueSerde ?? valueSerde, getter, storeName: store });
   }
 
   private joinTables<VO, VR>(mode: JoinMode, other: KTable<K, VO>, joiner: (l: V | null, r: VO | null) => VR, materialized: Materialized<K, VR> | undefined): KTable<K, VR> {
@@ -122,6 +122,6 @@ export class KTable<K, V> {
               return (key) => joinValues(mode, joiner, l(key), r(key));
             },
           };
-    return new KTable<K, VR>({ graph: g, node: mergeName, keySerde: this.state.keySerde, valueSerde: materialized?.valueSerde, getter, storeName: store });
+    return g.make.table<K, VR>({ graph: g, node: mergeName, keySerde: this.state.keySerde, valueSerde: materialized?.valueSerde, getter, storeName: store });
   }
 }

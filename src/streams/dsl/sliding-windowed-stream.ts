@@ -24,7 +24,7 @@ import { Stores } from '../state/stores.js';
 import { WindowStore } from '../state/window-store.js';
 import type { Change, ValueGetterSupplier } from './change.js';
 import type { StreamState } from './kstream.js';
-import { KTable } from './ktable.js';
+import type { KTable } from './ktable.js';
 import type { Materialized } from './options.js';
 import type { SlidingWindows } from './sliding-windows.js';
 import type { Windowed } from './windows.js';
@@ -72,7 +72,7 @@ export class SlidingWindowedKStream<K, V> {
       },
     };
     // The end is inclusive: a window is final once stream time is past end + grace, one ms later than a time window's.
-    return new KTable<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs + 1 });
+    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs + 1 });
   }
 }
 

@@ -13,7 +13,7 @@ import { WindowStore } from '../state/window-store.js';
 import type { StoreBuilder } from '../state/store.js';
 import type { Change, ValueGetterSupplier } from './change.js';
 import type { StreamState } from './kstream.js';
-import { KTable } from './ktable.js';
+import type { KTable } from './ktable.js';
 import type { Materialized } from './options.js';
 import type { TimeWindows, Windowed } from './windows.js';
 
@@ -55,7 +55,7 @@ export class TimeWindowedKStream<K, V> {
         return (wk) => store.fetch(wk.key, wk.window.start);
       },
     };
-    return new KTable<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs });
+    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs });
   }
 }
 
