@@ -7,6 +7,7 @@ import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Serde } from '../serdes.js';
 import { mappedGetter, storeGetter, type ValueGetterSupplier } from './change.js';
 import type { DslGraph } from './graph.js';
+import { addForeignKeyJoin } from './foreign-key-join.js';
 import { joinValues, tableTableJoinSide, type JoinMode } from './join-processors.js';
 import type { KStream } from './kstream.js';
 import type { Materialized } from './options.js';
@@ -72,18 +73,35 @@ export class KTable<K, V> {
   }
 
   /** Inner join: a row where both tables have the key. */
-  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO) => VR, materialized?: Materialized<K, VR>): KTable<K, VR> {
-    return this.joinTables('inner', other, joiner as (l: V | null, r: VO | null) => VR, materialized);
+  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO) => VR, materialized?: Materialized<K, VR>): KTable<K, VR>;
+  /**
+   * Foreign-key inner join (KIP-213): a row for each row of this table whose
+   * `foreignKeyExtractor(value)` is a key of `other`, joined with that row.
+   * The tables need not be co-partitioned (see docs/streams.md).
+   */
+  join<KO, VO, VR>(other: KTable<KO, VO>, foreignKeyExtractor: (value: V) => KO | null, joiner: (value: V, foreignValue: VO) => VR, materialized?: Materialized<K, VR>): KTable<K, VR>;
+  join(other: object, a: (...args: never[]) => unknown, b?: ((...args: never[]) => unknown) | Materialized<K, unknown>, c?: Materialized<K, unknown>): KTable<K, unknown> {
+    if (typeof b === 'function') return this.foreignKeyJoin(other as KTable<unknown, unknown>, a as (v: V) => unknown, b as (v: V, o: unknown) => unknown, false, c);
+    return this.joinTables('inner', other as KTable<K, unknown>, a as (l: V | null, r: unknown) => unknown, b);
   }
 
   /** Left join: a row for each key of this table, with the other's value or null. */
-  leftJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO | null) => VR, materialized?: Materialized<K, VR>): KTable<K, VR> {
-    return this.joinTables('left', other, joiner as (l: V | null, r: VO | null) => VR, materialized);
+  leftJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO | null) => VR, materialized?: Materialized<K, VR>): KTable<K, VR>;
+  /** Foreign-key left join (KIP-213): a row for each row of this table, joined with the row of `other` its foreign key names, or null. */
+  leftJoin<KO, VO, VR>(other: KTable<KO, VO>, foreignKeyExtractor: (value: V) => KO | null, joiner: (value: V, foreignValue: VO | null) => VR, materialized?: Materialized<K, VR>): KTable<K, VR>;
+  leftJoin(other: object, a: (...args: never[]) => unknown, b?: ((...args: never[]) => unknown) | Materialized<K, unknown>, c?: Materialized<K, unknown>): KTable<K, unknown> {
+    if (typeof b === 'function') return this.foreignKeyJoin(other as KTable<unknown, unknown>, a as (v: V) => unknown, b as (v: V, o: unknown) => unknown, true, c);
+    return this.joinTables('left', other as KTable<K, unknown>, a as (l: V | null, r: unknown) => unknown, b);
   }
 
   /** Outer join: a row for each key of either table, with null for the missing side. */
   outerJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V | null, otherValue: VO | null) => VR, materialized?: Materialized<K, VR>): KTable<K, VR> {
     return this.joinTables('outer', other, joiner, materialized);
+  }
+
+  private foreignKeyJoin<KO, VO, VR>(other: KTable<KO, VO>, extractor: (value: V) => KO | null, joiner: (value: V, foreignValue: VO | null) => VR, leftJoin: boolean, materialized: Materialized<K, VR> | undefined): KTable<K, VR> {
+    const state = addForeignKeyJoin<K, V, KO, VO, VR>({ left: this.state, right: other.state, extractor, joiner, leftJoin, materialized });
+    return this.state.graph.make.table<K, VR>(state);
   }
 
   private transform<V2>(prefix: string, map: (value: V, key: K) => V2 | null, materialized: Materialized<K, V2> | undefined, valueSerde: Serde<V2> | undefined): KTable<K, V2> {

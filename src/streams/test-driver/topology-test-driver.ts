@@ -29,6 +29,8 @@ export interface TestDriverConfig {
   initialWallClockTimeMs?: number;
   /** What to do with a record that does not deserialize (default: fail, throwing from pipeInput). */
   deserializationExceptionHandler?: DeserializationExceptionHandler;
+  /** The record cache of the stores that cache (Kafka's `statestore.cache.max.bytes`, default 10 MiB; 0 disables). The driver flushes it after each input, as Kafka's commits after each record. */
+  statestoreCacheMaxBytes?: number;
 }
 
 /** Runs a topology without a broker. */
