@@ -13,7 +13,7 @@ import type { Processor, ProcessorContext, ProcessorSupplier } from '../processo
 import type { StreamRecord } from '../processor/record.js';
 import type { Serde } from '../serdes.js';
 import type { KeyValueStore } from '../state/store.js';
-import type { Change, ValueGetter, ValueGetterSupplier } from './change.js';
+import { changeForwarder, type Change, type ValueGetter, type ValueGetterSupplier } from './change.js';
 import { combinedKey, combinedKeyPrefix, Instruction, primaryKeyOf, sameHash, valueHash, type Subscription, type SubscriptionResponse } from './fk-join-wire.js';
 
 type Run = (record: StreamRecord<unknown, unknown>) => void;
@@ -147,12 +147,13 @@ export function responseResolve<K, V, VO, VR>(left: ValueGetterSupplier<K, V>, v
 export function foreignKeyJoinOutput<K, VR>(storeName: string | null): ProcessorSupplier {
   return processor((context) => {
     const store = storeName === null ? null : context.getStateStore<KeyValueStore<K, VR>>(storeName);
+    const forward = changeForwarder(context, store);
     return (record) => {
       const key = record.key as K;
       const newValue = (record.value ?? null) as VR | null;
       const oldValue = store === null ? null : store.get(key);
       store?.put(key, newValue);
-      context.forward(record.withValue<Change<VR>>({ newValue, oldValue }));
+      forward(record, newValue, oldValue);
     };
   });
 }

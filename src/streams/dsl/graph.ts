@@ -48,7 +48,8 @@ export class DslGraph {
   keyValueStore<K, V>(materialized: Materialized<K, V>, prefix: string, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined): string {
     const name = materialized.storeName ?? this.name(prefix);
     const supplier = materialized.storeType === 'persistent' ? Stores.persistentKeyValueStore(name) : Stores.inMemoryKeyValueStore(name);
-    const builder = Stores.keyValueStoreBuilder(supplier, materialized.keySerde ?? keySerde, materialized.valueSerde ?? valueSerde);
+    const plain = Stores.keyValueStoreBuilder(supplier, materialized.keySerde ?? keySerde, materialized.valueSerde ?? valueSerde);
+    const builder = materialized.cachingEnabled === false ? plain : plain.withCachingEnabled();
     const logged = materialized.loggingEnabled === false ? builder.withLoggingDisabled() : builder.withLoggingEnabled(materialized.changelogConfig ?? {});
     this.topology.addStateStore(logged);
     return name;

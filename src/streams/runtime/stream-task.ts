@@ -10,6 +10,7 @@ import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, RecordMetadata } from '../processor/processor.js';
 import { StreamRecord } from '../processor/record.js';
 import type { Serde } from '../serdes.js';
+import type { RecordCache } from '../state/record-cache.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from '../state/store.js';
 import type { Topology, TopologyNode } from '../topology.js';
 import type { RawRecord, RecordCollector } from './collector.js';
@@ -37,6 +38,8 @@ export interface TaskOptions {
   requestCommit?: () => void;
   /** The instance's global stores (GlobalKTables), shared by all its tasks. */
   globalStores?: ReadonlyMap<string, StateStore>;
+  /** The record cache of the thread running the task (caching stores write into it). */
+  cache?: RecordCache;
 }
 
 interface NodeInstance {
@@ -161,9 +164,18 @@ export class StreamTask {
     return this.streamTimeMs;
   }
 
-  /** Flushes the stores (before a commit). */
+  /** Flushes the stores (before a commit): their caches forward downstream, then they write to disk. */
   flush(): void {
+    this.flushCaches();
     for (const store of this.stores.values()) store.flush();
+  }
+
+  /** Writes the caching stores' caches through (forwarding downstream), in store order: an upstream store's flush may fill a downstream cache, flushed after it. */
+  flushCaches(): void {
+    for (const store of this.stores.values()) {
+      const cached = store as StateStore & { flushCache?: () => void };
+      if (cached.flushCache !== undefined) this.guard('cache flush', () => cached.flushCache?.());
+    }
   }
 
   /** Closes the processors, then the stores. */
@@ -255,9 +267,11 @@ export class StreamTask {
       stateDir: o.stateDir,
       defaultKeySerde: o.defaultKeySerde,
       defaultValueSerde: o.defaultValueSerde,
-      logChange: (store, key, value) => {
+      cache: o.cache ?? null,
+      recordTimestampMs: () => (this.currentTimestampMs >= 0 ? this.currentTimestampMs : Math.max(this.streamTimeMs, 0)),
+      logChange: (store, key, value, timestampMs) => {
         if (o.topology.store(store)?.loggingEnabled !== true) return;
-        const timestamp = this.currentTimestampMs >= 0 ? this.currentTimestampMs : Math.max(this.streamTimeMs, 0);
+        const timestamp = timestampMs ?? (this.currentTimestampMs >= 0 ? this.currentTimestampMs : Math.max(this.streamTimeMs, 0));
         o.collector.logChange(changelogTopic(o.applicationId, store), o.partition, key, value, timestamp);
       },
       registerRestore: (store, restore) => void this.restorers.set(store, restore),

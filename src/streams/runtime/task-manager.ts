@@ -12,6 +12,7 @@ import type { ResolvedConfig } from './config.js';
 import type { ProducerCollector } from './producer-collector.js';
 import { restoreStores, type RestoreTarget } from './restore.js';
 import { StreamTask } from './stream-task.js';
+import { RecordCache } from '../state/record-cache.js';
 import { readCheckpoint, taskDir, wipeTaskDir, writeCheckpoint } from './checkpoint.js';
 
 export class TaskManager {
@@ -19,6 +20,8 @@ export class TaskManager {
   private readonly subtopologies: Subtopology[];
   private readonly topicToSub = new Map<string, number>();
   private offsets = new Map<string, { topic: string; partition: number; offset: bigint }>();
+  /** The record cache shared by the caching stores of these tasks (Kafka's per-thread ThreadCache). */
+  private readonly cache: RecordCache;
 
   constructor(
     private readonly topology: Topology,
@@ -28,6 +31,7 @@ export class TaskManager {
     private readonly requestCommit: () => void,
     private readonly globalStores: ReadonlyMap<string, StateStore> = new Map(),
   ) {
+    this.cache = new RecordCache(config.statestoreCacheMaxBytes);
     this.subtopologies = topology.subtopologies();
     for (const s of this.subtopologies) for (const t of s.sourceTopics) this.topicToSub.set(this.resolve(t), s.id);
   }
@@ -154,6 +158,7 @@ export class TaskManager {
       onDeserializationError: this.config.onDeserializationError,
       requestCommit: this.requestCommit,
       globalStores: this.globalStores,
+      cache: this.cache,
     });
     task.init();
     return task;
