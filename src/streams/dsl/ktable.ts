@@ -12,7 +12,7 @@ import { joinValues, tableTableJoinSide, type JoinMode } from './join-processors
 import type { KStream } from './kstream.js';
 import type { Materialized } from './options.js';
 import { tableToStream, tableTransform } from './table-processors.js';
-import { suppressUntilWindowCloses, type Suppressed } from './suppress.js';
+import { suppressionBufferBuilder, suppressUntilWindowCloses, type Suppressed } from './suppress.js';
 
 /** What defines a table besides its types (internal). */
 export interface TableState<K, V> {
@@ -25,6 +25,8 @@ export interface TableState<K, V> {
   storeName: string | null;
   /** For a windowed aggregation: the windows' grace (what `suppress(untilWindowCloses)` waits for). */
   windowGraceMs?: number;
+  /** For a windowed aggregation: the serde of the key inside `Windowed` (the suppression buffer's changelog uses it). */
+  windowKeySerde?: Serde<unknown> | undefined;
 }
 
 /** A table: the latest value of each key. */
@@ -61,7 +63,10 @@ export class KTable<K, V> {
     const grace = this.state.windowGraceMs;
     if (grace === undefined) throw new StreamsError(StreamsErrorCode.TOPOLOGY, `suppress(${suppressed.kind}) needs a windowed table (from windowedBy(...).count/reduce/aggregate)`);
     const g = this.state.graph;
-    const node = g.processor(g.name('KTABLE-SUPPRESS'), suppressUntilWindowCloses(grace), [this.state.node]);
+    const node = g.name('KTABLE-SUPPRESS');
+    const store = g.name('KTABLE-SUPPRESS-STATE-STORE');
+    g.topology.addStateStore(suppressionBufferBuilder(store, this.state.windowKeySerde as Serde<unknown> | undefined, this.state.valueSerde as Serde<unknown> | undefined));
+    g.processor(node, suppressUntilWindowCloses(grace, store), [this.state.node], [store]);
     return g.make.table<K, V>({ ...this.state, node, storeName: null });
   }
 

@@ -65,7 +65,7 @@ export class SessionWindowedKStream<K, V> {
     };
     // A session can still grow until stream time passes its end + gap + grace (what suppress waits for).
     const windowGraceMs = this.windows.inactivityGapMs + this.windows.graceMs;
-    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs });
+    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs, windowKeySerde: keySerde });
   }
 }
 

@@ -76,7 +76,7 @@ export class SlidingWindowedKStream<K, V> {
       },
     };
     // The end is inclusive: a window is final once stream time is past end + grace, one ms later than a time window's.
-    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs + 1 });
+    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs + 1, windowKeySerde: keySerde });
   }
 }
 

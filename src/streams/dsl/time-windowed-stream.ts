@@ -57,7 +57,7 @@ export class TimeWindowedKStream<K, V> {
         return (wk) => store.fetch(wk.key, wk.window.start);
       },
     };
-    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs });
+    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs, windowKeySerde: keySerde });
   }
 }
 
