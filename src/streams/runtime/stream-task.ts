@@ -138,7 +138,7 @@ export class StreamTask {
     }
     const timestamp = options.timestampExtractor === undefined ? record.timestamp : options.timestampExtractor({ topic: record.topic, key, value, timestamp: record.timestamp }, this.streamTimeMs);
     if (timestamp < 0) return; // as Kafka's LogAndSkipOnInvalidTimestamp: a record without a valid time cannot be placed
-    this.current = { topic: record.topic, partition: record.partition, offset: record.offset };
+    this.current = record; // a RawRecord is a RecordMetadata: no copy per record
     this.currentTimestampMs = timestamp;
     if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
     try {
@@ -151,7 +151,7 @@ export class StreamTask {
 
   /** Fires the stream-time punctuations due now (call after each record). */
   punctuateStreamTime(): boolean {
-    return this.streamTimeMs >= 0 && this.guard('punctuation', () => this.punctuations.streamTimeAdvanced(this.streamTimeMs));
+    return this.streamTimeMs >= 0 && this.punctuations.hasStreamTime && this.guard('punctuation', () => this.punctuations.streamTimeAdvanced(this.streamTimeMs));
   }
 
   /** Fires the wall-clock punctuations due at `nowMs`. */
@@ -187,12 +187,20 @@ export class StreamTask {
     for (const store of this.stores.values()) store.close();
   }
 
+  /** The hot path: no closure or object per hop beyond what the processors make. */
   private forwardTo(children: readonly NodeInstance[], record: StreamRecord<unknown, unknown>): void {
-    for (const child of children) {
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i] as NodeInstance;
       const previous = this.currentNode;
       this.currentNode = child.node.name;
       if (child.node.kind === 'sink') this.sink(child.node, record);
-      else this.guard('process', () => (child.processor as Processor).process(record));
+      else {
+        try {
+          (child.processor as Processor).process(record);
+        } catch (err) {
+          throw this.wrap('process', err);
+        }
+      }
       this.currentNode = previous;
     }
   }
@@ -212,10 +220,14 @@ export class StreamTask {
     try {
       return run();
     } catch (err) {
-      if (err instanceof StreamsError) throw err;
-      const where = this.current === null ? '' : ` on the record at ${this.current.topic}-${this.current.partition}@${this.current.offset}`;
-      throw new StreamsError(StreamsErrorCode.PROCESSING, `task ${this.id}: processor '${this.currentNode}' failed in ${what}${where}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      throw this.wrap(what, err);
     }
+  }
+
+  private wrap(what: string, err: unknown): unknown {
+    if (err instanceof StreamsError) return err;
+    const where = this.current === null ? '' : ` on the record at ${this.current.topic}-${this.current.partition}@${this.current.offset}`;
+    return new StreamsError(StreamsErrorCode.PROCESSING, `task ${this.id}: processor '${this.currentNode}' failed in ${what}${where}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
   }
 
   private resolve(topic: string): string {

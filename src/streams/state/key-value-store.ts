@@ -17,6 +17,16 @@ import type { BytesStore, BytesStoreSupplier } from './bytes-store.js';
 import type { CacheEntry, NamedCache } from './record-cache.js';
 import { changelogTopic, type CacheFlushListener, type KeyValueEntry, type KeyValueStore, type StateStoreContext } from './store.js';
 
+/** Immutable values the cache can hand out as they are (no copy needed). */
+function isPrimitive(v: unknown): boolean {
+  return v === null || (typeof v !== 'object' && typeof v !== 'function');
+}
+
+/** The bytes a primitive value is counted for in the cache (its serialized size for the built-in serdes). */
+function primitiveSize(v: unknown): number {
+  return typeof v === 'string' ? v.length * 3 : 8;
+}
+
 /** A key-value store of typed keys and values. */
 export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   readonly name: string;
@@ -27,6 +37,9 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private valueSerde: Serde<V> | undefined;
   private topic: string;
   private cache: NamedCache | null = null;
+  private lastKey: unknown = undefined;
+  private lastKeyId: string | null = null;
+  private lastKeyBytes: Buffer | null = null;
   private listener: CacheFlushListener<K, V> | null = null;
 
   constructor(
@@ -64,20 +77,26 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   get(key: K): V | null {
     const keyBytes = this.serializeKey(key);
-    const cached = this.cache?.get(keyBytes.toString('latin1'));
-    if (cached !== undefined) return typeof cached.value === 'object' && cached.value !== null ? this.serdes()[1].deserialize(this.topic, cached.valueBytes) : (cached.value as V | null);
+    if (this.cache !== null) {
+      const cached = this.cache.get(this.keyId(key, keyBytes));
+      if (cached !== undefined) return isPrimitive(cached.value) ? (cached.value as V | null) : this.serdes()[1].deserialize(this.topic, cached.valueBytes);
+    }
     const bytes = this.inner.get(keyBytes);
     return bytes === undefined ? null : this.serdes()[1].deserialize(this.topic, bytes);
   }
 
   put(key: K, value: V | null): void {
     const keyBytes = this.serializeKey(key);
-    const valueBytes = value === null ? null : this.serdes()[1].serialize(this.topic, value);
     if (this.cache !== null) {
+      // A primitive is kept as is and serialized at the flush (its size estimated); an object is serialized now, so later changes to it do not leak in.
+      const primitive = isPrimitive(value);
+      const valueBytes = primitive ? null : this.serdes()[1].serialize(this.topic, value);
+      const valueSize = primitive ? primitiveSize(value) : (valueBytes?.length ?? 0);
       const timestamp = this.open().recordTimestampMs();
-      this.cache.put(keyBytes.toString('latin1'), { key, keyBytes, value: valueBytes === null ? null : value, valueBytes, timestamp, dirty: true });
+      this.cache.put(this.keyId(key, keyBytes), { key, keyBytes, value, valueBytes, valueSize, timestamp, dirty: true });
       return;
     }
+    const valueBytes = value === null ? null : this.serdes()[1].serialize(this.topic, value);
     this.writeInner(keyBytes, valueBytes);
     if (this.logging) this.open().logChange(this.name, keyBytes, valueBytes);
   }
@@ -87,16 +106,32 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
     const context = this.open();
     const valueSerde = this.serdes()[1];
     for (const e of entries) {
+      const valueBytes = this.bytesOf(e);
       const oldBytes = this.inner.get(e.keyBytes);
-      if (e.valueBytes === null && oldBytes === undefined) continue;
-      this.writeInner(e.keyBytes, e.valueBytes);
-      if (this.logging) context.logChange(this.name, e.keyBytes, e.valueBytes, e.timestamp);
+      if (valueBytes === null && oldBytes === undefined) continue;
+      this.writeInner(e.keyBytes, valueBytes);
+      if (this.logging) context.logChange(this.name, e.keyBytes, valueBytes, e.timestamp);
       if (this.listener !== null) {
         const oldValue = oldBytes === undefined ? null : valueSerde.deserialize(this.topic, oldBytes);
-        const newValue = e.valueBytes === null ? null : valueSerde.deserialize(this.topic, e.valueBytes);
+        const newValue = valueBytes === null ? null : isPrimitive(e.value) ? (e.value as V) : valueSerde.deserialize(this.topic, valueBytes);
         this.listener(e.key as K, newValue, oldValue, e.timestamp);
       }
     }
+  }
+
+  /** The serialized value of a cache entry (null: a deletion). */
+  private bytesOf(e: CacheEntry): Buffer | null {
+    if (e.value === null) return null;
+    return e.valueBytes ?? this.serdes()[1].serialize(this.topic, e.value as V);
+  }
+
+  /**
+   * The cache id of a key. A read-modify-write (an aggregation's get then
+   * put) asks twice for the same key: the last id is kept for a primitive key.
+   */
+  private keyId(key: K, keyBytes: Buffer): string {
+    if (key === this.lastKey && keyBytes === this.lastKeyBytes) return (this.lastKeyId ??= keyBytes.toString('latin1'));
+    return keyBytes.toString('latin1');
   }
 
   private writeInner(keyBytes: Buffer, valueBytes: Buffer | null): void {
@@ -131,8 +166,8 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
     if (this.cache === null) return n;
     for (const e of this.cache.dirtyEntries()) {
       const stored = this.inner.get(e.keyBytes) !== undefined;
-      if (e.valueBytes === null && stored) n--;
-      if (e.valueBytes !== null && !stored) n++;
+      if (e.value === null && stored) n--;
+      if (e.value !== null && !stored) n++;
     }
     return n;
   }
@@ -162,7 +197,7 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
     const merged = new Map<string, [Buffer, Buffer | null]>(entries.map((e) => [e[0].toString('latin1'), e]));
     for (const e of this.cache.dirtyEntries()) {
       if ((lo !== null && Buffer.compare(e.keyBytes, lo) < 0) || (hi !== null && Buffer.compare(e.keyBytes, hi) > 0)) continue;
-      merged.set(e.keyBytes.toString('latin1'), [e.keyBytes, e.valueBytes]);
+      merged.set(e.keyBytes.toString('latin1'), [e.keyBytes, this.bytesOf(e)]);
     }
     return [...merged.keys()].sort().map((k) => merged.get(k) as [Buffer, Buffer | null]).filter((e): e is [Buffer, Buffer] => e[1] !== null);
   }
@@ -173,8 +208,14 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   private serializeKey(key: K): Buffer {
+    if (key === this.lastKey && this.lastKeyBytes !== null) return this.lastKeyBytes;
     const bytes = this.serdes()[0].serialize(this.topic, key);
     if (bytes === null) throw new StreamsError(StreamsErrorCode.STORE, `store '${this.name}' does not take null keys`);
+    if (isPrimitive(key)) {
+      this.lastKey = key;
+      this.lastKeyBytes = bytes;
+      this.lastKeyId = null;
+    }
     return bytes;
   }
 

@@ -11,12 +11,15 @@
  */
 import assert from 'node:assert/strict';
 
-/** What a cache entry holds: the typed key and value and their bytes (null value: a deletion). */
+/** What a cache entry holds: the typed key and value, the key's bytes and the value's size (null value: a deletion). */
 export interface CacheEntry {
   key: unknown;
   keyBytes: Buffer;
   value: unknown;
+  /** The serialized value when the store needed it already (an object value); else serialized at flush. */
   valueBytes: Buffer | null;
+  /** Bytes counted for the value (its serialized size, or an estimate for a primitive). */
+  valueSize: number;
   timestamp: number;
   dirty: boolean;
 }
@@ -25,14 +28,20 @@ export interface CacheEntry {
 const ENTRY_OVERHEAD_BYTES = 64;
 
 function sizeOf(e: CacheEntry): number {
-  return ENTRY_OVERHEAD_BYTES + e.keyBytes.length + (e.valueBytes?.length ?? 0);
+  return ENTRY_OVERHEAD_BYTES + e.keyBytes.length + e.valueSize;
 }
 
 /** The entries of one store of one task; `flush` writes the dirty ones through. */
 export class NamedCache {
-  /** Map order is recency order: an entry is re-inserted when used, the first is the eldest. */
-  private readonly entries = new Map<string, CacheEntry>();
+  /**
+   * Map order is the order of first write; recency is the entry's `seq`
+   * (bumped on each write). Eviction gives an entry written again since it
+   * was placed a second chance (moves it to the end): least recently
+   * written goes first without reordering the Map on every write.
+   */
+  private readonly entries = new Map<string, CacheEntry & { seq: number; placedSeq: number }>();
   private readonly dirty = new Set<string>();
+  private seq = 0;
 
   constructor(
     private readonly owner: RecordCache,
@@ -40,37 +49,27 @@ export class NamedCache {
   ) {}
 
   get(id: string): CacheEntry | undefined {
-    const e = this.entries.get(id);
-    if (e !== undefined) {
-      this.entries.delete(id);
-      this.entries.set(id, e);
-    }
-    return e;
+    return this.entries.get(id);
   }
 
   /** Adds or replaces an entry (dirty: to be written through at the next flush), then evicts if over budget. */
   put(id: string, entry: CacheEntry): void {
+    const seq = ++this.seq;
     const old = this.entries.get(id);
     if (old !== undefined) {
-      this.owner.sizeBytes -= sizeOf(old);
-      this.entries.delete(id);
+      this.owner.sizeBytes += sizeOf(entry) - sizeOf(old);
+      Object.assign(old, entry, { seq });
+    } else {
+      this.entries.set(id, Object.assign(entry, { seq, placedSeq: seq }));
+      this.owner.sizeBytes += sizeOf(entry);
     }
-    this.entries.set(id, entry);
-    this.owner.sizeBytes += sizeOf(entry);
-    if (entry.dirty) {
-      this.dirty.delete(id);
-      this.dirty.add(id);
-    }
-    this.owner.evictFrom(this);
+    if (entry.dirty) this.dirty.add(id);
+    if (this.owner.sizeBytes > this.owner.maxBytes) this.owner.evictFrom(this);
   }
 
-  /** Dirty entries whose key bytes are within [lo, hi] (null: open), for merging into range queries. */
-  dirtyEntries(): IterableIterator<CacheEntry> {
-    const entries = this.entries;
-    const ids = this.dirty.values();
-    return (function* () {
-      for (const id of ids) yield entries.get(id) as CacheEntry;
-    })();
+  /** The entries not written through yet. */
+  *dirtyEntries(): IterableIterator<CacheEntry> {
+    for (const id of this.dirty) yield this.entries.get(id) as CacheEntry;
   }
 
   get dirtyCount(): number {
@@ -81,28 +80,38 @@ export class NamedCache {
     return this.entries.size;
   }
 
-  /** Writes the dirty entries through (in order of last update) and marks them clean. */
+  /** Writes the dirty entries through, in the order of their last write (as Kafka's), and marks them clean. */
   flush(): void {
     if (this.dirty.size === 0) return;
-    const out: CacheEntry[] = [];
+    const out: (CacheEntry & { seq: number })[] = [];
     for (const id of this.dirty) {
-      const e = this.entries.get(id) as CacheEntry;
+      const e = this.entries.get(id) as CacheEntry & { seq: number };
       e.dirty = false;
       out.push(e);
     }
     this.dirty.clear();
+    out.sort((a, b) => a.seq - b.seq);
     this.flushDirty(out);
   }
 
-  /** Drops the eldest entry, flushing first if it is dirty; false when empty. */
+  /** Drops the least recently written entry, flushing first if it is dirty; false when empty. */
   evictEldest(): boolean {
-    const first = this.entries.keys().next();
-    if (first.done === true) return false;
-    const e = this.entries.get(first.value) as CacheEntry;
-    if (e.dirty) this.flush();
-    this.entries.delete(first.value);
-    this.owner.sizeBytes -= sizeOf(e);
-    return true;
+    for (;;) {
+      const first = this.entries.entries().next();
+      if (first.done === true) return false;
+      const [id, e] = first.value;
+      if (e.seq !== e.placedSeq) {
+        // Written again since placed: second chance at the end.
+        this.entries.delete(id);
+        e.placedSeq = e.seq;
+        this.entries.set(id, e);
+        continue;
+      }
+      if (e.dirty) this.flush();
+      this.entries.delete(id);
+      this.owner.sizeBytes -= sizeOf(e);
+      return true;
+    }
   }
 
   /** Forgets everything (the task closed or its state is discarded). */
