@@ -17,6 +17,9 @@ import type { BytesStore, BytesStoreSupplier } from './bytes-store.js';
 import type { CacheEntry, NamedCache } from './record-cache.js';
 import { changelogTopic, type CacheFlushListener, type KeyValueEntry, type KeyValueStore, type StateStoreContext } from './store.js';
 
+/** Restored records written to a persistent store per transaction. */
+const RESTORE_FLUSH_RECORDS = 20_000;
+
 /** Immutable values the cache can hand out as they are (no copy needed). */
 function isPrimitive(v: unknown): boolean {
   return v === null || (typeof v !== 'object' && typeof v !== 'function');
@@ -63,9 +66,12 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
     this.valueSerde ??= context.defaultValueSerde as Serde<V>;
     this.topic = changelogTopic(context.applicationId, this.name);
     if (this.inner.open(context.stateDir)) context.reportWiped(this.name);
+    let restored = 0;
     context.registerRestore(this.name, (key, value) => {
       if (value === null) this.inner.delete(key);
       else this.inner.put(key, value);
+      // Restored records are acknowledged changelog records: writing them to disk early is safe, and bounds the overlay of a large restore.
+      if (++restored % RESTORE_FLUSH_RECORDS === 0) this.inner.flush();
     });
     if (this.caching && context.cache?.enabled === true) this.cache = context.cache.create((entries) => this.writeThrough(entries));
   }
