@@ -1,7 +1,8 @@
 /**
  * Streams throughput (build first: npm run build):
  *
- *   node bench/streams/streams.mjs [--count N]
+ *   node bench/streams/streams.mjs [--count N] [--phases stateless,hand-stateless,wordcount,hand-wordcount,restore]
+ *   DIST=/path/to/other/dist node bench/streams/streams.mjs   # the same phases on another build (before/after)
  *
  * One embedded broker (worker thread, same 2 cores). N one-word text records
  * are produced once to a 2-partition input topic; then, each from offset 0
@@ -12,22 +13,35 @@
  *     LMDB store, changelog, at_least_once)
  *   - hand-wordcount: our Consumer, counts in a Map, our Producer (no
  *     repartition, no changelog: the baseline the issue names)
+ *   - restore: a 1M-key changelog (one record per key) restored into an
+ *     empty LMDB store at start; keys/s from the runtime's restore log line
  * Time = start -> the output topic holds the expected number of records
- * (summed end offsets, polled every 50 ms). Prints one JSON line per phase
- * and a table.
+ * (summed end offsets, polled every 50 ms); for the streams word count,
+ * whose record cache folds updates of a word between commits, start -> the
+ * application has committed every repartitioned record (its output is
+ * flushed and acknowledged before each commit). Prints one JSON line per
+ * phase and a table.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster } from '../../dist/src/embedded/cluster.js';
-import { Admin, Consumer, Producer } from '../../dist/src/client/index.js';
-import { KafkaStreams, Serdes, StreamsBuilder } from '../../dist/src/streams/index.js';
+import { pathToFileURL } from 'node:url';
+
+const DIST = process.env.DIST ?? new URL('../../dist', import.meta.url).pathname;
+const load = (path) => import(pathToFileURL(join(DIST, path)).href);
+const { startCluster } = await load('src/embedded/cluster.js');
+const { Admin, Consumer, Producer } = await load('src/client/index.js');
+const { KafkaStreams, Serdes, StreamsBuilder } = await load('src/streams/index.js');
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i < 0 ? dflt : Number(process.argv[i + 1]);
 };
 const COUNT = arg('count', 1_000_000);
+const PHASES = (() => {
+  const i = process.argv.indexOf('--phases');
+  return i < 0 ? ['stateless', 'hand-stateless', 'wordcount', 'hand-wordcount', 'restore'] : process.argv[i + 1].split(',');
+})();
 const WORDS = 10_000;
 const PARTITIONS = 2;
 
@@ -50,11 +64,11 @@ async function waitForOutput(topic, expected, started, timeoutMs = 600_000) {
   }
 }
 
-async function phase(name, outTopic, expected, run) {
+async function phase(name, outTopic, expected, run, done = (started) => waitForOutput(outTopic, expected, started)) {
   await admin.createTopics([{ name: outTopic, numPartitions: PARTITIONS }]);
   const started = performance.now();
   const stop = await run(started);
-  const ms = await waitForOutput(outTopic, expected, started);
+  const ms = await done(started);
   await stop();
   const r = { phase: name, records: COUNT, ms: Math.round(ms), recordsPerSec: Math.round((COUNT * 1000) / ms) };
   results.push(r);
@@ -111,7 +125,7 @@ function handPhase(groupId, outTopic, transform) {
   };
 }
 
-{
+if (PHASES.includes('stateless')) {
   const b = new StreamsBuilder();
   b.stream('bench-in', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
     .filter((_k, w) => keep(w))
@@ -119,8 +133,10 @@ function handPhase(groupId, outTopic, transform) {
     .to('out-stateless', { keySerde: Serdes.String(), valueSerde: Serdes.String() });
   await phase('streams stateless (filter+mapValues)', 'out-stateless', keptCount, streamsPhase('bench-stateless', b.build()));
 }
-await phase('hand-written stateless loop', 'out-hand-stateless', keptCount, handPhase('bench-hand-stateless', 'out-hand-stateless', (r) => (keep(r.value) ? [r.key, r.value.toUpperCase()] : null)));
-{
+if (PHASES.includes('hand-stateless')) {
+  await phase('hand-written stateless loop', 'out-hand-stateless', keptCount, handPhase('bench-hand-stateless', 'out-hand-stateless', (r) => (keep(r.value) ? [r.key, r.value.toUpperCase()] : null)));
+}
+if (PHASES.includes('wordcount')) {
   const b = new StreamsBuilder();
   b.stream('bench-in', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
     .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
@@ -128,9 +144,20 @@ await phase('hand-written stateless loop', 'out-hand-stateless', keptCount, hand
     .count({ storeName: 'word-counts', storeType: 'persistent' })
     .toStream()
     .to('out-wordcount', { keySerde: Serdes.String(), valueSerde: Serdes.Long() });
-  await phase('streams word count (LMDB, at_least_once)', 'out-wordcount', COUNT, streamsPhase('bench-wordcount', b.build()));
+  // Done when every repartitioned record is committed (with the record cache the output holds fewer than COUNT records),
+  // or when the output holds COUNT records (a build without the cache, run with DIST=).
+  const committed = async (started) => {
+    for (;;) {
+      const offsets = await admin.fetchGroupOffsets('bench-wordcount', ['bench-wordcount-word-counts-repartition']).catch(() => []);
+      const n = Array.isArray(offsets) ? offsets.reduce((sum, o) => sum + Math.max(0, Number(o.offset)), 0) : 0;
+      if (n >= COUNT || (await endOffsets('out-wordcount')) >= COUNT) return performance.now() - started;
+      if (performance.now() - started > 600_000) throw new Error(`word count: ${n}/${COUNT} committed after 600 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  await phase('streams word count (LMDB, at_least_once)', 'out-wordcount', COUNT, streamsPhase('bench-wordcount', b.build()), committed);
 }
-{
+if (PHASES.includes('hand-wordcount')) {
   const counts = new Map();
   const long = Buffer.alloc(8);
   await phase('hand-written count-in-a-Map loop', 'out-hand-wordcount', COUNT, handPhase('bench-hand-wordcount', 'out-hand-wordcount', (r) => {
@@ -140,11 +167,40 @@ await phase('hand-written stateless loop', 'out-hand-stateless', keptCount, hand
     return [r.value, Buffer.from(long)];
   }));
 }
+if (PHASES.includes('restore')) await restorePhase();
+
+/** A changelog of COUNT distinct keys, produced directly, then restored by a fresh instance into an empty LMDB store. */
+async function restorePhase() {
+  const app = 'bench-restore';
+  const changelog = `${app}-restore-store-changelog`;
+  await admin.createTopics([{ name: 'restore-in', numPartitions: 1 }, { name: changelog, numPartitions: 1, configs: { 'cleanup.policy': 'compact' } }]);
+  const producer = await Producer.connect({ clusterOptions: { bootstrap: cluster.bootstrap }, lingerMs: 5, batchSize: 256 * 1024 });
+  const value = Buffer.alloc(8);
+  for (let i = 0; i < COUNT; i += 10_000) {
+    const batch = [];
+    for (let j = i; j < Math.min(COUNT, i + 10_000); j++) batch.push({ topic: changelog, partition: 0, key: `key-${j}`, value });
+    await producer.sendBatch(batch);
+  }
+  await producer.close();
+  const b = new StreamsBuilder();
+  b.table('restore-in', { keySerde: Serdes.String(), valueSerde: Serdes.Long() }, { storeName: 'restore-store', storeType: 'persistent' });
+  let line = '';
+  const streams = new KafkaStreams(b.build(), { applicationId: app, bootstrapServers: cluster.bootstrap, stateDir, logger: (_l, m) => void (m.startsWith('restored') && (line = m)) });
+  const started = performance.now();
+  await streams.start();
+  const ms = performance.now() - started;
+  await streams.close();
+  const rate = /\((\d+) records\/s\)/.exec(line)?.[1];
+  const r = { phase: 'restore 1M-key LMDB store (keys/s from the restore log line)', records: COUNT, ms: Math.round(ms), recordsPerSec: Number(rate ?? 0) };
+  results.push(r);
+  console.log(JSON.stringify({ ...r, line }));
+}
 
 console.log('\n| phase | records | ms | records/s |\n|---|---|---|---|');
 for (const r of results) console.log(`| ${r.phase} | ${r.records} | ${r.ms} | ${r.recordsPerSec} |`);
-const ratio = (a, b) => `${Math.round((results[a].recordsPerSec / results[b].recordsPerSec) * 100)}%`;
-console.log(`\nstateless: ${ratio(0, 1)} of the hand-written loop; word count: ${ratio(2, 3)} of the hand-written loop`);
+const rate = (prefix) => results.find((r) => r.phase.startsWith(prefix))?.recordsPerSec;
+const ratio = (a, b) => (rate(a) && rate(b) ? `${Math.round((rate(a) / rate(b)) * 100)}%` : 'n/a');
+console.log(`\nstateless: ${ratio('streams stateless', 'hand-written stateless')} of the hand-written loop; word count: ${ratio('streams word count', 'hand-written count')} of the hand-written loop`);
 await admin.close();
 await cluster.stop();
 rmSync(stateDir, { recursive: true, force: true });

@@ -14,7 +14,7 @@ export { BranchedKStream, type Branched } from './dsl/branched-kstream.js';
 export type { Consumed, Grouped, Joined, Materialized, Produced, Repartitioned, SinkTopic } from './dsl/options.js';
 export { Stores } from './state/stores.js';
 export type { BytesStore, BytesStoreSupplier } from './state/bytes-store.js';
-export type { ChangelogConfig, KeyValueEntry, KeyValueStore, ReadOnlyKeyValueStore, StateStore, StateStoreContext, StoreBuilder } from './state/store.js';
+export type { CacheFlushListener, ChangelogConfig, KeyValueEntry, KeyValueStore, KeyValueStoreBuilder, ReadOnlyKeyValueStore, StateStore, StateStoreContext, StoreBuilder } from './state/store.js';
 export type { DeserializationExceptionHandler, DeserializationHandlerResponse } from './runtime/stream-task.js';
 export type { RawRecord } from './runtime/collector.js';
 export { TopologyTestDriver, type TestDriverConfig } from './test-driver/topology-test-driver.js';

@@ -53,6 +53,13 @@ export interface Subtopology {
   stores: string[];
 }
 
+/** How an internal topic is sized (internal). */
+export interface InternalTopicSpec {
+  partitions: number | null;
+  /** Size it like the other inputs of the sub-topology holding this node. */
+  sizedLikeReaderOf?: string;
+}
+
 /** A store fed by every partition of a topic in every instance (a GlobalKTable's), outside the task graph (internal). */
 export interface GlobalStoreSpec {
   builder: StoreBuilder;
@@ -65,7 +72,7 @@ export class Topology {
   private readonly globals = new Map<string, GlobalStoreSpec>();
   private readonly nodeMap = new Map<string, TopologyNode>();
   private readonly storeMap = new Map<string, StoreBuilder>();
-  private readonly internal = new Map<string, { partitions: number | null }>();
+  private readonly internal = new Map<string, InternalTopicSpec>();
   private readonly copartitionedNodes: string[] = [];
   private counter = 0;
 
@@ -137,9 +144,14 @@ export class Topology {
 
   // ---- used by the DSL and the runtimes (not part of the public API) ----
 
-  /** @internal Marks a topic as internal (named `<applicationId>-<name>` at run time); null partitions: as many as the writing sub-topology's inputs. */
-  addInternalTopic(name: string, partitions: number | null = null): void {
-    this.internal.set(name, { partitions });
+  /**
+   * @internal Marks a topic as internal (named `<applicationId>-<name>` at run
+   * time). Null partitions: as many as the inputs of the sub-topology that
+   * writes it or, with `sizedLikeReaderOf`, of the sub-topology holding that
+   * node (the foreign-key join's topics, co-partitioned with their reader).
+   */
+  addInternalTopic(name: string, partitions: number | null = null, sizedLikeReaderOf?: string): void {
+    this.internal.set(name, sizedLikeReaderOf === undefined ? { partitions } : { partitions, sizedLikeReaderOf });
   }
 
   /** @internal Adds the store of a GlobalKTable: it reads all of `topic` in every instance; its topic is its changelog. */
@@ -172,7 +184,7 @@ export class Topology {
   }
 
   /** @internal */
-  get internalTopics(): ReadonlyMap<string, { partitions: number | null }> {
+  get internalTopics(): ReadonlyMap<string, InternalTopicSpec> {
     return this.internal;
   }
 

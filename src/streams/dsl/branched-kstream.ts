@@ -6,7 +6,7 @@
  */
 import type { ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
 import { DslGraph, stateless } from './graph.js';
-import { KStream, type StreamState } from './kstream.js';
+import type { KStream, StreamState } from './kstream.js';
 
 interface Branch<K, V> {
   predicate: (key: K, value: V) => boolean;
@@ -63,7 +63,7 @@ export class BranchedKStream<K, V> {
     const result = new Map<string, KStream<K, V>>();
     for (const b of this.branches) {
       g.processor(b.name, stateless((r, forward) => forward(r)), [this.splitNode]);
-      const stream = new KStream<K, V>({ ...this.parent, node: b.name });
+      const stream = g.make.stream<K, V>({ ...this.parent, node: b.name });
       const chained = b.chain === undefined ? stream : b.chain(stream);
       if (chained !== undefined) result.set(b.name, chained);
     }

@@ -5,6 +5,7 @@
  * (Kafka's `Change` and `KTableValueGetterSupplier`).
  */
 import type { ProcessorContext } from '../processor/processor.js';
+import { StreamRecord } from '../processor/record.js';
 import type { KeyValueStore } from '../state/store.js';
 
 /** The update of one key of a table (null: absent/deleted). */
@@ -45,4 +46,19 @@ export function mappedGetter<K, V, VR>(parent: ValueGetterSupplier<K, V>, map: (
       };
     },
   };
+}
+
+/** Sends a table node's change downstream. */
+export type ChangeForwarder<V> = (record: StreamRecord<unknown, unknown>, newValue: V | null, oldValue: V | null) => void;
+
+/**
+ * Forwards a table change at once or, when `store` caches, leaves it to the
+ * cache, which forwards the key's latest change when it writes it through
+ * (Kafka's TimestampedTupleForwarder): the old value is then what the store
+ * held at the previous flush.
+ */
+export function changeForwarder<K, V>(context: ProcessorContext, store: KeyValueStore<K, V> | null): ChangeForwarder<V> {
+  const cached = store?.setFlushListener?.((key, newValue, oldValue, timestampMs) => context.forward(new StreamRecord<K, Change<V>>(key, { newValue, oldValue }, timestampMs))) ?? false;
+  if (cached) return () => {};
+  return (record, newValue, oldValue) => context.forward(record.withValue<Change<V>>({ newValue, oldValue }));
 }

@@ -10,6 +10,7 @@ import type { Serde } from '../serdes.js';
 import { Stores } from '../state/stores.js';
 import { Topology, type StreamPartitioner } from '../topology.js';
 import type { Materialized } from './options.js';
+import type { DslNodeFactory } from './node-factory.js';
 
 /** A processor that forwards what `fn` emits for each record (no state). */
 export function stateless<KIn, VIn>(fn: (record: StreamRecord<KIn, VIn>, forward: (record: StreamRecord<unknown, unknown>) => void) => void): ProcessorSupplier {
@@ -28,6 +29,9 @@ export class DslGraph {
   readonly topology = new Topology();
   private index = 0;
 
+  /** `make` builds the DSL's stream and table objects, so that they need not import one another. */
+  constructor(readonly make: DslNodeFactory) {}
+
   /** A generated name `<PREFIX>-<10-digit index>`. */
   name(prefix: string): string {
     return `${prefix}-${String(this.index++).padStart(10, '0')}`;
@@ -44,7 +48,8 @@ export class DslGraph {
   keyValueStore<K, V>(materialized: Materialized<K, V>, prefix: string, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined): string {
     const name = materialized.storeName ?? this.name(prefix);
     const supplier = materialized.storeType === 'persistent' ? Stores.persistentKeyValueStore(name) : Stores.inMemoryKeyValueStore(name);
-    const builder = Stores.keyValueStoreBuilder(supplier, materialized.keySerde ?? keySerde, materialized.valueSerde ?? valueSerde);
+    const plain = Stores.keyValueStoreBuilder(supplier, materialized.keySerde ?? keySerde, materialized.valueSerde ?? valueSerde);
+    const builder = materialized.cachingEnabled === false ? plain : plain.withCachingEnabled();
     const logged = materialized.loggingEnabled === false ? builder.withLoggingDisabled() : builder.withLoggingEnabled(materialized.changelogConfig ?? {});
     this.topology.addStateStore(logged);
     return name;

@@ -8,7 +8,7 @@ import { Serdes } from '../serdes.js';
 import type { ProcessorSupplier } from '../processor/processor.js';
 import { storeGetter } from './change.js';
 import type { StreamState } from './kstream.js';
-import { KTable } from './ktable.js';
+import type { KTable } from './ktable.js';
 import type { Materialized } from './options.js';
 import { streamAggregate, streamReduce } from './table-processors.js';
 import { SessionWindowedKStream } from './session-windowed-stream.js';
@@ -63,6 +63,6 @@ export class KGroupedStream<K, V> {
     let parent = this.state.node;
     if (this.state.repartitionRequired) parent = g.repartition(parent, this.groupName ?? store, { keySerde: keySerde as never, valueSerde: this.state.valueSerde as never });
     const node = g.processor(g.name(prefix), supplier(store), [parent], [store]);
-    return new KTable<K, VA>({ graph: g, node, keySerde, valueSerde: materialized.valueSerde, getter: storeGetter(store), storeName: store });
+    return g.make.table<K, VA>({ graph: g, node, keySerde, valueSerde: materialized.valueSerde, getter: storeGetter(store), storeName: store });
   }
 }

@@ -12,8 +12,8 @@ import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { TopicNameExtractor } from '../topology.js';
 import { DslGraph, stateless } from './graph.js';
 import type { Grouped, Joined, Produced, Repartitioned, SinkTopic } from './options.js';
-import { BranchedKStream } from './branched-kstream.js';
-import { KGroupedStream } from './kgrouped-stream.js';
+import type { BranchedKStream } from './branched-kstream.js';
+import type { KGroupedStream } from './kgrouped-stream.js';
 import type { KTable } from './ktable.js';
 import { streamTableJoin, type JoinMode } from './join-processors.js';
 import { JoinWindows } from './join-windows.js';
@@ -97,7 +97,7 @@ export class KStream<K, V> {
   /** Splits the stream by predicates: `.split().branch(p1).branch(p2).defaultBranch()` gives a Map of named branches. */
   split(name?: string): BranchedKStream<K, V> {
     const node = this.add(name ?? 'KSTREAM-BRANCH', name !== undefined, () => {});
-    return new BranchedKStream(this.state, node, name ?? node + '-');
+    return this.state.graph.make.split(this.state, node, name ?? node + '-');
   }
 
   /** The records of this stream and `other`, interleaved as they arrive. */
@@ -128,7 +128,7 @@ export class KStream<K, V> {
 
   /** Groups by the current key (through a repartition topic if the key may have changed). */
   groupByKey(grouped: Grouped<K, V> = {}): KGroupedStream<K, V> {
-    return new KGroupedStream<K, V>({
+    return this.state.graph.make.grouped<K, V>({
       ...this.state,
       keySerde: grouped.keySerde ?? this.state.keySerde,
       valueSerde: grouped.valueSerde ?? this.state.valueSerde,
@@ -138,7 +138,7 @@ export class KStream<K, V> {
   /** Groups by a new key (always through a repartition topic). */
   groupBy<K2>(selector: (key: K, value: V) => K2, grouped: Grouped<K2, V> = {}): KGroupedStream<K2, V> {
     const keyed = this.selectKey(selector);
-    return new KGroupedStream<K2, V>({ ...keyed.state, keySerde: grouped.keySerde, valueSerde: grouped.valueSerde ?? this.state.valueSerde }, grouped.name);
+    return this.state.graph.make.grouped<K2, V>({ ...keyed.state, keySerde: grouped.keySerde, valueSerde: grouped.valueSerde ?? this.state.valueSerde }, grouped.name);
   }
 
   /** Joins each record with the table's current value for its key; records without a match are dropped. */

@@ -44,6 +44,14 @@ export interface Materialized<K, V> {
   changelogConfig?: ChangelogConfig;
   /** 'in-memory' (default) or 'persistent' (LMDB under stateDir). */
   storeType?: 'in-memory' | 'persistent';
+  /**
+   * Whether updates wait in the record cache until a commit (default true, as
+   * Kafka's DSL): consecutive updates of a key are then stored, logged and
+   * forwarded once. Key-value stores only.
+   */
+  cachingEnabled?: boolean;
+  /** How long a window store keeps windows (default: window size + grace, at least that). Window stores only. */
+  retentionMs?: number;
 }
 
 /** Options of `repartition()`. */

@@ -16,7 +16,7 @@ import type { StoreBuilder } from '../state/store.js';
 import { Stores } from '../state/stores.js';
 import type { Change, ValueGetterSupplier } from './change.js';
 import type { StreamState } from './kstream.js';
-import { KTable } from './ktable.js';
+import type { KTable } from './ktable.js';
 import type { Materialized } from './options.js';
 import type { SessionWindows } from './session-windows.js';
 import type { Window, Windowed } from './windows.js';
@@ -65,7 +65,7 @@ export class SessionWindowedKStream<K, V> {
     };
     // A session can still grow until stream time passes its end + gap + grace (what suppress waits for).
     const windowGraceMs = this.windows.inactivityGapMs + this.windows.graceMs;
-    return new KTable<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs });
+    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs, windowKeySerde: keySerde });
   }
 }
 

@@ -22,9 +22,10 @@ import { JoinWindowBuffer, type BufferedRecord } from '../state/join-buffer-stor
 import type { StateStore, StoreBuilder } from '../state/store.js';
 import { Stores } from '../state/stores.js';
 import { WindowStore } from '../state/window-store.js';
+import { windowRetentionMs } from './time-windowed-stream.js';
 import type { Change, ValueGetterSupplier } from './change.js';
 import type { StreamState } from './kstream.js';
-import { KTable } from './ktable.js';
+import type { KTable } from './ktable.js';
 import type { Materialized } from './options.js';
 import type { SlidingWindows } from './sliding-windows.js';
 import type { Windowed } from './windows.js';
@@ -60,8 +61,11 @@ export class SlidingWindowedKStream<K, V> {
     const recordsName = `${name}-sliding-records`;
     const supplier = (n: string) => (materialized.storeType === 'persistent' ? Stores.persistentKeyValueStore(n) : Stores.inMemoryKeyValueStore(n));
     const logging = materialized.loggingEnabled !== false;
-    g.topology.addStateStore(builder(name, (log) => new WindowStore<K, VA>(supplier(name), keySerde, materialized.valueSerde, log), logging, materialized.changelogConfig ?? {}));
-    g.topology.addStateStore(builder(recordsName, (log) => new JoinWindowBuffer<K, V>(supplier(recordsName), keySerde, this.state.valueSerde, log), logging, {}));
+    // A record within grace reads records up to 2d + 1 before it and windows starting d + 1 before it: keep 3d + grace + 2.
+    const needMs = 3 * this.windows.timeDifferenceMs + this.windows.graceMs + 2;
+    const retentionMs = windowRetentionMs(materialized.retentionMs, needMs, name);
+    g.topology.addStateStore(builder(name, (log) => new WindowStore<K, VA>(supplier(name), keySerde, materialized.valueSerde, log, retentionMs), logging, materialized.changelogConfig ?? {}));
+    g.topology.addStateStore(builder(recordsName, (log) => new JoinWindowBuffer<K, V>(supplier(recordsName), keySerde, this.state.valueSerde, log, needMs), logging, {}));
     const processor = slidingAggregate<K, V, VA>(name, recordsName, this.windows, initializer, aggregator);
     const node = g.processor(g.name('KSTREAM-AGGREGATE'), processor, [this.parentNode], [name, recordsName]);
     const getter: ValueGetterSupplier<Windowed<K>, VA> = {
@@ -72,7 +76,7 @@ export class SlidingWindowedKStream<K, V> {
       },
     };
     // The end is inclusive: a window is final once stream time is past end + grace, one ms later than a time window's.
-    return new KTable<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs + 1 });
+    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs + 1, windowKeySerde: keySerde });
   }
 }
 

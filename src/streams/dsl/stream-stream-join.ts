@@ -120,8 +120,10 @@ export function addStreamStreamJoin<K, V, VO, VR>(left: KStream<K, V>, right: KS
   const thisStore = base ? `${base}-this-join-store` : `${thisName}-store`;
   const otherStore = base ? `${base}-other-join-store` : `${otherName}-store`;
   const outerStore = mode === 'inner' ? null : base ? `${base}-outer-shared-join-store` : g.name('KSTREAM-OUTERSHARED-JOIN-STORE');
-  g.topology.addStateStore(bufferBuilder(thisStore, (log) => new JoinWindowBuffer(Stores.inMemoryKeyValueStore(thisStore), keySerde, joined.valueSerde ?? l.state.valueSerde, log), logging));
-  g.topology.addStateStore(bufferBuilder(otherStore, (log) => new JoinWindowBuffer(Stores.inMemoryKeyValueStore(otherStore), keySerde, joined.otherValueSerde ?? r.state.valueSerde, log), logging));
+  // A record can still join one up to before + after + grace older than the latest (Kafka's join store retention).
+  const retentionMs = windows.beforeMs + windows.afterMs + windows.graceMs;
+  g.topology.addStateStore(bufferBuilder(thisStore, (log) => new JoinWindowBuffer(Stores.inMemoryKeyValueStore(thisStore), keySerde, joined.valueSerde ?? l.state.valueSerde, log, retentionMs), logging));
+  g.topology.addStateStore(bufferBuilder(otherStore, (log) => new JoinWindowBuffer(Stores.inMemoryKeyValueStore(otherStore), keySerde, joined.otherValueSerde ?? r.state.valueSerde, log, retentionMs), logging));
   if (outerStore !== null) g.topology.addStateStore(bufferBuilder(outerStore, (log) => new OuterJoinBuffer(Stores.inMemoryKeyValueStore(outerStore), keySerde, joined.valueSerde ?? l.state.valueSerde, joined.otherValueSerde ?? r.state.valueSerde, log), logging));
   const clock = new Map<string, { streamTimeMs: number }>();
   const common = { outerStore, windows, clock, joiner: joiner as (key: K, l: unknown, r: unknown) => unknown };

@@ -9,13 +9,24 @@ import { GlobalKTable } from './global-ktable.js';
 import { DslGraph } from './graph.js';
 import { KStream } from './kstream.js';
 import { KTable } from './ktable.js';
+import { KGroupedStream } from './kgrouped-stream.js';
+import { BranchedKStream } from './branched-kstream.js';
+import type { DslNodeFactory } from './node-factory.js';
 import type { Consumed, Materialized } from './options.js';
 import { tableSource } from './table-processors.js';
 import type { SourceOptions, Topology } from '../topology.js';
 
+/** The one place that knows every DSL class: they build one another through it. */
+const dslNodeFactory: DslNodeFactory = {
+  stream: (state) => new KStream(state),
+  table: (state) => new KTable(state),
+  grouped: (state, name) => new KGroupedStream(state, name),
+  split: (state, node, prefix) => new BranchedKStream(state, node, prefix),
+};
+
 /** Builds a topology with the DSL. */
 export class StreamsBuilder {
-  private readonly graph = new DslGraph();
+  private readonly graph = new DslGraph(dslNodeFactory);
 
   /** A stream of the records of `topics`. */
   stream<K = Buffer, V = Buffer>(topics: string | readonly string[], consumed: Consumed<K, V> = {}): KStream<K, V> {

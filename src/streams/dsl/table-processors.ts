@@ -7,7 +7,7 @@
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
 import type { StreamRecord } from '../processor/record.js';
 import type { KeyValueStore } from '../state/store.js';
-import type { Change } from './change.js';
+import { changeForwarder, type Change } from './change.js';
 
 function withContext(build: (context: ProcessorContext) => (record: StreamRecord<unknown, unknown>) => void): ProcessorSupplier {
   return (): Processor => {
@@ -26,13 +26,14 @@ function withContext(build: (context: ProcessorContext) => (record: StreamRecord
 export function streamAggregate<K, V, VA>(storeName: string, initializer: () => VA, aggregator: (key: K, value: V, aggregate: VA) => VA): ProcessorSupplier {
   return withContext((context) => {
     const store = context.getStateStore<KeyValueStore<K, VA>>(storeName);
+    const forward = changeForwarder(context, store);
     return (record) => {
       if (record.key === null || record.key === undefined || record.value === null || record.value === undefined) return;
       const key = record.key as K;
       const old = store.get(key);
       const next = aggregator(key, record.value as V, old ?? initializer());
       store.put(key, next);
-      context.forward(record.withValue<Change<VA>>({ newValue: next, oldValue: old }));
+      forward(record, next, old);
     };
   });
 }
@@ -41,13 +42,14 @@ export function streamAggregate<K, V, VA>(storeName: string, initializer: () => 
 export function streamReduce<K, V>(storeName: string, reducer: (aggregate: V, value: V) => V): ProcessorSupplier {
   return withContext((context) => {
     const store = context.getStateStore<KeyValueStore<K, V>>(storeName);
+    const forward = changeForwarder(context, store);
     return (record) => {
       if (record.key === null || record.key === undefined || record.value === null || record.value === undefined) return;
       const key = record.key as K;
       const old = store.get(key);
       const next = old === null ? (record.value as V) : reducer(old, record.value as V);
       store.put(key, next);
-      context.forward(record.withValue<Change<V>>({ newValue: next, oldValue: old }));
+      forward(record, next, old);
     };
   });
 }
@@ -56,13 +58,14 @@ export function streamReduce<K, V>(storeName: string, reducer: (aggregate: V, va
 export function tableSource<K, V>(storeName: string): ProcessorSupplier {
   return withContext((context) => {
     const store = context.getStateStore<KeyValueStore<K, V>>(storeName);
+    const forward = changeForwarder(context, store);
     return (record) => {
       if (record.key === null || record.key === undefined) return;
       const key = record.key as K;
       const old = store.get(key);
       const value = (record.value ?? null) as V | null;
       store.put(key, value);
-      context.forward(record.withValue<Change<V>>({ newValue: value, oldValue: old }));
+      forward(record, value, old);
     };
   });
 }
@@ -75,6 +78,7 @@ export function tableSource<K, V>(storeName: string): ProcessorSupplier {
 export function tableTransform<K, V, VR>(map: (value: V, key: K) => VR | null, storeName: string | null): ProcessorSupplier {
   return withContext((context) => {
     const store = storeName === null ? null : context.getStateStore<KeyValueStore<K, VR>>(storeName);
+    const forward = changeForwarder(context, store);
     return (record) => {
       const change = record.value as Change<V>;
       const key = record.key as K;
@@ -82,7 +86,7 @@ export function tableTransform<K, V, VR>(map: (value: V, key: K) => VR | null, s
       const oldValue = change.oldValue === null ? null : map(change.oldValue, key);
       if (newValue === null && oldValue === null) return;
       store?.put(key, newValue);
-      context.forward(record.withValue<Change<VR>>({ newValue, oldValue }));
+      forward(record, newValue, oldValue);
     };
   });
 }

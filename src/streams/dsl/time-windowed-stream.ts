@@ -6,6 +6,7 @@
  * result is a table keyed by `Windowed<K>`; each update is forwarded at
  * once, or only when the window closes with `suppress(untilWindowCloses)`.
  */
+import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
 import { Serdes, type Serde } from '../serdes.js';
 import { Stores } from '../state/stores.js';
@@ -13,7 +14,7 @@ import { WindowStore } from '../state/window-store.js';
 import type { StoreBuilder } from '../state/store.js';
 import type { Change, ValueGetterSupplier } from './change.js';
 import type { StreamState } from './kstream.js';
-import { KTable } from './ktable.js';
+import type { KTable } from './ktable.js';
 import type { Materialized } from './options.js';
 import type { TimeWindows, Windowed } from './windows.js';
 
@@ -46,7 +47,8 @@ export class TimeWindowedKStream<K, V> {
     const keySerde = materialized.keySerde ?? this.state.keySerde;
     const name = materialized.storeName ?? g.name('KSTREAM-AGGREGATE-STATE-STORE');
     const supplier = materialized.storeType === 'persistent' ? Stores.persistentKeyValueStore(name) : Stores.inMemoryKeyValueStore(name);
-    g.topology.addStateStore(windowStoreBuilder(supplier, keySerde, materialized.valueSerde, materialized.loggingEnabled !== false, materialized.changelogConfig ?? {}));
+    const retentionMs = windowRetentionMs(materialized.retentionMs, this.windows.sizeMs + this.windows.graceMs, name);
+    g.topology.addStateStore(windowStoreBuilder(supplier, keySerde, materialized.valueSerde, materialized.loggingEnabled !== false, materialized.changelogConfig ?? {}, retentionMs));
     const node = g.processor(g.name('KSTREAM-AGGREGATE'), windowedAggregate<K, V, VA>(name, this.windows, initializer, aggregator), [this.parentNode], [name]);
     const getter: ValueGetterSupplier<Windowed<K>, VA> = {
       stores: [name],
@@ -55,16 +57,27 @@ export class TimeWindowedKStream<K, V> {
         return (wk) => store.fetch(wk.key, wk.window.start);
       },
     };
-    return new KTable<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs });
+    return g.make.table<Windowed<K>, VA>({ graph: g, node, keySerde: undefined, valueSerde: materialized.valueSerde, getter, storeName: name, windowGraceMs: this.windows.graceMs, windowKeySerde: keySerde });
   }
 }
 
-function windowStoreBuilder<K, V>(supplier: ReturnType<typeof Stores.inMemoryKeyValueStore>, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined, logging: boolean, config: Record<string, string>): StoreBuilder<WindowStore<K, V>> {
+/**
+ * A window store keeps its windows for window size + grace (the longest a
+ * window can still change), or longer if `Materialized.retentionMs` says so
+ * (to query old windows); shorter would drop open windows: refused, as Kafka does.
+ */
+export function windowRetentionMs(asked: number | undefined, minimumMs: number, store: string): number {
+  if (asked === undefined) return minimumMs;
+  if (!Number.isFinite(asked) || asked < minimumMs) throw new StreamsError(StreamsErrorCode.TOPOLOGY, `store '${store}': retentionMs ${asked} is shorter than window size + grace (${minimumMs} ms)`);
+  return asked;
+}
+
+function windowStoreBuilder<K, V>(supplier: ReturnType<typeof Stores.inMemoryKeyValueStore>, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined, logging: boolean, config: Record<string, string>, retentionMs: number): StoreBuilder<WindowStore<K, V>> {
   const make = (log: boolean, cfg: Record<string, string>): StoreBuilder<WindowStore<K, V>> => ({
     name: supplier.name,
     loggingEnabled: log,
     changelogConfig: cfg,
-    build: () => new WindowStore(supplier, keySerde, valueSerde, log),
+    build: () => new WindowStore(supplier, keySerde, valueSerde, log, retentionMs),
     withLoggingDisabled: () => make(false, {}),
     withLoggingEnabled: (c = {}) => make(true, { ...c }),
   });

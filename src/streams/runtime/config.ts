@@ -32,6 +32,8 @@ export interface StreamsConfig {
   stateDir?: string;
   /** How often offsets are committed after flushing output and stores (default 30000, as Kafka's at_least_once). */
   commitIntervalMs?: number;
+  /** Record cache of the caching stores, per thread (Kafka's `statestore.cache.max.bytes`, default 10 MiB; 0 disables caching). */
+  statestoreCacheMaxBytes?: number;
   defaultKeySerde?: Serde<unknown>;
   defaultValueSerde?: Serde<unknown>;
   /** Replication factor of the internal topics (default: the broker's default). */
@@ -59,6 +61,8 @@ export interface ResolvedConfig extends Required<Omit<StreamsConfig, 'defaultKey
 }
 
 export const COMMIT_INTERVAL_MS_DEFAULT = 30_000;
+/** Kafka's default `statestore.cache.max.bytes`. */
+export const STATESTORE_CACHE_MAX_BYTES_DEFAULT = 10 * 1024 * 1024;
 const WALL_CLOCK_TICK_MS_DEFAULT = 100;
 
 const stderrLogger: StreamsLogger = (level, message) => void process.stderr.write(`[streams ${level}] ${message}\n`);
@@ -73,7 +77,10 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   const commitIntervalMs = config.commitIntervalMs ?? COMMIT_INTERVAL_MS_DEFAULT;
   if (!Number.isInteger(commitIntervalMs) || commitIntervalMs < 1) throw configError(`commitIntervalMs must be a positive integer, got ${commitIntervalMs}`);
   const logger = config.logger ?? stderrLogger;
+  const statestoreCacheMaxBytes = config.statestoreCacheMaxBytes ?? STATESTORE_CACHE_MAX_BYTES_DEFAULT;
+  if (!Number.isInteger(statestoreCacheMaxBytes) || statestoreCacheMaxBytes < 0) throw configError(`statestoreCacheMaxBytes must be a non-negative integer, got ${statestoreCacheMaxBytes}`);
   return {
+    statestoreCacheMaxBytes,
     applicationId: config.applicationId,
     bootstrapServers: config.bootstrapServers,
     processingGuarantee: guarantee,

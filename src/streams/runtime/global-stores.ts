@@ -27,6 +27,8 @@ export class GlobalStores {
       defaultKeySerde: options.defaultKeySerde,
       defaultValueSerde: options.defaultValueSerde,
       logChange: () => {},
+      recordTimestampMs: () => 0,
+      cache: null,
       reportWiped: () => {},
       registerRestore: () => {},
     };

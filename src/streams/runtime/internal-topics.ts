@@ -59,14 +59,29 @@ function sizeRepartitionTopics(topology: Topology, subs: Subtopology[], partitio
       if (inputs.some((n) => n === undefined)) continue;
       const n = Math.max(...(inputs as number[]));
       for (const t of s.sinkTopics) {
-        if (!topology.isInternalTopic(t) || out.has(resolve(t))) continue;
+        if (!topology.isInternalTopic(t) || out.has(resolve(t)) || topology.internalTopics.get(t)?.sizedLikeReaderOf !== undefined) continue;
         out.set(resolve(t), n);
         changed = true;
       }
     }
+    changed = sizeLikeReaders(topology, subs, partitions, out, resolve) || changed;
   }
   for (const name of topology.internalTopics.keys()) if (!out.has(resolve(name))) out.set(resolve(name), 1);
   return out;
+}
+
+/** A topic sized like its reader (foreign-key joins): the largest of the reader's other inputs, once they are known. */
+function sizeLikeReaders(topology: Topology, subs: Subtopology[], partitions: Map<string, number>, out: Map<string, number>, resolve: (t: string) => string): boolean {
+  let changed = false;
+  for (const [name, spec] of topology.internalTopics) {
+    if (spec.sizedLikeReaderOf === undefined || out.has(resolve(name))) continue;
+    const reader = subs.find((s) => s.nodes.some((n) => n.name === spec.sizedLikeReaderOf));
+    const inputs = (reader?.sourceTopics ?? []).filter((t) => t !== name).map((t) => partitions.get(resolve(t)) ?? out.get(resolve(t)));
+    if (inputs.length === 0 || inputs.some((n) => n === undefined)) continue;
+    out.set(resolve(name), Math.max(...(inputs as number[])));
+    changed = true;
+  }
+  return changed;
 }
 
 function changelogConfigOf(topology: Topology, applicationId: string, topic: string): Record<string, string> {

@@ -99,14 +99,11 @@ export class ProducerCollector implements RecordCollector {
   }
 
   private produce(record: SinkRecord, partition: number | undefined): void {
-    this.buffer.push({
-      topic: record.topic,
-      key: record.key,
-      value: record.value,
-      timestamp: record.timestamp,
-      headers: record.headers,
-      ...(partition !== undefined ? { partition } : {}),
-    });
+    const out: ProducerRecord<Buffer | null, Buffer | null> = { topic: record.topic, key: record.key, value: record.value, timestamp: record.timestamp };
+    // No headers is the common case: leave the field out so the Producer converts nothing.
+    if (record.headers.length > 0) out.headers = record.headers;
+    if (partition !== undefined) out.partition = partition;
+    this.buffer.push(out);
     if (this.buffer.length >= COLLECT_RECORDS_MAX) this.drain();
   }
 

@@ -24,6 +24,11 @@ export class Punctuations {
     return { cancel: () => void (schedule.cancelled = true) };
   }
 
+  /** Whether any stream-time schedule exists (checked after every record, so cheap). */
+  get hasStreamTime(): boolean {
+    return this.streamTime.length > 0;
+  }
+
   /** Fires the stream-time schedules due at `nowMs`; returns whether any fired. */
   streamTimeAdvanced(nowMs: number): boolean {
     return fire(this.streamTime, nowMs);
@@ -36,6 +41,7 @@ export class Punctuations {
 }
 
 function fire(schedules: Schedule[], nowMs: number): boolean {
+  if (schedules.length === 0) return false;
   let fired = false;
   for (const s of [...schedules]) {
     if (s.cancelled) {

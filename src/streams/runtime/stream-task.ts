@@ -10,6 +10,7 @@ import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, RecordMetadata } from '../processor/processor.js';
 import { StreamRecord } from '../processor/record.js';
 import type { Serde } from '../serdes.js';
+import type { RecordCache } from '../state/record-cache.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from '../state/store.js';
 import type { Topology, TopologyNode } from '../topology.js';
 import type { RawRecord, RecordCollector } from './collector.js';
@@ -37,6 +38,8 @@ export interface TaskOptions {
   requestCommit?: () => void;
   /** The instance's global stores (GlobalKTables), shared by all its tasks. */
   globalStores?: ReadonlyMap<string, StateStore>;
+  /** The record cache of the thread running the task (caching stores write into it). */
+  cache?: RecordCache;
 }
 
 interface NodeInstance {
@@ -135,7 +138,7 @@ export class StreamTask {
     }
     const timestamp = options.timestampExtractor === undefined ? record.timestamp : options.timestampExtractor({ topic: record.topic, key, value, timestamp: record.timestamp }, this.streamTimeMs);
     if (timestamp < 0) return; // as Kafka's LogAndSkipOnInvalidTimestamp: a record without a valid time cannot be placed
-    this.current = { topic: record.topic, partition: record.partition, offset: record.offset };
+    this.current = record; // a RawRecord is a RecordMetadata: no copy per record
     this.currentTimestampMs = timestamp;
     if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
     try {
@@ -148,7 +151,7 @@ export class StreamTask {
 
   /** Fires the stream-time punctuations due now (call after each record). */
   punctuateStreamTime(): boolean {
-    return this.streamTimeMs >= 0 && this.guard('punctuation', () => this.punctuations.streamTimeAdvanced(this.streamTimeMs));
+    return this.streamTimeMs >= 0 && this.punctuations.hasStreamTime && this.guard('punctuation', () => this.punctuations.streamTimeAdvanced(this.streamTimeMs));
   }
 
   /** Fires the wall-clock punctuations due at `nowMs`. */
@@ -161,9 +164,18 @@ export class StreamTask {
     return this.streamTimeMs;
   }
 
-  /** Flushes the stores (before a commit). */
+  /** Flushes the stores (before a commit): their caches forward downstream, then they write to disk. */
   flush(): void {
+    this.flushCaches();
     for (const store of this.stores.values()) store.flush();
+  }
+
+  /** Writes the caching stores' caches through (forwarding downstream), in store order: an upstream store's flush may fill a downstream cache, flushed after it. */
+  flushCaches(): void {
+    for (const store of this.stores.values()) {
+      const cached = store as StateStore & { flushCache?: () => void };
+      if (cached.flushCache !== undefined) this.guard('cache flush', () => cached.flushCache?.());
+    }
   }
 
   /** Closes the processors, then the stores. */
@@ -175,12 +187,20 @@ export class StreamTask {
     for (const store of this.stores.values()) store.close();
   }
 
+  /** The hot path: no closure or object per hop beyond what the processors make. */
   private forwardTo(children: readonly NodeInstance[], record: StreamRecord<unknown, unknown>): void {
-    for (const child of children) {
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i] as NodeInstance;
       const previous = this.currentNode;
       this.currentNode = child.node.name;
       if (child.node.kind === 'sink') this.sink(child.node, record);
-      else this.guard('process', () => (child.processor as Processor).process(record));
+      else {
+        try {
+          (child.processor as Processor).process(record);
+        } catch (err) {
+          throw this.wrap('process', err);
+        }
+      }
       this.currentNode = previous;
     }
   }
@@ -200,10 +220,14 @@ export class StreamTask {
     try {
       return run();
     } catch (err) {
-      if (err instanceof StreamsError) throw err;
-      const where = this.current === null ? '' : ` on the record at ${this.current.topic}-${this.current.partition}@${this.current.offset}`;
-      throw new StreamsError(StreamsErrorCode.PROCESSING, `task ${this.id}: processor '${this.currentNode}' failed in ${what}${where}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      throw this.wrap(what, err);
     }
+  }
+
+  private wrap(what: string, err: unknown): unknown {
+    if (err instanceof StreamsError) return err;
+    const where = this.current === null ? '' : ` on the record at ${this.current.topic}-${this.current.partition}@${this.current.offset}`;
+    return new StreamsError(StreamsErrorCode.PROCESSING, `task ${this.id}: processor '${this.currentNode}' failed in ${what}${where}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
   }
 
   private resolve(topic: string): string {
@@ -255,9 +279,11 @@ export class StreamTask {
       stateDir: o.stateDir,
       defaultKeySerde: o.defaultKeySerde,
       defaultValueSerde: o.defaultValueSerde,
-      logChange: (store, key, value) => {
+      cache: o.cache ?? null,
+      recordTimestampMs: () => (this.currentTimestampMs >= 0 ? this.currentTimestampMs : Math.max(this.streamTimeMs, 0)),
+      logChange: (store, key, value, timestampMs) => {
         if (o.topology.store(store)?.loggingEnabled !== true) return;
-        const timestamp = this.currentTimestampMs >= 0 ? this.currentTimestampMs : Math.max(this.streamTimeMs, 0);
+        const timestamp = timestampMs ?? (this.currentTimestampMs >= 0 ? this.currentTimestampMs : Math.max(this.streamTimeMs, 0));
         o.collector.logChange(changelogTopic(o.applicationId, store), o.partition, key, value, timestamp);
       },
       registerRestore: (store, restore) => void this.restorers.set(store, restore),

@@ -12,6 +12,8 @@ import type { ResolvedConfig } from './config.js';
 import type { ProducerCollector } from './producer-collector.js';
 import { restoreStores, type RestoreTarget } from './restore.js';
 import { StreamTask } from './stream-task.js';
+import type { RawRecord } from './collector.js';
+import { RecordCache } from '../state/record-cache.js';
 import { readCheckpoint, taskDir, wipeTaskDir, writeCheckpoint } from './checkpoint.js';
 
 export class TaskManager {
@@ -19,6 +21,8 @@ export class TaskManager {
   private readonly subtopologies: Subtopology[];
   private readonly topicToSub = new Map<string, number>();
   private offsets = new Map<string, { topic: string; partition: number; offset: bigint }>();
+  /** The record cache shared by the caching stores of these tasks (Kafka's per-thread ThreadCache). */
+  private readonly cache: RecordCache;
 
   constructor(
     private readonly topology: Topology,
@@ -28,6 +32,7 @@ export class TaskManager {
     private readonly requestCommit: () => void,
     private readonly globalStores: ReadonlyMap<string, StateStore> = new Map(),
   ) {
+    this.cache = new RecordCache(config.statestoreCacheMaxBytes);
     this.subtopologies = topology.subtopologies();
     for (const s of this.subtopologies) for (const t of s.sourceTopics) this.topicToSub.set(this.resolve(t), s.id);
   }
@@ -102,11 +107,14 @@ export class TaskManager {
   processBatch(batch: ConsumerBatch<Buffer | null, Buffer | null>): void {
     const task = this.tasks.get(this.taskId(batch));
     if (task === undefined) throw new StreamsError(StreamsErrorCode.STATE, `no task for ${batch.topic}-${batch.partition}`);
-    for (const r of batch.records) {
-      task.process({ topic: r.topic, partition: r.partition, offset: r.offset, key: r.key, value: r.value, timestamp: r.timestamp, headers: r.headers });
+    const records = batch.records;
+    if (records.length === 0) return;
+    for (let i = 0; i < records.length; i++) {
+      task.process(records[i] as RawRecord); // a consumer record has every RawRecord field: no copy
       task.punctuateStreamTime();
-      this.offsets.set(`${r.topic}:${r.partition}`, { topic: r.topic, partition: r.partition, offset: r.offset + 1n });
     }
+    const last = records[records.length - 1] as RawRecord;
+    this.offsets.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: last.offset + 1n });
     this.collector.drain();
   }
 
@@ -154,6 +162,7 @@ export class TaskManager {
       onDeserializationError: this.config.onDeserializationError,
       requestCommit: this.requestCommit,
       globalStores: this.globalStores,
+      cache: this.cache,
     });
     task.init();
     return task;

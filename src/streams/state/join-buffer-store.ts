@@ -15,6 +15,7 @@
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Serde } from '../serdes.js';
 import type { BytesStore, BytesStoreSupplier } from './bytes-store.js';
+import { Retention } from './retention.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from './store.js';
 
 /** A buffered record of a join side. */
@@ -36,6 +37,7 @@ class LoggedBytes implements StateStore {
     supplier: BytesStoreSupplier,
     private readonly logging: boolean,
     private readonly onInit: (context: StateStoreContext) => void,
+    readonly retention: Retention | null = null,
   ) {
     this.name = supplier.name;
     this.persistent = supplier.persistent;
@@ -53,8 +55,17 @@ class LoggedBytes implements StateStore {
       if (key.length >= 4) this.seq = Math.max(this.seq, key.readUInt32BE(key.length - 4) + 1);
       if (value === null) this.inner.delete(key);
       else this.inner.put(key, value);
+      this.retention?.track(key, value === null);
     });
-    for (const [key] of this.inner.range(null, null)) this.seq = Math.max(this.seq, key.readUInt32BE(key.length - 4) + 1);
+    for (const [key] of this.inner.range(null, null)) {
+      this.seq = Math.max(this.seq, key.readUInt32BE(key.length - 4) + 1);
+      this.retention?.track(key, false);
+    }
+  }
+
+  /** Deletes (and logs the deletion of) every record past retention. */
+  expire(): void {
+    if (this.retention !== null) for (const key of this.retention.takeExpired()) this.write(key, null, false);
   }
 
   nextSeq(): number {
@@ -62,9 +73,10 @@ class LoggedBytes implements StateStore {
     return this.seq;
   }
 
-  write(key: Buffer, value: Buffer | null): void {
+  write(key: Buffer, value: Buffer | null, track = true): void {
     if (value === null) this.inner.delete(key);
     else this.inner.put(key, value);
+    if (track) this.retention?.track(key, value === null);
     if (this.logging) this.open().logChange(this.name, key, value);
   }
 
@@ -101,7 +113,14 @@ function int32(n: number): Buffer {
   return b;
 }
 
-/** All the records of one side of a join, by key and time. */
+/** The timestamp of a join buffer key `<key><timestamp><seq>`. */
+const recordTimeOf = (key: Buffer): number => Number(key.readBigInt64BE(key.length - 12));
+
+/**
+ * All the records of one side of a join, by key and time. With a retention
+ * (the join window plus grace), records that no later record can join any
+ * more are deleted as time passes, so the buffer stays bounded.
+ */
 export class JoinWindowBuffer<K, V> implements StateStore {
   private readonly bytes: LoggedBytes;
 
@@ -110,11 +129,18 @@ export class JoinWindowBuffer<K, V> implements StateStore {
     private keySerde: Serde<K> | undefined,
     private valueSerde: Serde<V> | undefined,
     logging: boolean,
+    retentionMs: number | null = null,
   ) {
+    const retention = retentionMs === null ? null : new Retention(retentionMs, recordTimeOf);
     this.bytes = new LoggedBytes(supplier, logging, (c) => {
       this.keySerde ??= c.defaultKeySerde as Serde<K>;
       this.valueSerde ??= c.defaultValueSerde as Serde<V>;
-    });
+    }, retention);
+  }
+
+  /** The number of records held. */
+  approximateNumEntries(): number {
+    return this.bytes.retention?.size ?? this.bytes.inner.size();
   }
 
   /** The store's name (its changelog is `<applicationId>-<name>-changelog`). */
@@ -132,17 +158,19 @@ export class JoinWindowBuffer<K, V> implements StateStore {
     this.bytes.init(context);
   }
 
-  /** Adds a record (a second one of the same key and time is kept beside the first). */
+  /** Adds a record (a second one of the same key and time is kept beside the first); then drops what is past retention. */
   put(key: K, timestamp: number, value: V): void {
+    if (this.bytes.retention?.isExpired(timestamp) === true) return;
     const k = serializeKey(this.keySerde as Serde<K>, this.bytes.topic, key, this.name);
     this.bytes.write(Buffer.concat([k, int64(timestamp), int32(this.bytes.nextSeq())]), (this.valueSerde as Serde<V>).serialize(this.bytes.topic, value));
+    this.bytes.expire();
   }
 
   /** The records of `key` with a timestamp in [from, to], oldest first. */
   fetch(key: K, from: number, to: number): BufferedRecord<V>[] {
     this.bytes.open();
     const k = serializeKey(this.keySerde as Serde<K>, this.bytes.topic, key, this.name);
-    const lo = Buffer.concat([k, int64(Math.max(0, from)), int32(0)]);
+    const lo = Buffer.concat([k, int64(Math.max(0, from, this.bytes.retention?.earliestMs ?? 0)), int32(0)]);
     const hi = Buffer.concat([k, int64(to), int32(0xffff_ffff)]);
     return this.bytes.inner
       .range(lo, hi)

@@ -3,11 +3,32 @@
  * to the changelog through the task (Kafka's metered + change-logging layers
  * in one). Values are stored serialized, so what is restored from the
  * changelog is byte-for-byte what was written.
+ *
+ * With caching (Kafka's caching layer, above the logging one), a put only
+ * updates the thread's record cache; the store, the changelog and the flush
+ * listener (the processor forwarding downstream) see the key's latest value
+ * when the cache is flushed (commit) or evicts it. Reads see the cache first;
+ * a cached primitive value is returned as is, an object is deserialized
+ * again so that callers cannot change what the cache holds.
  */
 import type { Serde } from '../serdes.js';
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { BytesStore, BytesStoreSupplier } from './bytes-store.js';
-import { changelogTopic, type KeyValueEntry, type KeyValueStore, type StateStoreContext } from './store.js';
+import type { CacheEntry, NamedCache } from './record-cache.js';
+import { changelogTopic, type CacheFlushListener, type KeyValueEntry, type KeyValueStore, type StateStoreContext } from './store.js';
+
+/** Restored records written to a persistent store per transaction. */
+const RESTORE_FLUSH_RECORDS = 20_000;
+
+/** Immutable values the cache can hand out as they are (no copy needed). */
+function isPrimitive(v: unknown): boolean {
+  return v === null || (typeof v !== 'object' && typeof v !== 'function');
+}
+
+/** The bytes a primitive value is counted for in the cache (its serialized size for the built-in serdes). */
+function primitiveSize(v: unknown): number {
+  return typeof v === 'string' ? v.length * 3 : 8;
+}
 
 /** A key-value store of typed keys and values. */
 export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
@@ -18,12 +39,18 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private keySerde: Serde<K> | undefined;
   private valueSerde: Serde<V> | undefined;
   private topic: string;
+  private cache: NamedCache | null = null;
+  private lastKey: unknown = undefined;
+  private lastKeyId: string | null = null;
+  private lastKeyBytes: Buffer | null = null;
+  private listener: CacheFlushListener<K, V> | null = null;
 
   constructor(
     supplier: BytesStoreSupplier,
     keySerde: Serde<K> | undefined,
     valueSerde: Serde<V> | undefined,
     private readonly logging: boolean,
+    private readonly caching = false,
   ) {
     this.name = supplier.name;
     this.persistent = supplier.persistent;
@@ -39,23 +66,83 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
     this.valueSerde ??= context.defaultValueSerde as Serde<V>;
     this.topic = changelogTopic(context.applicationId, this.name);
     if (this.inner.open(context.stateDir)) context.reportWiped(this.name);
+    let restored = 0;
     context.registerRestore(this.name, (key, value) => {
       if (value === null) this.inner.delete(key);
       else this.inner.put(key, value);
+      // Restored records are acknowledged changelog records: writing them to disk early is safe, and bounds the overlay of a large restore.
+      if (++restored % RESTORE_FLUSH_RECORDS === 0) this.inner.flush();
     });
+    if (this.caching && context.cache?.enabled === true) this.cache = context.cache.create((entries) => this.writeThrough(entries));
+  }
+
+  setFlushListener(listener: CacheFlushListener<K, V>): boolean {
+    this.listener = listener;
+    return this.cache !== null;
   }
 
   get(key: K): V | null {
-    const bytes = this.inner.get(this.serializeKey(key));
+    const keyBytes = this.serializeKey(key);
+    if (this.cache !== null) {
+      const cached = this.cache.get(this.keyId(key, keyBytes));
+      if (cached !== undefined) return isPrimitive(cached.value) ? (cached.value as V | null) : this.serdes()[1].deserialize(this.topic, cached.valueBytes);
+    }
+    const bytes = this.inner.get(keyBytes);
     return bytes === undefined ? null : this.serdes()[1].deserialize(this.topic, bytes);
   }
 
   put(key: K, value: V | null): void {
     const keyBytes = this.serializeKey(key);
+    if (this.cache !== null) {
+      // A primitive is kept as is and serialized at the flush (its size estimated); an object is serialized now, so later changes to it do not leak in.
+      const primitive = isPrimitive(value);
+      const valueBytes = primitive ? null : this.serdes()[1].serialize(this.topic, value);
+      const valueSize = primitive ? primitiveSize(value) : (valueBytes?.length ?? 0);
+      const timestamp = this.open().recordTimestampMs();
+      this.cache.put(this.keyId(key, keyBytes), { key, keyBytes, value, valueBytes, valueSize, timestamp, dirty: true });
+      return;
+    }
     const valueBytes = value === null ? null : this.serdes()[1].serialize(this.topic, value);
+    this.writeInner(keyBytes, valueBytes);
+    if (this.logging) this.open().logChange(this.name, keyBytes, valueBytes);
+  }
+
+  /** A flush of the cache: each dirty entry to the store, the changelog and the listener (unless it deletes what was never there). */
+  private writeThrough(entries: CacheEntry[]): void {
+    const context = this.open();
+    const valueSerde = this.serdes()[1];
+    for (const e of entries) {
+      const valueBytes = this.bytesOf(e);
+      const oldBytes = this.inner.get(e.keyBytes);
+      if (valueBytes === null && oldBytes === undefined) continue;
+      this.writeInner(e.keyBytes, valueBytes);
+      if (this.logging) context.logChange(this.name, e.keyBytes, valueBytes, e.timestamp);
+      if (this.listener !== null) {
+        const oldValue = oldBytes === undefined ? null : valueSerde.deserialize(this.topic, oldBytes);
+        const newValue = valueBytes === null ? null : isPrimitive(e.value) ? (e.value as V) : valueSerde.deserialize(this.topic, valueBytes);
+        this.listener(e.key as K, newValue, oldValue, e.timestamp);
+      }
+    }
+  }
+
+  /** The serialized value of a cache entry (null: a deletion). */
+  private bytesOf(e: CacheEntry): Buffer | null {
+    if (e.value === null) return null;
+    return e.valueBytes ?? this.serdes()[1].serialize(this.topic, e.value as V);
+  }
+
+  /**
+   * The cache id of a key. A read-modify-write (an aggregation's get then
+   * put) asks twice for the same key: the last id is kept for a primitive key.
+   */
+  private keyId(key: K, keyBytes: Buffer): string {
+    if (key === this.lastKey && keyBytes === this.lastKeyBytes) return (this.lastKeyId ??= keyBytes.toString('latin1'));
+    return keyBytes.toString('latin1');
+  }
+
+  private writeInner(keyBytes: Buffer, valueBytes: Buffer | null): void {
     if (valueBytes === null) this.inner.delete(keyBytes);
     else this.inner.put(keyBytes, valueBytes);
-    if (this.logging) this.open().logChange(this.name, keyBytes, valueBytes);
   }
 
   putIfAbsent(key: K, value: V): V | null {
@@ -73,24 +160,52 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   range(from: K | null, to: K | null): KeyValueEntry<K, V>[] {
     const lo = from === null ? null : this.serializeKey(from);
     const hi = to === null ? null : this.serializeKey(to);
-    return this.decode(this.inner.range(lo, hi));
+    return this.decode(this.withDirty(this.inner.range(lo, hi), lo, hi));
   }
 
   all(): KeyValueEntry<K, V>[] {
-    return this.decode(this.inner.range(null, null));
+    return this.decode(this.withDirty(this.inner.range(null, null), null, null));
   }
 
   approximateNumEntries(): number {
-    return this.inner.size();
+    let n = this.inner.size();
+    if (this.cache === null) return n;
+    for (const e of this.cache.dirtyEntries()) {
+      const stored = this.inner.get(e.keyBytes) !== undefined;
+      if (e.value === null && stored) n--;
+      if (e.value !== null && !stored) n++;
+    }
+    return n;
   }
 
+  /** Writes the cache through (forwarding downstream), then makes the store durable. */
   flush(): void {
+    this.flushCache();
     this.inner.flush();
   }
 
+  /** Writes the cache through without making the store durable (what the test driver does after each input). */
+  flushCache(): void {
+    this.cache?.flush();
+  }
+
+  /** Closes the store; cached writes not flushed are dropped (the input that made them is reprocessed). */
   close(): void {
+    this.cache?.clear();
+    this.cache = null;
     this.inner.close();
     this.context = null;
+  }
+
+  /** Range results of the bytes store with the cache's unflushed writes applied. */
+  private withDirty(entries: [Buffer, Buffer][], lo: Buffer | null, hi: Buffer | null): [Buffer, Buffer][] {
+    if (this.cache === null || this.cache.dirtyCount === 0) return entries;
+    const merged = new Map<string, [Buffer, Buffer | null]>(entries.map((e) => [e[0].toString('latin1'), e]));
+    for (const e of this.cache.dirtyEntries()) {
+      if ((lo !== null && Buffer.compare(e.keyBytes, lo) < 0) || (hi !== null && Buffer.compare(e.keyBytes, hi) > 0)) continue;
+      merged.set(e.keyBytes.toString('latin1'), [e.keyBytes, this.bytesOf(e)]);
+    }
+    return [...merged.keys()].sort().map((k) => merged.get(k) as [Buffer, Buffer | null]).filter((e): e is [Buffer, Buffer] => e[1] !== null);
   }
 
   private decode(entries: [Buffer, Buffer][]): KeyValueEntry<K, V>[] {
@@ -99,8 +214,14 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   private serializeKey(key: K): Buffer {
+    if (key === this.lastKey && this.lastKeyBytes !== null) return this.lastKeyBytes;
     const bytes = this.serdes()[0].serialize(this.topic, key);
     if (bytes === null) throw new StreamsError(StreamsErrorCode.STORE, `store '${this.name}' does not take null keys`);
+    if (isPrimitive(key)) {
+      this.lastKey = key;
+      this.lastKeyBytes = bytes;
+      this.lastKeyId = null;
+    }
     return bytes;
   }
 

@@ -3,6 +3,7 @@
  * `StoreBuilder`) and the context a store gets from its task.
  */
 import type { Serde } from '../serdes.js';
+import type { RecordCache } from './record-cache.js';
 
 /** What a task gives each of its stores when it opens them. */
 export interface StateStoreContext {
@@ -15,8 +16,12 @@ export interface StateStoreContext {
   /** Serdes used where a store has none of its own. */
   readonly defaultKeySerde: Serde<unknown>;
   readonly defaultValueSerde: Serde<unknown>;
-  /** Records a change for the store's changelog, stamped with the time of the record being processed (a no-op when logging is off). */
-  logChange(storeName: string, key: Buffer, value: Buffer | null): void;
+  /** Records a change for the store's changelog, stamped with `timestampMs` or else the time of the record being processed (a no-op when logging is off). */
+  logChange(storeName: string, key: Buffer, value: Buffer | null, timestampMs?: number): void;
+  /** The timestamp of the record being processed (stream time inside a punctuation or a cache flush). */
+  recordTimestampMs(): number;
+  /** The thread's record cache, for stores built with caching (null or disabled: write through). */
+  readonly cache: RecordCache | null;
   /** Says that a persistent store found unreadable files and started empty (it must be restored in full). */
   reportWiped(storeName: string): void;
   /** Registers how the runtime replays changelog records into the store on start-up. */
@@ -54,14 +59,34 @@ export interface ReadOnlyKeyValueStore<K, V> {
   approximateNumEntries(): number;
 }
 
+/** Receives what a caching store writes through at a flush: the key's latest value and the one it replaces. */
+export type CacheFlushListener<K, V> = (key: K, newValue: V | null, oldValue: V | null, timestampMs: number) => void;
+
 /** A key-value store a processor can write. */
 export interface KeyValueStore<K, V> extends StateStore, ReadOnlyKeyValueStore<K, V> {
+  /**
+   * For a caching store: calls `listener` for each key written through at a
+   * flush, and returns true, so the processor forwards from the listener
+   * instead of after each put (Kafka's TimestampedTupleForwarder). Returns
+   * false when the store does not cache.
+   */
+  setFlushListener?(listener: CacheFlushListener<K, V>): boolean;
   /** Sets `key` to `value`; a null value deletes. */
   put(key: K, value: V | null): void;
   /** Puts only when `key` has no value; returns the value there before. */
   putIfAbsent(key: K, value: V): V | null;
   /** Deletes `key`; returns the value it had. */
   delete(key: K): V | null;
+}
+
+/** Builds key-value stores; caching is off unless asked for (the DSL's stores cache by default). */
+export interface KeyValueStoreBuilder<K, V> extends StoreBuilder<KeyValueStore<K, V>> {
+  readonly cachingEnabled: boolean;
+  /** Keeps writes in the thread's record cache until a commit or eviction (consecutive updates of a key then count once). */
+  withCachingEnabled(): KeyValueStoreBuilder<K, V>;
+  withCachingDisabled(): KeyValueStoreBuilder<K, V>;
+  withLoggingDisabled(): KeyValueStoreBuilder<K, V>;
+  withLoggingEnabled(config?: ChangelogConfig): KeyValueStoreBuilder<K, V>;
 }
 
 /** Topic configs of a store's changelog topic, beyond `cleanup.policy=compact`. */

@@ -14,10 +14,14 @@ import type { StreamHeaders } from '../processor/record.js';
 import { Serdes, type Serde } from '../serdes.js';
 import type { RawRecord, SinkRecord } from '../runtime/collector.js';
 import { GlobalStores } from '../runtime/global-stores.js';
+import { RecordCache } from '../state/record-cache.js';
 import { StreamTask, type DeserializationExceptionHandler } from '../runtime/stream-task.js';
 import type { KeyValueStore, StateStore } from '../state/store.js';
 import type { Topology } from '../topology.js';
 import { TestInputTopic, TestOutputTopic } from './test-topics.js';
+
+/** Kafka's default `statestore.cache.max.bytes` (10 MiB). */
+const STATESTORE_CACHE_MAX_BYTES_DEFAULT = 10 * 1024 * 1024; // Kafka's default
 
 /** Options of the test driver. */
 export interface TestDriverConfig {
@@ -29,6 +33,8 @@ export interface TestDriverConfig {
   initialWallClockTimeMs?: number;
   /** What to do with a record that does not deserialize (default: fail, throwing from pipeInput). */
   deserializationExceptionHandler?: DeserializationExceptionHandler;
+  /** The record cache of the stores that cache (Kafka's `statestore.cache.max.bytes`, default 10 MiB; 0 disables). The driver flushes it after each input, as Kafka's commits after each record. */
+  statestoreCacheMaxBytes?: number;
 }
 
 /** Runs a topology without a broker. */
@@ -73,6 +79,7 @@ export class TopologyTestDriver {
       },
       wallClockMs: () => this.wallClockMs,
       onDeserializationError: config.deserializationExceptionHandler ?? (() => 'FAIL'),
+      cache: new RecordCache(config.statestoreCacheMaxBytes ?? STATESTORE_CACHE_MAX_BYTES_DEFAULT),
     });
     this.task.init();
   }
@@ -94,7 +101,7 @@ export class TopologyTestDriver {
     this.assertOpen();
     this.wallClockMs += ms;
     this.task.punctuateWallClock(this.wallClockMs);
-    this.drainInternal();
+    this.commit();
   }
 
   /** A key-value store of the topology. */
@@ -132,7 +139,15 @@ export class TopologyTestDriver {
     this.task.process(this.raw(topic, key, value, timestamp, headers));
     this.drainInternal();
     this.task.punctuateStreamTime();
-    this.drainInternal();
+    this.commit();
+  }
+
+  /** As Kafka's driver commits after each input: the caches write through, and what that sends to internal topics is processed in turn. */
+  private commit(): void {
+    do {
+      this.drainInternal();
+      this.task.flushCaches();
+    } while (this.pending.length > 0);
   }
 
   /** Reads back what went to internal topics, including what that produces in turn. */

@@ -151,7 +151,9 @@ test('persistent (LMDB) store: a clean restart restores only the tail after the 
     const third = new KafkaStreams(wordCount(input, output, 'persistent'), config);
     await third.start();
     const restored = logs.find((l) => l.startsWith('restored'));
-    assert.match(restored ?? '', /^restored 8 changelog records .*word-counts@1_0=8$/);
+    // 8 updates for 6 words; the record cache folds the updates of 'a' made between two commits.
+    const [, n, perStore] = /^restored (\d+) changelog records .*word-counts@1_0=(\d+)$/.exec(restored ?? '') ?? [];
+    assert.ok(n === perStore && Number(n) >= 6 && Number(n) <= 8, restored);
     assert.equal(third.store<string, bigint>('word-counts').get('a'), 3n);
     assert.equal(third.store<string, bigint>('word-counts').all().length, 6);
     await third.close();

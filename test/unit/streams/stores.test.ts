@@ -15,6 +15,8 @@ function context(stateDir: string | null, wiped: string[] = []): StateStoreConte
     defaultKeySerde: Serdes.String() as never,
     defaultValueSerde: Serdes.String() as never,
     logChange: () => {},
+    recordTimestampMs: () => 0,
+    cache: null,
     registerRestore: () => {},
     reportWiped: (s) => void wiped.push(s),
   };

@@ -1,0 +1,88 @@
+/**
+ * Suppression across a restart on a broker (startCluster): an instance
+ * buffers the count of an open window and stops (committing its input); a
+ * new instance restores the suppression buffer from its changelog and emits
+ * the window's final count when a later record closes it, although the
+ * records that made the count are not processed again.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
+import { Admin, Consumer, Producer } from '../../../src/client/index.js';
+import { KafkaStreams, KeyValue, Serdes, StreamsBuilder, Suppressed, TimeWindows, type Topology } from '../../../src/streams/index.js';
+
+const S = Serdes.String();
+const L = Serdes.Long();
+let cluster: EmbeddedCluster;
+let admin: Admin;
+
+before(async () => {
+  cluster = await startCluster({ config: { 'group.initial.rebalance.delay.ms': 0 } });
+  admin = await Admin.connect({ bootstrap: cluster.bootstrap });
+});
+after(async () => {
+  await admin.close();
+  await cluster.stop();
+});
+
+async function produce(topic: string, records: [string, number][]): Promise<void> {
+  const producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: cluster.bootstrap } });
+  for (const [key, timestamp] of records) await producer.send({ topic, key: Buffer.from(key), value: Buffer.from('x'), timestamp: BigInt(timestamp) });
+  await producer.close();
+}
+
+/** Reads `topic` from the start until `count` records came (bounded by 30 s). */
+async function read(topic: string, count: number): Promise<[string | null, Buffer | null][]> {
+  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: cluster.bootstrap, autoOffsetReset: 'earliest' });
+  consumer.assign([{ topic, partition: 0 }]);
+  const got: [string | null, Buffer | null][] = [];
+  const deadline = Date.now() + 30_000;
+  try {
+    for await (const batch of consumer.batches()) {
+      for (const r of batch.records) got.push([r.key?.toString() ?? null, r.value]);
+      if (got.length >= count || Date.now() > deadline) break;
+    }
+  } finally {
+    await consumer.close();
+  }
+  return got;
+}
+
+function topology(input: string, output: string): Topology {
+  const builder = new StreamsBuilder();
+  builder
+    .stream(input, { keySerde: S, valueSerde: S })
+    .groupByKey()
+    .windowedBy(TimeWindows.ofSizeWithNoGrace(10_000))
+    .count({ storeName: 'counts' })
+    .suppress(Suppressed.untilWindowCloses())
+    .toStream()
+    .map((wk, n) => KeyValue.pair(`${wk.key}@${wk.window.start}`, n))
+    .to(output, { keySerde: S, valueSerde: L });
+  return builder.build();
+}
+
+test('suppress: a final result buffered before a restart is emitted after it', async () => {
+  const id = Date.now();
+  const [input, output] = [`sup-in-${id}`, `sup-out-${id}`];
+  await admin.createTopics([{ name: input, numPartitions: 1 }, { name: output, numPartitions: 1 }]);
+  const t = topology(input, output);
+  const store = /KTABLE-SUPPRESS-STATE-STORE-\d{10}/.exec(t.describe().toString())?.[0];
+  const config = { applicationId: `sup-${id}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 100 };
+  const first = new KafkaStreams(t, config);
+  await first.start();
+  await produce(input, [['k', 1000], ['k', 2000]]);
+  const buffered = await read(`${config.applicationId}-${store}-changelog`, 2);
+  assert.equal(buffered.length, 2, 'both updates of k@0 went to the buffer changelog');
+  await first.close();
+
+  const second = new KafkaStreams(topology(input, output), config);
+  await second.start();
+  try {
+    await produce(input, [['k', 15_000]]);
+    const out = await read(output, 1);
+    assert.deepEqual(out.map(([k, v]) => [k, L.deserialize(output, v)]), [['k@0', 2n]]);
+  } finally {
+    await second.close();
+  }
+});
