@@ -39,6 +39,9 @@ export interface SimStats {
 
 class SimFailure extends Error {}
 
+/** REPLICATION_TRACE=1 prints what happens (faults, leadership, acks) while replaying one seed. */
+const TRACE = process.env['REPLICATION_TRACE'] === '1';
+
 function fail(seed: number, message: string): never {
   throw new SimFailure(`replication sim seed ${seed}: ${message}`);
 }
@@ -83,12 +86,15 @@ class Run {
   readonly stats: SimStats = { acked: 0, crashes: 0, partitions: 0, truncations: 0 };
   private faultsOn = true;
   /**
-   * Brokers down (crashed), cut off, or back but not yet in every ISR again:
-   * at most 2 (N-1), so one replica with every acknowledged record always
-   * remains. A restarted broker lost what it had not fsynced, so it counts as
-   * failed until it has caught up and rejoined.
+   * Brokers killed, cut off, or back but not yet in every ISR again: at most
+   * 2 (N-1). A kill (kill -9) keeps what the broker wrote (the page cache
+   * survives a process); a power loss throws away what was not fsynced, and
+   * at most min.insync.replicas - 1 = 1 broker may be power-lost and not yet
+   * back in every ISR: acks=all promises the record on min.insync.replicas
+   * replicas, not on disk, so that is the loss it survives.
    */
   private readonly troubled = new Set<number>();
+  private readonly powerLost = new Set<number>();
 
   constructor(readonly seed: number) {
     this.w = new SimWorld(seed);
@@ -118,6 +124,7 @@ class Run {
           let m = this.acked.get(partition);
           if (m === undefined) this.acked.set(partition, (m = new Map()));
           m.set(r.baseOffset, value);
+          if (TRACE) this.trace(`ack ${value} at ${partition}@${r.baseOffset} from leader ${leader}`);
           push(this.ackedInOrder, partition, [r.baseOffset, value]);
           this.stats.acked++;
         });
@@ -149,13 +156,21 @@ class Run {
     const b = this.w.broker(id);
     const roll = r.next();
     this.forgetRecovered();
+    if (TRACE && this.troubled.has(id)) this.trace(`broker ${id} ${b.alive ? 'reconnects' : 'restarts'}`);
     if (this.troubled.has(id)) {
       if (!b.alive) void b.start(false);
       else this.w.net.isolated.delete(id);
     } else if (this.troubled.size < 2) {
       this.troubled.add(id);
-      if (roll < 0.5) {
-        b.crash();
+      // While a power-lost broker is not back, another crash would leave no
+      // in-sync replica with a clean shutdown: the controller then rightly
+      // keeps the partition offline (it cannot tell which one kept its data).
+      const power = roll < 0.25 && this.troubled.size === 0;
+      const kind = power ? 'power loss' : roll < 0.6 && this.powerLost.size === 0 ? 'kill' : 'partition';
+      if (TRACE) this.trace(`fault on broker ${id}: ${kind}`);
+      if (kind !== 'partition') {
+        b.crash(power);
+        if (power) this.powerLost.add(id);
         this.stats.crashes++;
       } else {
         this.w.net.isolated.add(id);
@@ -172,12 +187,25 @@ class Run {
       if (!b.alive || this.w.net.isolated.has(id)) continue;
       let inAll = true;
       for (let partition = 0; partition < PARTITIONS; partition++) if (!(this.w.image.partition(TOPIC, partition)?.isr.includes(id) ?? false)) inAll = false;
-      if (inAll) this.troubled.delete(id);
+      if (!inAll) continue;
+      this.troubled.delete(id);
+      this.powerLost.delete(id);
     }
+  }
+
+  private lastImage = '';
+
+  trace(what: string): void {
+    console.log(`[${this.w.clock.monotonicMs()}] ${what}`);
   }
 
   check(): void {
     const seed = this.seed;
+    if (TRACE) {
+      const img = this.describe().split('\n').filter((l) => l.startsWith('p')).join(' | ');
+      if (img !== this.lastImage) this.trace(`image: ${img}`);
+      this.lastImage = img;
+    }
     const actingLeaders = new Map<string, number>();
     for (let partition = 0; partition < PARTITIONS; partition++) {
       for (const id of BROKER_IDS) {

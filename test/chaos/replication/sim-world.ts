@@ -110,13 +110,18 @@ export class SimBroker {
     this.loop(life, LAG_TIME_MAX_MS / 2, () => this.rm.shrinkIsrs());
   }
 
-  /** kill -9 and a power cut: what was not fsynced is gone. */
-  crash(): void {
+  /**
+   * The process dies (kill -9): what it wrote stays, as the page cache
+   * survives a process. With `powerLoss`, what was not fsynced is gone too
+   * (a torn tail may remain).
+   */
+  crash(powerLoss: boolean): void {
     this.alive = false;
     this.life++;
     this.fetchers.shutdown();
     this.rm.wakeDelayedFetches();
-    this.fs.crash(this.world.random);
+    // Without a power loss the files keep every write (the dead process's handles simply go unused).
+    if (powerLoss) this.fs.crash(this.world.random);
   }
 
   private loop(life: number, everyMs: number, fn: () => void): void {
