@@ -78,7 +78,7 @@ async function up(options: UpOptions, cmd: Command): Promise<void> {
   const cluster = launchCluster({
     layout,
     runner: cliRunner({ main, output: 'file', detached: detach, startTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: STOP_GRACE_MS }),
-    overrides: options.override ?? {},
+    overrides: { ...replicationDefaults(layout.nodes.length), ...options.override },
     readyTimeoutMs: READY_TIMEOUT_MS,
     killOnExit: false,
     keepAlive: !detach,
@@ -149,4 +149,17 @@ export function registerClusterUpCommands(cluster: Command): void {
   withExamples(cluster.command('down').description('stop a cluster started with `cluster up --detach`'), ['tributary cluster down --dir ./cluster'])
     .option('-d, --dir <dir>', 'the directory given to cluster up', './cluster')
     .action(async (options: { dir: string }, cmd: Command) => down(options, cmd));
+}
+
+/**
+ * A cluster made to try replication replicates: topics created without a
+ * replication factor get min(3, nodes) replicas, and acks=all needs two of
+ * them (min.insync.replicas 2 from 3 nodes), so one node can fail without
+ * losing an acknowledged record or stopping acks=all. `--override` wins.
+ */
+export function replicationDefaults(nodes: number): Record<string, string> {
+  return {
+    'default.replication.factor': String(Math.min(3, nodes)),
+    'min.insync.replicas': String(nodes >= 3 ? 2 : 1),
+  };
 }
