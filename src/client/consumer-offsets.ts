@@ -113,7 +113,10 @@ export class ConsumerOffsets<K, V> {
         const listed = await listOffsetsMany(cluster, waiting.map((s) => ({ topic: s.topic, partition: s.partition, spec: s.resetTo as ResetSpec })), isolation);
         waiting.forEach((s, i) => {
           const r = listed[i];
-          if (r !== undefined && s.epoch === epochs[i] && s.resetTo !== null) s.seekTo(r.offset);
+          if (r === undefined || s.epoch !== epochs[i] || s.resetTo === null) return;
+          s.seekTo(r.offset);
+          // The epoch of the offset found (ListOffsets v4+), validated on the next leader change (KIP-320).
+          s.lastEpoch = r.leaderEpoch;
         });
       } while (this.resetAgain);
     } catch (err) {

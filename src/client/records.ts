@@ -165,6 +165,8 @@ export interface FetchPosition {
   partition: number;
   /** Next offset to read. */
   offset: bigint;
+  /** The caller's leader epoch (Fetch v9+, KIP-320): a stale one gets FENCED_LEADER_EPOCH; -1 (default) skips the check. */
+  currentLeaderEpoch?: number;
 }
 
 /** Options of `fetch` / `fetchMany`. */
@@ -219,6 +221,8 @@ export interface FetchBodySettings {
   maxBytes: number;
   isolationLevel: 0 | 1;
   partitionMaxBytes: number;
+  /** The consumer's rack (Fetch v11+, KIP-392); '' for none. */
+  rackId?: string;
 }
 
 /** The body of a full, sessionless Fetch (sessionId 0, epoch -1, v4-12) of `positions`, grouped by topic. */
@@ -241,7 +245,7 @@ export function fetchRequestBody(positions: readonly FetchPosition[], settings: 
       topic,
       partitions: ps.map((p) => ({
         partition: p.partition,
-        currentLeaderEpoch: -1,
+        currentLeaderEpoch: p.currentLeaderEpoch ?? -1,
         fetchOffset: p.offset,
         lastFetchedEpoch: -1,
         logStartOffset: -1n,
@@ -249,7 +253,7 @@ export function fetchRequestBody(positions: readonly FetchPosition[], settings: 
       })),
     })),
     forgottenTopicsData: [],
-    rackId: '',
+    rackId: settings.rackId ?? '',
   };
 }
 
