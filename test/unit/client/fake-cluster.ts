@@ -12,7 +12,7 @@
  * has leaderId -1 and LEADER_NOT_AVAILABLE), InitProducerId, Produce,
  * Fetch (CurrentLeaderEpoch fencing, NOT_LEADER_OR_FOLLOWER off the
  * replicas, PreferredReadReplica from the leader when a test sets one),
- * ListOffsets (earliest/latest) and OffsetForLeaderEpoch.
+ * ListOffsets (earliest/latest), DeleteRecords and OffsetForLeaderEpoch.
  */
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { Offsets } from '../../../src/protocol/record-batch/header.js';
@@ -21,7 +21,12 @@ import { decodeRecordBatchSync } from '../../../src/protocol/record-batch/reader
 import { incrementSequence } from '../../../src/client/producer-idempotence.js';
 import { FAKE_API_VERSIONS, FakeBroker, withApiVersions, type FakeReply, type FakeRequest } from './fake-broker.js';
 
-export const CLUSTER_API_VERSIONS = [...FAKE_API_VERSIONS, { apiKey: 22, minVersion: 0, maxVersion: 4 }, { apiKey: 23, minVersion: 0, maxVersion: 4 }];
+export const CLUSTER_API_VERSIONS = [
+  ...FAKE_API_VERSIONS,
+  { apiKey: 21, minVersion: 0, maxVersion: 2 },
+  { apiKey: 22, minVersion: 0, maxVersion: 4 },
+  { apiKey: 23, minVersion: 0, maxVersion: 4 },
+];
 
 /** One batch in a partition's log. */
 export interface StoredBatch {
@@ -50,6 +55,8 @@ export interface PartitionModel {
   producers: Map<bigint, ProducerEntry>;
   /** The leader names this replica in Fetch answers (KIP-392); -1: none. */
   preferredReadReplica: number;
+  /** DeleteRecords moved the log start here. */
+  logStart: bigint;
 }
 
 /**
@@ -92,6 +99,7 @@ export class FakeCluster {
       epochStarts: [],
       producers: new Map(),
       preferredReadReplica: -1,
+      logStart: 0n,
     }));
   }
 
@@ -181,6 +189,8 @@ export class FakeCluster {
         return this.listOffsets(node, req);
       case 23:
         return this.offsetForLeaderEpoch(node, req);
+      case 21:
+        return this.deleteRecords(node, req);
       default:
         return { none: true };
     }
@@ -345,6 +355,29 @@ export class FakeCluster {
             const fenced = this.epochCheck(p, lp.currentLeaderEpoch ?? -1);
             if (fenced !== 0) return answer(fenced);
             return answer(0, lp.timestamp === -2n ? (p.log[0]?.baseOffset ?? 0n) : this.logEnd(lp.partitionIndex));
+          }),
+        })),
+      },
+    };
+  }
+
+  private deleteRecords(node: number, req: FakeRequest): FakeReply {
+    const topics = req.body.topics as { name: string; partitions: { partitionIndex: number; offset: bigint }[] }[];
+    return {
+      body: {
+        throttleTimeMs: 0,
+        topics: topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((dp) => {
+            const p = this.partitions[dp.partitionIndex];
+            const answer = (errorCode: number, lowWatermark = -1n) => ({ partitionIndex: dp.partitionIndex, lowWatermark, errorCode });
+            if (p === undefined) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+            if (p.leader !== node) return answer(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+            const end = this.logEnd(dp.partitionIndex);
+            const to = dp.offset === -1n ? end : dp.offset;
+            if (to > end) return answer(ErrorCode.OFFSET_OUT_OF_RANGE);
+            if (to > p.logStart) p.logStart = to;
+            return answer(0, p.logStart);
           }),
         })),
       },
