@@ -364,7 +364,9 @@ export async function listOffsetsMany(
 ): Promise<ListedOffset[]> {
   const items = partitions.map((p, index) => ({ ...p, timestamp: specTimestamp(p.spec), index }));
   return perLeader(cluster, items, true, async (conn, group) => {
-    const byKey = await sendListOffsets(conn, Apis.ListOffsets, isolationLevel, group);
+    // The leader epoch the metadata names now (each attempt after a refresh sends the new one).
+    const withEpochs = group.map((item) => ({ ...item, currentLeaderEpoch: cachedLeaderEpoch(cluster, item.topic, item.partition) }));
+    const byKey = await sendListOffsets(conn, Apis.ListOffsets, isolationLevel, withEpochs);
     return group.map((item) => {
       const p = byKey.get(listOffsetsKey(item.topic, item.partition));
       const code = p === undefined ? ErrorCode.UNKNOWN_SERVER_ERROR : p.errorCode;
@@ -375,6 +377,13 @@ export async function listOffsetsMany(
 }
 
 // ----------------------------------------------------------------- helpers
+
+/** A partition's leader epoch in the cluster's metadata cache, -1 when unknown. */
+function cachedLeaderEpoch(cluster: Cluster, topic: string, partition: number): number {
+  const ps = cluster.metadata.topics.get(topic)?.partitions;
+  const p = ps?.[partition]?.partition === partition ? ps[partition] : ps?.find((x) => x.partition === partition);
+  return p?.leaderEpoch ?? -1;
+}
 
 interface Routed {
   topic: string;

@@ -169,3 +169,22 @@ test('rackId goes out in Fetch; the consumer follows the PreferredReadReplica an
   assert.deepEqual((await take(4)).map((r) => r.value), values('b', 4));
   assert.ok(fake.requestsOf(1).slice(mark).some((f) => f.node === 1), 'fetched from the leader again');
 });
+
+test('a reset after a re-election: ListOffsets carries the cached leader epoch; FENCED_LEADER_EPOCH refreshes the metadata and the retry carries the new one', async (t) => {
+  const { fake, consumer, take } = await setup(t);
+  fake.append(0, values('a', 3));
+  const tp = { topic: 't', partition: 0 };
+  consumer.assign([tp]);
+  await take(3);
+  consumer.pause([tp]);
+  fake.moveLeader(0, 1);
+  const mark = fake.requestsOf(2).length;
+  consumer.seek(tp, 'earliest');
+  consumer.resume([tp]);
+  assert.deepEqual((await take(3)).map((r) => [r.offset, r.value]), values('a', 3).map((v, i) => [BigInt(i), v]));
+  const epochs = fake
+    .requestsOf(2)
+    .slice(mark)
+    .map((r) => (r.req.body.topics as { partitions: { currentLeaderEpoch: number }[] }[])[0]?.partitions[0]?.currentLeaderEpoch);
+  assert.deepEqual(epochs, [0, 1], 'the stale epoch (fenced), then the refreshed one');
+});
