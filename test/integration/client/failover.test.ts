@@ -113,6 +113,8 @@ test('kill -9 and restart of the partition leader: our producer delivers everyth
   await Promise.all(pending);
   assert.ok(killed, 'the leader was killed mid-stream');
   t.diagnostic(`${RECORDS} records in ${Date.now() - started} ms; longest gap between acknowledgements ${longestGapMs} ms (node ${victim} down ${DOWN_MS} ms, then restarting)`);
+  // An epoch above 0 means a partition asked for a bump (KIP-360): the restarted leader lost the producer's state or a batch failed for good.
+  t.diagnostic(`producer id and epoch after the run: ${JSON.stringify(producer.producerIdAndEpoch, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
 
   // The producer: everything acknowledged, offsets in send order.
   const failures = acks.filter((a): a is Error => a instanceof Error);
