@@ -115,6 +115,11 @@ export class Fetcher<K, V> {
     let unknownLeader = false;
     let validate = false;
     for (const state of this.hooks.states()) {
+      if (state.awaitingValidation && state.assigned) {
+        // A committed position with an epoch, or a leader change: validation first.
+        validate = true;
+        continue;
+      }
       if (!state.fetchable(this.config.prefetchMax)) continue;
       const leader = this.leaderOf(state.topic, state.partition);
       if (leader === null) {

@@ -188,3 +188,22 @@ test('a reset after a re-election: ListOffsets carries the cached leader epoch; 
     .map((r) => (r.req.body.topics as { partitions: { currentLeaderEpoch: number }[] }[])[0]?.partitions[0]?.currentLeaderEpoch);
   assert.deepEqual(epochs, [0, 1], 'the stale epoch (fenced), then the refreshed one');
 });
+
+test('a committed offset with its leader epoch is validated before the first fetch: a log truncated while the consumer was away is found', async (t) => {
+  const { fake, consumer, take, warnings } = await setup(t, { groupId: 'g', autoCommit: false });
+  fake.append(0, values('a', 5));
+  fake.append(0, values('b', 5));
+  // The group committed offset 10 (epoch 0); then an unclean election cut the log at 5 and epoch 1 wrote 2 records.
+  fake.committed.set(0, { offset: 10n, leaderEpoch: 0 });
+  fake.moveLeader(0, 2);
+  fake.truncate(0, 5n);
+  fake.append(0, values('c', 2));
+  consumer.assign([{ topic: 't', partition: 0 }]);
+  assert.deepEqual((await take(2)).map((r) => [r.offset, r.value]), [
+    [5n, 'c0'],
+    [6n, 'c1'],
+  ]);
+  assert.equal(fake.requestsOf(23).length, 1);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0] as string, /position 10 \(epoch 0\) is past the leader's end offset 5/);
+});

@@ -12,7 +12,9 @@
  * has leaderId -1 and LEADER_NOT_AVAILABLE), InitProducerId, Produce,
  * Fetch (CurrentLeaderEpoch fencing, NOT_LEADER_OR_FOLLOWER off the
  * replicas, PreferredReadReplica from the leader when a test sets one),
- * ListOffsets (earliest/latest), DeleteRecords and OffsetForLeaderEpoch.
+ * ListOffsets (earliest/latest), DeleteRecords and OffsetForLeaderEpoch;
+ * node 1 is every group's coordinator: FindCoordinator and OffsetFetch
+ * answer from `committed` (offset and leader epoch per partition).
  */
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { Offsets } from '../../../src/protocol/record-batch/header.js';
@@ -23,6 +25,8 @@ import { FAKE_API_VERSIONS, FakeBroker, withApiVersions, type FakeReply, type Fa
 
 export const CLUSTER_API_VERSIONS = [
   ...FAKE_API_VERSIONS,
+  { apiKey: 9, minVersion: 5, maxVersion: 7 },
+  { apiKey: 10, minVersion: 0, maxVersion: 3 },
   { apiKey: 21, minVersion: 0, maxVersion: 2 },
   { apiKey: 22, minVersion: 0, maxVersion: 4 },
   { apiKey: 23, minVersion: 0, maxVersion: 4 },
@@ -83,6 +87,8 @@ export class FakeCluster {
   /** Every request, with the node that got it. */
   readonly requests: { node: number; req: FakeRequest }[] = [];
   produceHook: ProduceHook | undefined;
+  /** The group's committed offsets by partition (what OffsetFetch answers). */
+  readonly committed = new Map<number, { offset: bigint; leaderEpoch: number }>();
   private readonly attempts = new Map<string, number>();
   private readonly idEpochs = new Map<bigint, number>();
   private nextProducerId = 1000n;
@@ -191,6 +197,10 @@ export class FakeCluster {
         return this.offsetForLeaderEpoch(node, req);
       case 21:
         return this.deleteRecords(node, req);
+      case 10:
+        return { body: { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 1, host: '127.0.0.1', port: this.nodes.get(1)?.port ?? -1 } };
+      case 9:
+        return this.offsetFetch(req);
       default:
         return { none: true };
     }
@@ -355,6 +365,23 @@ export class FakeCluster {
             const fenced = this.epochCheck(p, lp.currentLeaderEpoch ?? -1);
             if (fenced !== 0) return answer(fenced);
             return answer(0, lp.timestamp === -2n ? (p.log[0]?.baseOffset ?? 0n) : this.logEnd(lp.partitionIndex));
+          }),
+        })),
+      },
+    };
+  }
+
+  private offsetFetch(req: FakeRequest): FakeReply {
+    const topics = (req.body.topics as { name: string; partitionIndexes: number[] }[] | null) ?? [];
+    return {
+      body: {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        topics: topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitionIndexes.map((partitionIndex) => {
+            const c = this.committed.get(partitionIndex);
+            return { partitionIndex, committedOffset: c?.offset ?? -1n, committedLeaderEpoch: c?.leaderEpoch ?? -1, metadata: '', errorCode: 0 };
           }),
         })),
       },
