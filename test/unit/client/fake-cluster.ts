@@ -17,7 +17,6 @@
  * answer from `committed` (offset and leader epoch per partition).
  */
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { Offsets } from '../../../src/protocol/record-batch/header.js';
 import { buildRecordBatchSync } from '../../../src/protocol/record-batch/builder.js';
 import { decodeRecordBatchSync } from '../../../src/protocol/record-batch/reader.js';
 import { incrementSequence } from '../../../src/client/producer-idempotence.js';
@@ -436,9 +435,4 @@ export class FakeCluster {
       },
     };
   }
-}
-
-/** The partition leader epoch stamped in an encoded batch (what a consumer reads as record.leaderEpoch). */
-export function batchLeaderEpoch(encoded: Buffer): number {
-  return encoded.readInt32BE(Offsets.partitionLeaderEpoch);
 }
