@@ -111,6 +111,7 @@ export {
   ConnectionError,
   KafkaProtocolError,
   ProducerFencedError,
+  LogTruncationError,
   ProtocolError,
   RequestTimeoutError,
   TributaryClientError,

@@ -104,6 +104,8 @@ export const REFRESH_METADATA_ERRORS: ReadonlySet<number> = new Set([
   ErrorCode.UNKNOWN_LEADER_EPOCH,
   ErrorCode.REPLICA_NOT_AVAILABLE,
   ErrorCode.BROKER_NOT_AVAILABLE,
+  // The replica's log dir failed; leadership moves elsewhere (Java's KafkaStorageException is an InvalidMetadataException).
+  ErrorCode.KAFKA_STORAGE_ERROR,
 ]);
 
 /** Parses 'host:port[,host:port]' ('[::1]:9092' for IPv6; the port defaults to 9092). */
@@ -238,7 +240,7 @@ export class Cluster {
     );
     const fresh = new Map<string, TopicMetadata>();
     // A null name (v12+) only answers a topic asked for by id, which this client never does.
-    for (const t of response.topics) if (t.name !== null) fresh.set(t.name, toTopicMetadata({ ...t, name: t.name }));
+    for (const t of response.topics) if (t.name !== null) fresh.set(t.name, keepNewerEpochs(toTopicMetadata({ ...t, name: t.name }), this.current.topics.get(t.name)));
     // A full listing replaces the cache; a partial one updates its topics.
     const merged = topics === null ? fresh : new Map([...this.current.topics, ...fresh]);
     if (topics !== null) for (const name of topics) if (!fresh.has(name)) merged.delete(name);
@@ -370,6 +372,25 @@ type MetadataTopic = {
     offlineReplicas: number[];
   }[];
 };
+
+/**
+ * KIP-320: a broker that has not yet seen a leader change answers Metadata
+ * with the old leader and an older leader epoch; such a partition keeps the
+ * cached (newer) entry, so a client never routes back to a deposed leader.
+ * A topic whose id changed (deleted and created again) takes the answer as it is.
+ */
+export function keepNewerEpochs(fresh: TopicMetadata, cached: TopicMetadata | undefined): TopicMetadata {
+  if (cached === undefined || fresh.errorCode !== 0 || cached.errorCode !== 0) return fresh;
+  if (fresh.topicId !== null && cached.topicId !== null && fresh.topicId !== cached.topicId) return fresh;
+  let changed = false;
+  const partitions = fresh.partitions.map((p) => {
+    const old = cached.partitions[p.partition]?.partition === p.partition ? cached.partitions[p.partition] : undefined;
+    if (old === undefined || p.leaderEpoch < 0 || old.leaderEpoch <= p.leaderEpoch) return p;
+    changed = true;
+    return old;
+  });
+  return changed ? { ...fresh, partitions } : fresh;
+}
 
 function toTopicMetadata(t: MetadataTopic): TopicMetadata {
   const topicId = t.topicId !== ZERO_UUID ? t.topicId : null;

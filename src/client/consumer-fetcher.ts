@@ -12,10 +12,23 @@
  * ready. Paused partitions are not fetched and keep their buffer.
  *
  * Errors per partition: OFFSET_OUT_OF_RANGE resets the position with the
- * reset policy (or reports it with 'none'); stale-leadership errors and lost
+ * reset policy (or reports it with 'none'); stale-leadership errors
+ * (NOT_LEADER_OR_FOLLOWER, FENCED/UNKNOWN_LEADER_EPOCH, ...) and lost
  * connections refresh the metadata and retry after the cluster's backoff;
  * others are reported to the consumer. Everything here is driven by events
  * (responses, pump() calls); the only waits are the error backoffs.
+ *
+ * Leaders (KIP-320): each partition is fetched with CurrentLeaderEpoch (v9+)
+ * from the metadata. When the metadata names a newer leader epoch than the
+ * one the partition was fetched under, what was fetched past the position
+ * is dropped and the partition waits for position validation
+ * (consumer-validate.ts) before it is fetched from the new leader.
+ *
+ * Follower fetching (KIP-392): `rackId` goes out in Fetch v11+. A leader that
+ * answers with a PreferredReadReplica is left for that replica until
+ * `metadataMaxAgeMs` passes, the replica answers with an error (an
+ * out-of-range offset included: a follower may lag) or cannot be reached,
+ * or the leader changes; then fetching goes back to the leader.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { FetchResponse } from '../protocol/messages/01-fetch.js';
@@ -37,10 +50,14 @@ export interface FetcherConfig {
   /** 0 read_uncommitted, 1 read_committed. */
   isolationLevel: 0 | 1;
   prefetchMax: number;
+  /** Sent as Fetch rackId (v11+): the broker may name a replica in this rack to fetch from (KIP-392). */
+  rackId: string;
+  /** How long a preferred read replica is used before asking the leader again (Java's metadata.max.age.ms). */
+  preferredReplicaMaxAgeMs: number;
 }
 
 /** The fetcher's settings from the consumer's options (defaults in consumer-types.ts). */
-export function fetcherConfig<K, V>(o: ConsumerOptions<K, V>): FetcherConfig {
+export function fetcherConfig<K, V>(o: ConsumerOptions<K, V>, metadataMaxAgeMs: number): FetcherConfig {
   return {
     minBytes: o.fetchMinBytes ?? CONSUMER_FETCH_MIN_BYTES_DEFAULT,
     maxWaitMs: o.fetchMaxWaitMs ?? CONSUMER_FETCH_MAX_WAIT_MS_DEFAULT,
@@ -48,6 +65,8 @@ export function fetcherConfig<K, V>(o: ConsumerOptions<K, V>): FetcherConfig {
     partitionMaxBytes: o.maxPartitionFetchBytes ?? MAX_PARTITION_FETCH_BYTES_DEFAULT,
     isolationLevel: o.isolationLevel === 'read_committed' ? 1 : 0,
     prefetchMax: PREFETCH_FETCHES_MAX,
+    rackId: o.rackId ?? '',
+    preferredReplicaMaxAgeMs: metadataMaxAgeMs,
   };
 }
 
@@ -60,13 +79,16 @@ export interface FetcherHooks<K, V> {
   onReset(state: PartitionState<K, V>, spec: ResetSpec | null, cause: KafkaProtocolError): void;
   /** An error the application must see. */
   onError(err: unknown): void;
+  /** Partitions wait for position validation after a leader change (consumer-validate.ts). */
+  onValidate(): void;
 }
 
-/** A partition in a Fetch request, with the epoch and offset it was sent under. */
+/** A partition in a Fetch request, with the epoch and offset it was sent under, and whether it went to a follower. */
 interface SentPartition<K, V> {
   readonly state: PartitionState<K, V>;
   readonly epoch: number;
   readonly offset: bigint;
+  readonly toFollower: boolean;
 }
 
 type FetchPartitionResponse = FetchResponse['responses'][number]['partitions'][number];
@@ -91,19 +113,31 @@ export class Fetcher<K, V> {
     if (this.closed) return;
     const byNode = new Map<number, PartitionState<K, V>[]>();
     let unknownLeader = false;
+    let validate = false;
     for (const state of this.hooks.states()) {
+      if (state.awaitingValidation && state.assigned) {
+        // A committed position with an epoch, or a leader change: validation first.
+        validate = true;
+        continue;
+      }
       if (!state.fetchable(this.config.prefetchMax)) continue;
       const leader = this.leaderOf(state.topic, state.partition);
-      if (leader < 0) {
+      if (leader === null) {
         unknownLeader = true;
         continue;
       }
-      if (this.inFlight.has(leader)) continue;
-      const list = byNode.get(leader);
-      if (list === undefined) byNode.set(leader, [state]);
+      if (this.leaderChanged(state, leader)) {
+        validate = true;
+        continue;
+      }
+      const node = this.nodeFor(state);
+      if (this.inFlight.has(node)) continue;
+      const list = byNode.get(node);
+      if (list === undefined) byNode.set(node, [state]);
       else list.push(state);
     }
     if (unknownLeader) this.refreshMetadata();
+    if (validate) this.hooks.onValidate();
     for (const [node, states] of byNode) {
       this.inFlight.add(node);
       for (const s of states) s.inFlight = true;
@@ -115,11 +149,38 @@ export class Fetcher<K, V> {
     }
   }
 
-  private leaderOf(topic: string, partition: number): number {
+  private leaderOf(topic: string, partition: number): { id: number; epoch: number } | null {
     const t = this.cluster.metadata.topics.get(topic);
-    if (t === undefined || t.errorCode !== 0) return -1;
+    if (t === undefined || t.errorCode !== 0) return null;
     const p = t.partitions[partition]?.partition === partition ? t.partitions[partition] : t.partitions.find((x) => x.partition === partition);
-    return p === undefined || p.leaderId < 0 || !this.cluster.metadata.brokers.has(p.leaderId) ? -1 : p.leaderId;
+    return p === undefined || p.leaderId < 0 || !this.cluster.metadata.brokers.has(p.leaderId) ? null : { id: p.leaderId, epoch: p.leaderEpoch };
+  }
+
+  /**
+   * Records the partition's leader; true when it changed (a newer epoch, or
+   * another node) and the position must be validated first (KIP-320): only
+   * a position whose epoch is known can be, the others just follow the leader.
+   */
+  private leaderChanged(state: PartitionState<K, V>, leader: { id: number; epoch: number }): boolean {
+    if (state.leaderId === leader.id && state.leaderEpoch === leader.epoch) return false;
+    const first = state.leaderId < 0;
+    // A stale answer naming an older epoch is not a change (Cluster keeps the newer entry anyway).
+    if (!first && leader.epoch >= 0 && leader.epoch < state.leaderEpoch) return false;
+    state.leaderId = leader.id;
+    state.leaderEpoch = leader.epoch;
+    state.preferredReplica = -1;
+    if (first || state.lastEpoch < 0 || state.position === null) return false;
+    state.dropFetched();
+    state.awaitingValidation = true;
+    return true;
+  }
+
+  /** The node to fetch a partition from: its preferred read replica while that holds (KIP-392), else its leader. */
+  private nodeFor(state: PartitionState<K, V>): number {
+    const replica = state.preferredReplica;
+    if (replica >= 0 && Date.now() < state.preferredReplicaUntilMs && this.cluster.metadata.brokers.has(replica)) return replica;
+    state.preferredReplica = -1;
+    return state.leaderId;
   }
 
   /** One metadata refresh at a time, then a backoff (a leader may still be missing), then a pump. */
@@ -139,7 +200,7 @@ export class Fetcher<K, V> {
   }
 
   private async fetchFrom(node: number, states: PartitionState<K, V>[]): Promise<void> {
-    const sent = states.map((s) => ({ state: s, epoch: s.epoch, offset: s.fetchOffset as bigint }));
+    const sent = states.map((s) => ({ state: s, epoch: s.epoch, offset: s.fetchOffset as bigint, toFollower: node !== s.leaderId }));
     const response = await this.sendFetch(node, sent);
     if (response === null) return;
     if (this.closed) return;
@@ -159,7 +220,7 @@ export class Fetcher<K, V> {
   /** Sends one Fetch for `sent`; null when it failed (the error is handled, the backoff done). */
   private async sendFetch(node: number, sent: readonly SentPartition<K, V>[]): Promise<FetchResponse | null> {
     const { maxWaitMs } = this.config;
-    const positions = sent.map((i) => ({ topic: i.state.topic, partition: i.state.partition, offset: i.offset }));
+    const positions = sent.map((i) => ({ topic: i.state.topic, partition: i.state.partition, offset: i.offset, currentLeaderEpoch: i.state.leaderEpoch }));
     try {
       const conn = await this.cluster.connectionTo(node);
       const { response } = await request(
@@ -171,6 +232,8 @@ export class Fetcher<K, V> {
       return response;
     } catch (err) {
       if (this.closed) return null;
+      // A follower that cannot be reached: back to the leader.
+      for (const i of sent) if (i.toFollower) i.state.preferredReplica = -1;
       if (this.cluster.isRetriable(err, true)) {
         this.refreshMetadata();
         await this.cluster.backoff(0);
@@ -192,10 +255,17 @@ export class Fetcher<K, V> {
         const item = sentByKey.get(`${t.topic}\u0000${p.partitionIndex}`);
         if (item === undefined) continue;
         const s = item.state;
-        // Seeked, reset or revoked since the request went out: the answer is for a position no longer wanted.
-        if (!s.assigned || s.epoch !== item.epoch || s.fetchOffset !== item.offset) continue;
-        if (p.errorCode === 0) {
+        // Seeked, reset, revoked or waiting for validation since the request went out: the answer is for a position no longer wanted.
+        if (!s.assigned || s.awaitingValidation || s.epoch !== item.epoch || s.fetchOffset !== item.offset) continue;
+        if (p.errorCode === 0 && p.preferredReadReplica >= 0 && !item.toFollower) {
+          // KIP-392: the leader names a replica to read from (no records come with this answer).
+          s.preferredReplica = p.preferredReadReplica;
+          s.preferredReplicaUntilMs = Date.now() + this.config.preferredReplicaMaxAgeMs;
+        } else if (p.errorCode === 0) {
           if (this.bufferPartition(item, p)) data = true;
+        } else if (item.toFollower) {
+          // Any error from a follower (a lagging one answers OFFSET_OUT_OF_RANGE): fetch from the leader again.
+          s.preferredReplica = -1;
         } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
           this.hooks.onReset(s, null, new KafkaProtocolError(p.errorCode, { api: 'Fetch', topic: t.topic, partition: p.partitionIndex }));
         } else if (REFRESH_METADATA_ERRORS.has(p.errorCode) || p.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER) {

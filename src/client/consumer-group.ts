@@ -61,6 +61,8 @@ export function createMember<K, V>(
     allowEmptyTopics: pattern,
     assignors: resolveAssignors(options.assignors ?? CONSUMER_ASSIGNORS_DEFAULT),
     groupInstanceId: options.groupInstanceId ?? null,
+    // Also in the subscription (v3), for rack-aware assignors.
+    rackId: options.rackId ?? null,
     ...(options.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: options.sessionTimeoutMs } : {}),
     ...(options.rebalanceTimeoutMs !== undefined ? { rebalanceTimeoutMs: options.rebalanceTimeoutMs } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),

@@ -81,6 +81,12 @@ export class ConsumerOffsets<K, V> {
         if (s === undefined || c.error !== null || c.offset < 0n || s.position !== null) continue;
         s.seekTo(c.offset);
         s.committed = c.offset;
+        // Committed with its leader epoch (OffsetFetch v5+): check it against the leader before fetching (KIP-320),
+        // as the log may have been truncated since.
+        if (c.leaderEpoch >= 0) {
+          s.lastEpoch = c.leaderEpoch;
+          s.awaitingValidation = true;
+        }
       }
     }
     const policy = this.host.autoOffsetReset;
@@ -113,7 +119,10 @@ export class ConsumerOffsets<K, V> {
         const listed = await listOffsetsMany(cluster, waiting.map((s) => ({ topic: s.topic, partition: s.partition, spec: s.resetTo as ResetSpec })), isolation);
         waiting.forEach((s, i) => {
           const r = listed[i];
-          if (r !== undefined && s.epoch === epochs[i] && s.resetTo !== null) s.seekTo(r.offset);
+          if (r === undefined || s.epoch !== epochs[i] || s.resetTo === null) return;
+          s.seekTo(r.offset);
+          // The epoch of the offset found (ListOffsets v4+), validated on the next leader change (KIP-320).
+          s.lastEpoch = r.leaderEpoch;
         });
       } while (this.resetAgain);
     } catch (err) {
@@ -141,7 +150,8 @@ export class ConsumerOffsets<K, V> {
     for (const s of states) {
       if (s.position === null) continue;
       if (changedOnly && s.committed === s.position) continue;
-      out.push({ topic: s.topic, partition: s.partition, offset: s.position });
+      // The position's leader epoch goes with it (OffsetCommit v6+), for validation by whoever resumes from it (KIP-320).
+      out.push({ topic: s.topic, partition: s.partition, offset: s.position, ...(s.lastEpoch >= 0 ? { leaderEpoch: s.lastEpoch } : {}) });
     }
     return out;
   }

@@ -163,6 +163,8 @@ export async function takeBatch<K, V>(s: PartitionState<K, V>, decoding: BatchDe
   }
   s.highWatermark = fetched.highWatermark;
   if (out.length === 0) return 'again';
+  // The position's epoch, for validation after a leader change (KIP-320).
+  s.lastEpoch = (out[out.length - 1] as ConsumerRecord<K, V>).leaderEpoch;
   return { topic: s.topic, partition: s.partition, records: out, highWatermark: fetched.highWatermark };
 }
 

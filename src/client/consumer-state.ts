@@ -5,6 +5,13 @@
  * epoch that seek/reset bump so a fetch answered for an older position is
  * dropped.
  *
+ * Leader changes (KIP-320): `lastEpoch` is the leader epoch of the last
+ * batch handed out; `leaderId`/`leaderEpoch` the leader the partition is
+ * fetched under. When the metadata names a newer leader epoch, what was
+ * fetched past the position is dropped and the partition waits
+ * (`awaitingValidation`) until OffsetForLeaderEpoch confirms that the new
+ * leader's log still holds the position (consumer-validate.ts).
+ *
  * Invariants: position <= fetchOffset when both are known; `buffered`
  * holds consecutive fetches (each starts where the previous one's
  * nextOffset ended, the first at `position`); a paused partition keeps its
@@ -51,6 +58,16 @@ export class PartitionState<K, V> implements TopicPartition {
   /** Being revoked: nothing more is handed out or fetched while the revoke waits for the application. */
   revoking = false;
   highWatermark = -1n;
+  /** Leader epoch of the last batch handed out (the position's epoch); -1 when unknown (after a seek). */
+  lastEpoch = -1;
+  /** The leader (node id and epoch, from the metadata) fetches go to; -1 until the first fetch. */
+  leaderId = -1;
+  leaderEpoch = -1;
+  /** The leader changed: no fetch until the position is validated against the new leader's log. */
+  awaitingValidation = false;
+  /** A follower the leader told us to fetch from (KIP-392), until this time (epoch ms); -1: the leader. */
+  preferredReplica = -1;
+  preferredReplicaUntilMs = 0;
 
   constructor(topic: string, partition: number) {
     this.topic = topic;
@@ -67,8 +84,27 @@ export class PartitionState<K, V> implements TopicPartition {
     this.epoch++;
   }
 
+  /** A seek by the application: the position's epoch is unknown, so a later leader change is not validated against it. */
+  seekUnvalidated(offset: bigint): void {
+    this.seekTo(offset);
+    this.lastEpoch = -1;
+    this.awaitingValidation = false;
+  }
+
+  /**
+   * Drops what was fetched past the position (it may come from a log a new
+   * leader truncates). The epoch stays: a batch the application holds was
+   * handed out and keeps moving the position.
+   */
+  dropFetched(): void {
+    this.buffered = [];
+    this.fetchOffset = this.position;
+  }
+
   /** Forgets the position until a ListOffsets reset finds one. */
   requestReset(spec: ResetSpec): void {
+    this.lastEpoch = -1;
+    this.awaitingValidation = false;
     this.position = null;
     this.fetchOffset = null;
     this.resetTo = spec;
@@ -78,7 +114,16 @@ export class PartitionState<K, V> implements TopicPartition {
 
   /** Whether a fetch for this partition may be sent now. */
   fetchable(prefetchMax: number): boolean {
-    return this.assigned && !this.revoking && !this.paused && !this.inFlight && this.fetchOffset !== null && this.resetTo === null && this.buffered.length < prefetchMax;
+    return (
+      this.assigned &&
+      !this.revoking &&
+      !this.paused &&
+      !this.inFlight &&
+      !this.awaitingValidation &&
+      this.fetchOffset !== null &&
+      this.resetTo === null &&
+      this.buffered.length < prefetchMax
+    );
   }
 
   /** Whether the application can be handed records (or a position move) now. */

@@ -4,6 +4,7 @@ import type { ClusterOptions } from './cluster.js';
 import type { ConsumerRecord } from './consumer-decode.js';
 import { invalidArgument } from '../net/errors.js';
 import type { Deserializer } from './serde.js';
+import type { ConsumerLogger } from './consumer-validate.js';
 
 export type { ConsumerRecord } from './consumer-decode.js';
 
@@ -66,6 +67,10 @@ export interface ConsumerOptions<K, V> {
   fetchMaxBytes?: number;
   maxPartitionFetchBytes?: number;
   listeners?: RebalanceListeners;
+  /** The consumer's rack, sent in Fetch (v11+): a broker with a rack-aware replica selector may name a replica in it to read from (KIP-392). */
+  rackId?: string;
+  /** Where warnings go (a truncated log found after a leader change, KIP-320); default: process.emitWarning. `console` fits. */
+  logger?: ConsumerLogger;
 }
 
 /** What `batches()` yields and `run({ eachBatch })` gets: records of one partition, in offset order. */

@@ -35,6 +35,7 @@ import type { CommittedOffset, OffsetToCommit } from './group-offsets.js';
 import type { GroupMember } from './group.js';
 import { ConsumerOffsets } from './consumer-offsets.js';
 import { recordIterator, runHandlers, type BatchSource } from './consumer-iterator.js';
+import { PositionValidator, processWarnings } from './consumer-validate.js';
 
 /** How often a pattern subscription re-lists the topics (Java's metadata.max.age.ms). */
 export const METADATA_MAX_AGE_MS_DEFAULT = 300_000;
@@ -66,6 +67,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   private driving: Promise<void> | null = null;
   private nextAutoCommitAt = 0;
   private readonly offsets: ConsumerOffsets<K, V>;
+  /** KIP-320 position validation after leader changes. */
+  private readonly validator: PositionValidator<K, V>;
   /** What the record loops (consumer-iterator.ts) see of this consumer. */
   private readonly source: BatchSource<K, V>;
 
@@ -94,6 +97,24 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         this.fetcher?.pump();
         this.wakeup();
       },
+    });
+    const autoOffsetReset = options.autoOffsetReset ?? 'latest';
+    this.validator = new PositionValidator<K, V>({
+      autoOffsetReset,
+      logger: options.logger ?? processWarnings,
+      states: () => this.partitions.states.values(),
+      cluster: () => this.cluster,
+      closed: () => this.closed,
+      fail: (err) => this.fail(err),
+      reset: (s) => {
+        s.requestReset(autoOffsetReset as 'earliest' | 'latest');
+        void this.offsets.resetOffsets();
+      },
+      changed: () => {
+        this.fetcher?.pump();
+        this.wakeup();
+      },
+      refreshMetadata: () => this.fetcher?.refreshMetadata(),
     });
     this.pattern = new PatternSubscription(options.metadataMaxAgeMs ?? METADATA_MAX_AGE_MS_DEFAULT, {
       cluster: () => this.cluster,
@@ -215,7 +236,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       if (typeof offset === 'number' && !Number.isSafeInteger(offset)) throw invalidArgument(`seek offset must be an integer, got ${offset}`);
       const o = BigInt(offset);
       if (o < 0n) throw invalidArgument(`seek offset must be >= 0, got ${o}`);
-      s.seekTo(o);
+      s.seekUnvalidated(o);
     }
     this.fetcher?.pump();
     this.wakeup();
@@ -432,11 +453,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       clientId: this.options.clientId ?? 'tributary-consumer',
     }).then((cluster) => {
       this.cluster = cluster;
-      this.fetcher = new Fetcher<K, V>(cluster, fetcherConfig(this.options), {
+      this.fetcher = new Fetcher<K, V>(cluster, fetcherConfig(this.options, this.options.metadataMaxAgeMs ?? METADATA_MAX_AGE_MS_DEFAULT), {
         states: () => this.partitions.states.values(),
         onData: () => this.wakeup(),
         onReset: (s, _spec, cause) => this.offsets.onOutOfRange(s, cause),
         onError: (err) => this.fail(err),
+        onValidate: () => this.validator.run(),
       });
       if (this.closed) this.fetcher.close();
       return cluster;

@@ -87,6 +87,7 @@ export {
   ConnectionError,
   KafkaProtocolError,
   ProducerFencedError,
+  LogTruncationError,
   ProtocolError,
   RequestTimeoutError,
   TributaryClientError,

@@ -15,6 +15,8 @@ export interface ListOffsetsItem {
   topic: string;
   partition: number;
   timestamp: bigint;
+  /** The caller's leader epoch (v4+, KIP-320): a stale one gets FENCED_LEADER_EPOCH; -1 or absent skips the check. */
+  currentLeaderEpoch?: number;
 }
 
 /** The broker's answer for one partition. */
@@ -39,7 +41,7 @@ export async function sendListOffsets(
     isolationLevel,
     topics: [...topics].map(([name, ps]) => ({
       name,
-      partitions: ps.map((p) => ({ partitionIndex: p.partition, currentLeaderEpoch: -1, timestamp: p.timestamp })),
+      partitions: ps.map((p) => ({ partitionIndex: p.partition, currentLeaderEpoch: p.currentLeaderEpoch ?? -1, timestamp: p.timestamp })),
     })),
   }));
   const answers = new Map<string, ListOffsetsAnswer>();

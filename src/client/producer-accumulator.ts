@@ -131,12 +131,20 @@ export class PartitionQueue {
   readonly batches: ProducerBatch[] = [];
   /** Batches of this partition in unanswered requests. */
   inFlightCount = 0;
+  /** The broker those requests went to: new batches wait while the leader differs (a leader move). */
+  inFlightLeader = -1;
   /** A batch was picked and its request is not yet queued on the connection: the next waits, to keep send order. */
   sending = false;
   /** Idempotence: the (producerId, epoch) this partition's sequences belong to, and the next sequence. */
   producerId = -1n;
   producerEpoch = -1;
   nextSequence = 0;
+  /**
+   * Idempotence: a batch of the current epoch was acknowledged, so the leader holds this
+   * producer's sequence. Until then one batch at a time: a leader without state for a
+   * producer takes any first sequence (Kafka 3.x), so a later batch could land first.
+   */
+  sequenceConfirmed = false;
   /** A numbered batch failed for good or the broker lost the sequence: bump the epoch once nothing is in flight. */
   needsEpochBump = false;
   /** Epoch ms before which the head batch must not be (re)sent. */

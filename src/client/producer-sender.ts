@@ -24,7 +24,8 @@ import { KafkaProtocolError, ProducerFencedError, UnsupportedVersionError, throw
 import type { PartitionQueue, ProducerBatch, RecordAccumulator } from './producer-accumulator.js';
 import { ProducerIdentity, incrementSequence, restampBatch, sequenceVerdict, type IdempotenceSettings } from './producer-idempotence.js';
 import { backoffMs, deliveryTimeout, isRetriable } from './producer-retry.js';
-import { MAX_IN_FLIGHT_DEFAULT } from './producer-types.js';
+import { MAX_IN_FLIGHT_DEFAULT, PRODUCER_RETRY_BACKOFF_MS_MAX } from './producer-types.js';
+import { MetadataRefresher } from './metadata-refresh.js';
 import type { Acks } from './records.js';
 
 export interface SenderSettings {
@@ -55,7 +56,7 @@ export interface SenderHooks {
 export class Sender {
   private drainScheduled = false;
   private closing = false;
-  private metadataRefresh: Promise<void> | null = null;
+  private readonly metadata: MetadataRefresher;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly inFlightRequests = new Set<Promise<void>>();
   /** Idempotence in effect (it is turned off when left to its default and the broker lacks InitProducerId). */
@@ -81,6 +82,13 @@ export class Sender {
   ) {
     this.idempotent = settings.idempotence.idempotent;
     this.maxInFlight = settings.idempotence.maxInFlight;
+    this.metadata = new MetadataRefresher({
+      cluster,
+      topics: () => [...accumulator.queues.keys()],
+      onRefreshed: () => this.scheduleDrain(),
+      retryBackoffMs: settings.retryBackoffMs,
+      backoffMsMax: PRODUCER_RETRY_BACKOFF_MS_MAX,
+    });
   }
 
   get isIdempotent(): boolean {
@@ -97,7 +105,8 @@ export class Sender {
     this.closing = true;
     for (const t of this.retryTimers) clearTimeout(t);
     this.retryTimers.clear();
-    await Promise.all([...this.inFlightRequests]);
+    this.metadata.close();
+    await Promise.all([...this.inFlightRequests, this.metadata.pending]);
   }
 
   /** Drains on the next turn of the event loop (once, however often it is asked). */
@@ -140,14 +149,18 @@ export class Sender {
         needMetadata = true;
         continue;
       }
+      // The leader moved while batches are in flight to the old one: send nothing new to the
+      // new leader until they are answered, or a later batch could land there first (Java's
+      // RecordAccumulator does the same). Their retries then go to the new leader, in order.
+      if (q.inFlightCount > 0 && q.inFlightLeader !== leader) continue;
       if (q.open === batch) this.accumulator.close(q);
-      this.markSent(q, batch);
+      this.markSent(q, batch, leader);
       picked.set(q, batch);
       const list = byLeader.get(leader);
       if (list === undefined) byLeader.set(leader, [q]);
       else list.push(q);
     }
-    if (needMetadata) this.refreshMetadata(true);
+    if (needMetadata) this.metadata.request();
     if (needProducerId) this.requestProducerId();
     for (const [leader, queues] of byLeader) {
       let request: PartitionQueue[] = [];
@@ -180,7 +193,7 @@ export class Sender {
       const b = batches[i] as ProducerBatch;
       if (b.inFlight) continue;
       if (b.sent) return q.inFlightCount === 0 ? b : undefined;
-      if (q.inFlightCount >= this.maxInFlight) return undefined;
+      if (q.inFlightCount >= (this.idempotent && !q.sequenceConfirmed ? 1 : this.maxInFlight)) return undefined;
       if (!b.closed && !this.hooks.flushing() && i === batches.length - 1 && this.settings.lingerMs > 0) return undefined;
       return b;
     }
@@ -213,6 +226,7 @@ export class Sender {
     q.producerId = id.producerId;
     q.producerEpoch = id.producerEpoch;
     q.needsEpochBump = false;
+    q.sequenceConfirmed = false;
     let sequence = 0;
     for (const b of q.batches) {
       if (!b.sent) break;
@@ -226,7 +240,7 @@ export class Sender {
   }
 
   /** Fixes a batch's records (and, with idempotence, its sequence) on its first send; marks it in flight. */
-  private markSent(q: PartitionQueue, batch: ProducerBatch): void {
+  private markSent(q: PartitionQueue, batch: ProducerBatch, leader: number): void {
     if (!batch.sent) {
       batch.sent = true;
       batch.count = batch.records.length;
@@ -239,6 +253,7 @@ export class Sender {
     }
     batch.inFlight = true;
     q.inFlightCount++;
+    q.inFlightLeader = leader;
     q.sending = true;
   }
 
@@ -318,6 +333,7 @@ export class Sender {
       if (r === undefined) {
         this.retryOrFail(q, batch, new KafkaProtocolError(ErrorCode.UNKNOWN_SERVER_ERROR, { api: 'Produce', topic: q.topic, partition: q.partition, serverMessage: 'no answer for this partition' }));
       } else if (r.errorCode === 0) {
+        this.metadata.progress();
         this.finish(q, batch, null, r.baseOffset);
         this.recycle(batch);
       } else {
@@ -377,7 +393,7 @@ export class Sender {
     const delay = this.backoffMs(batch.attempts);
     batch.attempts++;
     q.retryAtMs = now + delay;
-    if (!(err instanceof KafkaProtocolError) || REFRESH_METADATA_ERRORS.has(err.errorCode)) this.refreshMetadata(true);
+    if (!(err instanceof KafkaProtocolError) || REFRESH_METADATA_ERRORS.has(err.errorCode)) this.metadata.request();
     this.afterMs(delay, () => {
       // Timers may fire a little before Date.now() reaches retryAtMs; the wait is over.
       q.retryAtMs = 0;
@@ -393,6 +409,7 @@ export class Sender {
   private finish(q: PartitionQueue, batch: ProducerBatch, err: Error | null, baseOffset = -1n): void {
     this.landed(q, batch);
     this.accumulator.complete(q, batch);
+    if (err === null && batch.baseSequence >= 0 && batch.producerId === q.producerId && batch.producerEpoch === q.producerEpoch) q.sequenceConfirmed = true;
     if (err === null) batch.succeed(baseOffset);
     else batch.fail(err);
     if (q.batches.length > 0) this.scheduleDrain();
@@ -477,21 +494,5 @@ export class Sender {
 
   private backoffMs(attempt: number): number {
     return backoffMs(this.settings.retryBackoffMs, attempt);
-  }
-
-  /** One metadata refresh at a time, for every topic the producer writes to. */
-  private refreshMetadata(thenDrain: boolean): void {
-    if (this.metadataRefresh !== null) return;
-    const topics = [...this.accumulator.queues.keys()];
-    this.metadataRefresh = this.cluster
-      .refreshMetadata(topics)
-      .then(
-        () => undefined,
-        () => undefined,
-      )
-      .finally(() => {
-        this.metadataRefresh = null;
-        if (thenDrain) this.scheduleDrain();
-      });
   }
 }

@@ -7,7 +7,10 @@ import type { Acks, CompressionName } from './records.js';
 export const BATCH_SIZE_DEFAULT = 16_384;
 export const LINGER_MS_DEFAULT = 5;
 export const BUFFER_MEMORY_DEFAULT = 32 * 1024 * 1024;
-export const PRODUCER_RETRIES_DEFAULT = 5;
+/** Retries of a batch: unbounded as Java's `retries` (Int32 max); `deliveryTimeoutMs` is what bounds a batch's life. */
+export const PRODUCER_RETRIES_DEFAULT = 2_147_483_647;
+/** How long a send waits for its topic's metadata (Java's max.block.ms). */
+export const MAX_BLOCK_MS_DEFAULT = 60_000;
 export const PRODUCER_RETRY_BACKOFF_MS_DEFAULT = 100;
 export const PRODUCER_RETRY_BACKOFF_MS_MAX = 1_000;
 export const DELIVERY_TIMEOUT_MS_DEFAULT = 120_000;
@@ -65,8 +68,14 @@ export interface ProducerOptions<K, V> {
   lingerMs?: number;
   /** Bytes of records accepted but not yet acknowledged; send() waits for room (default 32 MiB). */
   bufferMemory?: number;
-  /** Retries of a batch after a retriable error (default 5); 0 disables. */
+  /**
+   * Retries of a batch after a retriable error (default Int32 max, as Java:
+   * a batch is retried, across leader moves, until `deliveryTimeoutMs`); 0
+   * disables. Also bounds the metadata lookups of a topic a send waits for.
+   */
   retries?: number;
+  /** How long a send waits for its topic's metadata (a missing topic) before it fails (default 60000, Java's max.block.ms). */
+  maxBlockMs?: number;
   /** First retry backoff, doubled per attempt up to PRODUCER_RETRY_BACKOFF_MS_MAX (default 100). */
   retryBackoffMs?: number;
   /** A record fails when not acknowledged this long after its batch opened (default 120000). */
@@ -96,7 +105,7 @@ export interface ProducerOptions<K, V> {
    * exist (Metadata allowAutoTopicCreation, as the Java producer's
    * `allow.auto.create.topics`; default true). The broker creates it only
    * when its `auto.create.topics.enable` is on; false: sending to a missing
-   * topic fails with UNKNOWN_TOPIC_OR_PARTITION after the retries.
+   * topic fails with UNKNOWN_TOPIC_OR_PARTITION after the retries (or `maxBlockMs`).
    */
   allowAutoTopicCreation?: boolean;
   /** Randomness for the sticky partitioner (tests). */

@@ -33,6 +33,7 @@ import {
   BUFFER_MEMORY_DEFAULT,
   DELIVERY_TIMEOUT_MS_DEFAULT,
   LINGER_MS_DEFAULT,
+  MAX_BLOCK_MS_DEFAULT,
   MAX_REQUEST_BYTES_DEFAULT,
   PRODUCE_REQUEST_TIMEOUT_MS_DEFAULT,
   PRODUCER_RETRIES_DEFAULT,
@@ -78,6 +79,8 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   private flushing = 0;
   private closed = false;
   private completionWaiters: (() => void)[] = [];
+  /** How long a send waits for its topic's metadata. */
+  private readonly maxBlockMs: number;
 
   private constructor(cluster: Cluster, ownsCluster: boolean, options: ProducerOptions<K, V>) {
     this.cluster = cluster;
@@ -101,6 +104,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       requestTimeoutMs: positive(options.requestTimeoutMs ?? PRODUCE_REQUEST_TIMEOUT_MS_DEFAULT, 'requestTimeoutMs'),
       maxRequestBytes: positive(options.maxRequestBytes ?? MAX_REQUEST_BYTES_DEFAULT, 'maxRequestBytes'),
     };
+    this.maxBlockMs = nonNegative(options.maxBlockMs ?? MAX_BLOCK_MS_DEFAULT, 'maxBlockMs');
     this.partitioner = createPartitioner(options.partitioner ?? 'default', options.random);
     this.topicLookup = { allowAutoTopicCreation: options.allowAutoTopicCreation ?? true };
     this.accumulator = new RecordAccumulator({
@@ -281,6 +285,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     this.pumping = true;
     try {
       let attempt = 0;
+      let waitingSinceMs = 0;
       while (this.blocked.length > 0) {
         const head = this.blocked.peek() as Blocked;
         if (this.tryAppend(head.topic, head.partition, head.key, head.value, head.record, head.bytes, head.sink)) {
@@ -290,10 +295,12 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         }
         const t = this.cluster.metadata.topics.get(head.topic);
         if (t === undefined || t.errorCode !== 0 || t.partitions.length === 0) {
+          if (attempt === 0) waitingSinceMs = Date.now();
           try {
             await this.cluster.topic(head.topic, attempt > 0, this.topicLookup);
           } catch (err) {
-            if (attempt >= this.settings.retries || !isRetriable(err)) {
+            // Bounded in count and in time (Java's max.block.ms): retries are unbounded by default.
+            if (attempt >= this.settings.retries || Date.now() - waitingSinceMs >= this.maxBlockMs || !isRetriable(err)) {
               // Fail every blocked record of this topic: they would fail the same way.
               const topic = head.topic;
               for (const b of this.blocked.removeWhere((x) => x.topic === topic)) b.sink.fail(err as Error, 1);

@@ -165,6 +165,8 @@ export interface FetchPosition {
   partition: number;
   /** Next offset to read. */
   offset: bigint;
+  /** The caller's leader epoch (Fetch v9+, KIP-320): a stale one gets FENCED_LEADER_EPOCH; -1 (default) skips the check. */
+  currentLeaderEpoch?: number;
 }
 
 /** Options of `fetch` / `fetchMany`. */
@@ -219,6 +221,8 @@ export interface FetchBodySettings {
   maxBytes: number;
   isolationLevel: 0 | 1;
   partitionMaxBytes: number;
+  /** The consumer's rack (Fetch v11+, KIP-392); '' for none. */
+  rackId?: string;
 }
 
 /** The body of a full, sessionless Fetch (sessionId 0, epoch -1, v4-12) of `positions`, grouped by topic. */
@@ -241,7 +245,7 @@ export function fetchRequestBody(positions: readonly FetchPosition[], settings: 
       topic,
       partitions: ps.map((p) => ({
         partition: p.partition,
-        currentLeaderEpoch: -1,
+        currentLeaderEpoch: p.currentLeaderEpoch ?? -1,
         fetchOffset: p.offset,
         lastFetchedEpoch: -1,
         logStartOffset: -1n,
@@ -249,7 +253,7 @@ export function fetchRequestBody(positions: readonly FetchPosition[], settings: 
       })),
     })),
     forgottenTopicsData: [],
-    rackId: '',
+    rackId: settings.rackId ?? '',
   };
 }
 
@@ -360,7 +364,9 @@ export async function listOffsetsMany(
 ): Promise<ListedOffset[]> {
   const items = partitions.map((p, index) => ({ ...p, timestamp: specTimestamp(p.spec), index }));
   return perLeader(cluster, items, true, async (conn, group) => {
-    const byKey = await sendListOffsets(conn, Apis.ListOffsets, isolationLevel, group);
+    // The leader epoch the metadata names now (each attempt after a refresh sends the new one).
+    const withEpochs = group.map((item) => ({ ...item, currentLeaderEpoch: cachedLeaderEpoch(cluster, item.topic, item.partition) }));
+    const byKey = await sendListOffsets(conn, Apis.ListOffsets, isolationLevel, withEpochs);
     return group.map((item) => {
       const p = byKey.get(listOffsetsKey(item.topic, item.partition));
       const code = p === undefined ? ErrorCode.UNKNOWN_SERVER_ERROR : p.errorCode;
@@ -371,6 +377,13 @@ export async function listOffsetsMany(
 }
 
 // ----------------------------------------------------------------- helpers
+
+/** A partition's leader epoch in the cluster's metadata cache, -1 when unknown. */
+function cachedLeaderEpoch(cluster: Cluster, topic: string, partition: number): number {
+  const ps = cluster.metadata.topics.get(topic)?.partitions;
+  const p = ps?.[partition]?.partition === partition ? ps[partition] : ps?.find((x) => x.partition === partition);
+  return p?.leaderEpoch ?? -1;
+}
 
 interface Routed {
   topic: string;

@@ -57,6 +57,8 @@ export const ClientErrorCode = {
   DESERIALIZATION: 'ERR_TRIB_DESERIALIZATION',
   /** A consumer position is out of range (or unknown) and autoOffsetReset is 'none'. */
   OFFSET_OUT_OF_RANGE: 'ERR_TRIB_OFFSET_OUT_OF_RANGE',
+  /** After a leader change the consumer's position is past the new leader's log for its epoch: records it read were truncated (KIP-320), and autoOffsetReset is 'none'. */
+  LOG_TRUNCATION: 'ERR_TRIB_LOG_TRUNCATION',
 } as const;
 /** One of the `ERR_TRIB_*` codes of {@link ClientErrorCode}. */
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
@@ -137,6 +139,35 @@ export class ProducerFencedError extends TributaryClientError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(ClientErrorCode.PRODUCER_FENCED, message, options);
     this.name = 'ProducerFencedError';
+  }
+}
+
+/**
+ * The log was truncated under the consumer (`ERR_TRIB_LOG_TRUNCATION`,
+ * KIP-320): after a leader change, OffsetForLeaderEpoch for the epoch of the
+ * last record consumed ended below the consumer's position, so records it
+ * handed out are no longer in the log. Thrown only with autoOffsetReset
+ * 'none' (otherwise the consumer moves to `divergentOffset` and warns); the
+ * partition stops until `seek()`.
+ */
+export class LogTruncationError extends TributaryClientError {
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    /** The consumer's position (next offset to read) when the truncation was found. */
+    readonly fetchOffset: bigint,
+    /** Where the new leader's log for the consumer's epoch ends; null when the leader knows no such epoch. */
+    readonly divergentOffset: bigint | null,
+    /** The epoch that offset belongs to, -1 when unknown. */
+    readonly divergentEpoch: number,
+  ) {
+    super(
+      ClientErrorCode.LOG_TRUNCATION,
+      divergentOffset === null
+        ? `${topic}-${partition}: the log was truncated below position ${fetchOffset} (the leader has no end offset for the last consumed epoch) and autoOffsetReset is 'none'`
+        : `${topic}-${partition}: the log was truncated: position ${fetchOffset} is past the leader's end offset ${divergentOffset} (epoch ${divergentEpoch}) and autoOffsetReset is 'none' (seek() to go on)`,
+    );
+    this.name = 'LogTruncationError';
   }
 }
 

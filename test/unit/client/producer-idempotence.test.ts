@@ -449,14 +449,16 @@ test('a batch that fails for good leaves a gap: the epoch is bumped before the n
 });
 
 test('out-of-order answers behind a failed batch wait for it; nothing is reordered', async (t) => {
-  // The first attempt of sequence 0 gets NOT_LEADER_OR_FOLLOWER; the batches pipelined behind it get OUT_OF_ORDER_SEQUENCE_NUMBER.
-  const fake = await idempotentFake({ delayMs: 5, error: (_p, b, attempt) => (b.baseSequence === 0 && attempt === 0 ? ErrorCode.NOT_LEADER_OR_FOLLOWER : 0) });
+  // The first attempt of sequence 1 gets NOT_LEADER_OR_FOLLOWER; the batches pipelined behind it get OUT_OF_ORDER_SEQUENCE_NUMBER.
+  // (Sequence 0 goes alone until acknowledged: a broker without the producer's state takes any first sequence.)
+  const fake = await idempotentFake({ delayMs: 5, error: (_p, b, attempt) => (b.baseSequence === 1 && attempt === 0 ? ErrorCode.NOT_LEADER_OR_FOLLOWER : 0) });
   t.after(() => fake.stop());
   const p = await producer(fake, { lingerMs: 0, batchSize: 150, retryBackoffMs: 1 });
+  await p.send({ topic: 't', value: 'first' });
   const sends = [];
   for (let i = 0; i < 40; i++) sends.push(p.send({ topic: 't', value: `o${String(i).padStart(50, '0')}` }));
   await Promise.all(sends);
-  assert.deepEqual(fake.logs.get(0), Array.from({ length: 40 }, (_, i) => `o${String(i).padStart(50, '0')}`));
+  assert.deepEqual(fake.logs.get(0), ['first', ...Array.from({ length: 40 }, (_, i) => `o${String(i).padStart(50, '0')}`)]);
   const gapErrors = new Set<number>([ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, ErrorCode.UNKNOWN_PRODUCER_ID]);
   assert.ok(fake.seen.some((b) => gapErrors.has(b.errorCode)), 'pipelined batches hit the gap');
   assert.equal(fake.inits.length, 1, 'no bump for a gap an earlier retry fills');
