@@ -9,10 +9,10 @@
  * saw that same sequence (it resumed after the restart, without gaps or
  * duplicates).
  *
- * REPLICATION_FACTOR is 1 until partition replication lands (issue 12): the
- * partition is then offline until its only replica restarts. With 3 the
- * same test covers a failover to a follower (the leader is the first replica
- * of the assignment, placed on a node that is not the active controller).
+ * With REPLICATION_FACTOR 3 the partition fails over to an in-sync follower
+ * (the leader is the first replica of the assignment, placed on a node that
+ * is not the active controller); with 1 it is offline until its only
+ * replica restarts.
  * Every loop is bounded in count and time.
  */
 import { test } from 'node:test';
@@ -24,7 +24,7 @@ import type { RecordMetadata } from '../../../src/client/producer-accumulator.js
 import { deserializers } from '../../../src/client/serde.js';
 import { startCluster } from '../../helpers/cluster-process.js';
 
-const REPLICATION_FACTOR = 1;
+const REPLICATION_FACTOR = 3;
 const TOPIC = 'failover-orders';
 const RECORDS = 3_000;
 const KILL_AFTER_ACKS = 800;
