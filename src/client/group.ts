@@ -129,6 +129,13 @@ export class GroupMember {
     return true;
   }
 
+  /** Asks for a rebalance (Java's `enforceRebalance`): the member rejoins at the next ensureActive(), sending fresh userData. */
+  requestRejoin(reason: string): void {
+    const first = !this.rejoin;
+    this.rejoin = true;
+    if (first && this.state === 'stable') this.options.onRejoinNeeded?.(reason);
+  }
+
   /** The member id the coordinator gave ('' before the first join). */
   get memberId(): string {
     return this.memberIdValue;
@@ -369,7 +376,10 @@ export class GroupMember {
       }
       throw new KafkaProtocolError(response.errorCode, { api: `SyncGroup ${this.groupId}` });
     }
-    return decodeAssignment(response.assignment).assignedPartitions;
+    const assignment = decodeAssignment(response.assignment);
+    const assignor = this.assignors.find((a) => a.name === generation.protocolName);
+    assignor?.onAssignment?.({ partitions: assignment.assignedPartitions, userData: assignment.userData }, { generationId: generation.generationId, memberId: generation.memberId });
+    return assignment.assignedPartitions;
   }
 
   private async revoke(): Promise<void> {
