@@ -55,6 +55,7 @@ export class StreamThread {
   private committing: Promise<void> = Promise.resolve();
   private commitRunning = false;
   private shutdownRequested = false;
+  private runningAfterRevoke = false;
 
   constructor(private readonly deps: ThreadDeps) {
     const { config, layout } = deps;
@@ -80,10 +81,7 @@ export class StreamThread {
             const held = tasks.stateSummary();
             return { processId: this.deps.processId, endpoint: config.applicationServer, prevActive: held.active, prevStandby: held.standby, offsetSums: held.offsetSums, shutdownRequested: this.shutdownRequested };
           },
-          onAssignment: (info) => {
-            if (!hooks.stopping()) tasks.setStandbys(info.standby, info.active);
-            hooks.assignment(info);
-          },
+          onAssignment: (info) => this.onAssignment(info),
         }),
       ],
       autoCommit: false,
@@ -100,6 +98,25 @@ export class StreamThread {
     this.loop = this.run(consumer);
   }
 
+  /**
+   * The assignment's userData, before the listeners run: standbys are
+   * updated, and since the Consumer calls onPartitionsAssigned only when
+   * partitions are added, a rebalance that only revokes (or changes nothing)
+   * ends here or after the revoke.
+   */
+  private onAssignment(info: AssignmentInfo): void {
+    const { hooks } = this.deps;
+    if (!hooks.stopping()) {
+      this.tasks.setStandbys(info.standby, info.active);
+      const current = new Set(this.tasks.activeIds());
+      const adds = info.active.some((t) => !current.has(t));
+      const revokes = [...current].some((t) => !info.active.includes(t));
+      this.runningAfterRevoke = !adds && revokes;
+      if (!adds && !revokes) hooks.running();
+    }
+    hooks.assignment(info);
+  }
+
   private listeners(): NonNullable<ConstructorParameters<typeof Consumer>[0]['listeners']> {
     const { hooks } = this.deps;
     return {
@@ -108,6 +125,7 @@ export class StreamThread {
         hooks.rebalancing();
         await this.commit();
         this.tasks.closeFor(partitions);
+        if (this.runningAfterRevoke) hooks.running();
       },
       onPartitionsLost: (partitions) => {
         if (hooks.stopping()) return;

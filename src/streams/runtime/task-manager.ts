@@ -93,6 +93,11 @@ export class TaskManager {
     }
   }
 
+  /** The ids of the active tasks. */
+  activeIds(): string[] {
+    return [...this.tasks.keys()];
+  }
+
   /** What this instance holds, for its subscription to the assignor. */
   stateSummary(): { active: string[]; standby: string[]; offsetSums: Map<string, bigint> } {
     const sums = checkpointedOffsetSums(this.config.stateDir, this.config.applicationId);

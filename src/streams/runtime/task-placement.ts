@@ -4,8 +4,9 @@
  * deterministic function of the tasks and of what each client reported.
  *
  * Active tasks:
- * 1. Each client may hold `ceil(tasks * capacity / total capacity)` tasks
- *    (capacity = its members, i.e. its stream threads): balanced.
+ * 1. Per sub-topology, each client takes its share of the tasks by capacity
+ *    (its members, i.e. stream threads), the remainder going to the least
+ *    loaded clients: balanced per sub-topology and in total.
  * 2. Sticky: a task stays on the client that ran it, up to that quota (its
  *    previous tasks kept in task order, so the choice is stable).
  * 3. Every other task goes to a client under quota that holds the most of
@@ -44,25 +45,56 @@ export function placeTasks(tasks: readonly TaskId[], stateful: ReadonlySet<TaskI
   const active = new Map<string, TaskId[]>(ordered.map((c) => [c.id, []]));
   const standby = new Map<string, TaskId[]>(ordered.map((c) => [c.id, []]));
   if (ordered.length === 0) return { active, standby };
-  const totalCapacity = ordered.reduce((n, c) => n + Math.max(1, c.capacity), 0);
-  const quota = (c: ClientState, n: number): number => Math.ceil((n * Math.max(1, c.capacity)) / totalCapacity);
-  const load = (c: ClientState): number => (active.get(c.id) as TaskId[]).length / Math.max(1, c.capacity);
-  const unplaced: TaskId[] = [];
-  for (const task of sorted) {
-    const owner = ordered.find((c) => c.prevActive.has(task));
-    const mine = owner === undefined ? undefined : active.get(owner.id);
-    if (owner !== undefined && mine !== undefined && mine.length < quota(owner, sorted.length)) mine.push(task);
-    else unplaced.push(task);
-  }
-  for (const task of unplaced) {
-    const under = ordered.filter((c) => (active.get(c.id) as TaskId[]).length < quota(c, sorted.length));
-    const pool = under.length > 0 ? under : ordered;
-    const best = pick(pool, (a, b) => compareState(b, a, task) || load(a) - load(b));
-    (active.get(best.id) as TaskId[]).push(task);
-  }
+  // Each sub-topology is spread on its own, so every client gets a share of each (as Kafka balances them).
+  const bySub = new Map<string, TaskId[]>();
+  for (const t of sorted) bySub.set(t.split('_')[0] as string, [...(bySub.get(t.split('_')[0] as string) ?? []), t]);
+  for (const group of bySub.values()) placeActive(group, ordered, active);
   placeStandbys(sorted.filter((t) => stateful.has(t)), ordered, numStandbys, active, standby);
   for (const list of [...active.values(), ...standby.values()]) list.sort(compareTaskIds);
   return { active, standby };
+}
+
+/** Places one sub-topology's tasks: sticky within each client's target, the rest by state held, then load. */
+function placeActive(tasks: readonly TaskId[], clients: readonly ClientState[], active: Map<string, TaskId[]>): void {
+  const target = targets(tasks, clients, active);
+  const mine = new Map<string, number>(clients.map((c) => [c.id, 0]));
+  const take = (c: ClientState, task: TaskId): void => {
+    (active.get(c.id) as TaskId[]).push(task);
+    mine.set(c.id, (mine.get(c.id) ?? 0) + 1);
+  };
+  const under = (c: ClientState): boolean => (mine.get(c.id) ?? 0) < (target.get(c.id) ?? 0);
+  const unplaced: TaskId[] = [];
+  for (const task of tasks) {
+    const owner = clients.find((c) => c.prevActive.has(task));
+    if (owner !== undefined && under(owner)) take(owner, task);
+    else unplaced.push(task);
+  }
+  const load = (c: ClientState): number => (active.get(c.id) as TaskId[]).length / Math.max(1, c.capacity);
+  for (const task of unplaced) {
+    const free = clients.filter(under);
+    take(pick(free.length > 0 ? free : clients, (a, b) => compareState(b, a, task) || load(a) - load(b)), task);
+  }
+}
+
+/**
+ * How many of a sub-topology's tasks each client takes: its share by
+ * capacity, rounded down; the remainder one each to the least loaded
+ * clients so far (over all sub-topologies), then those that ran the most of
+ * the tasks before (fewest moves), then in id order. Balanced: with equal
+ * capacities, counts differ by at most one per sub-topology and in total.
+ */
+function targets(tasks: readonly TaskId[], clients: readonly ClientState[], active: ReadonlyMap<string, readonly TaskId[]>): Map<string, number> {
+  const total = clients.reduce((n, c) => n + Math.max(1, c.capacity), 0);
+  const out = new Map(clients.map((c) => [c.id, Math.floor((tasks.length * Math.max(1, c.capacity)) / total)]));
+  let rest = tasks.length - [...out.values()].reduce((a, b) => a + b, 0);
+  const held = (c: ClientState): number => tasks.filter((t) => c.prevActive.has(t)).length;
+  const load = (c: ClientState): number => (active.get(c.id)?.length ?? 0) / Math.max(1, c.capacity);
+  const order = [...clients].sort((a, b) => load(a) - load(b) || held(b) - held(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (let i = 0; rest > 0; i = (i + 1) % order.length, rest--) {
+    const c = order[i] as ClientState;
+    out.set(c.id, (out.get(c.id) ?? 0) + 1);
+  }
+  return out;
 }
 
 function placeStandbys(tasks: readonly TaskId[], clients: readonly ClientState[], numStandbys: number, active: Map<string, TaskId[]>, standby: Map<string, TaskId[]>): void {
