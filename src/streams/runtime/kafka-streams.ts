@@ -138,7 +138,7 @@ export class KafkaStreams {
   }
 
   private async startThread(): Promise<void> {
-    const thread = new StreamThread({
+    const thread: StreamThread = new StreamThread({
       topology: this.topology,
       config: this.config,
       admin: this.admin as Admin,
@@ -147,11 +147,12 @@ export class KafkaStreams {
       globalStores: this.globals?.stores,
       processId: this.processId,
       hooks: {
-        rebalancing: () => this.moveTo('REBALANCING'),
-        running: () => this.moveTo('RUNNING'),
+        rebalancing: () => void (this.thread === thread && this.moveTo('REBALANCING')),
+        running: () => void (this.thread === thread && this.moveTo('RUNNING')),
         assignment: (info) => this.onAssignment(info),
-        fatal: (err) => this.onFatal(err),
-        stopping: () => this.stopping !== null,
+        // A replaced thread's late errors (its commit racing its close) are not this instance's.
+        fatal: (err) => void (this.thread === thread && this.onFatal(err)),
+        stopping: (): boolean => this.stopping !== null || this.thread !== thread,
       },
     });
     this.thread = thread;
