@@ -84,7 +84,7 @@ function followCounts(topic: string, partitions: number): { counts: Map<string, 
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-test('kill -9 of one of two instances: the other takes its tasks, restores, and no input is lost', { timeout: 240_000 }, async () => {
+test('kill -9 of one of two instances: the other takes its tasks, restores, and no input is lost', { timeout: 360_000 }, async () => {
   const id = Date.now();
   const input = `k9-lines-${id}`;
   const output = `k9-counts-${id}`;
@@ -104,10 +104,18 @@ test('kill -9 of one of two instances: the other takes its tasks, restores, and 
   const reached = (prefix: string, exact: boolean): boolean =>
     [...expected].filter(([w]) => w.startsWith(prefix)).every(([w, n]) => (exact ? follow.counts.get(w) === BigInt(n) : (follow.counts.get(w) ?? 0n) >= BigInt(n)));
   try {
+    // Both instances hold tasks (the cooperative hand-over may take a second round) before any input.
     await waitFor(() => [a, b].every((p) => p.out.includes('state RUNNING')), 'both instances RUNNING');
+    await sleep(3_000);
     // Phase 1: processed and committed before the kill (commits every 200 ms).
     for (let batch = 0; batch < 10; batch++) await producer.sendBatch(lines('p', 100, batch * 100).map((value) => ({ topic: input, key: null, value })));
-    await waitFor(() => reached('p', true), 'phase 1 counted exactly');
+    const diagnose = (err: Error): never => {
+      const off = [...expected].filter(([w]) => follow.counts.get(w) !== BigInt(expected.get(w) ?? 0)).slice(0, 5).map(([w, n]) => `${w}: ${follow.counts.get(w)} for ${n}`);
+      throw new Error(`${err.message} (${off.join(', ')})\nA:\n${a.out.join('\n')}\nB:\n${b.out.join('\n')}`);
+    };
+    // A phase 1 word counted too often here means a rebalance lost partitions before the kill (a starved
+    // heartbeat on a loaded machine): at least once allows it, the diagnosis shows it.
+    await waitFor(() => reached('p', true), 'phase 1 counted exactly', 120_000).catch(diagnose);
     await sleep(1_000);
     // Phase 2: bounded load; the first instance dies a third of the way through.
     for (let batch = 0; batch < 30; batch++) {
@@ -116,7 +124,7 @@ test('kill -9 of one of two instances: the other takes its tasks, restores, and 
       await sleep(30);
     }
     assert.equal(await a.exited, null, 'killed by a signal');
-    await waitFor(() => reached('q', false), 'every phase 2 record reflected in the counts', 90_000);
+    await waitFor(() => reached('q', false), 'every phase 2 record reflected in the counts', 120_000).catch(diagnose);
     await sleep(1_000);
     for (const [w, n] of expected) {
       if (w.startsWith('p')) assert.equal(follow.counts.get(w), BigInt(n), `${w}: committed before the kill, counted exactly`);
