@@ -37,6 +37,23 @@ export interface Assignor {
    * the members' subscriptions and the partition count per topic.
    */
   assign(members: readonly AssignorMember[], partitionsPerTopic: ReadonlyMap<string, number>): Map<string, TopicPartitions[]>;
+  /**
+   * Instead of `assign`, when present: every member's partitions and the
+   * assignment userData it gets (Java's `ConsumerPartitionAssignor.Assignment`;
+   * Kafka Streams sends task and host information this way).
+   */
+  assignWithUserData?(members: readonly AssignorMember[], partitionsPerTopic: ReadonlyMap<string, number>): Map<string, MemberAssignment>;
+  /**
+   * Called on every member with what SyncGroup gave it, before the
+   * partitions-assigned listener (Java's `ConsumerPartitionAssignor.onAssignment`).
+   */
+  onAssignment?(assignment: MemberAssignment, generation: { generationId: number; memberId: string }): void;
+}
+
+/** One member's share of an assignment: partitions and the assignor's userData. */
+export interface MemberAssignment {
+  partitions: TopicPartitions[];
+  userData: Buffer | null;
 }
 
 /** Java `AbstractPartitionAssignor.MemberInfo.compareTo`. */

@@ -293,6 +293,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     return { groupId, generationId: generation?.generationId ?? -1, memberId: this.member?.memberId ?? '', groupInstanceId: this.options.groupInstanceId ?? null };
   }
 
+  /** Rebalances soon, at the next safe point (Java's `enforceRebalance`), e.g. so an assignor sends new userData. */
+  enforceRebalance(reason = 'requested by the application'): void {
+    this.assertOpen();
+    this.member?.requestRejoin(reason);
+  }
+
   // ------------------------------------------------------------ close
 
   /** Ends iteration, commits (autoCommit), revokes and leaves the group (not static members), closes connections. */

@@ -46,6 +46,13 @@ export async function computeAssignment(
     const t = metadata?.topics.get(topic);
     if (t !== undefined && t.errorCode === 0 && t.partitions.length > 0) partitionsPerTopic.set(topic, t.partitions.length);
   }
+  if (assignor.assignWithUserData !== undefined) {
+    const full = assignor.assignWithUserData(members, partitionsPerTopic);
+    return members.map((m) => {
+      const a = full.get(m.memberId);
+      return { memberId: m.memberId, assignment: encodeAssignment({ assignedPartitions: a?.partitions ?? [], userData: a?.userData ?? null }) };
+    });
+  }
   const result = assignor.assign(members, partitionsPerTopic);
   return members.map((m) => ({ memberId: m.memberId, assignment: encodeAssignment({ assignedPartitions: result.get(m.memberId) ?? [] }) }));
 }

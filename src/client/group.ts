@@ -178,9 +178,10 @@ export class GroupMember {
   }
 
   /**
-   * Asks for a rejoin at the next ensureActive() (a custom protocol's
-   * follow-up round after a revocation, or a leader that saw its inputs
-   * change); calls onRejoinNeeded once if the member was stable.
+   * Asks for a rejoin at the next ensureActive() (Java's enforceRebalance: a
+   * custom protocol's follow-up round after a revocation, a leader that saw
+   * its inputs change, fresh userData); calls onRejoinNeeded once if the
+   * member was stable.
    */
   requestRejoin(reason: string): void {
     const first = !this.rejoin;
@@ -406,7 +407,10 @@ export class GroupMember {
       this.customAssignment = response.assignment;
       return [];
     }
-    return decodeAssignment(response.assignment).assignedPartitions;
+    const assignment = decodeAssignment(response.assignment);
+    const assignor = this.assignors.find((a) => a.name === generation.protocolName);
+    assignor?.onAssignment?.({ partitions: assignment.assignedPartitions, userData: assignment.userData }, { generationId: generation.generationId, memberId: generation.memberId });
+    return assignment.assignedPartitions;
   }
 
   /** The assignment bytes of the last sync, for a custom protocol. */

@@ -115,7 +115,7 @@ export {
 } from './consumer-protocol.js';
 export type { Assignment, Subscription, TopicPartitions } from './consumer-protocol.js';
 export { ASSIGNORS, RangeAssignor, RoundRobinAssignor, compareMembers } from './assignors.js';
-export type { Assignor, AssignorMember } from './assignors.js';
+export type { Assignor, AssignorMember, MemberAssignment } from './assignors.js';
 export {
   GroupMember,
   HEARTBEAT_INTERVAL_MS_DEFAULT,

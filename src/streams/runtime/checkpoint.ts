@@ -7,7 +7,7 @@
  * Format: JSON `{ "version": 1, "offsets": { "<topic>:<partition>": "<offset>" } }`,
  * written to a temporary file and renamed, so a crash leaves the old or the new one.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const FILE = '.checkpoint';
@@ -40,4 +40,21 @@ export function writeCheckpoint(dir: string, offsets: ReadonlyMap<string, bigint
 /** Removes the task's directory (no usable checkpoint: the stores start empty and restore in full). */
 export function wipeTaskDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Per task directory with a checkpoint under `<stateDir>/<applicationId>`,
+ * the sum of its checkpointed changelog offsets: how much state this
+ * instance holds for tasks it does not run (sent to the assignor, KIP-441).
+ */
+export function checkpointedOffsetSums(stateDir: string, applicationId: string): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  const root = join(stateDir, applicationId);
+  if (!existsSync(root)) return out;
+  for (const name of readdirSync(root)) {
+    if (!/^\d+_\d+$/.test(name)) continue;
+    const offsets = readCheckpoint(join(root, name));
+    if (offsets !== null) out.set(name, [...offsets.values()].reduce((n, o) => n + o, 0n));
+  }
+  return out;
 }

@@ -48,10 +48,21 @@ export interface StreamsConfig {
   wallClockTickMs?: number;
   /** Where log lines go (default stderr). */
   logger?: StreamsLogger;
+  /** Standby replicas per stateful task, on other instances (Kafka's num.standby.replicas; default 0). */
+  numStandbyReplicas?: number;
+  /** 'host:port' where this instance answers interactive queries (Kafka's application.server), shared through the assignment. */
+  applicationServer?: string;
+  /**
+   * Kafka's num.stream.threads. Only 1 in this version: measured, a second
+   * stream thread (a second consumer and producer in worker_threads) does not
+   * pay off here; run more instances instead (docs/streams.md, "Threads").
+   */
+  numStreamThreads?: number;
 }
 
 /** The config with defaults applied (internal). */
-export interface ResolvedConfig extends Required<Omit<StreamsConfig, 'defaultKeySerde' | 'defaultValueSerde' | 'replicationFactor' | 'sessionTimeoutMs' | 'deserializationExceptionHandler' | 'productionExceptionHandler'>> {
+export interface ResolvedConfig extends Required<Omit<StreamsConfig, 'defaultKeySerde' | 'defaultValueSerde' | 'replicationFactor' | 'sessionTimeoutMs' | 'deserializationExceptionHandler' | 'productionExceptionHandler' | 'applicationServer'>> {
+  applicationServer: string | null;
   defaultKeySerde: Serde<unknown> | undefined;
   defaultValueSerde: Serde<unknown> | undefined;
   replicationFactor: number | undefined;
@@ -79,8 +90,17 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   const logger = config.logger ?? stderrLogger;
   const statestoreCacheMaxBytes = config.statestoreCacheMaxBytes ?? STATESTORE_CACHE_MAX_BYTES_DEFAULT;
   if (!Number.isInteger(statestoreCacheMaxBytes) || statestoreCacheMaxBytes < 0) throw configError(`statestoreCacheMaxBytes must be a non-negative integer, got ${statestoreCacheMaxBytes}`);
+  const numStandbyReplicas = config.numStandbyReplicas ?? 0;
+  if (!Number.isInteger(numStandbyReplicas) || numStandbyReplicas < 0) throw configError(`numStandbyReplicas must be a non-negative integer, got ${numStandbyReplicas}`);
+  const applicationServer = config.applicationServer ?? null;
+  if (applicationServer !== null && parseHostInfo(applicationServer) === null) throw configError(`applicationServer must be 'host:port', got '${applicationServer}'`);
+  const numStreamThreads = config.numStreamThreads ?? 1;
+  if (numStreamThreads !== 1) throw configError(`numStreamThreads must be 1 in this version, got ${numStreamThreads}: one stream thread per process measured as fast as two (docs/streams.md, "Threads"); run more instances instead`);
   return {
     statestoreCacheMaxBytes,
+    numStandbyReplicas,
+    applicationServer,
+    numStreamThreads,
     applicationId: config.applicationId,
     bootstrapServers: config.bootstrapServers,
     processingGuarantee: guarantee,
@@ -120,6 +140,20 @@ export function checkSupported(config: ResolvedConfig): void {
   if (config.processingGuarantee === 'exactly_once_v2') {
     throw configError("processingGuarantee 'exactly_once_v2' needs transactions, which the broker does not support yet; use 'at_least_once'");
   }
+}
+
+/** Where an instance answers interactive queries (Kafka's HostInfo). */
+export interface HostInfo {
+  host: string;
+  port: number;
+}
+
+/** 'host:port' (IPv6 as '[::1]:port'), or null when malformed. */
+export function parseHostInfo(endpoint: string): HostInfo | null {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(endpoint);
+  if (m === null) return null;
+  const port = Number(m[2]);
+  return port > 65535 ? null : { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
 }
 
 function configError(message: string): StreamsError {

@@ -1,48 +1,51 @@
 /**
  * KafkaStreams: runs a topology against a cluster (Kafka Streams'
- * `KafkaStreams`), at least once. One consumer in the group
- * `<applicationId>` reads every source topic with the range assignor, which
- * gives equal partition numbers of co-partitioned topics to one member; a
- * task is (sub-topology, partition). Tasks are created, and their stores
- * restored from the changelogs, when partitions are assigned, and committed
- * and closed when they are revoked. A commit flushes the stores and waits
- * for every output record to be acknowledged before it commits the offsets
- * of the records processed, so a crash can repeat output but never lose input.
+ * `KafkaStreams`), at least once. Start-up creates the internal topics and
+ * the global stores, then a stream thread (stream-thread.ts) joins the group
+ * `<applicationId>` with the streams assignor, which places tasks (one per
+ * sub-topology and partition) stickily and in balance over the instances,
+ * with standby replicas elsewhere. This class owns the state machine
+ * (Kafka's KafkaStreams.State), the uncaught-exception handler
+ * (REPLACE_THREAD, SHUTDOWN_CLIENT, SHUTDOWN_APPLICATION) and interactive
+ * queries: the local stores, and where a key lives (queryMetadataForKey).
  */
-import { Admin, Consumer, Producer } from '../../client/index.js';
+import { randomUUID } from 'node:crypto';
+import { Admin, Producer } from '../../client/index.js';
 import { StreamsError, StreamsErrorCode } from '../errors.js';
-import type { StateStore } from '../state/store.js';
+import type { ReadOnlyKeyValueStore, StateStore } from '../state/store.js';
 import type { Topology } from '../topology.js';
 import { checkSupported, resolveConfig, type ResolvedConfig, type StreamsConfig } from './config.js';
 import { prepareTopics, type TopicLayout } from './internal-topics.js';
-import { ProducerCollector } from './producer-collector.js';
-import { StreamsState, type StateListener } from './streams-state.js';
-import { TaskManager } from './task-manager.js';
+import { StreamsState, type StateListener, type StreamsStateName } from './streams-state.js';
 import { compositeStore } from './queryable-store.js';
 import { GlobalStores } from './global-stores.js';
 import { GlobalThread } from './global-thread.js';
 import { Serdes, type Serde } from '../serdes.js';
+import { StreamThread } from './stream-thread.js';
+import { AssignorError, type AssignmentInfo } from './assignment-info.js';
+import { StreamsMetadataState, type KeyQueryMetadata, type KeySerializer, type StreamsMetadata } from './streams-metadata.js';
 
 /** Kafka's choices when a processing thread dies. */
 export type StreamThreadExceptionResponse = 'REPLACE_THREAD' | 'SHUTDOWN_CLIENT' | 'SHUTDOWN_APPLICATION';
+
+/** How long a SHUTDOWN_APPLICATION request waits for the group to answer before this client shuts down alone. */
+const SHUTDOWN_APPLICATION_WAIT_MS = 30_000;
 
 /** Runs a topology against a cluster. */
 export class KafkaStreams {
   private readonly config: ResolvedConfig;
   private readonly state = new StreamsState();
+  /** One id per instance: the assignor groups this instance's members by it. */
+  private readonly processId = randomUUID();
   private exceptionHandler: (error: unknown) => StreamThreadExceptionResponse = () => 'SHUTDOWN_CLIENT';
   private admin: Admin | null = null;
   private producer: Producer<Buffer | null, Buffer | null> | null = null;
-  private consumer: Consumer<Buffer | null, Buffer | null> | null = null;
-  private tasks: TaskManager | null = null;
-  private loop: Promise<void> | null = null;
-  private commitTimer: NodeJS.Timeout | null = null;
-  private wallClockTimer: NodeJS.Timeout | null = null;
-  private committing: Promise<void> = Promise.resolve();
-  private commitRunning = false;
+  private thread: StreamThread | null = null;
   private layout: TopicLayout | null = null;
   private globals: GlobalStores | null = null;
   private globalThread: GlobalThread | null = null;
+  private readonly metadata: StreamsMetadataState;
+  private stopping: Promise<void> | null = null;
 
   constructor(
     private readonly topology: Topology,
@@ -50,10 +53,12 @@ export class KafkaStreams {
   ) {
     topology.validate();
     this.config = resolveConfig(config);
+    const resolve = (t: string): string => (topology.isInternalTopic(t) ? `${this.config.applicationId}-${t}` : t);
+    this.metadata = new StreamsMetadataState(topology.subtopologies(), (s) => s.sourceTopics.map(resolve), () => this.layout?.tasks ?? new Map());
   }
 
-  /** The state: CREATED, REBALANCING, RUNNING, PENDING_SHUTDOWN, NOT_RUNNING or ERROR. */
-  get currentState(): string {
+  /** The state: CREATED, REBALANCING, RUNNING, PENDING_SHUTDOWN, NOT_RUNNING, PENDING_ERROR or ERROR. */
+  get currentState(): StreamsStateName {
     return this.state.current;
   }
 
@@ -90,65 +95,81 @@ export class KafkaStreams {
 
   /** Stops processing, commits what was processed, leaves the group and closes the clients. */
   async close(): Promise<void> {
+    if (this.stopping !== null) return this.stopping;
     if (this.state.current === 'NOT_RUNNING' || this.state.current === 'ERROR') return;
-    if (this.state.current === 'CREATED') return void this.state.transition('NOT_RUNNING');
     await this.shutdown('NOT_RUNNING');
   }
 
-  /** A read-only view of a key-value store over every local task (interactive queries). */
-  store<K = unknown, V = unknown>(name: string): import('../state/store.js').ReadOnlyKeyValueStore<K, V> {
+  /** A read-only view of a key-value store over every local active task (interactive queries). */
+  store<K = unknown, V = unknown>(name: string): ReadOnlyKeyValueStore<K, V> {
     if (this.state.current !== 'RUNNING') throw new StreamsError(StreamsErrorCode.STORE, `store '${name}' cannot be queried in state ${this.state.current} (wait for RUNNING)`);
     const global = this.globals?.stores.get(name);
-    if (global !== undefined) return global as unknown as import('../state/store.js').ReadOnlyKeyValueStore<K, V>;
+    if (global !== undefined) return global as unknown as ReadOnlyKeyValueStore<K, V>;
     if (this.topology.store(name) === undefined) throw new StreamsError(StreamsErrorCode.STORE, `the topology has no store '${name}'`);
     return compositeStore<K, V>(name, () => this.localStores(name));
   }
 
+  /**
+   * Which instance (its `applicationServer`) holds `key` of `storeName` as
+   * active, and which hold standbys (Kafka's queryMetadataForKey). The key is
+   * serialized as the store's input is keyed. `activeHost` is null while the
+   * task is not assigned.
+   */
+  queryMetadataForKey<K>(storeName: string, key: K, serializer: KeySerializer<K>): KeyQueryMetadata {
+    this.requireStarted('queryMetadataForKey');
+    if (this.topology.store(storeName) === undefined) throw new StreamsError(StreamsErrorCode.STORE, `the topology has no store '${storeName}'`);
+    return this.metadata.forKey(storeName, key, serializer);
+  }
+
+  /** Every instance that set `applicationServer`, with its stores and partitions (Kafka's metadataForAllStreamsClients). */
+  metadataForAllStreamsClients(): StreamsMetadata[] {
+    this.requireStarted('metadataForAllStreamsClients');
+    return this.metadata.all();
+  }
+
+  private requireStarted(what: string): void {
+    const s = this.state.current;
+    if (s !== 'RUNNING' && s !== 'REBALANCING') throw new StreamsError(StreamsErrorCode.STATE, `${what}() needs a running instance (now ${s})`);
+  }
+
   private localStores(name: string): StateStore[] {
-    if (this.state.current !== 'RUNNING' || this.tasks === null) throw new StreamsError(StreamsErrorCode.STORE, `store '${name}' cannot be queried in state ${this.state.current}`);
-    return this.tasks.storesNamed(name);
+    if (this.state.current !== 'RUNNING' || this.thread === null) throw new StreamsError(StreamsErrorCode.STORE, `store '${name}' cannot be queried in state ${this.state.current}`);
+    return this.thread.tasks.storesNamed(name);
   }
 
   private async startThread(): Promise<void> {
-    const config = this.config;
-    const collector = new ProducerCollector(this.producer as Producer<Buffer | null, Buffer | null>, this.admin as Admin, (this.layout as TopicLayout).partitions, config.onProductionError);
-    const tasks = new TaskManager(this.topology, config, collector, this.admin as Admin, () => this.requestCommit(), this.globals?.stores);
-    this.tasks = tasks;
-    const consumer = new Consumer<Buffer | null, Buffer | null>({
-      bootstrap: config.bootstrapServers,
-      clientId: `${config.applicationId}-consumer`,
-      groupId: config.applicationId,
-      assignors: ['range'],
-      autoCommit: false,
-      autoOffsetReset: 'earliest',
-      ...(config.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: config.sessionTimeoutMs } : {}),
-      listeners: {
-        onPartitionsRevoked: async (partitions) => {
-          if (this.state.current === 'PENDING_SHUTDOWN') return;
-          this.state.transition('REBALANCING');
-          await this.commit();
-          tasks.closeFor(partitions);
-        },
-        onPartitionsLost: (partitions) => {
-          if (this.state.current === 'PENDING_SHUTDOWN') return;
-          this.state.transition('REBALANCING');
-          tasks.closeFor(partitions);
-        },
-        onPartitionsAssigned: async (partitions) => {
-          if (this.state.current === 'PENDING_SHUTDOWN') return;
-          this.state.transition('REBALANCING');
-          await tasks.createFor(partitions, (this.layout as TopicLayout).partitions);
-          this.state.transition('RUNNING');
-        },
+    const thread: StreamThread = new StreamThread({
+      topology: this.topology,
+      config: this.config,
+      admin: this.admin as Admin,
+      producer: this.producer as Producer<Buffer | null, Buffer | null>,
+      layout: this.layout as TopicLayout,
+      globalStores: this.globals?.stores,
+      processId: this.processId,
+      hooks: {
+        rebalancing: () => void (this.thread === thread && this.moveTo('REBALANCING')),
+        running: () => void (this.thread === thread && this.moveTo('RUNNING')),
+        assignment: (info) => this.onAssignment(info),
+        // A replaced thread's late errors (its commit racing its close) are not this instance's.
+        fatal: (err) => void (this.thread === thread && this.onFatal(err)),
+        stopping: (): boolean => this.stopping !== null || this.thread !== thread,
       },
     });
-    this.consumer = consumer;
-    const sourceTopics = [...new Set(this.topology.subtopologies().flatMap((s) => s.sourceTopics).map((t) => tasks.resolve(t)))];
-    await consumer.subscribe(sourceTopics);
-    if (this.state.current === 'REBALANCING') this.state.transition('RUNNING');
-    this.commitTimer = setInterval(() => this.requestCommit(), config.commitIntervalMs);
-    this.wallClockTimer = setInterval(() => this.guard(() => tasks.punctuateWallClock(Date.now())), config.wallClockTickMs);
-    this.loop = this.run(consumer, tasks);
+    this.thread = thread;
+    await thread.start();
+  }
+
+  /** A state change asked for by the thread (ignored once shutting down). */
+  private moveTo(next: 'REBALANCING' | 'RUNNING'): void {
+    if (this.stopping === null && this.state.canTransition(next)) this.state.transition(next);
+  }
+
+  private onAssignment(info: AssignmentInfo): void {
+    this.metadata.update(info.hosts);
+    if (info.errorCode === AssignorError.SHUTDOWN_REQUESTED && this.stopping === null) {
+      this.config.logger('error', 'an instance of the application asked every instance to shut down (SHUTDOWN_APPLICATION): shutting down');
+      void this.shutdown('ERROR');
+    }
   }
 
   /** Fills the global stores (GlobalKTables) before any task starts, then keeps them following their topics. */
@@ -160,96 +181,54 @@ export class KafkaStreams {
     await this.globalThread.start(this.admin as Admin, c.logger);
   }
 
-  private async run(consumer: Consumer<Buffer | null, Buffer | null>, tasks: TaskManager): Promise<void> {
-    try {
-      for await (const batch of consumer.batches()) tasks.processBatch(batch);
-    } catch (err) {
-      this.onFatal(err);
-    }
-  }
-
-  private guard(run: () => void): void {
-    try {
-      run();
-    } catch (err) {
-      this.onFatal(err);
-    }
-  }
-
   private onFatal(err: unknown): void {
-    if (this.state.current === 'PENDING_SHUTDOWN' || this.state.current === 'NOT_RUNNING' || this.state.current === 'ERROR') return;
+    if (this.stopping !== null) return;
     this.config.logger('error', `processing failed: ${(err as Error)?.message ?? String(err)}`);
-    const response = this.exceptionHandler(err);
-    if (response === 'REPLACE_THREAD') {
-      void this.replaceThread();
-      return;
+    let response: StreamThreadExceptionResponse = 'SHUTDOWN_CLIENT';
+    try {
+      response = this.exceptionHandler(err);
+    } catch (handlerError) {
+      this.config.logger('error', `the uncaught exception handler threw (shutting down the client): ${(handlerError as Error)?.message ?? String(handlerError)}`);
     }
-    if (response === 'SHUTDOWN_APPLICATION') this.config.logger('warn', 'SHUTDOWN_APPLICATION is not propagated to other instances in this version: shutting down this client');
+    if (response === 'REPLACE_THREAD') return void this.replaceThread();
+    if (response === 'SHUTDOWN_APPLICATION') return this.shutdownApplication();
     void this.shutdown('ERROR');
   }
 
-  /** Closes the consumer without committing (the failed batch is reprocessed) and starts a new one. */
+  /** Asks the whole application to stop (through the assignment's error code); alone after a bounded wait. */
+  private shutdownApplication(): void {
+    const thread = this.thread;
+    if (thread === null) return void this.shutdown('ERROR');
+    this.config.logger('warn', 'SHUTDOWN_APPLICATION: asking every instance to shut down');
+    thread.requestApplicationShutdown();
+    const timer = setTimeout(() => void this.shutdown('ERROR'), SHUTDOWN_APPLICATION_WAIT_MS);
+    timer.unref();
+  }
+
+  /** Closes the thread without committing (the failed batch is reprocessed) and starts a new one. */
   private async replaceThread(): Promise<void> {
-    this.stopTimers();
-    const consumer = this.consumer;
-    this.consumer = null;
-    this.tasks?.closeAll();
-    await this.globalThread?.close();
-    this.globals?.close();
-    await consumer?.close().catch(() => {});
-    this.state.transition('REBALANCING');
+    const old = this.thread;
+    this.thread = null;
+    this.moveTo('REBALANCING');
+    await old?.close(false);
+    if (this.stopping !== null) return;
+    this.config.logger('warn', 'REPLACE_THREAD: the stream thread was replaced');
     await this.startThread().catch((err: unknown) => {
       this.config.logger('error', `cannot replace the stream thread: ${(err as Error)?.message ?? String(err)}`);
       void this.shutdown('ERROR');
     });
   }
 
-  /** Starts a commit unless one is running (timer ticks and processor requests do not queue up). */
-  private requestCommit(): void {
-    if (this.commitRunning) return;
-    this.commitRunning = true;
-    void this.commit()
-      .catch((err: unknown) => this.onFatal(err))
-      .finally(() => void (this.commitRunning = false));
-  }
-
-  /** One commit at a time: flush stores and output, then commit the processed offsets. */
-  private commit(): Promise<void> {
-    const next = this.committing.then(async () => {
-      const tasks = this.tasks;
-      const consumer = this.consumer;
-      if (tasks === null || consumer === null) return;
-      const offsets = tasks.takeOffsets();
-      tasks.flushStores();
-      await tasks.collector.flush();
-      if (offsets.length > 0) await consumer.commit(offsets);
-      tasks.writeCheckpoints();
-    });
-    this.committing = next.catch(() => {});
-    return next;
-  }
-
-  private async shutdown(final: 'NOT_RUNNING' | 'ERROR'): Promise<void> {
-    if (this.state.current === 'PENDING_SHUTDOWN' || this.state.current === 'NOT_RUNNING') return;
-    this.state.transition('PENDING_SHUTDOWN');
-    this.stopTimers();
-    const consumer = this.consumer;
-    if (consumer !== null && final === 'NOT_RUNNING') await this.commit().catch((err: unknown) => this.config.logger('error', `final commit failed: ${(err as Error)?.message}`));
-    this.consumer = null;
-    await consumer?.close().catch(() => {});
-    await this.loop?.catch(() => {});
-    this.tasks?.closeAll();
-    await this.globalThread?.close();
-    this.globals?.close();
-    await this.producer?.close().catch(() => {});
-    await this.admin?.close().catch(() => {});
-    this.state.transition(final);
-  }
-
-  private stopTimers(): void {
-    if (this.commitTimer !== null) clearInterval(this.commitTimer);
-    if (this.wallClockTimer !== null) clearInterval(this.wallClockTimer);
-    this.commitTimer = null;
-    this.wallClockTimer = null;
+  private shutdown(final: 'NOT_RUNNING' | 'ERROR'): Promise<void> {
+    this.stopping ??= (async () => {
+      this.state.transition(final === 'NOT_RUNNING' ? 'PENDING_SHUTDOWN' : 'PENDING_ERROR');
+      await this.thread?.close(final === 'NOT_RUNNING');
+      await this.globalThread?.close();
+      this.globals?.close();
+      await this.producer?.close().catch(() => {});
+      await this.admin?.close().catch(() => {});
+      this.state.transition(final);
+    })();
+    return this.stopping;
   }
 }

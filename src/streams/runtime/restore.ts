@@ -14,8 +14,10 @@ export interface RestoreTarget {
   store: string;
   topic: string;
   partition: number;
-  /** Where to start (a checkpoint), or null for the beginning. */
+  /** Where to start (a checkpoint, or a promoted standby's position), or null for the beginning. */
   from: bigint | null;
+  /** The start is a promoted standby's position (for the log line). */
+  fromStandby?: boolean;
 }
 
 const key = (topic: string, partition: number): string => `${topic}:${partition}`;
@@ -58,6 +60,6 @@ export async function restoreStores(bootstrap: string, admin: Admin, targets: re
   for (const p of pending.values()) total += p.restored;
   const ms = Math.max(1, performance.now() - started);
   for (const p of pending.values()) p.target.task.flush();
-  log('info', `restored ${total} changelog records into ${pending.size} store partition(s) in ${Math.round(ms)} ms (${Math.round((total * 1000) / ms)} records/s): ${[...pending.values()].map((p) => `${p.target.store}@${p.target.task.id}=${p.restored}${p.target.from === null ? '' : ` (from checkpoint ${p.target.from})`}`).join(', ')}`);
+  log('info', `restored ${total} changelog records into ${pending.size} store partition(s) in ${Math.round(ms)} ms (${Math.round((total * 1000) / ms)} records/s): ${[...pending.values()].map((p) => `${p.target.store}@${p.target.task.id}=${p.restored}${p.target.from === null ? '' : ` (from ${p.target.fromStandby === true ? 'standby' : 'checkpoint'} ${p.target.from})`}`).join(', ')}`);
   return reached;
 }

@@ -95,6 +95,12 @@ export class StreamTask {
 
   /** Opens the stores, then the processors (parents first). */
   init(): void {
+    this.initStores();
+    this.initProcessors();
+  }
+
+  /** Opens the stores only: a standby task (kept warm from the changelogs, no processing) stops here. */
+  initStores(): void {
     const storeContext = this.storeContext();
     for (const inst of this.instances.values()) {
       if (inst.node.kind !== 'processor') continue;
@@ -107,6 +113,10 @@ export class StreamTask {
         this.stores.set(name, store);
       }
     }
+  }
+
+  /** Creates and initialises the processors (a standby promoted to active calls this on its warm stores). */
+  initProcessors(): void {
     for (const inst of this.instances.values()) {
       if (inst.node.kind !== 'processor') continue;
       inst.processor = inst.node.supplier();

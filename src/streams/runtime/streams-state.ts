@@ -1,21 +1,26 @@
 /**
- * The states of a KafkaStreams instance and their allowed transitions
- * (Kafka Streams' `KafkaStreams.State`); a move to the same state is a no-op.
+ * The states of a KafkaStreams instance and their allowed transitions,
+ * exactly Kafka Streams' `KafkaStreams.State`: CREATED -> REBALANCING |
+ * PENDING_SHUTDOWN; REBALANCING -> RUNNING | PENDING_SHUTDOWN
+ * | PENDING_ERROR; RUNNING -> REBALANCING | PENDING_SHUTDOWN | PENDING_ERROR;
+ * PENDING_SHUTDOWN -> NOT_RUNNING; PENDING_ERROR -> ERROR. A move to the
+ * same state is a no-op.
  */
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 
 /** A state of a KafkaStreams instance. */
-export type StreamsStateName = 'CREATED' | 'REBALANCING' | 'RUNNING' | 'PENDING_SHUTDOWN' | 'NOT_RUNNING' | 'ERROR';
+export type StreamsStateName = 'CREATED' | 'REBALANCING' | 'RUNNING' | 'PENDING_SHUTDOWN' | 'NOT_RUNNING' | 'PENDING_ERROR' | 'ERROR';
 
 /** Called with each state change. */
 export type StateListener = (newState: StreamsStateName, oldState: StreamsStateName) => void;
 
 const NEXT: Record<StreamsStateName, readonly StreamsStateName[]> = {
-  CREATED: ['REBALANCING', 'PENDING_SHUTDOWN', 'NOT_RUNNING'],
-  REBALANCING: ['RUNNING', 'PENDING_SHUTDOWN'],
-  RUNNING: ['REBALANCING', 'PENDING_SHUTDOWN'],
-  PENDING_SHUTDOWN: ['NOT_RUNNING', 'ERROR'],
+  CREATED: ['REBALANCING', 'PENDING_SHUTDOWN'],
+  REBALANCING: ['RUNNING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  RUNNING: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  PENDING_SHUTDOWN: ['NOT_RUNNING'],
   NOT_RUNNING: [],
+  PENDING_ERROR: ['ERROR'],
   ERROR: [],
 };
 
@@ -29,6 +34,11 @@ export class StreamsState {
 
   addListener(listener: StateListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Whether `next` may follow the current state. */
+  canTransition(next: StreamsStateName): boolean {
+    return next === this.state || NEXT[this.state].includes(next);
   }
 
   transition(next: StreamsStateName): void {

@@ -14,7 +14,9 @@ import { restoreStores, type RestoreTarget } from './restore.js';
 import { StreamTask } from './stream-task.js';
 import type { RawRecord } from './collector.js';
 import { RecordCache } from '../state/record-cache.js';
-import { readCheckpoint, taskDir, wipeTaskDir, writeCheckpoint } from './checkpoint.js';
+import { checkpointedOffsetSums, readCheckpoint, taskDir, wipeTaskDir, writeCheckpoint } from './checkpoint.js';
+import { parseTaskId, taskIdOf } from './assignment-info.js';
+import { StandbyTasks, type StandbyTarget } from './standby-tasks.js';
 
 export class TaskManager {
   private readonly tasks = new Map<string, StreamTask>();
@@ -23,6 +25,8 @@ export class TaskManager {
   private offsets = new Map<string, { topic: string; partition: number; offset: bigint }>();
   /** The record cache shared by the caching stores of these tasks (Kafka's per-thread ThreadCache). */
   private readonly cache: RecordCache;
+  private wantedStandbys = new Set<string>();
+  readonly standbys: StandbyTasks;
 
   constructor(
     private readonly topology: Topology,
@@ -30,9 +34,11 @@ export class TaskManager {
     readonly collector: ProducerCollector,
     private readonly admin: Admin,
     private readonly requestCommit: () => void,
+    private readonly partitionCounts: ReadonlyMap<string, number>,
     private readonly globalStores: ReadonlyMap<string, StateStore> = new Map(),
   ) {
     this.cache = new RecordCache(config.statestoreCacheMaxBytes);
+    this.standbys = new StandbyTasks(config.bootstrapServers, `${config.applicationId}-standby-consumer`, (err) => config.logger('error', `standby changelog reader failed: ${(err as Error)?.message ?? String(err)}`));
     this.subtopologies = topology.subtopologies();
     for (const s of this.subtopologies) for (const t of s.sourceTopics) this.topicToSub.set(this.resolve(t), s.id);
   }
@@ -41,30 +47,96 @@ export class TaskManager {
     return this.topology.isInternalTopic(topic) ? `${this.config.applicationId}-${topic}` : topic;
   }
 
-  /** Creates the tasks of newly assigned partitions and restores their stores before they process anything. */
-  async createFor(partitions: readonly TopicPartition[], partitionCounts: ReadonlyMap<string, number>): Promise<void> {
+  /**
+   * Creates the tasks of newly assigned partitions and restores their stores
+   * before they process anything. A task this instance kept as a standby is
+   * promoted: its warm stores are kept and only the changelog tail is read.
+   */
+  async createFor(partitions: readonly TopicPartition[]): Promise<void> {
     const targets: RestoreTarget[] = [];
     for (const tp of partitions) {
       const id = this.taskId(tp);
       if (this.tasks.has(id)) continue;
-      const sub = this.subtopologies[this.topicToSub.get(tp.topic) as number] as Subtopology;
-      const dir = taskDir(this.config.stateDir, this.config.applicationId, id);
-      const checkpoint = readCheckpoint(dir);
-      // Without a checkpoint, files on disk may be older than the changelog says: start empty.
-      if (checkpoint === null) wipeTaskDir(dir);
-      const task = this.newTask(id, sub, tp.partition, dir);
-      this.tasks.set(id, task);
-      for (const store of sub.stores) {
-        const topic = changelogTopic(this.config.applicationId, store);
-        if (!this.topology.store(store)?.loggingEnabled || !partitionCounts.has(topic)) continue;
-        if (task.wipedStores.has(store)) this.config.logger('warn', `store '${store}' of task ${id} had unreadable files: wiped, restoring it in full from ${topic}`);
-        const persistent = task.stateStores.get(store)?.persistent === true && !task.wipedStores.has(store);
-        const from = persistent ? (checkpoint?.get(`${topic}:${tp.partition}`) ?? null) : null;
-        targets.push({ task, store, topic, partition: tp.partition, from });
+      const promoted = this.standbys.remove(id);
+      if (promoted !== null) {
+        promoted.task.initProcessors();
+        this.tasks.set(id, promoted.task);
+        for (const t of this.changelogsOf(promoted.task)) targets.push({ task: promoted.task, store: t.store, topic: t.topic, partition: t.partition, from: promoted.positions.get(`${t.topic}:${t.partition}`) ?? null, fromStandby: true });
+        this.config.logger('info', `standby task ${id} promoted to active`);
+        continue;
       }
+      const { task, targets: own } = this.openTask(id, tp.partition, false);
+      this.tasks.set(id, task);
+      for (const t of own) targets.push({ task, store: t.store, topic: t.topic, partition: t.partition, from: t.from });
     }
     const reached = await restoreStores(this.config.bootstrapServers, this.admin, targets, this.config.logger);
     for (const [k, offset] of reached) if (offset > (this.collector.changelogOffsets.get(k) ?? -1n)) this.collector.changelogOffsets.set(k, offset);
+  }
+
+  /**
+   * The standby tasks the assignment gives this instance: new ones start
+   * following their changelogs, dropped ones close (a standby that became
+   * active here waits for createFor to promote it; an active task that
+   * became a standby here turns into one once it is revoked and closed).
+   */
+  setStandbys(standby: readonly string[], active: readonly string[]): void {
+    this.wantedStandbys = new Set(standby);
+    const promoting = new Set(active);
+    for (const id of this.standbys.ids()) {
+      if (this.wantedStandbys.has(id) || promoting.has(id)) continue;
+      this.standbys.checkpoint();
+      this.standbys.remove(id)?.task.close();
+    }
+    this.reconcileStandbys();
+  }
+
+  private reconcileStandbys(): void {
+    for (const id of this.wantedStandbys) {
+      if (this.tasks.has(id) || this.standbys.has(id)) continue;
+      const { task, targets } = this.openTask(id, parseTaskId(id).partition, true);
+      this.standbys.add(task, taskDir(this.config.stateDir, this.config.applicationId, id), targets);
+    }
+  }
+
+  /** The ids of the active tasks. */
+  activeIds(): string[] {
+    return [...this.tasks.keys()];
+  }
+
+  /** What this instance holds, for its subscription to the assignor. */
+  stateSummary(): { active: string[]; standby: string[]; offsetSums: Map<string, bigint> } {
+    const sums = checkpointedOffsetSums(this.config.stateDir, this.config.applicationId);
+    for (const id of this.standbys.ids()) sums.set(id, this.standbys.offsetSum(id) ?? 0n);
+    return { active: [...this.tasks.keys()], standby: this.standbys.ids(), offsetSums: sums };
+  }
+
+  /** Opens a task's directory and stores (a standby: stores only) and says where each logged store starts restoring. */
+  private openTask(id: string, partition: number, standby: boolean): { task: StreamTask; targets: StandbyTarget[] } {
+    const sub = this.subtopologies[parseTaskId(id).subtopology] as Subtopology;
+    const dir = taskDir(this.config.stateDir, this.config.applicationId, id);
+    const checkpoint = readCheckpoint(dir);
+    // Without a checkpoint, files on disk may be older than the changelog says: start empty.
+    if (checkpoint === null) wipeTaskDir(dir);
+    const task = this.newTask(id, sub, partition, dir, standby);
+    const targets: StandbyTarget[] = [];
+    for (const t of this.changelogsOf(task)) {
+      if (task.wipedStores.has(t.store)) this.config.logger('warn', `store '${t.store}' of task ${id} had unreadable files: wiped, restoring it in full from ${t.topic}`);
+      const persistent = task.stateStores.get(t.store)?.persistent === true && !task.wipedStores.has(t.store);
+      const from = persistent ? (checkpoint?.get(`${t.topic}:${partition}`) ?? null) : null;
+      targets.push({ ...t, from, persistent });
+    }
+    return { task, targets };
+  }
+
+  /** The changelog partitions of a task's logged stores. */
+  private changelogsOf(task: StreamTask): { store: string; topic: string; partition: number }[] {
+    const sub = this.subtopologies[parseTaskId(task.id).subtopology] as Subtopology;
+    const out: { store: string; topic: string; partition: number }[] = [];
+    for (const store of sub.stores) {
+      const topic = changelogTopic(this.config.applicationId, store);
+      if (this.topology.store(store)?.loggingEnabled && this.partitionCounts.has(topic)) out.push({ store, topic, partition: task.partition });
+    }
+    return out;
   }
 
   /**
@@ -85,6 +157,7 @@ export class TaskManager {
       }
       if (offsets.size > 0) writeCheckpoint(taskDir(this.config.stateDir, this.config.applicationId, task.id), offsets);
     }
+    this.standbys.checkpoint();
   }
 
   /** Closes the tasks of revoked or lost partitions (committed before, when revoked). */
@@ -95,12 +168,16 @@ export class TaskManager {
       this.tasks.delete(id);
       this.offsets.delete(`${tp.topic}:${tp.partition}`);
     }
+    this.reconcileStandbys();
   }
 
-  closeAll(): void {
+  /** Closes the active tasks and the standbys (their checkpoints written first). */
+  async closeAll(): Promise<void> {
     for (const t of this.tasks.values()) t.close();
     this.tasks.clear();
     this.offsets.clear();
+    this.wantedStandbys.clear();
+    await this.standbys.close();
   }
 
   /** Processes a batch of one partition; its offsets become committable. */
@@ -144,10 +221,10 @@ export class TaskManager {
   private taskId(tp: { topic: string; partition: number }): string {
     const sub = this.topicToSub.get(tp.topic);
     if (sub === undefined) throw new StreamsError(StreamsErrorCode.STATE, `topic '${tp.topic}' is not read by the topology`);
-    return `${sub}_${tp.partition}`;
+    return taskIdOf(sub, tp.partition);
   }
 
-  private newTask(id: string, sub: Subtopology, partition: number, dir: string): StreamTask {
+  private newTask(id: string, sub: Subtopology, partition: number, dir: string, standby: boolean): StreamTask {
     const task = new StreamTask({
       applicationId: this.config.applicationId,
       taskId: id,
@@ -164,7 +241,8 @@ export class TaskManager {
       globalStores: this.globalStores,
       cache: this.cache,
     });
-    task.init();
+    if (standby) task.initStores();
+    else task.init();
     return task;
   }
 }
