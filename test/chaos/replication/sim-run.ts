@@ -160,7 +160,7 @@ class Run {
     if (this.troubled.has(id)) {
       if (!b.alive) void b.start(false);
       else this.w.net.isolated.delete(id);
-    } else if (this.troubled.size < 2) {
+    } else if (this.troubled.size < 2 && this.keepsAnInSyncReplica(id)) {
       this.troubled.add(id);
       // While a power-lost broker is not back, another crash would leave no
       // in-sync replica with a clean shutdown: the controller then rightly
@@ -178,6 +178,22 @@ class Run {
       }
     }
     this.w.net.dropRate = r.next() < 0.3 ? 0.05 : 0;
+  }
+
+  /**
+   * Whether every partition keeps an in-sync replica other than `id` that is
+   * not troubled: a fault may take at most N-1 of the replicas that have the
+   * data. (A lossy link can shrink an ISR to two; losing both of those at
+   * once is N failures of the data's holders, and the controller then
+   * rightly keeps the partition offline: it cannot tell which uncleanly
+   * restarted replica kept its tail.)
+   */
+  private keepsAnInSyncReplica(id: number): boolean {
+    for (let partition = 0; partition < PARTITIONS; partition++) {
+      const isr = this.w.image.partition(TOPIC, partition)?.isr ?? [];
+      if (!isr.some((r) => r !== id && !this.troubled.has(r))) return false;
+    }
+    return true;
   }
 
   /** Troubled brokers that run, are reachable and are back in every partition's ISR count as healthy again. */
