@@ -19,6 +19,7 @@
  */
 import { invariant } from '../util/assert.js';
 import type { EpochEntry } from '../storage/leader-epoch-checkpoint.js';
+import type { PartitionLog } from '../storage/partition-log.js';
 
 /** OffsetForLeaderEpoch's "no such epoch" answer (Kafka's UNDEFINED_EPOCH / UNDEFINED_EPOCH_OFFSET). */
 export const UNDEFINED_EPOCH = -1;
@@ -151,4 +152,28 @@ export class LeaderEpochCache {
   private checkInvariant(): void {
     invariant(LeaderEpochCache.isValid(this.entries), 'leader epoch entries strictly increase in epoch and start offset');
   }
+}
+
+/**
+ * Loads the cache from the partition's leader-epoch-checkpoint, or rebuilds
+ * it from the batch headers when the file is missing or damaged (then writes
+ * it). Entries are brought in line with the recovered log: nothing past its
+ * end (a crash cut the tail), nothing below its start.
+ */
+export function openLeaderEpochCache(log: PartitionLog): LeaderEpochCache {
+  const stored = log.readLeaderEpochCheckpoint();
+  const usable = Array.isArray(stored) && LeaderEpochCache.isValid(stored);
+  const rebuilt = usable ? null : monotonic(log.scanLeaderEpochs());
+  const cache = new LeaderEpochCache(usable ? stored : (rebuilt ?? []), { write: (entries) => log.writeLeaderEpochCheckpoint(entries) });
+  const changed = cache.truncateFromEnd(log.logEndOffset);
+  cache.truncateFromStart(log.logStartOffset);
+  if (rebuilt !== null ? rebuilt.length > 0 || stored !== null : changed) cache.persist();
+  return cache;
+}
+
+/** Scanned epochs with Kafka's assign rule applied (a lower epoch replaces what it contradicts). */
+function monotonic(scanned: readonly { epoch: number; startOffset: bigint }[]): { epoch: number; startOffset: bigint }[] {
+  const cache = new LeaderEpochCache([], null);
+  for (const e of scanned) cache.assign(e.epoch, e.startOffset);
+  return [...cache.list()];
 }

@@ -20,7 +20,10 @@
 import { invariant } from '../util/assert.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
-import { LeaderEpochCache, type EpochEndOffset } from './leader-epoch-cache.js';
+import { openLeaderEpochCache, type EpochEndOffset, type LeaderEpochCache } from './leader-epoch-cache.js';
+import type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './isr-change.js';
+
+export type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './isr-change.js';
 import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
 import { AppendQueue } from './append-queue.js';
 import { FollowerReplica } from './follower-replica.js';
@@ -39,29 +42,6 @@ export interface PartitionState {
   readonly replicas: readonly number[];
   readonly isr: readonly number[];
 }
-
-/** The per-partition settings and cluster facts the leader's ISR decisions need (the ReplicaManager provides them). */
-export interface ReplicationPolicy {
-  /** The topic's min.insync.replicas. */
-  minInsyncReplicas(): number;
-  /** replica.lag.time.max.ms: how long a follower may not be caught up before it leaves the ISR. */
-  replicaLagTimeMaxMs(): number;
-  /** Whether a broker may join an ISR: registered, not fenced, not shutting down (Kafka's isReplicaIsrEligible). */
-  isReplicaEligible(brokerId: number): boolean;
-}
-
-/** An ISR change the leader asks the controller for (AlterPartition). */
-export interface IsrChangeProposal {
-  readonly newIsr: readonly number[];
-  readonly leaderEpoch: number;
-  readonly partitionEpoch: number;
-  readonly kind: 'expand' | 'shrink';
-}
-
-/** What the controller answered to a proposal (AlterPartition's per-partition result). */
-export type IsrChangeOutcome =
-  | { kind: 'committed'; leaderEpoch: number; partitionEpoch: number; isr: readonly number[] }
-  | { kind: 'failed'; errorCode: number };
 
 const ALWAYS_SINGLE: ReplicationPolicy = { minInsyncReplicas: () => 1, replicaLagTimeMaxMs: () => 30_000, isReplicaEligible: () => false };
 
@@ -510,28 +490,4 @@ export class Partition {
     this.onLogStartOffsetChanged();
     return { kind: 'ok', lowWatermark: this.log.logStartOffset };
   }
-}
-
-/**
- * Loads the cache from the partition's leader-epoch-checkpoint, or rebuilds
- * it from the batch headers when the file is missing or damaged (then writes
- * it). Entries are brought in line with the recovered log: nothing past its
- * end (a crash cut the tail), nothing below its start.
- */
-function openLeaderEpochCache(log: PartitionLog): LeaderEpochCache {
-  const stored = log.readLeaderEpochCheckpoint();
-  const usable = Array.isArray(stored) && LeaderEpochCache.isValid(stored);
-  const rebuilt = usable ? null : monotonic(log.scanLeaderEpochs());
-  const cache = new LeaderEpochCache(usable ? stored : (rebuilt ?? []), { write: (entries) => log.writeLeaderEpochCheckpoint(entries) });
-  const changed = cache.truncateFromEnd(log.logEndOffset);
-  cache.truncateFromStart(log.logStartOffset);
-  if (rebuilt !== null ? rebuilt.length > 0 || stored !== null : changed) cache.persist();
-  return cache;
-}
-
-/** Scanned epochs with Kafka's assign rule applied (a lower epoch replaces what it contradicts). */
-function monotonic(scanned: readonly { epoch: number; startOffset: bigint }[]): { epoch: number; startOffset: bigint }[] {
-  const cache = new LeaderEpochCache([], null);
-  for (const e of scanned) cache.assign(e.epoch, e.startOffset);
-  return [...cache.list()];
 }

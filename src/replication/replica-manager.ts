@@ -35,6 +35,10 @@ import { setPartitionLeaderEpoch } from '../protocol/record-batch/header.js';
 import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
 import type { Clock } from '../util/clock.js';
 import type { Timers } from '../util/timer.js';
+import type {
+  AppendEntry, AppendRequest, DivergingEpoch, FetchPartition, FetchPartitionResult, FetchRequestParams, FetchResult, PartitionAppendResult, ReadResult,
+} from './data-path-types.js';
+import { divergingEpoch, leaderEpochError } from './leader-epoch-checks.js';
 import { Partition, type IsrChangeOutcome, type IsrChangeProposal, type PartitionState, type ReplicationPolicy } from './partition.js';
 import { DelayedFetches } from './delayed-fetch.js';
 import { DelayedProduces } from './delayed-produce.js';
@@ -43,106 +47,15 @@ import {
   appendFailure, checkClientBatch, checkReplicatedBatches, needsPreparation, prepareBatch, stampBatch, type AppendFailure, type CheckedBatch,
 } from './append-validator.js';
 
+export { leaderEpochError } from './leader-epoch-checks.js';
+export type {
+  AppendEntry, AppendOrigin, AppendRequest, DivergingEpoch, FetchPartition, FetchPartitionResult, FetchRequestParams, FetchResult, PartitionAppendResult, ReadResult,
+} from './data-path-types.js';
+
 export interface PartitionAssignment extends PartitionState {
   topic: string;
   topicId: string;
   partition: number;
-}
-
-/** Who is appending: a producing client, a coordinator writing its internal topic, or a follower copying its leader. */
-export type AppendOrigin = 'client' | 'coordinator' | 'replica';
-
-export interface AppendEntry {
-  readonly topic: string;
-  readonly partition: number;
-  /** The record batch as received (a client's bytes are validated before anything is written). */
-  readonly records: unknown;
-}
-
-export interface AppendRequest {
-  readonly origin: AppendOrigin;
-  /** 0, 1 or -1 (all); anything else answers INVALID_REQUIRED_ACKS. */
-  readonly acks: number;
-  /** How long an acks=all append waits for the high watermark (REQUEST_TIMED_OUT after). */
-  readonly timeoutMs: number;
-  readonly entries: readonly AppendEntry[];
-  /** The Produce version of a client append (zstd needs v7, magic errors differ below v3). */
-  readonly produceVersion?: number;
-  /** For the debug log of rejected batches. */
-  readonly clientId?: string | null;
-}
-
-export interface PartitionAppendResult {
-  readonly topic: string;
-  readonly partition: number;
-  errorCode: number;
-  errorMessage: string | null;
-  baseOffset: bigint;
-  logAppendTimeMs: bigint;
-  logStartOffset: bigint;
-  /** The high watermark that commits this append (its last offset + 1), -1 on failure. */
-  requiredOffset: bigint;
-  /** What this call wrote (0 for failures and idempotent duplicates): traffic metrics. */
-  appendedBytes: number;
-  appendedRecords: number;
-}
-
-export interface FetchPartition {
-  readonly partition: number;
-  readonly fetchOffset: bigint;
-  readonly partitionMaxBytes: number;
-  /** -1 = not checked; else stale epochs get FENCED_LEADER_EPOCH, newer ones UNKNOWN_LEADER_EPOCH (KIP-320). */
-  readonly currentLeaderEpoch: number;
-  /** The epoch of the last batch the fetcher has (Fetch v12+), -1 = unknown: checked for divergence (KIP-320). */
-  readonly lastFetchedEpoch?: number;
-}
-
-/** Where a fetcher's log diverged from the leader's: truncate to at most `endOffset` (Fetch v12+ DivergingEpoch). */
-export interface DivergingEpoch {
-  readonly epoch: number;
-  readonly endOffset: bigint;
-}
-
-export interface FetchRequestParams {
-  /** -1 (or absent) for consumers; a broker id for a follower, which reads up to the log end and reports its position. */
-  readonly replicaId?: number;
-  readonly topics: readonly { readonly topic: string; readonly partitions: readonly FetchPartition[] }[];
-  readonly readCommitted: boolean;
-  /** Total bytes over every partition; the first partition with data returns at least one whole batch (KIP-74). */
-  readonly maxBytes: number;
-  readonly minBytes: number;
-  readonly maxWaitMs: number;
-  /** Where log data is read into (the broker's buffer pool), and where unsent buffers go back. */
-  readonly allocate?: ReadAllocator;
-  readonly release?: (buffer: Buffer) => void;
-}
-
-export interface FetchPartitionResult {
-  readonly partition: number;
-  readonly errorCode: number;
-  readonly highWatermark: bigint;
-  readonly lastStableOffset: bigint;
-  readonly logStartOffset: bigint;
-  readonly chunks: Buffer[];
-  readonly bytes: number;
-  /** Set (with no records) when the fetcher's lastFetchedEpoch diverges from this log. */
-  readonly divergingEpoch?: DivergingEpoch;
-}
-
-export interface FetchResult {
-  readonly topics: { topic: string; partitions: FetchPartitionResult[] }[];
-  /** Every buffer the results point into (from `allocate`): release them once the response is written. */
-  readonly buffers: Buffer[];
-}
-
-export interface ReadResult {
-  errorCode: number;
-  divergingEpoch?: DivergingEpoch;
-  highWatermark: bigint;
-  lastStableOffset: bigint;
-  logStartOffset: bigint;
-  chunks: Buffer[];
-  bytes: number;
 }
 
 export interface ReplicaManagerDeps {
@@ -556,32 +469,6 @@ export class ReplicaManager {
   private notifyLeadership(p: Partition, isLeader: boolean): void {
     for (const l of this.leadershipListeners) l(p, isLeader);
   }
-}
-
-/**
- * KIP-320 (Kafka's Partition.fetchRecords with a lastFetchedEpoch): when the
- * fetcher's last epoch ends here before its fetch offset, or this log has no
- * such epoch (the largest one it knows below is older), its log diverged:
- * answer where that epoch ends here, and no records, so it truncates first.
- */
-function divergingEpoch(p: Partition, fp: FetchPartition): DivergingEpoch | null {
-  const last = fp.lastFetchedEpoch ?? -1;
-  if (last < 0) return null;
-  const end = p.endOffsetForEpoch(last);
-  // No epoch at or below the fetcher's (this log is empty of epochs): it keeps at most what this log has.
-  if (end.epoch < 0) return p.logEndOffset < fp.fetchOffset ? { epoch: -1, endOffset: p.logEndOffset } : null;
-  if (end.epoch < last || end.endOffset < fp.fetchOffset) return { epoch: end.epoch, endOffset: end.endOffset };
-  return null;
-}
-
-/**
- * KIP-320: a request names the leader epoch it believes current (Fetch,
- * ListOffsets, OffsetForLeaderEpoch); -1 skips the check, an older one is
- * FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
- */
-export function leaderEpochError(p: Partition, requested: number): number {
-  if (requested < 0 || requested === p.leaderEpoch) return ErrorCode.NONE;
-  return requested < p.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
 }
 
 function failed(e: AppendEntry, f: AppendFailure): PartitionAppendResult {
