@@ -24,14 +24,8 @@
  * Election (a partition without an eligible leader), in this order:
  *   1. the first replica (replica order) in the ISR that may lead;
  *   2. the first ELR member that may lead: ISR = [it] (KIP-966);
- *   3. ISR and ELR empty and lastKnownElr = [x] with x able to lead, and x
- *      the partition's only replica: x (KIP-966's last-known-leader rule).
- *      It restarted after an unclean shutdown and may have lost its
- *      unflushed tail, but no other replica can have more. With more
- *      replicas one of the others may still hold every record (a kill -9
- *      keeps the page cache; only a power loss drops it), so the partition
- *      stays offline rather than risk electing the one that lost data
- *      (unless unclean election is enabled, step 4);
+ *   3. ISR and ELR empty and lastKnownElr = [x] with x able to lead: x, the
+ *      last replica known to hold the data (KIP-966's last-known-leader rule);
  *   4. with unclean.leader.election.enable (topic, else broker default), the
  *      first live replica: ISR = [it], ELR cleared, leaderRecoveryState
  *      RECOVERING (KIP-704), and the election is listed in `uncleanElections`
@@ -207,7 +201,7 @@ export class PartitionChanges {
       return this.setLeader(w, fromElr, 'elr');
     }
     const last = w.lastKnownElr.length === 1 ? w.lastKnownElr[0] : undefined;
-    if (w.isr.length === 0 && w.elr.length === 0 && last !== undefined && w.replicas.length === 1 && w.replicas[0] === last && can(last)) {
+    if (w.isr.length === 0 && w.elr.length === 0 && last !== undefined && w.replicas.includes(last) && can(last)) {
       w.isr = [last];
       w.lastKnownElr = [];
       return this.setLeader(w, last, 'last_known');

@@ -162,9 +162,10 @@ class Run {
       else this.w.net.isolated.delete(id);
     } else if (this.troubled.size < 2 && this.keepsAnInSyncReplica(id)) {
       this.troubled.add(id);
-      // While a power-lost broker is not back, another crash would leave no
-      // in-sync replica with a clean shutdown: the controller then rightly
-      // keeps the partition offline (it cannot tell which one kept its data).
+      // While a power-lost broker is not back, no other broker is killed:
+      // both would restart uncleanly, and if the power-lost one left the ELR
+      // last the controller elects it over the killed one that kept the data
+      // (docs/cluster.md "Not yet": unclean recovery by log end).
       const power = roll < 0.25 && this.troubled.size === 0;
       const kind = power ? 'power loss' : roll < 0.6 && this.powerLost.size === 0 ? 'kill' : 'partition';
       if (TRACE) this.trace(`fault on broker ${id}: ${kind}`);
@@ -183,10 +184,8 @@ class Run {
   /**
    * Whether every partition keeps an in-sync replica other than `id` that is
    * not troubled: a fault may take at most N-1 of the replicas that have the
-   * data. (A lossy link can shrink an ISR to two; losing both of those at
-   * once is N failures of the data's holders, and the controller then
-   * rightly keeps the partition offline: it cannot tell which uncleanly
-   * restarted replica kept its tail.)
+   * data (a lossy link can shrink an ISR to two; losing both of those at
+   * once is N failures of the data's holders).
    */
   private keepsAnInSyncReplica(id: number): boolean {
     for (let partition = 0; partition < PARTITIONS; partition++) {

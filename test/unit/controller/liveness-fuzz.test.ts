@@ -78,8 +78,7 @@ async function schedule(seed: number): Promise<{ fences: number; leaderless: num
           leaderless++;
           assert.ok(!p.isr.some(usable), `${where}: leaderless although an ISR member could lead`);
           assert.ok(!p.elr.some(usable), `${where}: leaderless although an ELR member could lead`);
-          // The last known ELR member leads again only as the partition's only replica (another may hold more).
-          if (p.isr.length === 0 && p.replicas.length === 1) assert.ok(!p.lastKnownElr.some(usable), `${where}: leaderless although the last known ELR member could lead`);
+          if (p.isr.length === 0) assert.ok(!p.lastKnownElr.some(usable), `${where}: leaderless although the last known ELR member could lead`);
         } else {
           assert.ok(p.isr.includes(p.leader) && usable(p.leader), `${where}: the leader is not a usable ISR member`);
         }
