@@ -81,6 +81,8 @@ test('kill -9 and restart of the partition leader: our producer delivers everyth
   const pending = new Set<Promise<void>>();
   let acked = 0;
   let killed = false;
+  // The victim's restart: awaited before the checks, so cleanup never races a node that is still starting.
+  let restarted: Promise<void> = Promise.resolve();
   let lastAckAt = started;
   let longestGapMs = 0;
   for (let i = 0; i < RECORDS; i++) {
@@ -88,7 +90,7 @@ test('kill -9 and restart of the partition leader: our producer delivers everyth
     if (!killed && acked >= KILL_AFTER_ACKS) {
       killed = true;
       await cluster.node(victim).kill9();
-      setTimeout(() => void cluster.node(victim).start(), DOWN_MS);
+      restarted = new Promise<void>((resolve) => setTimeout(resolve, DOWN_MS)).then(() => cluster.node(victim).start());
     }
     const p = producer.send({ topic: TOPIC, partition: 0, value: `r${i}` }).then(
       (m) => {
@@ -107,6 +109,7 @@ test('kill -9 and restart of the partition leader: our producer delivers everyth
     assert.ok(Date.now() - started < DEADLINE_MS, 'sending took too long');
   }
   await Promise.all(pending);
+  await restarted;
   assert.ok(killed, 'the leader was killed mid-stream');
   t.diagnostic(`${RECORDS} records in ${Date.now() - started} ms; longest gap between acknowledgements ${longestGapMs} ms (node ${victim} down ${DOWN_MS} ms, then restarting)`);
   // An epoch above 0 means a partition asked for a bump (KIP-360): the restarted leader lost the producer's state or a batch failed for good.
