@@ -79,13 +79,16 @@ test('corrupt LMDB files and an unreadable checkpoint: wiped with a warning, res
     });
     const warn = logs.find((l) => l.level === 'warn');
     assert.match(warn?.message ?? '', /^store 'counts' of task 1_0 had unreadable files: wiped, restoring it in full from cs-\d+-counts-changelog$/);
-    assert.match(logs.find((l) => l.message.startsWith('restored'))?.message ?? '', /^restored 4 changelog records into 1 store partition\(s\) in \d+ ms \(\d+ records\/s\): counts@1_0=4$/);
+    // Record caching folds 'a' twice into one update when both land in one commit: 3 or 4 changelog records, all restored.
+    const restoredLine = logs.find((l) => l.message.startsWith('restored'))?.message ?? '';
+    assert.match(restoredLine, /^restored ([34]) changelog records into 1 store partition\(s\) in \d+ ms \(\d+ records\/s\): counts@1_0=\1$/);
+    const changelogRecords = /counts@1_0=(\d+)$/.exec(restoredLine)?.[1];
 
     // An unreadable checkpoint: the task directory cannot be trusted, so it starts empty and restores in full.
     writeFileSync(join(taskDir, '.checkpoint'), '{not json');
     logs.length = 0;
     await run(async (s) => assert.equal(s.store<string, bigint>('counts').get('b'), 1n));
-    assert.match(logs.find((l) => l.message.startsWith('restored'))?.message ?? '', /counts@1_0=4$/);
+    assert.match(logs.find((l) => l.message.startsWith('restored'))?.message ?? '', new RegExp(`counts@1_0=${changelogRecords}$`));
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
   }
