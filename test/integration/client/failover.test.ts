@@ -110,6 +110,14 @@ test('kill -9 and restart of the partition leader: our producer delivers everyth
   }
   await Promise.all(pending);
   await restarted;
+  // The restarted node catches up as a follower and rejoins the ISR (AlterPartition from the leader).
+  const rejoinDeadline = Date.now() + 60_000;
+  for (;;) {
+    const [d] = await admin.describeTopics([TOPIC], { includeConfigs: false }).catch(() => []);
+    if (d?.partitions[0]?.isr.includes(victim) === true) break;
+    assert.ok(Date.now() < rejoinDeadline, `node ${victim} did not rejoin the ISR within 60 s`);
+    await sleep(200);
+  }
   assert.ok(killed, 'the leader was killed mid-stream');
   t.diagnostic(`${RECORDS} records in ${Date.now() - started} ms; longest gap between acknowledgements ${longestGapMs} ms (node ${victim} down ${DOWN_MS} ms, then restarting)`);
   // An epoch above 0 means a partition asked for a bump (KIP-360): the restarted leader lost the producer's state or a batch failed for good.
