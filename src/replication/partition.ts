@@ -276,6 +276,12 @@ export class Partition {
     return this.isr.length < Math.min(this.policy.minInsyncReplicas(), this.replicas.length);
   }
 
+  /** Exactly min.insync.replicas in sync (with more than that many replicas): one more failure stops acks=all. */
+  isAtMinIsr(): boolean {
+    const minIsr = this.policy.minInsyncReplicas();
+    return this.replicas.length > minIsr && this.isr.length === minIsr;
+  }
+
   /**
    * As leader, records that the current leader epoch starts at the log end
    * offset before any append in it (Kafka's makeLeader), so the checkpoint

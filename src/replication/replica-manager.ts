@@ -98,6 +98,8 @@ export class ReplicaManager {
   private readonly delayedProduces: DelayedProduces;
   private readonly leadershipListeners: ((p: Partition, isLeader: boolean) => void)[] = [];
   private readonly followerListeners: ((p: Partition) => void)[] = [];
+  /** ISR changes this broker's leaders got committed, and proposals refused or lost (Kafka IsrShrinksPerSec, IsrExpandsPerSec, FailedIsrUpdatesPerSec). */
+  private readonly isrChanges = { shrinks: 0, expands: 0, failed: 0 };
 
   constructor(private readonly deps: ReplicaManagerDeps) {
     this.delayedFetches = new DelayedFetches(deps.timers);
@@ -114,6 +116,11 @@ export class ReplicaManager {
 
   all(): IterableIterator<Partition> {
     return this.partitions.values();
+  }
+
+  /** Counts of ISR changes since start (metrics). */
+  get isrChangeCounts(): Readonly<{ shrinks: number; expands: number; failed: number }> {
+    return this.isrChanges;
   }
 
   /** Long-poll fetches and acks=all appends now waiting (metrics, tests). */
@@ -200,7 +207,11 @@ export class ReplicaManager {
         return { kind: 'failed', errorCode: ErrorCode.UNKNOWN_SERVER_ERROR };
       });
     void answered.then((outcome) => {
-      if (outcome.kind === 'failed') this.deps.logger.info({ topic, partition, errorCode: outcome.errorCode }, 'ISR change refused');
+      if (outcome.kind === 'failed') {
+        this.isrChanges.failed++;
+        this.deps.logger.info({ topic, partition, errorCode: outcome.errorCode }, 'ISR change refused');
+      } else if (proposal.kind === 'shrink') this.isrChanges.shrinks++;
+      else this.isrChanges.expands++;
       p.completeIsrChange(proposal, outcome, this.deps.clock.nowMs());
     });
   }
