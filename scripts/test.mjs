@@ -3,7 +3,8 @@
 // Usage: node scripts/test.mjs [unit|integration|chaos|compat ...]
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 
 const suites = process.argv.slice(2);
 const roots = (suites.length ? suites : ['unit', 'chaos', 'integration', 'compat']).map((s) => join('dist/test', s));
@@ -39,5 +40,33 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { stdio: ['inherit', 'pipe', 'inherit'] });
+
+// The TAP output passes through as it comes. Each failure's block (its
+// "not ok" line and YAML details) is also kept and printed again after the
+// summary: CI logs are often read from the end, where the failures would
+// otherwise be thousands of lines away.
+const FAILURE_LINES_MAX = 40;
+const failures = [];
+let current = null;
+const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+const linesDone = new Promise((resolve) => lines.once('close', resolve));
+lines.on('line', (line) => {
+  process.stdout.write(`${line}\n`);
+  const failed = /^(\s*)not ok \d+ - /.exec(line);
+  if (failed) {
+    current = { indent: failed[1], lines: [line] };
+    failures.push(current);
+    return;
+  }
+  if (current === null) return;
+  if (current.lines.length < FAILURE_LINES_MAX) current.lines.push(line);
+  if (line === `${current.indent}  ...`) current = null;
+});
+const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
+await linesDone;
+if (failures.length > 0) {
+  process.stdout.write(`\n# ${failures.length} failing test${failures.length === 1 ? '' : 's'} (suites count with their subtests):\n`);
+  for (const f of failures) process.stdout.write(`${f.lines.map((l) => `# ${l}`).join('\n')}\n`);
+}
+process.exit(status ?? 1);

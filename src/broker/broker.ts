@@ -44,6 +44,7 @@ import { routeMetadataChanges } from './controller-channel.js';
 import { partitionCounts } from '../controller/partition-admin.js';
 import type { ClusterNode } from './lifecycle/cluster-node.js';
 import { handlersForListener } from './lifecycle/listener-apis.js';
+import { replicaSelectorFor } from '../replication/replica-selector.js';
 import type { MetadataLog } from '../controller/metadata-log.js';
 import { RaftMetadataLog } from '../controller/quorum/raft-metadata-log.js';
 import type { RaftService } from '../controller/quorum/raft-service.js';
@@ -110,6 +111,8 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
       const b = image?.().broker(id);
       return b !== undefined && !b.fenced && !b.inControlledShutdown;
     },
+    replicaSelector: replicaSelectorFor(settings.replication?.selectorClass ?? null),
+    rackOf: (id) => image?.().broker(id)?.rack ?? null,
     alterPartition: (p, proposal) => {
       if (alterPartitionSender === undefined) return Promise.reject(new Error('no controller channel (a single node has no followers)'));
       return proposeIsrChange(alterPartitionSender, image?.(), p, proposal);

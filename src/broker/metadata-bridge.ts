@@ -51,10 +51,22 @@ function isInternalTopic(name: string): boolean {
   return name === '__consumer_offsets' || name === '__transaction_state';
 }
 
-function topicView(t: TopicState): TopicView {
+/**
+ * A topic as Metadata and DescribeTopicPartitions show it. Offline replicas
+ * are those on a broker that is not registered or is fenced (Kafka's
+ * KRaftMetadataCache.getOfflineReplicas; we have one log dir per broker).
+ */
+function topicView(t: TopicState, image: MetadataImage): TopicView {
+  const offline = (replicas: readonly number[]): number[] => replicas.filter((id) => {
+    const b = image.broker(id);
+    return b === undefined || b.fenced;
+  });
   const partitions = [...t.partitions.values()]
     .sort((a, b) => a.partitionId - b.partitionId)
-    .map((p) => ({ partition: p.partitionId, leader: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr }));
+    .map((p) => ({
+      partition: p.partitionId, leader: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr,
+      elr: p.elr, lastKnownElr: p.lastKnownElr, offlineReplicas: offline(p.replicas),
+    }));
   return { name: t.name, topicId: t.topicId, isInternal: isInternalTopic(t.name), partitions };
 }
 
@@ -148,11 +160,15 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
     controllerId: () => settings.nodeId,
     topicExists: (name) => image().topicByName(name) !== undefined,
     topic: (name) => {
-      const t = image().topicByName(name);
-      return t ? topicView(t) : undefined;
+      const now = image();
+      const t = now.topicByName(name);
+      return t ? topicView(t, now) : undefined;
     },
     topicNameById: (id) => image().topicById(id)?.name,
-    topics: () => [...image().topics()].map(topicView).sort((a, b) => a.name.localeCompare(b.name)),
+    topics: () => {
+      const now = image();
+      return [...now.topics()].map((t) => topicView(t, now)).sort((a, b) => a.name.localeCompare(b.name));
+    },
     brokers: (listenerName): BrokerEndpoint[] =>
       image()
         .unfencedBrokers()

@@ -22,6 +22,12 @@ export interface PartitionView {
   leaderEpoch: number;
   replicas: readonly number[];
   isr: readonly number[];
+  /** Eligible Leader Replicas (KIP-966): out of the ISR but still electable. */
+  elr: readonly number[];
+  /** Replicas that were last in the ELR when the partition lost its leader (KIP-966). */
+  lastKnownElr: readonly number[];
+  /** Replicas whose broker is not registered or is fenced. */
+  offlineReplicas: readonly number[];
 }
 
 export interface TopicView {

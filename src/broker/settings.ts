@@ -78,6 +78,8 @@ export interface ReplicationSettings {
   readonly fetchResponseMaxBytes: number;
   /** replica.fetch.backoff.ms */
   readonly fetchBackoffMs: number;
+  /** replica.selector.class (KIP-392); null: consumers read from leaders. */
+  readonly selectorClass?: string | null;
 }
 
 export interface QuorumVoterSettings {
@@ -213,6 +215,7 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
       fetchWaitMaxMs: config.get('replica.fetch.wait.max.ms'),
       fetchResponseMaxBytes: config.get('replica.fetch.response.max.bytes'),
       fetchBackoffMs: config.get('replica.fetch.backoff.ms'),
+      selectorClass: config.get('replica.selector.class'),
     },
     cluster: {
       roles: config.roles,

@@ -10,7 +10,8 @@
  * totalBytes/usableBytes), DescribeCluster 0-1, ElectLeaders 0-2 (v1:
  * electionType; unclean elections need it), ListPartitionReassignments 0,
  * AlterPartitionReassignments 0, OffsetForLeaderEpoch 0-4 (v1: response
- * leaderEpoch; v2: currentLeaderEpoch; v3: replicaId).
+ * leaderEpoch; v2: currentLeaderEpoch; v3: replicaId), DescribeTopicPartitions 0
+ * (KIP-966's ELR).
  */
 import {
   AlterConfigsRequest,
@@ -23,6 +24,8 @@ import {
   DescribeClusterResponse,
   DescribeLogDirsRequest,
   DescribeLogDirsResponse,
+  DescribeTopicPartitionsRequest,
+  DescribeTopicPartitionsResponse,
   ElectLeadersRequest,
   ElectLeadersResponse,
   IncrementalAlterConfigsRequest,
@@ -54,6 +57,8 @@ export const AdminApis = {
   AlterPartitionReassignments: api(AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, 0, 0),
   /** v1: response leaderEpoch; v2: currentLeaderEpoch (KIP-320); v3: replicaId. */
   OffsetForLeaderEpoch: api(OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, 0, 4),
+  /** KIP-966: partitions with their Eligible Leader Replicas, paged by a cursor. */
+  DescribeTopicPartitions: api(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, 0, 0),
 } as const;
 
 /** Kafka's ACL operations (AclOperation), as named in authorized-operations answers (KIP-430). */

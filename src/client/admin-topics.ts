@@ -11,6 +11,7 @@ import { decodeAuthorizedOperations, type AclOperation } from './admin-apis.js';
 import { Apis, request, supports } from './apis.js';
 import type { Cluster, PartitionMetadata } from './cluster.js';
 import { configSourceName, type ConfigEntry } from './config-admin.js';
+import { describeEligibleLeaders, type EligibleLeaders } from './admin-elr.js';
 import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
 
 /** Default time (ms) the controller may take for topic and partition changes. */
@@ -182,6 +183,10 @@ export interface PartitionDescription {
   isr: readonly number[];
   /** Replicas whose log directory is offline. */
   offlineReplicas: readonly number[];
+  /** Eligible Leader Replicas (KIP-966): out of the ISR, still electable; null when the broker does not say (before Kafka 3.8). */
+  elr: readonly number[] | null;
+  /** The ELR when the partition last had none left to elect (KIP-966); null when the broker does not say. */
+  lastKnownElr: readonly number[] | null;
   /** Kafka's name of the partition's error (e.g. 'LEADER_NOT_AVAILABLE'), null when none. */
   error: string | null;
 }
@@ -300,6 +305,7 @@ export async function describeTopics(cluster: Cluster, names: readonly string[] 
   const existing = wanted.filter((n) => metadata.topics.get(n)?.errorCode === 0);
   const configs = options.includeConfigs === false ? null : await describeTopicConfigs(cluster, existing);
   const operations = options.includeAuthorizedOperations === true ? await topicAuthorizedOperations(cluster, existing) : null;
+  const eligible = await describeEligibleLeaders(cluster, existing);
   return wanted.map((name) => {
     const t = metadata.topics.get(name);
     if (t === undefined || t.errorCode !== 0) {
@@ -317,7 +323,7 @@ export async function describeTopics(cluster: Cluster, names: readonly string[] 
       name,
       topicId: t.topicId,
       isInternal: t.isInternal,
-      partitions: t.partitions.map(describePartition),
+      partitions: t.partitions.map((p) => describePartition(p, eligible === null ? null : (eligible.get(name)?.get(p.partition) ?? { elr: [], lastKnownElr: [] }))),
       configs: configs?.get(name) ?? null,
       authorizedOperations: operations?.get(name) ?? null,
       error: null,
@@ -359,8 +365,10 @@ export async function describeTopicConfigs(cluster: Cluster, topics: readonly st
   return out;
 }
 
-function describePartition(p: PartitionMetadata): PartitionDescription {
+function describePartition(p: PartitionMetadata, eligible: EligibleLeaders | null): PartitionDescription {
   return {
+    elr: eligible?.elr ?? null,
+    lastKnownElr: eligible?.lastKnownElr ?? null,
     partition: p.partition,
     leader: p.leaderId,
     leaderEpoch: p.leaderEpoch,

@@ -30,6 +30,11 @@ function fromTopic<K extends TopicConfigKey>(topicKey: K, o: { doc?: string; dyn
 const firstReason = <T>(r: { ok: true; value: T } | { ok: false; reason: string }): string | undefined => (r.ok ? undefined : r.reason);
 const notZero = (v: number): string | undefined => (v === 0 ? 'use -1 for unlimited, or at least 1' : undefined);
 
+/** The replica selectors `replica.selector.class` accepts, by Kafka's class names (src/replication/replica-selector.ts). */
+export const REPLICA_SELECTOR_CLASS_NAMES: readonly string[] = [
+  'org.apache.kafka.common.replica.RackAwareReplicaSelector',
+  'org.apache.kafka.common.replica.LeaderSelector',
+];
 export { LOG_LEVELS, type LogLevel };
 
 const serverConfigs = {
@@ -130,6 +135,9 @@ const networkConfigs = {
   'replica.fetch.wait.max.ms': int({ default: 500, min: 0, doc: 'Longest a follower fetch waits; keep below replica.lag.time.max.ms.' }),
   'replica.fetch.response.max.bytes': int({ default: 10_485_760, min: 0, doc: 'Largest follower fetch response.' }),
   'replica.fetch.backoff.ms': int({ default: 1000, min: 0, doc: 'Sleep after a follower fetch error.' }),
+  'replica.selector.class': str({ default: null, importance: 'medium', expected: REPLICA_SELECTOR_CLASS_NAMES.join(' or '),
+    validate: (v) => (REPLICA_SELECTOR_CLASS_NAMES.includes(v) ? undefined : `expected ${REPLICA_SELECTOR_CLASS_NAMES.join(' or ')}`),
+    doc: 'Fetch from follower (KIP-392): with RackAwareReplicaSelector a leader sends consumers that give client.rack to an in-sync replica in their rack. Unset: consumers read from leaders.' }),
   // ---- KRaft quorum
   'controller.quorum.election.timeout.ms': int({ default: 1000, min: 1, importance: 'high', doc: 'Time without a leader before a voter starts an election.' }),
   'controller.quorum.fetch.timeout.ms': int({ default: 2000, min: 1, importance: 'high', doc: 'Time without a successful fetch before a follower becomes a candidate.' }),

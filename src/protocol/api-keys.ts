@@ -69,6 +69,7 @@ export const ApiKey = {
   ListTransactions: 66,
   AllocateProducerIds: 67,
   ConsumerGroupHeartbeat: 68,
+  DescribeTopicPartitions: 75,
 } as const;
 
 export type ApiKeyName = keyof typeof ApiKey;

@@ -247,7 +247,27 @@ function typeCodec(type: TypeSpec, flexible: boolean, nullable: boolean, version
     return arrayCodec(element, flexible, nullable, where);
   }
   const inner = structCodec(type.fields as readonly FieldSpec[], version, flexible, where);
-  return inner;
+  return nullable ? nullableStructCodec(inner, where) : inner;
+}
+
+/** A nullable struct (e.g. DescribeTopicPartitions' Cursor): an int8 marker first, -1 for null and 1 for present, as Kafka writes it. */
+function nullableStructCodec(inner: Codec, where: string): Codec {
+  return {
+    read(r) {
+      const marker = r.readInt8();
+      if (marker === -1) return null;
+      if (marker !== 1) throw new DecodeError(`bad presence marker ${marker} for the nullable struct ${where}`);
+      return inner.read(r);
+    },
+    write(w, value) {
+      if (value === null || value === undefined) {
+        w.writeInt8(-1);
+        return;
+      }
+      w.writeInt8(1);
+      inner.write(w, value);
+    },
+  };
 }
 
 function readLength(r: Reader, flexible: boolean, classicWidth: 16 | 32): number {

@@ -63,6 +63,12 @@ export interface DivergingEpoch {
 export interface FetchRequestParams {
   /** -1 (or absent) for consumers; a broker id for a follower, which reads up to the log end and reports its position. */
   readonly replicaId?: number;
+  /**
+   * A consumer's rack (Fetch v11+ rackId, '' when it gave none); set, the
+   * consumer may read from a follower and the leader may name a preferred
+   * read replica (KIP-392). Absent (older Fetch): leaders only.
+   */
+  readonly clientRack?: string;
   readonly topics: readonly { readonly topic: string; readonly partitions: readonly FetchPartition[] }[];
   readonly readCommitted: boolean;
   /** Total bytes over every partition; the first partition with data returns at least one whole batch (KIP-74). */
@@ -84,6 +90,8 @@ export interface FetchPartitionResult {
   readonly bytes: number;
   /** Set (with no records) when the fetcher's lastFetchedEpoch diverges from this log. */
   readonly divergingEpoch?: DivergingEpoch;
+  /** Set (with no records) when the consumer should read this partition from that replica (KIP-392). */
+  readonly preferredReadReplica?: number;
 }
 
 export interface FetchResult {

@@ -140,6 +140,11 @@ export class Partition {
     return this.followers.get(brokerId)?.logEndOffset ?? -1n;
   }
 
+  /** As leader: what it knows of a follower (position, last caught up), if it is a replica. */
+  follower(brokerId: number): Readonly<FollowerReplica> | undefined {
+    return this.followers.get(brokerId);
+  }
+
   /**
    * Transition to leader (Kafka's Partition.makeLeader): takes the image's
    * state, records where the new epoch starts, and forgets follower positions

@@ -43,6 +43,7 @@ import { Partition, type IsrChangeOutcome, type IsrChangeProposal, type Partitio
 import { DelayedFetches } from './delayed-fetch.js';
 import { DelayedProduces } from './delayed-produce.js';
 import type { TopicRules } from './topic-rules.js';
+import { preferredReadReplica, type ReplicaSelector } from './replica-selector.js';
 import {
   appendFailure, checkClientBatch, checkReplicatedBatches, needsPreparation, prepareBatch, stampBatch, type AppendFailure, type CheckedBatch,
 } from './append-validator.js';
@@ -74,6 +75,10 @@ export interface ReplicaManagerDeps {
   readonly isReplicaEligible?: (brokerId: number) => boolean;
   /** Sends an ISR change to the controller (AlterPartition); absent on a node that never has followers. */
   readonly alterPartition?: (p: Partition, proposal: IsrChangeProposal) => Promise<IsrChangeOutcome>;
+  /** replica.selector.class (KIP-392); absent or null: consumers read from leaders only. */
+  readonly replicaSelector?: ReplicaSelector | null;
+  /** A broker's rack (broker.rack) from the metadata image, for the replica selector. */
+  readonly rackOf?: (brokerId: number) => string | null;
 }
 
 /** Kafka's replica.lag.time.max.ms default. */
@@ -380,7 +385,7 @@ export class ReplicaManager {
   async fetchRecords(params: FetchRequestParams): Promise<FetchResult> {
     let result = this.collect(params);
     const maxWaitMs = Math.min(Math.max(params.maxWaitMs, 0), FETCH_WAIT_MS_MAX);
-    if (!result.hasError && result.bytes < params.minBytes && maxWaitMs > 0 && result.waitOn.length > 0) {
+    if (!result.answerNow && result.bytes < params.minBytes && maxWaitMs > 0 && result.waitOn.length > 0) {
       if (params.release) for (const b of result.buffers) params.release(b);
       const visibility = (params.replicaId ?? -1) >= 0 ? 'appended' : 'committed';
       await this.delayedFetches.wait(result.waitOn, result.bytes, params.minBytes, maxWaitMs, visibility);
@@ -389,10 +394,11 @@ export class ReplicaManager {
     return { topics: result.topics, buffers: result.buffers };
   }
 
-  private collect(params: FetchRequestParams): FetchResult & { bytes: number; hasError: boolean; waitOn: Partition[] } {
+  private collect(params: FetchRequestParams): FetchResult & { bytes: number; answerNow: boolean; waitOn: Partition[] } {
     let budget = params.maxBytes > 0 ? params.maxBytes : 0;
     let bytes = 0;
-    let hasError = false;
+    // An error, or a consumer sent to another replica, is answered without a long poll.
+    let answerNow = false;
     let minOneBatch = true;
     const waitOn: Partition[] = [];
     const buffers: Buffer[] = [];
@@ -400,25 +406,30 @@ export class ReplicaManager {
       topic: t.topic,
       partitions: t.partitions.map((fp): FetchPartitionResult => {
         const p = this.get(t.topic, fp.partition);
-        const located = this.fetchablePartition(t.topic, fp, p);
+        const located = this.fetchablePartition(t.topic, fp, p, params.clientRack !== undefined && (params.replicaId ?? -1) < 0);
         if (located !== ErrorCode.NONE || p === undefined) {
-          hasError = true;
+          answerNow = true;
           return { partition: fp.partition, errorCode: located, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, chunks: [], bytes: 0 };
         }
         waitOn.push(p);
         const replicaId = params.replicaId ?? -1;
         const diverging = divergingEpoch(p, fp);
         if (diverging !== null) return { partition: fp.partition, ...this.bounds(p), errorCode: ErrorCode.NONE, divergingEpoch: diverging, chunks: [], bytes: 0 };
+        const preferred = replicaId < 0 ? this.preferredReplica(p, params.clientRack, fp.fetchOffset) : -1;
+        if (preferred >= 0) {
+          answerNow = true;
+          return { partition: fp.partition, ...this.bounds(p), errorCode: ErrorCode.NONE, preferredReadReplica: preferred, chunks: [], bytes: 0 };
+        }
         const upTo = replicaId >= 0 ? 'logEnd' : params.readCommitted ? 'lastStable' : 'highWatermark';
         const leaderLogEnd = p.logEndOffset;
         const r = this.read(p, fp.fetchOffset, Math.min(fp.partitionMaxBytes, budget), upTo, minOneBatch, params.allocate);
         if (replicaId >= 0 && r.errorCode === ErrorCode.NONE && !p.updateFollowerFetchState(replicaId, fp.fetchOffset, leaderLogEnd, this.deps.clock.nowMs())) {
           for (const c of r.chunks) params.release?.(c);
-          hasError = true;
+          answerNow = true;
           return { partition: fp.partition, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, chunks: [], bytes: 0 };
         }
         for (const c of r.chunks) buffers.push(c);
-        if (r.errorCode !== ErrorCode.NONE) hasError = true;
+        if (r.errorCode !== ErrorCode.NONE) answerNow = true;
         if (r.bytes > 0) {
           minOneBatch = false;
           bytes += r.bytes;
@@ -427,14 +438,26 @@ export class ReplicaManager {
         return { partition: fp.partition, ...r };
       }),
     }));
-    return { topics, buffers, bytes, hasError, waitOn };
+    return { topics, buffers, bytes, answerNow, waitOn };
   }
 
-  /** NONE when `p` may be fetched from here with this leader epoch, else the error to answer. */
-  private fetchablePartition(topic: string, fp: FetchPartition, p: Partition | undefined): number {
+  /**
+   * NONE when `p` may be fetched from here with this leader epoch, else the
+   * error to answer. A follower serves consumers that may read from
+   * followers (Fetch v11+, KIP-392), up to the high watermark it learnt
+   * from its leader.
+   */
+  private fetchablePartition(topic: string, fp: FetchPartition, p: Partition | undefined, followerReadAllowed: boolean): number {
     if (!p) return this.deps.topicExists(topic) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-    if (!p.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    if (!p.isLeader && !(followerReadAllowed && p.leaderId >= 0)) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
     return leaderEpochError(p, fp.currentLeaderEpoch);
+  }
+
+  /** The replica a consumer should read `p` from instead of this leader (KIP-392), or -1. */
+  private preferredReplica(p: Partition, clientRack: string | undefined, fetchOffset: bigint): number {
+    const selector = this.deps.replicaSelector;
+    if (selector === undefined || selector === null || clientRack === undefined || clientRack === '' || !p.isLeader) return -1;
+    return preferredReadReplica(p, selector, clientRack, fetchOffset, this.deps.clock.nowMs(), this.deps.rackOf ?? (() => null));
   }
 
   private bounds(p: Partition): { highWatermark: bigint; lastStableOffset: bigint; logStartOffset: bigint } {

@@ -34,6 +34,12 @@
 // from this log gets DivergingEpoch and no records (KIP-320), follower or
 // consumer.
 //
+// Fetch from follower (KIP-392): a v11+ consumer fetch may be served by a
+// follower, up to the high watermark it learnt from its leader; with
+// replica.selector.class set, a leader answers a consumer that gave its
+// rackId with PreferredReadReplica (and no records) when an in-sync replica
+// in that rack suits it better (src/replication/replica-selector.ts).
+//
 // Simplifications: fetch sessions (KIP-227) are not kept; every request is a
 // full fetch and sessionId 0 is answered (clients accept that). A fetch of
 // __cluster_metadata-0 on a node with a metadata quorum is Raft's
@@ -48,6 +54,8 @@ import type { FetchPartitionResult } from '../../replication/replica-manager.js'
 
 const EMPTY = Buffer.alloc(0);
 
+/** First version with the consumer's rackId and PreferredReadReplica (KIP-392). */
+const RACK_ID_VERSION = 11;
 /** First version whose topics are named by id (KIP-516). */
 const TOPIC_ID_VERSION = 13;
 
@@ -89,6 +97,8 @@ export const fetchHandler = defineHandler({
     const known = topics.filter((t): t is NamedTopic & { name: string } => t.name !== undefined);
     const fetched = await ctx.services.replicaManager.fetchRecords({
       replicaId: req.replicaId,
+      // v11+ consumers may read from followers and be sent to one (KIP-392).
+      ...(ctx.apiVersion >= RACK_ID_VERSION && req.replicaId < 0 ? { clientRack: req.rackId } : {}),
       topics: known.map((t) => ({ topic: t.name, partitions: t.partitions })),
       readCommitted,
       maxBytes: req.maxBytes,
@@ -114,6 +124,7 @@ export const fetchHandler = defineHandler({
           // A partition that was not read (not led here, fenced epoch: no high watermark) carries none.
           abortedTransactions: readCommitted && r.highWatermark >= 0n ? [] : null,
           ...(r.divergingEpoch === undefined ? {} : { divergingEpoch: r.divergingEpoch }),
+          preferredReadReplica: r.preferredReadReplica ?? -1,
           records: recordsOf(r),
         })),
       };

@@ -40,7 +40,7 @@ function topicResponse(t: TopicView) {
       leaderEpoch: p.leaderEpoch,
       replicaNodes: [...p.replicas],
       isrNodes: [...p.isr],
-      offlineReplicas: [],
+      offlineReplicas: [...p.offlineReplicas],
     })),
   };
 }

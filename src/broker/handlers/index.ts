@@ -35,6 +35,7 @@ import { endQuorumEpochHandler } from './54-end-quorum-epoch.js';
 import { describeQuorumHandler } from './55-describe-quorum.js';
 import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
+import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
 import { alterPartitionHandler } from './56-alter-partition.js';
 import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
@@ -80,4 +81,5 @@ export const allHandlers: readonly AnyHandler[] = [
   brokerRegistrationHandler,
   brokerHeartbeatHandler,
   allocateProducerIdsHandler,
+  describeTopicPartitionsHandler,
 ] as unknown as readonly AnyHandler[];

@@ -217,8 +217,10 @@ export function formatDescription(t: TopicDescription): string {
     p.leader < 0 ? 'none' : String(p.leader),
     p.replicas.join(','),
     p.isr.join(','),
+    p.elr === null || p.elr.length === 0 ? '-' : p.elr.join(','),
+    p.lastKnownElr === null || p.lastKnownElr.length === 0 ? '-' : p.lastKnownElr.join(','),
     p.offlineReplicas.length > 0 ? p.offlineReplicas.join(',') : '-',
     p.error ?? '-',
   ]);
-  return `${summary}\n${formatTable(['PARTITION', 'LEADER', 'REPLICAS', 'ISR', 'OFFLINE', 'ERROR'], rows)}\n`;
+  return `${summary}\n${formatTable(['PARTITION', 'LEADER', 'REPLICAS', 'ISR', 'ELR', 'LAST_KNOWN_ELR', 'OFFLINE', 'ERROR'], rows)}\n`;
 }

@@ -51,6 +51,7 @@ import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-c
 import { BrokerRegistrationRequest, BrokerRegistrationResponse } from './62-broker-registration.js';
 import { BrokerHeartbeatRequest, BrokerHeartbeatResponse } from './63-broker-heartbeat.js';
 import { AllocateProducerIdsRequest, AllocateProducerIdsResponse } from './67-allocate-producer-ids.js';
+import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './75-describe-topic-partitions.js';
 
 export interface ApiSchemas {
   readonly apiKey: number;
@@ -108,6 +109,7 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [62, { apiKey: 62, name: 'BrokerRegistration', request: BrokerRegistrationRequest, response: BrokerRegistrationResponse }],
   [63, { apiKey: 63, name: 'BrokerHeartbeat', request: BrokerHeartbeatRequest, response: BrokerHeartbeatResponse }],
   [67, { apiKey: 67, name: 'AllocateProducerIds', request: AllocateProducerIdsRequest, response: AllocateProducerIdsResponse }],
+  [75, { apiKey: 75, name: 'DescribeTopicPartitions', request: DescribeTopicPartitionsRequest, response: DescribeTopicPartitionsResponse }],
 ]);
 
 export * from './00-produce.js';
@@ -158,3 +160,4 @@ export * from './60-describe-cluster.js';
 export * from './62-broker-registration.js';
 export * from './63-broker-heartbeat.js';
 export * from './67-allocate-producer-ids.js';
+export * from './75-describe-topic-partitions.js';

@@ -320,7 +320,7 @@ test('Admin maps CreateTopics, DeleteTopics and describe results per topic', asy
   );
   const [described, missing] = await admin.describeTopics(['new', 'missing']);
   assert.equal(described?.partitions.length, 4);
-  assert.deepEqual(described?.partitions[0], { partition: 0, leader: 1, leaderEpoch: 0, replicas: [1], isr: [1], offlineReplicas: [], error: null });
+  assert.deepEqual(described?.partitions[0], { partition: 0, leader: 1, leaderEpoch: 0, replicas: [1], isr: [1], offlineReplicas: [], elr: null, lastKnownElr: null, error: null });
   assert.equal(described?.configs?.find((c) => c.name === 'retention.ms')?.source, 'DYNAMIC_TOPIC_CONFIG');
   assert.equal(missing?.error?.errorName, 'UNKNOWN_TOPIC_OR_PARTITION');
 

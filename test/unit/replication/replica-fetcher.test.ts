@@ -15,6 +15,7 @@ import { Compression } from '../../../src/protocol/record-batch/header.js';
 import { ReplicaManager, type PartitionAppendResult, type ReplicaManagerDeps } from '../../../src/replication/replica-manager.js';
 import { ReplicaFetcher, type ReplicaFetchRequest, type ReplicaFetchResponse } from '../../../src/replication/replica-fetcher.js';
 import type { TopicRules } from '../../../src/replication/topic-rules.js';
+import { rackAwareReplicaSelector } from '../../../src/replication/replica-selector.js';
 import { DEFAULT_LOG_CONFIG } from '../../../src/storage/config.js';
 import { LogManager } from '../../../src/storage/log-manager.js';
 import { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
@@ -28,7 +29,7 @@ const RULES: TopicRules = {
 const TOPIC = 't';
 const REPLICAS = [1, 2, 3];
 
-function brokers(minInsyncReplicas = 1, alterPartition?: ReplicaManagerDeps['alterPartition']) {
+function brokers(minInsyncReplicas = 1, alterPartition?: ReplicaManagerDeps['alterPartition'], extra: Partial<ReplicaManagerDeps> = {}) {
   const clock = new ManualClock();
   const timers = new VirtualTimers(clock);
   const nodes = new Map<number, ReplicaManager>();
@@ -38,6 +39,7 @@ function brokers(minInsyncReplicas = 1, alterPartition?: ReplicaManagerDeps['alt
       logManager: manager, localNodeId: id, logConfigFor: () => ({ ...DEFAULT_LOG_CONFIG }), topicRules: () => ({ ...RULES, minInsyncReplicas }),
       topicExists: () => true, clock, timers, logger: pino({ level: 'silent' }), isReplicaEligible: () => true,
       ...(alterPartition === undefined ? {} : { alterPartition }),
+      ...extra,
     }));
   }
   const rm = (id: number) => nodes.get(id) as ReplicaManager;
@@ -259,4 +261,42 @@ test('ISR changes are counted as the controller answers them, refusals too; the 
   await settle();
   assert.equal(rm(1).isrChangeCounts.expands, 1);
   assert.deepEqual([...p.isr].sort(), [1, 2, 3]);
+});
+
+test('fetch from follower (KIP-392): the leader names an in-sync replica in the consumer\'s rack; the follower serves up to its high watermark', async () => {
+  const racks = new Map([[1, 'east'], [2, 'west'], [3, 'west']]);
+  const env = brokers(1, undefined, { replicaSelector: rackAwareReplicaSelector, rackOf: (id) => racks.get(id) ?? null });
+  const { rm, assign, fetchOnce } = env;
+  assign(1, 0);
+  await produce(rm(1), ['a', 'b']);
+  for (const f of [2, 3, 2, 3]) await fetchOnce(f);
+  await produce(rm(1), ['c']);
+  await fetchOnce(3);
+  await fetchOnce(3);
+  const consumerFetch = (node: number, clientRack: string | undefined, fetchOffset = 0n) => rm(node).fetchRecords({
+    ...(clientRack === undefined ? {} : { clientRack }),
+    topics: [{ topic: TOPIC, partitions: [{ partition: 0, fetchOffset, partitionMaxBytes: 1 << 20, currentLeaderEpoch: 0 }] }],
+    readCommitted: false, maxBytes: 1 << 20, minBytes: 0, maxWaitMs: 0,
+  }).then((r) => r.topics[0]?.partitions[0]);
+
+  // West has followers 2 and 3; 3 fetched last, so it is the more caught up.
+  const sent = await consumerFetch(1, 'west');
+  assert.equal(sent?.preferredReadReplica, 3);
+  assert.equal(sent?.bytes, 0, 'no records with a preferred read replica');
+  assert.equal((await consumerFetch(1, 'east'))?.preferredReadReplica, undefined, 'the leader is in the consumer\'s rack');
+  assert.equal((await consumerFetch(1, ''))?.preferredReadReplica, undefined, 'no rack: the leader');
+  assert.equal((await consumerFetch(1, 'west', 3n))?.preferredReadReplica, 3, 'a replica that has the fetch offset');
+  const past = await consumerFetch(1, 'west', 4n);
+  assert.equal(past?.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE, 'beyond the log end: out of range, no redirection');
+
+  // The follower serves the consumer, up to its own high watermark.
+  const fromFollower = await consumerFetch(3, 'west');
+  assert.equal(fromFollower?.errorCode, ErrorCode.NONE);
+  assert.equal(fromFollower?.highWatermark, rm(3).get(TOPIC, 0)?.highWatermark);
+  assert.ok((fromFollower?.bytes ?? 0) > 0, 'the follower returns records');
+  assert.equal((await consumerFetch(3, undefined))?.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER, 'an older Fetch (no rack field) is for leaders only');
+
+  // A follower out of the ISR is never chosen.
+  assign(1, 0, [1, 2], 1);
+  assert.equal((await consumerFetch(1, 'west'))?.preferredReadReplica, 2);
 });

@@ -58,10 +58,10 @@ describe('topic describe partition filters', () => {
     error: null,
     configs: minIsr === null ? null : [{ name: 'min.insync.replicas', value: minIsr, source: 'DYNAMIC_TOPIC_CONFIG', readOnly: false, isSensitive: false, isDefault: false, synonyms: [], documentation: null, type: 'INT' } as never],
     partitions: [
-      { partition: 0, leader: 1, leaderEpoch: 0, replicas: [1, 2, 3], isr: [1, 2, 3], offlineReplicas: [], error: null },
-      { partition: 1, leader: 1, leaderEpoch: 0, replicas: [1, 2, 3], isr: [1, 2], offlineReplicas: [], error: null },
-      { partition: 2, leader: 2, leaderEpoch: 0, replicas: [1, 2, 3], isr: [2], offlineReplicas: [], error: null },
-      { partition: 3, leader: -1, leaderEpoch: 0, replicas: [1, 2, 3], isr: [3], offlineReplicas: [], error: 'LEADER_NOT_AVAILABLE' },
+      { partition: 0, leader: 1, leaderEpoch: 0, replicas: [1, 2, 3], isr: [1, 2, 3], offlineReplicas: [], elr: [], lastKnownElr: [], error: null },
+      { partition: 1, leader: 1, leaderEpoch: 0, replicas: [1, 2, 3], isr: [1, 2], offlineReplicas: [], elr: [], lastKnownElr: [], error: null },
+      { partition: 2, leader: 2, leaderEpoch: 0, replicas: [1, 2, 3], isr: [2], offlineReplicas: [], elr: [], lastKnownElr: [], error: null },
+      { partition: 3, leader: -1, leaderEpoch: 0, replicas: [1, 2, 3], isr: [3], offlineReplicas: [], elr: [], lastKnownElr: [], error: 'LEADER_NOT_AVAILABLE' },
     ],
   });
   const ids = (t: TopicDescription): number[] => t.partitions.map((p) => p.partition);

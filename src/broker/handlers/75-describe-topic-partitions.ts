@@ -1,0 +1,88 @@
+// 75 DescribeTopicPartitions, v0 (KIP-966; flexible). What Metadata says of a
+// topic's partitions, plus each partition's Eligible Leader Replicas and last
+// known ELR, paged: topics in name order, at most
+// min(responsePartitionLimit, 2000) partitions per answer, and nextCursor
+// names the topic and partition where the next request starts (Kafka's
+// DescribeTopicPartitionsRequestHandler, with max.request.partition.size.limit
+// at its default of 2000).
+//
+// An empty topic list means every topic. A cursor starts at its topic and
+// partition; with an explicit list its topic must be one of them
+// (INVALID_REQUEST otherwise, as Kafka answers). Listed topics that do not
+// exist answer UNKNOWN_TOPIC_OR_PARTITION; they are never auto-created.
+import { ZERO_UUID } from '../../protocol/codec.js';
+import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from '../../protocol/messages/75-describe-topic-partitions.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from '../handler.js';
+import type { MetadataService, TopicView } from '../metadata-service.js';
+
+/** Kafka's max.request.partition.size.limit default: the most partitions one answer holds. */
+export const PARTITIONS_PER_RESPONSE_MAX = 2000;
+
+type ResponseTopic = DescribeTopicPartitionsResponse['topics'][number];
+type Cursor = NonNullable<DescribeTopicPartitionsResponse['nextCursor']>;
+
+function unknownTopic(name: string): ResponseTopic {
+  return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: -2147483648 };
+}
+
+function partitionsOf(t: TopicView, from: number, limit: number): ResponseTopic['partitions'] {
+  return t.partitions.filter((p) => p.partition >= from).slice(0, limit).map((p) => ({
+    errorCode: p.leader < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
+    partitionIndex: p.partition,
+    leaderId: p.leader,
+    leaderEpoch: p.leaderEpoch,
+    replicaNodes: [...p.replicas],
+    isrNodes: [...p.isr],
+    eligibleLeaderReplicas: [...p.elr],
+    lastKnownElr: [...p.lastKnownElr],
+    offlineReplicas: [...p.offlineReplicas],
+  }));
+}
+
+/** Topics in name order from the cursor on, each with up to the remaining partition budget; the cursor where the budget ran out. */
+export function describePage(md: MetadataService, names: readonly string[], cursor: Cursor | null, limit: number): { topics: ResponseTopic[]; nextCursor: Cursor | null } {
+  const sorted = [...new Set(names)].sort().filter((n) => cursor === null || n >= cursor.topicName);
+  const topics: ResponseTopic[] = [];
+  let budget = limit;
+  for (const name of sorted) {
+    const t = md.topic(name);
+    if (t === undefined) {
+      topics.push(unknownTopic(name));
+      continue;
+    }
+    const from = cursor !== null && name === cursor.topicName ? cursor.partitionIndex : 0;
+    const remaining = t.partitions.filter((p) => p.partition >= from);
+    if (budget === 0) return { topics, nextCursor: { topicName: name, partitionIndex: remaining[0]?.partition ?? from } };
+    const partitions = partitionsOf(t, from, budget);
+    budget -= partitions.length;
+    topics.push({ errorCode: ErrorCode.NONE, name, topicId: t.topicId, isInternal: t.isInternal, partitions, topicAuthorizedOperations: -2147483648 });
+    if (partitions.length < remaining.length) return { topics, nextCursor: { topicName: name, partitionIndex: remaining[partitions.length]?.partition ?? 0 } };
+  }
+  return { topics, nextCursor: null };
+}
+
+export const describeTopicPartitionsHandler = defineHandler({
+  apiKey: 75,
+  name: 'DescribeTopicPartitions',
+  minVersion: 0,
+  maxVersion: 0,
+  request: DescribeTopicPartitionsRequest,
+  response: DescribeTopicPartitionsResponse,
+  handle(ctx, req) {
+    const md = ctx.services.metadata;
+    const all = req.topics.length === 0;
+    const names = all ? md.topics().map((t) => t.name) : req.topics.map((t) => t.name);
+    if (!all && req.cursor !== null && !names.includes(req.cursor.topicName)) {
+      return { throttleTimeMs: 0, topics: req.topics.map((t) => ({ ...unknownTopic(t.name), errorCode: ErrorCode.INVALID_REQUEST })), nextCursor: null };
+    }
+    const limit = Math.max(1, Math.min(req.responsePartitionLimit, PARTITIONS_PER_RESPONSE_MAX));
+    const page = describePage(md, names, req.cursor, limit);
+    return { throttleTimeMs: 0, ...page };
+  },
+  errorResponse: (req, errorCode) => ({
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({ ...unknownTopic(t.name), errorCode })),
+    nextCursor: null,
+  }),
+});
