@@ -55,6 +55,8 @@ export interface ClusterOptions {
   /** Broker-only nodes after them; default 0. */
   brokers?: number;
   overrides?: Record<string, string>;
+  /** Config of one node on top of `overrides` (e.g. its broker.rack). */
+  nodeOverrides?: (nodeId: number) => Record<string, string>;
   name?: string;
   /** Error logs the test provokes on purpose (BrokerOptions.allowErrorLogs), for every node. */
   allowErrorLogs?: readonly RegExp[];
@@ -167,6 +169,11 @@ export class ClusterProcess {
       network = proxied.network;
       runner = proxied.runner;
       planned['controller.quorum.voters'] = proxied.voters;
+    }
+    const perNode = options.nodeOverrides;
+    if (perNode !== undefined) {
+      const inner = runner;
+      runner = { start: (cluster, node, config) => inner.start(cluster, node, { ...config, ...perNode(node.id) }) };
     }
     const launched = launchCluster({
       layout,
