@@ -17,7 +17,7 @@ import { run as runTool, type RunResult } from '../../helpers/run.js';
 
 const TOPIC = 'lines';
 const RECORDS = 300;
-const EXIT_WAIT_MS = 30_000;
+const EXIT_WAIT_MS = 60_000;
 
 interface DescribeJson {
   group: { state: string; members: unknown[] };
