@@ -45,6 +45,7 @@ import { partitionCounts } from '../controller/partition-admin.js';
 import type { ClusterNode } from './lifecycle/cluster-node.js';
 import { handlersForListener } from './lifecycle/listener-apis.js';
 import { replicaSelectorFor } from '../replication/replica-selector.js';
+import { FETCH_SESSION_EVICTION_MS, FETCH_SESSION_SLOTS_DEFAULT, FetchSessionCache } from './fetch-sessions.js';
 import type { MetadataLog } from '../controller/metadata-log.js';
 import { RaftMetadataLog } from '../controller/quorum/raft-metadata-log.js';
 import type { RaftService } from '../controller/quorum/raft-service.js';
@@ -295,6 +296,7 @@ function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetric
     configs: new ConfigService({ config: topics.dynamicConfig, metadata: metadata.service, topicOverrides: topics.overridesOf }),
     producerIds: new ProducerIdManager(metadata.service),
     ioBuffers: new BufferPool(IO_BUFFER_POOL),
+    fetchSessions: new FetchSessionCache({ maxSessions: settings.fetchSessionCacheSlots ?? FETCH_SESSION_SLOTS_DEFAULT, evictionMs: FETCH_SESSION_EVICTION_MS }),
     // Alone, the one-voter Raft log answers DescribeQuorum itself.
     ...(clusterNode === null ? raftServiceOf(metadata.booted.log) : { cluster: clusterNode.services, raft: clusterNode.log.service }),
   };

@@ -15,6 +15,7 @@ import type { ProducerIdManager } from './producer-ids.js';
 import type { ClusterServices } from './lifecycle/cluster-services.js';
 import type { RaftService } from '../controller/quorum/raft-service.js';
 import type { BufferPool } from '../util/buffer-pool.js';
+import type { FetchSessionCache } from './fetch-sessions.js';
 
 export type { TopicRules } from '../replication/topic-rules.js';
 
@@ -39,6 +40,8 @@ export interface BrokerServices {
    * them once the handler has settled.
    */
   readonly ioBuffers: BufferPool;
+  /** Incremental fetch sessions (KIP-227). */
+  readonly fetchSessions: FetchSessionCache;
   /** Controller channel (forwarding) and broker-lifecycle operations; absent = a node alone, everything local. */
   readonly cluster?: ClusterServices;
   /** The metadata quorum's RPCs (Vote, BeginQuorumEpoch, DescribeQuorum, FetchSnapshot, raft Fetch); absent on a node that is not a voter. */

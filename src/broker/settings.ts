@@ -26,6 +26,8 @@ export interface BrokerSettings {
   deleteTopicEnable: boolean;
   /** socket.request.max.bytes */
   requestBytesMax: number;
+  /** max.incremental.fetch.session.cache.slots: fetch sessions kept (KIP-227); 0 turns them off. */
+  fetchSessionCacheSlots?: number;
   /** queued.max.requests, applied per connection */
   inFlightRequestsMax: number;
   /** How often the log manager's background work (flush.ms, retention) runs. */
@@ -182,6 +184,7 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     autoCreateTopicsEnable: config.get('auto.create.topics.enable'),
     deleteTopicEnable: config.get('delete.topic.enable'),
     requestBytesMax: config.get('socket.request.max.bytes'),
+    fetchSessionCacheSlots: config.get('max.incremental.fetch.session.cache.slots'),
     inFlightRequestsMax: config.get('queued.max.requests'),
     logTickIntervalMs: Math.max(10, Math.min(config.get('log.flush.scheduler.interval.ms'), 1000)),
     retentionCheckIntervalMs: config.get('log.retention.check.interval.ms'),

@@ -127,6 +127,8 @@ const networkConfigs = {
   'connections.max.idle.ms': long({ default: 10 * MINUTE_MS, importance: 'medium', doc: 'Close connections idle this long; -1 = never.' }),
   'max.connections': int({ default: INT_MAX, min: 0, importance: 'medium', dynamic: 'cluster-wide', doc: 'Most open connections on this broker.' }),
   'max.connections.per.ip': int({ default: INT_MAX, min: 0, importance: 'medium', dynamic: 'cluster-wide', doc: 'Most open connections from one address.' }),
+  'max.incremental.fetch.session.cache.slots': int({ default: 1000, min: 0, importance: 'medium',
+    doc: 'Most incremental fetch sessions (KIP-227) the broker keeps; 0: every fetch is a full fetch.' }),
   'fetch.max.bytes': int({ default: 57_671_680, min: 1024, importance: 'medium', doc: 'Largest Fetch response the broker builds.' }),
   // ---- replication
   'replica.lag.time.max.ms': long({ default: 30_000, min: 1, importance: 'high', doc: 'A follower that has not caught up for this long leaves the ISR.' }),

@@ -40,8 +40,9 @@
 // rackId with PreferredReadReplica (and no records) when an in-sync replica
 // in that rack suits it better (src/replication/replica-selector.ts).
 //
-// Simplifications: fetch sessions (KIP-227) are not kept; every request is a
-// full fetch and sessionId 0 is answered (clients accept that). A fetch of
+// Fetch sessions (KIP-227, v7+): src/broker/fetch-sessions.ts keeps them; an
+// incremental fetch reads every partition of its session and answers only
+// those with news. A fetch of
 // __cluster_metadata-0 on a node with a metadata quorum is Raft's
 // (src/controller/quorum/wire.ts) and is answered by it.
 import { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js';
@@ -51,11 +52,14 @@ import { defineHandler } from '../handler.js';
 import type { RequestContext } from '../request-context.js';
 import { isRaftFetch } from '../../controller/quorum/wire.js';
 import type { FetchPartitionResult } from '../../replication/replica-manager.js';
+import { INVALID_SESSION_ID, partitionKey, type FetchContext, type RequestedPartition } from '../fetch-sessions.js';
 
 const EMPTY = Buffer.alloc(0);
 
 /** First version with the consumer's rackId and PreferredReadReplica (KIP-392). */
 const RACK_ID_VERSION = 11;
+/** First version with fetch sessions (KIP-227). */
+const SESSION_VERSION = 7;
 /** First version whose topics are named by id (KIP-516). */
 const TOPIC_ID_VERSION = 13;
 
@@ -81,6 +85,71 @@ function recordsOf(r: FetchPartitionResult): RecordChunks | Buffer {
   return r.chunks.length === 1 ? (r.chunks[0] as Buffer) : { chunks: r.chunks, byteLength: r.bytes };
 }
 
+/** The fetch session of this request (KIP-227, Fetch v7+), closed, opened, checked or updated. */
+function sessionContext(ctx: RequestContext, req: FetchRequest, requested: readonly RequestedPartition[]): FetchContext {
+  if (ctx.apiVersion < SESSION_VERSION) return { kind: 'sessionless' };
+  const forgotten = req.forgottenTopicsData.flatMap((f) => {
+    const name = ctx.apiVersion >= TOPIC_ID_VERSION ? ctx.services.metadata.topicNameById(f.topicId) : f.topic;
+    return name === undefined ? [] : f.partitions.map((partition) => ({ topic: name, partition }));
+  });
+  return ctx.services.fetchSessions.begin(req.sessionId, req.sessionEpoch, requested, forgotten, ctx.services.clock.nowMs());
+}
+
+/** Partitions grouped by topic, topics in first-seen order. */
+function groupByTopic<P extends RequestedPartition>(partitions: readonly P[]): { topic: string; topicId: string; partitions: P[] }[] {
+  const out = new Map<string, { topic: string; topicId: string; partitions: P[] }>();
+  for (const p of partitions) {
+    let t = out.get(p.topic);
+    if (t === undefined) out.set(p.topic, (t = { topic: p.topic, topicId: p.topicId, partitions: [] }));
+    t.partitions.push(p);
+  }
+  return [...out.values()];
+}
+
+/** A full answer has every partition (a session remembers what it said); an incremental one only the changed ones. */
+function keepInAnswer(ctx: RequestContext, session: FetchContext, topic: string, r: FetchPartitionResult): boolean {
+  if (session.kind === 'sessionless' || session.kind === 'error') return true;
+  const cached = session.session.partitions.get(partitionKey(topic, r.partition));
+  if (cached === undefined) return true;
+  const mustRespond = ctx.services.fetchSessions.answered(cached, r);
+  return session.kind === 'full' || mustRespond;
+}
+
+function partitionAnswer(r: FetchPartitionResult, readCommitted: boolean) {
+  return {
+    partitionIndex: r.partition,
+    errorCode: r.errorCode,
+    highWatermark: r.highWatermark,
+    lastStableOffset: r.lastStableOffset,
+    logStartOffset: r.logStartOffset,
+    // A partition that was not read (not led here, fenced epoch: no high watermark) carries none.
+    abortedTransactions: readCommitted && r.highWatermark >= 0n ? [] : null,
+    ...(r.divergingEpoch === undefined ? {} : { divergingEpoch: r.divergingEpoch }),
+    preferredReadReplica: r.preferredReadReplica ?? -1,
+    records: recordsOf(r),
+  };
+}
+
+type AnsweredTopic = { topic: string; topicId: string; partitions: ReturnType<typeof partitionAnswer>[] };
+
+/** The request's topics in its order: answered ones as read, unknown ids as UNKNOWN_TOPIC_ID. */
+function inRequestOrder(topics: readonly NamedTopic[], answered: readonly AnsweredTopic[]): (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] {
+  const byName = new Map(answered.map((t) => [t.topic, t]));
+  const out: (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] = [];
+  for (const t of topics) {
+    if (t.name === undefined) {
+      out.push(unknownTopicId(t));
+      continue;
+    }
+    // A topic named twice in a request was read once, with all its partitions.
+    const a = byName.get(t.name);
+    if (a === undefined) continue;
+    byName.delete(t.name);
+    out.push(a);
+  }
+  return out;
+}
+
 export const fetchHandler = defineHandler({
   apiKey: 1,
   name: 'Fetch',
@@ -94,12 +163,16 @@ export const fetchHandler = defineHandler({
     const { ioBuffers } = ctx.services;
     const readCommitted = req.isolationLevel === 1;
     const topics = named(ctx, req.topics);
-    const known = topics.filter((t): t is NamedTopic & { name: string } => t.name !== undefined);
+    const requested: RequestedPartition[] = topics.flatMap((t) => (t.name === undefined ? [] : t.partitions.map((p) => ({ ...p, topic: t.name as string, topicId: t.topicId }))));
+    const session = sessionContext(ctx, req, requested);
+    if (session.kind === 'error') return { throttleTimeMs: 0, errorCode: session.errorCode, sessionId: INVALID_SESSION_ID, responses: [] };
+    const toFetch = session.kind === 'incremental' ? [...session.session.partitions.values()] : requested;
+    const byTopic = groupByTopic(toFetch);
     const fetched = await ctx.services.replicaManager.fetchRecords({
       replicaId: req.replicaId,
       // v11+ consumers may read from followers and be sent to one (KIP-392).
       ...(ctx.apiVersion >= RACK_ID_VERSION && req.replicaId < 0 ? { clientRack: req.rackId } : {}),
-      topics: known.map((t) => ({ topic: t.name, partitions: t.partitions })),
+      topics: byTopic.map((t) => ({ topic: t.topic, partitions: t.partitions })),
       readCommitted,
       maxBytes: req.maxBytes,
       minBytes: req.minBytes,
@@ -107,33 +180,20 @@ export const fetchHandler = defineHandler({
       allocate: ioBuffers.allocate,
       release: (b) => ioBuffers.release(b),
     });
-    // fetchRecords answers the known topics one for one, in order; unknown ids keep their place.
-    let next = 0;
-    const responses = topics.map((rt) => {
-      if (rt.name === undefined) return unknownTopicId(rt);
-      const t = fetched.topics[next++] as (typeof fetched.topics)[number];
-      return {
-        topic: t.topic,
-        topicId: rt.topicId,
-        partitions: t.partitions.map((r) => ({
-          partitionIndex: r.partition,
-          errorCode: r.errorCode,
-          highWatermark: r.highWatermark,
-          lastStableOffset: r.lastStableOffset,
-          logStartOffset: r.logStartOffset,
-          // A partition that was not read (not led here, fenced epoch: no high watermark) carries none.
-          abortedTransactions: readCommitted && r.highWatermark >= 0n ? [] : null,
-          ...(r.divergingEpoch === undefined ? {} : { divergingEpoch: r.divergingEpoch }),
-          preferredReadReplica: r.preferredReadReplica ?? -1,
-          records: recordsOf(r),
-        })),
-      };
-    });
+    const answered = fetched.topics.map((t, i) => ({
+      topic: t.topic,
+      topicId: byTopic[i]?.topicId ?? '',
+      partitions: t.partitions.filter((r) => keepInAnswer(ctx, session, t.topic, r)).map((r) => partitionAnswer(r, readCommitted)),
+    })).filter((t) => session.kind !== 'incremental' || t.partitions.length > 0);
+    // Unknown topic ids keep their place in a full answer; an incremental one lists them first.
+    const unknown = topics.filter((t) => t.name === undefined).map(unknownTopicId);
+    const responses: (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] = session.kind === 'incremental' ? [...unknown, ...answered] : inRequestOrder(topics, answered);
     ctx.services.traffic.fetchAnswered(responses);
     const { buffers } = fetched;
     // The records point into pooled buffers: they go back once the response is on the socket.
     if (buffers.length > 0) ctx.afterResponseWritten(() => { for (const b of buffers) ioBuffers.release(b); });
-    return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses };
+    const sessionId = session.kind === 'sessionless' ? INVALID_SESSION_ID : session.session.id;
+    return { throttleTimeMs: 0, errorCode: 0, sessionId, responses };
   },
   errorResponse: (req, errorCode) => ({
     errorCode,
