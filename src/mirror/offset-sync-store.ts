@@ -8,6 +8,13 @@
  * further back in bounded memory, and translation of a group that lags far
  * behind still finds a sync at or before it.
  *
+ * Two departures from Kafka 3.5's store, both toward precision: the syncs
+ * read at start go through the same bucket rule (Kafka 3.5 kept only the
+ * newest one per partition until read-to-end, so groups that were behind at
+ * start could not be translated), and the newest 1024 syncs of each
+ * partition are kept exactly, so a group within 1024 * offset.lag.max
+ * records of the end translates to at most offset.lag.max + 1 behind.
+ *
  * Translation never lands ahead of what the group processed upstream: the
  * sync at or before the group's offset is used, plus 1 when the group is
  * past it (the record after the synced one may or may not have been
@@ -20,6 +27,8 @@ export interface SyncPair {
 }
 
 const SLOTS = 64;
+/** Syncs kept exactly per partition, newest last, on top of the 64 slots. */
+const RECENT_MAX = 1024;
 
 function slotMask(i: number): bigint {
   // Long.MAX_VALUE << i in two's complement, as a mask of bits i..62.
@@ -28,6 +37,7 @@ function slotMask(i: number): bigint {
 
 export class OffsetSyncStore {
   private readonly syncs = new Map<string, SyncPair[]>();
+  private readonly recent = new Map<string, SyncPair[]>();
   private readToEnd = false;
 
   private static key(topic: string, partition: number): string {
@@ -49,14 +59,20 @@ export class OffsetSyncStore {
     const current = this.syncs.get(key);
     if (current === undefined) {
       this.syncs.set(key, new Array<SyncPair>(SLOTS).fill(sync));
+      this.recent.set(key, [sync]);
       return;
     }
     const first = current[0] as SyncPair;
-    // While reading history, or when upstream went backwards (a recreated topic), older syncs are useless.
-    if (!this.readToEnd || first.upstreamOffset > sync.upstreamOffset) {
+    const recent = this.recent.get(key) ?? [];
+    // Upstream went backwards (a recreated topic): older syncs are useless.
+    if (first.upstreamOffset > sync.upstreamOffset) {
       current.fill(sync);
+      this.recent.set(key, [sync]);
       return;
     }
+    recent.push(sync);
+    if (recent.length > RECENT_MAX) recent.shift();
+    this.recent.set(key, recent);
     current[0] = sync;
     for (let i = 1; i < SLOTS; i++) {
       const old = current[i] as SyncPair;
@@ -67,8 +83,11 @@ export class OffsetSyncStore {
 
   /** The newest sync at or before `upstreamOffset` (or the oldest kept, when every sync is after it). */
   private lookup(topic: string, partition: number, upstreamOffset: bigint): SyncPair | null {
-    const syncs = this.syncs.get(OffsetSyncStore.key(topic, partition));
+    const key = OffsetSyncStore.key(topic, partition);
+    const syncs = this.syncs.get(key);
     if (syncs === undefined) return null;
+    const exact = newestAtOrBefore(this.recent.get(key) ?? [], upstreamOffset);
+    if (exact !== null) return exact;
     for (const s of syncs) if (s.upstreamOffset <= upstreamOffset) return s;
     return syncs[SLOTS - 1] as SyncPair;
   }
@@ -93,6 +112,22 @@ export class OffsetSyncStore {
   latest(topic: string, partition: number): SyncPair | null {
     return this.syncs.get(OffsetSyncStore.key(topic, partition))?.[0] ?? null;
   }
+}
+
+/** Binary search of syncs sorted by upstream offset: the last one at or before `offset`. */
+function newestAtOrBefore(sorted: readonly SyncPair[], offset: bigint): SyncPair | null {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  let found: SyncPair | null = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = sorted[mid] as SyncPair;
+    if (s.upstreamOffset <= offset) {
+      found = s;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
 }
 
 /**

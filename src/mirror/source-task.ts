@@ -9,8 +9,9 @@
  * When the worker reports where a record landed (`commitRecord`), the task
  * may emit an offset sync (upstream offset -> downstream offset) to
  * `mm2-offset-syncs.<target>.internal` under the `offset.lag.max` rule
- * (offset-sync-store.ts). At most one sync per partition is in flight; a
- * newer due sync replaces a queued one.
+ * (offset-sync-store.ts). Every due sync is sent (none replaced by a
+ * newer one), so a translated offset is never more than offset.lag.max
+ * records behind.
  */
 import { Consumer, Producer, type ConsumerBatch } from '../client/index.js';
 import { Schemas } from '../connect/data/schema.js';
@@ -39,8 +40,6 @@ export class MirrorSourceTask implements SourceTask {
   private failure: unknown = null;
   private stopping = false;
   private readonly rules = new Map<string, SyncRule>();
-  private readonly pendingSyncs = new Map<string, OffsetSync>();
-  private readonly inFlight = new Set<string>();
   private maxOffsetLag = 100n;
   private label = { flow: '' };
 
@@ -121,27 +120,23 @@ export class MirrorSourceTask implements SourceTask {
     if (rule === undefined) this.rules.set(key, (rule = new SyncRule(this.maxOffsetLag)));
     if (rule.update(upstreamOffset, metadata.offset)) {
       rule.sent();
-      this.pendingSyncs.set(key, { topic: upstreamTopic, partition, upstreamOffset, downstreamOffset: metadata.offset });
-      this.sendPending(key);
+      this.sendSync({ topic: upstreamTopic, partition, upstreamOffset, downstreamOffset: metadata.offset });
     }
   }
 
-  /** Sends the queued sync of a partition unless one is in flight (then it goes when that one is acknowledged). */
-  private sendPending(key: string): void {
-    const sync = this.pendingSyncs.get(key);
+  /**
+   * Sends a sync at once: the syncs of all partitions go in send order to
+   * the syncs topic's single partition (the producer keeps that order), so
+   * none is dropped and translation stays within offset.lag.max.
+   */
+  private sendSync(sync: OffsetSync): void {
     const producer = this.syncProducer;
-    if (sync === undefined || producer === null || this.inFlight.has(key) || this.config === null) return;
-    this.pendingSyncs.delete(key);
-    this.inFlight.add(key);
-    const { key: k, value } = encodeOffsetSync(sync);
+    if (producer === null || this.config === null) return;
+    const { key, value } = encodeOffsetSync(sync);
     producer
-      .send({ topic: this.config.policy.offsetSyncsTopic(this.config.target), partition: 0, key: k, value })
+      .send({ topic: this.config.policy.offsetSyncsTopic(this.config.target), partition: 0, key, value })
       .then(() => mirrorMetrics.offsetSyncs.inc(this.label))
-      .catch((err: unknown) => process.stderr.write(`[MirrorSourceTask] offset sync failed: ${(err as Error).message}\n`))
-      .finally(() => {
-        this.inFlight.delete(key);
-        this.sendPending(key);
-      });
+      .catch((err: unknown) => process.stderr.write(`[MirrorSourceTask] offset sync failed: ${(err as Error).message}\n`));
   }
 
   async stop(): Promise<void> {

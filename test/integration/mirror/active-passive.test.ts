@@ -142,8 +142,9 @@ test('active/passive: records, configs, new partitions, group failover', { timeo
     const onB = await until('billing offsets synced to B', async () => {
       const offs = await adminB.fetchGroupOffsets('billing', ['A.orders']);
       const byP = new Map(offs.filter((o) => o.offset >= 0n).map((o) => [o.partition, o.offset]));
+      if (process.env.MIRROR_DEBUG !== undefined) process.stderr.write(`B offsets ${JSON.stringify(offs.map((o) => [o.partition, String(o.offset)]))} checkpoints ${JSON.stringify([...(await translateOffsets({ bootstrap: b.bootstrap, group: 'billing', sourceCluster: 'A' }))].map(([t, m]) => [t, [...m].map(([k, v]) => [k, String(v)])]))}\n`);
       return committed.every((_, p) => byP.has(p)) ? byP : null;
-    });
+    }, 20_000);
     committed.forEach((c, p) => {
       const t = onB.get(p) ?? -1n;
       // Downstream offsets equal upstream ones here (B's topic was empty), so they compare directly.
