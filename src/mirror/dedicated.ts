@@ -18,6 +18,7 @@ export const MIRROR_PLUGIN_PATH = join(dirname(fileURLToPath(import.meta.url)), 
 const REACH_TIMEOUT_MS = 15_000;
 const CREATE_TIMEOUT_MS = 60_000;
 
+/** A running dedicated mirror, as startMirror returns it: its config, each flow's worker URL, and `close()`. */
 export interface MirrorHandle {
   readonly config: Mm2Config;
   /** Each flow with its worker's REST URL. */

@@ -15,10 +15,12 @@
 import { BYTE_ARRAY_CONVERTER } from './connector-config.js';
 import { DEFAULT_POLICY_CLASS, IDENTITY_POLICY_CLASS } from './policy.js';
 
+/** An mm2.properties that cannot run; the message lists every problem. */
 export class MirrorConfigError extends Error {
   override readonly name = 'MirrorConfigError';
 }
 
+/** One enabled replication flow `source->target` with its effective config. */
 export interface Flow {
   readonly source: string;
   readonly target: string;
@@ -26,6 +28,7 @@ export interface Flow {
   readonly props: Readonly<Record<string, string>>;
 }
 
+/** A parsed mm2.properties: clusters, their bootstrap servers, the enabled flows. */
 export interface Mm2Config {
   readonly clusters: readonly string[];
   readonly bootstrap: ReadonlyMap<string, string>;

@@ -17,6 +17,7 @@ export const IDENTITY_POLICY_CLASS = 'org.apache.kafka.connect.mirror.IdentityRe
 export const SEPARATOR_DEFAULT = '.';
 const HEARTBEATS_TOPIC = 'heartbeats';
 
+/** How remote topics are named and traced back (Kafka's ReplicationPolicy). */
 export interface ReplicationPolicy {
   /** The name on the target of `topic` replicated from `sourceCluster`. */
   formatRemoteTopic(sourceCluster: string, topic: string): string;

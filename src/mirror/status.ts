@@ -13,6 +13,7 @@ import { policyFromConfig } from './policy.js';
 import { readTopic } from './topic-reader.js';
 import { readCheckpoints } from './translate.js';
 
+/** One flow as `tributary mirror status` shows it. */
 export interface FlowStatus {
   flow: string;
   /** connector or task (`name-n`) -> state (with the reason when FAILED). */

@@ -11,6 +11,7 @@ import { DefaultReplicationPolicy, type ReplicationPolicy } from './policy.js';
 import { decodeCheckpoint, type Checkpoint } from './records.js';
 import { readTopic } from './topic-reader.js';
 
+/** What translateOffsets needs: where the checkpoints are, the group and the cluster it committed on. */
 export interface TranslateOffsetsOptions {
   /** The cluster the consumer moves to (where the checkpoints are). */
   bootstrap: string;

@@ -5,9 +5,10 @@
  * checkpoint age). docs/mirror.md is the guide.
  */
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { Command } from 'commander';
 import { parseProperties } from '../../config/properties.js';
-import { mirrorStatus, startMirror } from '../../mirror/index.js';
+import { mirrorMetrics, mirrorStatus, startMirror } from '../../mirror/index.js';
 import { formatTable, withExamples } from './common.js';
 
 function readProperties(path: string): Record<string, string> {
@@ -28,20 +29,36 @@ function untilSignal(): Promise<void> {
   });
 }
 
+/** GET /metrics: the mirror's Prometheus metrics, on 127.0.0.1. */
+async function serveMetrics(port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    void mirrorMetrics.registry.metrics().then((text) => res.writeHead(200, { 'content-type': mirrorMetrics.registry.contentType }).end(text));
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return server;
+}
+
 export function registerMirrorCommands(program: Command): void {
   const mirror = withExamples(
     program
       .command('mirror')
       .description('replicate topics between clusters, MirrorMaker 2-compatible (mm2.properties)')
       .argument('[mm2.properties]', 'clusters, A.bootstrap.servers, A->B.enabled, A->B.topics, ...')
-      .action(async (file: string | undefined) => {
+      .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics')
+      .action(async (file: string | undefined, opts: { metricsPort?: string }) => {
         if (file === undefined) {
           mirror.help();
           return;
         }
         const handle = await startMirror(readProperties(file));
+        const metrics = opts.metricsPort === undefined ? null : await serveMetrics(Number(opts.metricsPort));
         process.stdout.write(`mirroring ${handle.flows.map((f) => `${f.flow.source}->${f.flow.target}`).join(', ')}\n`);
         await untilSignal();
+        metrics?.close();
         await handle.close();
       }),
     ['tributary mirror config/mm2.properties', 'tributary mirror status config/mm2.properties'],

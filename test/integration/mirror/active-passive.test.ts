@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
-import { startMirror, translateOffsets, mirrorStatus, type MirrorHandle } from '../../../src/mirror/index.js';
+import { mirrorMetrics, startMirror, translateOffsets, mirrorStatus, type MirrorHandle } from '../../../src/mirror/index.js';
 
 const OFFSET_LAG_MAX = 10;
 let a: EmbeddedCluster;
@@ -170,6 +170,12 @@ test('active/passive: records, configs, new partitions, group failover', { timeo
     });
     await consumer.disconnect();
     for (const p of [0, 1, 2]) assert.equal(first.get(p), onB.get(p), `kafkajs resumed partition ${p} at the translated offset`);
+
+    const metrics = await mirrorMetrics.registry.metrics();
+    const replicated = Number(/mirror_records_replicated_total\{flow="A->B"\} (\d+)/.exec(metrics)?.[1] ?? '0');
+    assert.ok(replicated >= 301, `records metric counts the replicated records (${replicated})`);
+    assert.match(metrics, /mirror_replication_latency_seconds_count\{flow="A->B"\} [1-9]/);
+    assert.match(metrics, /mirror_offset_syncs_total\{flow="A->B"\} [1-9]/);
 
     const status = await mirrorStatus(mm2());
     assert.equal(status.length, 1);
