@@ -126,3 +126,7 @@ export { DecodeError } from './protocol/primitives/decode-error.js';
 export * from './streams/index.js';
 /** The Connector API (workers, SPI, converters, transforms): see docs/connect.md. */
 export * from './connect/index.js';
+
+/** Geo-replication, MirrorMaker 2-compatible (dedicated mode, status, offset translation): see docs/mirror.md. */
+export { MirrorConfigError, applyTranslatedOffsets, mirrorStatus, parseMm2Config, readCheckpoints, startMirror, translateOffsets } from './mirror/index.js';
+export type { FlowStatus, Flow as MirrorFlow, MirrorHandle, Mm2Config, TranslateOffsetsOptions } from './mirror/index.js';

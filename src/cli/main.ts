@@ -36,6 +36,7 @@ Examples:
   tributary bench produce --topic perf --create-topic --records 1000000 --acks 1
   tributary connect standalone worker.properties file-source.properties
   tributary connect distributed worker.properties
+  tributary mirror mm2.properties
 
 Client commands take --bootstrap host:port (default: $TRIBUTARY_BOOTSTRAP,
 else 127.0.0.1:9092); listings and descriptions print tables, or JSON with
@@ -51,7 +52,7 @@ tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
  * second of start-up and some 20 MB.
  */
 async function registerClientCommands(program: Command): Promise<void> {
-  const [topic, produce, consume, group, config, cluster, records, bench, connect] = await Promise.all([
+  const [topic, produce, consume, group, config, cluster, records, bench, connect, mirror] = await Promise.all([
     import('./commands/topic.js'),
     import('./commands/produce.js'),
     import('./commands/consume.js'),
@@ -61,6 +62,7 @@ async function registerClientCommands(program: Command): Promise<void> {
     import('./commands/records.js'),
     import('./commands/bench.js'),
     import('./commands/connect.js'),
+    import('./commands/mirror.js'),
   ]);
   topic.registerTopicCommands(program);
   produce.registerProduceCommand(program);
@@ -71,6 +73,7 @@ async function registerClientCommands(program: Command): Promise<void> {
   records.registerRecordsCommands(program);
   bench.registerBenchCommands(program);
   connect.registerConnectCommands(program);
+  mirror.registerMirrorCommands(program);
 }
 
 /** The first argument that is not an option: the subcommand asked for. */

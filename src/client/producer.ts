@@ -59,6 +59,8 @@ interface Blocked {
   record: RecordInput;
   bytes: number;
   sink: Sink;
+  /** Set once metadata was refreshed for an explicit partition beyond the known count (partitions added since). */
+  refreshed?: boolean;
 }
 
 /** The producer: `Producer.connect(options)`, then `send` / `sendBatch`, `flush`, `close`. Batches per partition, compresses, retries in order. */
@@ -237,7 +239,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         1,
       );
     }
-    if (this.blocked.length === 0 && this.tryAppend(r.topic, r.partition, key, value, record, bytes, sink)) return;
+    if (this.blocked.length === 0 && this.tryAppend(r.topic, r.partition, key, value, record, bytes, sink, true)) return;
     this.blocked.push({ topic: r.topic, partition: r.partition, key, value, record, bytes, sink });
     void this.pump();
   }
@@ -251,6 +253,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     record: RecordInput,
     bytes: number,
     sink: Sink,
+    mayRefresh = false,
   ): boolean {
     const t = this.cluster.metadata.topics.get(topic);
     if (t === undefined || t.errorCode !== 0 || t.partitions.length === 0) return false;
@@ -258,6 +261,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     const count = t.partitions.length;
     let partition: number | null;
     if (explicitPartition !== undefined) {
+      if (mayRefresh && Number.isInteger(explicitPartition) && explicitPartition >= count) return false;
       if (!Number.isInteger(explicitPartition) || explicitPartition < 0 || explicitPartition >= count) {
         sink.fail(new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, { topic: topic, partition: explicitPartition }), 1);
         return true;
@@ -288,12 +292,18 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       let waitingSinceMs = 0;
       while (this.blocked.length > 0) {
         const head = this.blocked.peek() as Blocked;
-        if (this.tryAppend(head.topic, head.partition, head.key, head.value, head.record, head.bytes, head.sink)) {
+        if (this.tryAppend(head.topic, head.partition, head.key, head.value, head.record, head.bytes, head.sink, head.refreshed !== true)) {
           this.blocked.shift();
           attempt = 0;
           continue;
         }
         const t = this.cluster.metadata.topics.get(head.topic);
+        if (t !== undefined && t.errorCode === 0 && head.partition !== undefined && head.partition >= t.partitions.length && head.refreshed !== true) {
+          // An explicit partition the cached metadata does not know: partitions may have been added (Java waits for metadata too); one refresh, then it fails.
+          head.refreshed = true;
+          await this.cluster.topic(head.topic, true, this.topicLookup).catch(() => undefined);
+          continue;
+        }
         if (t === undefined || t.errorCode !== 0 || t.partitions.length === 0) {
           if (attempt === 0) waitingSinceMs = Date.now();
           try {

@@ -41,7 +41,8 @@ const FLOORS: Readonly<Record<string, number>> = {
   security: 5,
   streams: 5,
   connect: 5,
-  mirror: 5,
+  // MirrorMaker runs its connectors on the Connect runtime, as Kafka's MM2 does.
+  mirror: 5.5,
   broker: 6,
   embedded: 7,
   // The command sits on top: `cluster up` runs the embedded launcher.

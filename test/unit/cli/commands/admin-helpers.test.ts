@@ -93,7 +93,8 @@ test('every client command has --bootstrap (env TRIBUTARY_BOOTSTRAP), examples i
   // `cluster up|down` start and stop local node processes; they are not clients of a running cluster.
   // `connect standalone|distributed` run a worker (its brokers are in worker.properties); the other `connect`
   // commands are clients of a worker's REST API: --url (env CONNECT_URL) instead of --bootstrap.
-  const nodeCommands = new Set(['cluster up', 'cluster down', 'connect standalone', 'connect distributed']);
+  // `mirror status` reads its clusters' addresses from mm2.properties, as the mirror itself does.
+  const nodeCommands = new Set(['cluster up', 'cluster down', 'connect standalone', 'connect distributed', 'mirror status']);
   for (const { path, cmd } of leaves.filter((l) => l.path.startsWith('connect ') && !nodeCommands.has(l.path))) {
     const url = cmd.options.find((o) => o.long === '--url');
     assert.equal(url?.envVar, 'CONNECT_URL', `${path} has --url reading CONNECT_URL`);
