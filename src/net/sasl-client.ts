@@ -21,6 +21,7 @@ import {
 import { KafkaProtocolError, invalidArgument } from './errors.js';
 import type { Connection } from './connection.js';
 
+/** The SASL mechanisms the client speaks. */
 export type SaslMechanismName = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
 
 /** `sasl` option of connections, producers, consumers and admins. */

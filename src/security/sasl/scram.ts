@@ -52,6 +52,8 @@ export class ScramServer implements SaslServer {
   constructor(
     private readonly hash: ScramHash,
     private readonly lookup: ScramCredentialLookup,
+    /** The server's half of the nonce (tests replay RFC 7677's example with a fixed one). */
+    private readonly serverNonce: () => string = () => randomBytes(SERVER_NONCE_BYTES).toString('base64url'),
   ) {}
 
   evaluate(token: Buffer): SaslStep {
@@ -78,7 +80,7 @@ export class ScramServer implements SaslServer {
     if (authzid !== '' && authzid !== user) throw bad('authorization id must match the user name');
     const credential = this.lookup(user);
     if (credential === undefined) throw bad('Invalid user credentials');
-    const nonce = clientNonce + randomBytes(SERVER_NONCE_BYTES).toString('base64url');
+    const nonce = clientNonce + this.serverNonce();
     const serverFirst = `r=${nonce},s=${credential.salt.toString('base64')},i=${credential.iterations}`;
     return { user, gs2Header: text.slice(0, text.length - clientFirstBare.length), clientFirstBare, serverFirst, nonce, credential };
   }
