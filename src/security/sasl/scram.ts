@@ -91,7 +91,8 @@ export class ScramServer implements SaslServer {
     const withoutProof = text.slice(0, proofAt);
     const attrs = parseScramAttributes(withoutProof);
     if (attrs === null || attrs.get('c') !== Buffer.from(first.gs2Header, 'utf8').toString('base64')) throw bad('invalid channel binding in the SCRAM client-final message');
-    if (attrs.get('r') !== first.nonce) throw bad('Invalid client nonce in the final client message.');
+    // Kafka's rule (endsWith, not equality): librdkafka 2.0 sends the client nonce twice before the server's.
+    if (!(attrs.get('r') ?? '').endsWith(first.nonce)) throw bad('Invalid client nonce in the final client message.');
     const proof = Buffer.from(text.slice(proofAt + 3), 'base64');
     const authMessage = `${first.clientFirstBare},${first.serverFirst},${withoutProof}`;
     const { storedKey, serverKey } = first.credential;

@@ -126,9 +126,18 @@ export class SaslSession {
       return { errorCode: ErrorCode.NONE, errorMessage: null, authBytes: step, sessionLifetimeMs: lifetime };
     } catch (err) {
       this.state = 'failed';
-      const message = err instanceof SaslAuthenticationError ? err.message : 'Authentication failed';
-      return { ...none, errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: message };
+      return { ...none, errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: this.failureMessage(err) };
     }
+  }
+
+  /**
+   * What the client is told (Kafka's wording): PLAIN's own messages; for
+   * SCRAM one message whatever went wrong, so unknown users and wrong
+   * passwords look the same.
+   */
+  private failureMessage(err: unknown): string {
+    if (this.mechanism !== null && this.mechanism !== 'PLAIN') return `Authentication failed during authentication due to invalid credentials with SASL mechanism ${this.mechanism}`;
+    return err instanceof SaslAuthenticationError ? err.message : 'Authentication failed';
   }
 
   /** A bare token after a v0 handshake: the bare reply, or null when authentication failed (close). */
