@@ -13,6 +13,7 @@ import { parseValue, type ConfigKey } from '../config/def.js';
 import { parseJaasConfig, plainUsers } from '../config/jaas.js';
 import type { SecurityProtocol } from '../config/listeners.js';
 import { BROKER_CONFIGS } from '../config/broker.js';
+import { ConfigError } from '../config/errors.js';
 import type { SaslMechanism } from './sasl/mechanism.js';
 
 export interface SaslListenerSettings {
@@ -50,8 +51,15 @@ function plainUsersOf(config: BrokerConfig, listener: string): Map<string, strin
   return plainUsers(module);
 }
 
+/**
+ * Throws ConfigError for SSL and SASL_SSL: TLS is not implemented yet, and a
+ * listener that says SSL must never serve plain TCP.
+ */
 export function listenerSecurityFromConfig(config: BrokerConfig, listener: string, protocol: SecurityProtocol): ListenerSecurity {
-  if (!protocol.startsWith('SASL_')) return { protocol, sasl: null };
+  if (protocol === 'SSL' || protocol === 'SASL_SSL') {
+    throw new ConfigError('ERR_TRIB_CONFIG_INVALID', [{ key: 'listeners', message: `listeners: ${listener} uses ${protocol}, but TLS listeners are not implemented yet (docs/security.md); use PLAINTEXT or SASL_PLAINTEXT` }]);
+  }
+  if (protocol === 'PLAINTEXT') return { protocol, sasl: null };
   return {
     protocol,
     sasl: {

@@ -56,3 +56,11 @@ test('nodes talk to each other over PLAINTEXT: a secured inter-broker or control
     /SASL_PLAINTEXT is the inter-broker listener and uses SASL_PLAINTEXT/,
   );
 });
+
+test('an SSL or SASL_SSL listener is refused when the broker settings are built (TLS is not implemented yet)', async () => {
+  const { settingsFromConfig } = await import('../../../src/broker/settings.js');
+  for (const protocol of ['SSL', 'SASL_SSL']) {
+    const config = parseBrokerConfig({ listeners: `PLAINTEXT://127.0.0.1:0,${protocol}://127.0.0.1:0`, 'sasl.enabled.mechanisms': 'SCRAM-SHA-256' });
+    assert.throws(() => settingsFromConfig(config), new RegExp(`${protocol} uses ${protocol}, but TLS listeners are not implemented yet`));
+  }
+});
