@@ -42,10 +42,13 @@ import type { RequestContext } from './request-context.js';
 import type { BrokerServices } from './services.js';
 import { topLevelErrorCode } from './request-metrics.js';
 import { requestPartitions } from './metrics/log-context.js';
+import type { SaslSession } from '../security/sasl/session.js';
 
 export interface ConnectionLimits {
   readonly requestBytesMax: number;
   readonly inFlightRequestsMax: number;
+  /** sasl.server.max.receive.size: the largest frame before a SASL connection is authenticated. */
+  readonly unauthenticatedRequestBytesMax?: number;
 }
 
 interface ResponseSlot {
@@ -72,6 +75,8 @@ export class Connection {
   private buffered: Buffer[] = [];
   private bufferedBytes = 0;
   private closed = false;
+  /** closeAfterResponses was called: no more frames are read. */
+  private closing = false;
   private pausedForInFlight = false;
   private pausedForDrain = false;
   private flushScheduled = false;
@@ -92,6 +97,8 @@ export class Connection {
     private readonly limits: ConnectionLimits,
     logger: Logger,
     private readonly onClose: (c: Connection) => void,
+    /** The SASL state on a SASL listener (src/security/sasl/session.ts); null on others. */
+    private readonly sasl: SaslSession | null = null,
   ) {
     this.logger = logger.child({ connection: id, client: this.clientAddress });
     socket.setNoDelay(true);
@@ -156,7 +163,7 @@ export class Connection {
   }
 
   private readFrames(): void {
-    while (!this.closed && this.bufferedBytes >= 4) {
+    while (!this.closed && !this.closing && this.bufferedBytes >= 4) {
       if (this.pending.length >= this.limits.inFlightRequestsMax) {
         this.pausedForInFlight = true;
         this.updateReading();
@@ -164,10 +171,13 @@ export class Connection {
       }
       const head = this.peekHead(4);
       const size = head.readInt32BE(0);
-      if (size < MIN_REQUEST_BYTES || size > this.limits.requestBytesMax) {
+      const bytesMax = this.frameBytesMax();
+      // A bare SASL token (after a v0 handshake) may be short; it has no request header.
+      const bytesMin = this.sasl?.rawTokenExpected === true ? 0 : MIN_REQUEST_BYTES;
+      if (size < bytesMin || size > bytesMax) {
         this.logger.warn(
-          { size, requestBytesMax: this.limits.requestBytesMax },
-          size > this.limits.requestBytesMax ? 'request larger than socket.request.max.bytes; closing connection' : 'request frame too small; closing connection',
+          { size, requestBytesMax: bytesMax },
+          size > bytesMax ? 'request larger than socket.request.max.bytes (sasl.server.max.receive.size before authentication); closing connection' : 'request frame too small; closing connection',
         );
         this.services.metrics.requestRejected('bad_frame_size');
         this.close('bad frame size');
@@ -216,10 +226,53 @@ export class Connection {
     return out;
   }
 
+  /** socket.request.max.bytes, or sasl.server.max.receive.size while a SASL connection is not authenticated. */
+  private frameBytesMax(): number {
+    const unauthenticated = this.sasl !== null && this.sasl.principal === null;
+    return unauthenticated ? Math.min(this.limits.requestBytesMax, this.limits.unauthenticatedRequestBytesMax ?? this.limits.requestBytesMax) : this.limits.requestBytesMax;
+  }
+
   /** `pooledFrame`: the services.ioBuffers buffer the frame is in, released once the handler settles. */
   private dispatch(frame: Buffer, pooledFrame: Buffer | null): void {
+    if (this.sasl?.rawTokenExpected === true) {
+      this.answerRawToken(this.sasl, frame);
+      return;
+    }
     const request = this.decodeRequest(frame);
     if (request !== null) this.handleRequest(request, pooledFrame);
+  }
+
+  /**
+   * A bare SASL token after a SaslHandshake v0: the reply goes back as a bare
+   * frame, in order with the responses before it. A failed exchange cannot
+   * be reported without a header: the connection closes (as Kafka does).
+   */
+  private answerRawToken(sasl: SaslSession, token: Buffer): void {
+    const reply = sasl.rawToken(token);
+    if (reply === null) {
+      this.logger.info({ listener: this.listenerName }, 'SASL authentication failed; closing connection');
+      this.closeAfterResponses('authentication failed');
+      return;
+    }
+    const size = Buffer.allocUnsafe(4);
+    size.writeInt32BE(reply.length, 0);
+    this.enqueueEncoded([size, reply]);
+  }
+
+  /** Closes once the responses queued so far are written (a failed authentication's answer goes out first). */
+  private closeAfterResponses(reason: string): void {
+    if (this.closed || this.closing) return;
+    this.closing = true;
+    this.socket.pause();
+    const end = (): void => {
+      if (this.closed) return;
+      this.logger.debug({ reason }, 'closing connection');
+      this.closedHere = true;
+      this.closed = true;
+      this.socket.end();
+    };
+    if (this.pending.length === 0) end();
+    else this.idleWaiters.push(end);
   }
 
   /**
@@ -236,6 +289,12 @@ export class Connection {
       this.logger.warn({ err }, 'unreadable request header; closing connection');
       this.services.metrics.requestRejected('bad_header');
       this.close('bad header');
+      return null;
+    }
+    if (this.sasl !== null && !this.sasl.permits(header.apiKey)) {
+      this.logger.warn({ api: apiKeyName(header.apiKey), correlationId: header.correlationId, listener: this.listenerName }, this.sasl.principal === null ? 'request before SASL authentication; closing connection' : 'SASL session expired without re-authentication; closing connection');
+      this.services.metrics.requestRejected('unauthenticated');
+      this.close('not authenticated');
       return null;
     }
     const handler = this.handlerFor(header);
@@ -296,7 +355,8 @@ export class Connection {
       apiVersion: header.apiVersion,
       correlationId: header.correlationId,
       clientId: header.clientId,
-      principal: 'User:ANONYMOUS',
+      principal: this.sasl?.principal ?? 'User:ANONYMOUS',
+      sasl: this.sasl ?? undefined,
       listenerName: this.listenerName,
       connectionId: this.id,
       clientAddress: this.clientAddress,
@@ -361,6 +421,8 @@ export class Connection {
     }
     slot.done = true;
     this.scheduleFlush();
+    // KIP-152: a failed SaslAuthenticate (or an unsupported mechanism) is answered, then the connection closes.
+    if (this.sasl?.failed === true) this.closeAfterResponses('authentication failed');
   }
 
   private enqueueEncoded(chunks: Buffer[]): void {

@@ -6,6 +6,7 @@
  * topic config changes), and exposes the image and controller operations to
  * handlers as a MetadataService.
  */
+import { ScramMechanismId } from '../controller/metadata/scram-credentials.js';
 import type { Logger } from 'pino';
 import type { FileSystem } from '../storage/fs.js';
 import type { Clock } from '../util/clock.js';
@@ -189,6 +190,10 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
     ...partitionLeadershipOps(booted),
     alterConfigs: (resources, validateOnly) => booted.controller.alterConfigs(resources, { validateOnly }),
     incrementalAlterConfigs: (resources, validateOnly) => booted.controller.incrementalAlterConfigs(resources, { validateOnly }),
+    scramCredential: (mechanism, user) => image().scramCredentials.get(user, ScramMechanismId[mechanism]),
+    scramUsers: () => image().scramCredentials.users(),
+    scramCredentialsOf: (user) => image().scramCredentials.ofUser(user),
+    alterScramCredentials: (deletions, upsertions) => booted.controller.alterUserScramCredentials(deletions, upsertions),
     allocateProducerIds: () => booted.controller.allocateProducerIds(settings.nodeId, image().broker(settings.nodeId)?.brokerEpoch ?? -1n),
   };
 

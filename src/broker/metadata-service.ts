@@ -9,6 +9,9 @@
  * are forwarded whole by their handlers (forwardToController).
  */
 
+import type { ScramCredential } from '../controller/metadata/scram-credentials.js';
+import type { ScramAlterResult, ScramDeletion, ScramUpsertion } from '../controller/scram-plan.js';
+
 export interface BrokerEndpoint {
   nodeId: number;
   host: string;
@@ -158,6 +161,13 @@ export interface MetadataService {
    * error code (NOT_CONTROLLER, UNKNOWN_SERVER_ERROR) with size 0.
    */
   allocateProducerIds(): Promise<{ errorCode: number; errorMessage: string | null; firstProducerId: bigint; size: number }>;
+  /** A user's SCRAM credential for a mechanism, from the image (SASL/SCRAM logins). */
+  scramCredential(mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512', user: string): ScramCredential | undefined;
+  /** Users with SCRAM credentials and their credentials (DescribeUserScramCredentials; the handler picks the fields it may show). */
+  scramUsers(): string[];
+  scramCredentialsOf(user: string): readonly ScramCredential[];
+  /** AlterUserScramCredentials: validated and committed by the active controller (src/controller/scram-plan.ts). */
+  alterScramCredentials(deletions: readonly ScramDeletion[], upsertions: readonly ScramUpsertion[]): Promise<ScramAlterResult[]>;
   /** Broker settings the Metadata handler needs. */
   readonly autoCreateTopicsEnable: boolean;
 }

@@ -5,14 +5,17 @@
  */
 import type { Logger } from 'pino';
 import type { BrokerServices } from './services.js';
+import type { SaslSession } from '../security/sasl/session.js';
 
 export interface RequestContext {
   readonly apiKey: number;
   readonly apiVersion: number;
   readonly correlationId: number;
   readonly clientId: string | null;
-  /** Who is asking; `User:ANONYMOUS` until SASL lands. */
+  /** Who is asking: `User:<name>` on an authenticated SASL connection, else `User:ANONYMOUS`. */
   readonly principal: string;
+  /** The connection's SASL state on a SASL_PLAINTEXT/SASL_SSL listener (handlers 17 and 36); absent elsewhere. */
+  readonly sasl?: SaslSession | undefined;
   /** The listener name the connection came in on (e.g. PLAINTEXT). */
   readonly listenerName: string;
   readonly connectionId: string;

@@ -29,7 +29,7 @@ export interface VersionStats {
 }
 
 /** Why a request was refused before a handler saw it (the connection is closed for all but ApiVersions). */
-export type RejectReason = 'bad_frame_size' | 'bad_header' | 'unknown_api_key' | 'unsupported_version' | 'malformed';
+export type RejectReason = 'bad_frame_size' | 'bad_header' | 'unknown_api_key' | 'unsupported_version' | 'malformed' | 'unauthenticated';
 
 export class RequestMetrics {
   private readonly byKey = new Map<number, RequestStats>();

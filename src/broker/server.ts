@@ -8,14 +8,22 @@ import type { Logger } from 'pino';
 import { Connection, type ConnectionLimits } from './connection.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { BrokerServices } from './services.js';
+import type { ListenerSecurity } from '../security/listener-security.js';
+import { SaslSession } from '../security/sasl/session.js';
 
 export interface ListenerSpec {
   readonly name: string;
   readonly host: string;
   readonly port: number;
+  /** Absent = PLAINTEXT. */
+  readonly security?: ListenerSecurity | undefined;
 }
 
-export interface BoundListener extends ListenerSpec {}
+export interface BoundListener {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+}
 
 export class SocketServer {
   private readonly servers: Server[] = [];
@@ -52,9 +60,10 @@ export class SocketServer {
     const services = apis?.services ?? this.services;
     const server = createServer({ noDelay: true }, (socket) => {
       const id = `${spec.name}-${this.nextConnectionId++}`;
-      const connection = new Connection(id, socket, spec.name, registry, services, this.limits, this.logger, (c) =>
-        this.connections.delete(c),
-      );
+      const sasl = spec.security?.sasl ?? null;
+      const session = sasl === null ? null : new SaslSession({ ...sasl, scramCredential: (m, user) => services.metadata.scramCredential(m, user) }, () => services.clock.monotonicMs());
+      const limits = sasl === null ? this.limits : { ...this.limits, unauthenticatedRequestBytesMax: sasl.receiveBytesMax };
+      const connection = new Connection(id, socket, spec.name, registry, services, limits, this.logger, (c) => this.connections.delete(c), session);
       this.connections.add(connection);
       this.acceptedByListener.set(spec.name, (this.acceptedByListener.get(spec.name) ?? 0) + 1);
     });

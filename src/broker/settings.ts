@@ -6,11 +6,14 @@
 import type { LogConfig } from '../storage/config.js';
 import type { TopicRules } from '../replication/topic-rules.js';
 import type { GroupSettings } from '../coordinator/group/group-service.js';
+import { listenerSecurityFromConfig, type ListenerSecurity } from '../security/listener-security.js';
 
 export interface ListenerSettings {
   name: string;
   host: string;
   port: number;
+  /** What the listener demands of connections (SASL); absent = PLAINTEXT. */
+  security?: ListenerSecurity;
 }
 
 export interface BrokerSettings {
@@ -176,7 +179,7 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
   return {
     nodeId: config.nodeId,
     dataDir,
-    listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
+    listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, security: listenerSecurityFromConfig(config, l.name, l.securityProtocol) })),
     advertisedListeners: config.advertisedListeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
     rack: config.get('broker.rack'),
     numPartitions: config.get('num.partitions'),

@@ -52,7 +52,7 @@ tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
  * second of start-up and some 20 MB.
  */
 async function registerClientCommands(program: Command): Promise<void> {
-  const [topic, produce, consume, group, config, cluster, records, bench, connect, mirror] = await Promise.all([
+  const [topic, produce, consume, group, config, cluster, records, bench, connect, mirror, user] = await Promise.all([
     import('./commands/topic.js'),
     import('./commands/produce.js'),
     import('./commands/consume.js'),
@@ -63,6 +63,7 @@ async function registerClientCommands(program: Command): Promise<void> {
     import('./commands/bench.js'),
     import('./commands/connect.js'),
     import('./commands/mirror.js'),
+    import('./commands/user.js'),
   ]);
   topic.registerTopicCommands(program);
   produce.registerProduceCommand(program);
@@ -74,6 +75,7 @@ async function registerClientCommands(program: Command): Promise<void> {
   bench.registerBenchCommands(program);
   connect.registerConnectCommands(program);
   mirror.registerMirrorCommands(program);
+  user.registerUserCommands(program);
 }
 
 /** The first argument that is not an option: the subcommand asked for. */

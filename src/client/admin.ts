@@ -11,6 +11,7 @@
  * single-partition listOffsets, the alter-configs calls) throw a
  * KafkaProtocolError.
  */
+import { alterUserScramCredentials, describeUserScramCredentials, type ScramCredentialChange, type UserResult, type UserScramCredentials } from './user-admin.js';
 import { Cluster, type ClusterOptions } from './cluster.js';
 import { invalidArgument } from '../net/errors.js';
 import type { ListedOffset } from './records.js';
@@ -280,6 +281,19 @@ export class Admin {
   /** Starts (replicas) or cancels (null) partition reassignments; one result per partition. */
   alterPartitionReassignments(targets: readonly ReassignmentTarget[], options: Pick<AdminOptions, 'timeoutMs'> = {}): Promise<ElectionResult[]> {
     return alterPartitionReassignments(this.cluster, targets, options.timeoutMs ?? ADMIN_TIMEOUT_MS_DEFAULT);
+  }
+
+  // ----------------------------------------------------------------- SCRAM users
+  // Implemented in user-admin.ts (KIP-554).
+
+  /** Sets (`password`) or deletes (`delete: true`) SCRAM credentials; one result per user with `error`. */
+  alterUserScramCredentials(changes: readonly ScramCredentialChange[]): Promise<UserResult[]> {
+    return alterUserScramCredentials(this.cluster, changes);
+  }
+
+  /** Mechanisms and iteration counts per user (never secrets); empty `users`: every user with a credential. */
+  describeUserScramCredentials(users: readonly string[] = []): Promise<UserScramCredentials[]> {
+    return describeUserScramCredentials(this.cluster, users);
   }
 
   // ----------------------------------------------------------------- groups

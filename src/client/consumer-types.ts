@@ -1,6 +1,7 @@
 /** The Consumer's options (and the check of its numeric ones), record and batch types, listeners and defaults (see consumer.ts). */
 import type { Assignor } from './assignors.js';
 import type { ClusterOptions } from './cluster.js';
+import type { SaslOptions } from '../net/sasl-client.js';
 import type { ConsumerRecord } from './consumer-decode.js';
 import { invalidArgument } from '../net/errors.js';
 import type { Deserializer } from './serde.js';
@@ -43,6 +44,8 @@ export interface ConsumerOptions<K, V> {
   clientId?: string;
   /** Options of the cluster client the consumer opens (bootstrap and clientId above win). */
   clusterOptions?: Omit<ClusterOptions, 'bootstrap'>;
+  /** SASL credentials for every connection (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512); wins over clusterOptions.sasl. */
+  sasl?: SaslOptions;
   /** Consumer group; without one only assign() works and nothing is committed. */
   groupId?: string;
   keyDeserializer?: Deserializer<K>;

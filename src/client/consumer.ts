@@ -455,6 +455,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   private ensureCluster(): Promise<Cluster> {
     this.connecting ??= Cluster.connect({
       ...this.options.clusterOptions,
+      ...(this.options.sasl === undefined ? {} : { sasl: this.options.sasl }),
       bootstrap: this.options.bootstrap,
       clientId: this.options.clientId ?? 'tributary-consumer',
     }).then((cluster) => {

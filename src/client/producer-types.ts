@@ -1,6 +1,7 @@
 /** The Producer's options, record type, serializers and defaults (see producer.ts). */
 import type { RecordHeaderInput } from '../protocol/record-batch/record.js';
 import type { Cluster, ClusterOptions } from './cluster.js';
+import type { SaslOptions } from '../net/sasl-client.js';
 import type { PartitionerOption, RandomSource } from './producer-partitioners.js';
 import type { Acks, CompressionName } from './records.js';
 
@@ -57,6 +58,8 @@ export interface ProducerOptions<K, V> {
   cluster?: Cluster;
   /** Options for the cluster client the producer connects (when `cluster` is not given). */
   clusterOptions?: ClusterOptions;
+  /** SASL credentials of the cluster client the producer connects; wins over clusterOptions.sasl. */
+  sasl?: SaslOptions;
   keySerializer?: Serializer<K>;
   valueSerializer?: Serializer<V>;
   /** 0: fire and forget; 1: the leader appended; -1: all in-sync replicas (default -1). */

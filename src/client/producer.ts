@@ -132,7 +132,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   static async connect<K = Buffer | string | null, V = Buffer | string | null>(options: ProducerOptions<K, V>): Promise<Producer<K, V>> {
     if (options.cluster !== undefined) return new Producer(options.cluster, false, options);
     if (options.clusterOptions === undefined) throw invalidArgument('Producer.connect needs `cluster` or `clusterOptions`');
-    const cluster = await Cluster.connect(options.clusterOptions);
+    const cluster = await Cluster.connect(options.sasl === undefined ? options.clusterOptions : { ...options.clusterOptions, sasl: options.sasl });
     try {
       return new Producer(cluster, true, options);
     } catch (err) {

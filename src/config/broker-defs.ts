@@ -10,6 +10,7 @@ import {
 import { LOG_LEVELS, type LogLevel } from '../util/log.js';
 import { parseEndpoint, parseProtocolMapEntry, parseVoter, SECURITY_PROTOCOLS } from './listeners.js';
 import { TOPIC_CONFIGS, SEGMENT_BYTES_MIN, type TopicConfigKey } from './topic.js';
+import { securityConfigs } from './security-defs.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -193,7 +194,7 @@ const coordinatorConfigs = {
     doc: 'Tributary only: HTTP endpoints serving metrics (Prometheus text). Empty = off.' }),
 };
 
-export const BROKER_CONFIGS = defineConfigs({ ...serverConfigs, ...networkConfigs, ...coordinatorConfigs });
+export const BROKER_CONFIGS = defineConfigs({ ...serverConfigs, ...networkConfigs, ...securityConfigs, ...coordinatorConfigs });
 export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
 export type BrokerConfigValues = ConfigValues<typeof BROKER_CONFIGS>;
 
@@ -208,7 +209,8 @@ export interface BrokerSourceInfo {
  * socket buffers, ZooKeeper). They are accepted so Kafka's own
  * server.properties loads, and each one is logged as a warning at startup.
  * Security keys (ssl.*, sasl.*, authorizer.class.name) are deliberately NOT
- * here: silently ignoring them would look like protection that is not there.
+ * here: silently ignoring them would look like protection that is not there;
+ * the ones Tributary implements are in security-defs.ts.
  */
 export const IGNORED_BROKER_KEYS: IgnoredKeys = {
   keys: [

@@ -13,6 +13,7 @@ import { parseEndpoint, parseProtocolMapEntry, parseVoter, SECURITY_PROTOCOLS, t
 import { parseProperties } from './properties.js';
 import { TOPIC_CONFIG_KEYS, type TopicConfig } from './topic.js';
 import { effectiveTopicConfig, TOPIC_BROKER_SYNONYMS } from './topic-broker.js';
+import { jaasProblem, splitListenerKeys, type ListenerOverrides } from './listener-configs.js';
 
 export { BROKER_CONFIGS, IGNORED_BROKER_KEYS, LOG_LEVELS, type LogLevel } from './broker-defs.js';
 
@@ -26,6 +27,7 @@ interface Derived {
   readonly logDirs: string[];
   readonly metadataLogDir: string;
   readonly interBrokerListenerName: string;
+  readonly listenerOverrides: ListenerOverrides;
 }
 
 export class BrokerConfig {
@@ -37,6 +39,8 @@ export class BrokerConfig {
   readonly logDirs: readonly string[];
   readonly metadataLogDir: string;
   readonly interBrokerListenerName: string;
+  /** `listener.name.<listener>.<key>` values, raw, by upper-case listener name (listener-configs.ts). */
+  readonly listenerOverrides: ListenerOverrides;
   readonly nodeId: number;
   readonly roles: { readonly broker: boolean; readonly controller: boolean };
 
@@ -59,6 +63,7 @@ export class BrokerConfig {
     this.logDirs = derived.logDirs;
     this.metadataLogDir = derived.metadataLogDir;
     this.interBrokerListenerName = derived.interBrokerListenerName;
+    this.listenerOverrides = derived.listenerOverrides;
     this.nodeId = values['node.id'];
     this.roles = { broker: values['process.roles'].includes('broker'), controller: values['process.roles'].includes('controller') };
     Object.freeze(this);
@@ -67,6 +72,11 @@ export class BrokerConfig {
   /** The value of a key, typed by its definition: `get('log.retention.ms')` is a number. */
   get<K extends BrokerConfigKey>(key: K): BrokerConfigValues[K] {
     return this.values[key];
+  }
+
+  /** The raw `listener.name.<listener>.<key>` value; undefined when the listener does not override the key. */
+  listenerOverride(listenerName: string, key: string): string | undefined {
+    return this.listenerOverrides.get(listenerName.toUpperCase())?.get(key);
   }
 
   /** Whether the key was set in the file or an override (not a default, not derived). */
@@ -221,7 +231,37 @@ function checkOther(v: BrokerConfigValues, explicit: ReadonlySet<string>, proble
   if (v['log.dir'] === '') problems.push({ key: 'log.dir', message: 'log.dir: a directory is required' });
 }
 
-function derive(v: BrokerConfigValues, explicit: ReadonlySet<string>, cwd: string, problems: ConfigProblem[]): Derived {
+/**
+ * Security rules across keys: scoped keys name real listeners, JAAS configs
+ * parse, a SASL listener offering PLAIN has users, and the listeners nodes
+ * use between themselves are PLAINTEXT (our inter-node clients do not
+ * authenticate yet; docs/security.md).
+ */
+function checkSecurity(v: BrokerConfigValues, listeners: Endpoint[], interBroker: string, overrides: ListenerOverrides, problems: ConfigProblem[]): void {
+  for (const name of overrides.keys()) {
+    if (!listeners.some((l) => l.name === name)) problems.push({ key: `listener.name.${name.toLowerCase()}`, message: `listener.name.${name.toLowerCase()}.*: ${name} is not one of listeners (${listeners.map((l) => l.name).join(', ')})` });
+  }
+  const globalJaas = v['sasl.jaas.config'];
+  const globalProblem = globalJaas === null ? undefined : jaasProblem('sasl.jaas.config', globalJaas.value);
+  if (globalProblem !== undefined) problems.push({ key: 'sasl.jaas.config', message: globalProblem });
+  const controllerNames = new Set(v['controller.listener.names'].map((n) => n.toUpperCase()));
+  for (const l of listeners) {
+    // A lone node (no voters) has no other node to talk to.
+    const lone = v['controller.quorum.voters'].length === 0;
+    const between = controllerNames.has(l.name) ? 'controller' : !lone && l.name === interBroker && v['process.roles'].includes('broker') ? 'inter-broker' : null;
+    if (between !== null && l.securityProtocol !== 'PLAINTEXT') {
+      problems.push({ key: 'listeners', message: `listeners: ${l.name} is the ${between} listener and uses ${l.securityProtocol}; nodes talk to each other over PLAINTEXT only for now: give them their own PLAINTEXT listener (inter.broker.listener.name, controller.listener.names)` });
+    }
+    if (!l.securityProtocol.startsWith('SASL_')) continue;
+    const mechanisms = overrides.get(l.name)?.get('sasl.enabled.mechanisms')?.split(',').map((m) => m.trim()) ?? v['sasl.enabled.mechanisms'];
+    const jaas = overrides.get(l.name)?.get('plain.sasl.jaas.config') ?? overrides.get(l.name)?.get('sasl.jaas.config') ?? globalJaas?.value;
+    if (mechanisms.includes('PLAIN') && jaas === undefined) {
+      problems.push({ key: 'sasl.enabled.mechanisms', message: `sasl.enabled.mechanisms: ${l.name} offers PLAIN but no JAAS config names its users; set listener.name.${l.name.toLowerCase()}.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_<name>="<password>"; or leave PLAIN out` });
+    }
+  }
+}
+
+function derive(v: BrokerConfigValues, explicit: ReadonlySet<string>, cwd: string, problems: ConfigProblem[], listenerOverrides: ListenerOverrides): Derived {
   const protocols = protocolMap(v);
   const listeners = toEndpoints('listeners', v['listeners'], protocols, problems, new Set(v['controller.listener.names'].map((n) => n.toUpperCase())));
   checkListeners(v, listeners, problems);
@@ -229,9 +269,10 @@ function derive(v: BrokerConfigValues, explicit: ReadonlySet<string>, cwd: strin
   const quorumVoters = checkQuorum(v, listeners, problems);
   const interBrokerListenerName = interBrokerListener(v, explicit, advertisedListeners, problems);
   checkOther(v, explicit, problems);
+  checkSecurity(v, listeners, interBrokerListenerName, listenerOverrides, problems);
   const logDirs = (v['log.dirs'] ?? [v['log.dir']]).map((d) => resolve(cwd, d));
   const metadataDir = v['metadata.log.dir'];
-  return { listeners, advertisedListeners, quorumVoters, interBrokerListenerName, logDirs, metadataLogDir: metadataDir === null ? (logDirs[0] ?? cwd) : resolve(cwd, metadataDir) };
+  return { listeners, advertisedListeners, quorumVoters, interBrokerListenerName, listenerOverrides, logDirs, metadataLogDir: metadataDir === null ? (logDirs[0] ?? cwd) : resolve(cwd, metadataDir) };
 }
 
 // ---------------------------------------------------------------- loading
@@ -246,12 +287,14 @@ export interface ParseBrokerConfigOptions {
 
 /** Validates a map of raw strings. Throws ConfigError listing every problem. */
 export function parseBrokerConfig(raw: Readonly<Record<string, string>>, options: ParseBrokerConfigOptions = {}): BrokerConfig {
-  const parsed = parseConfigs(BROKER_CONFIGS, raw, {
+  const scopedProblems: ConfigProblem[] = [];
+  const split = splitListenerKeys(raw, scopedProblems, options.origins);
+  const parsed = parseConfigs(BROKER_CONFIGS, split.rest, {
     ignored: IGNORED_BROKER_KEYS, hints: BROKER_HINTS, what: 'broker config', ...(options.origins === undefined ? {} : { origins: options.origins }),
   });
-  const problems = [...parsed.problems];
+  const problems = [...parsed.problems, ...scopedProblems];
   // Cross-key rules only make sense once every key parsed.
-  const derived = problems.length === 0 ? derive(parsed.values, parsed.explicit, options.cwd ?? process.cwd(), problems) : undefined;
+  const derived = problems.length === 0 ? derive(parsed.values, parsed.explicit, options.cwd ?? process.cwd(), problems, split.overrides) : undefined;
   if (problems.length > 0 || derived === undefined) {
     const withOrigins = problems.map((p) => {
       const origin = p.origin ?? options.origins?.get(p.key);

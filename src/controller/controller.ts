@@ -29,6 +29,7 @@ import type { MetadataRecord } from './metadata/records.js';
 import { MetadataLogError, type MetadataLog } from './metadata-log.js';
 import { planCreatePartitions, planCreateTopics, REPLICATION_FACTOR_MAX, type Plan, type PlanContext } from './plans.js';
 import { INTERNAL_TOPICS } from './topic-names.js';
+import { planAlterScramCredentials, type ScramAlterResult, type ScramDeletion, type ScramUpsertion } from './scram-plan.js';
 import type {
   AlterConfigsResource,
   AlterConfigsResult,
@@ -235,6 +236,11 @@ export class QuorumController {
       const plan = planAlterConfigs(this.configPlanContext(), legacyAlterToIncremental(this.image, resources), options.validateOnly);
       return this.commit(plan, (r) => r);
     });
+  }
+
+  /** AlterUserScramCredentials (51): scram-plan.ts's rules; every user's changes in one batch. */
+  alterUserScramCredentials(deletions: readonly ScramDeletion[], upsertions: readonly ScramUpsertion[]): Promise<ScramAlterResult[]> {
+    return this.run(async () => this.commit(planAlterScramCredentials(this.image, deletions, upsertions), (r) => r));
   }
 
   private configPlanContext(): ConfigPlanContext {

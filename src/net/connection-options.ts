@@ -5,6 +5,7 @@
  */
 import type { MessageSchema } from '../protocol/schema.js';
 import { invalidArgument } from './errors.js';
+import type { SaslOptions } from './sasl-client.js';
 
 /** A request schema and its response schema, e.g. `{ request: MetadataRequest, response: MetadataResponse }`. */
 export interface ApiPair<Req extends MessageSchema = MessageSchema, Res extends MessageSchema = MessageSchema> {
@@ -38,6 +39,8 @@ export interface ConnectionOptions {
   maxQueuedRequests?: number;
   /** Send ApiVersions on connect (default true). */
   negotiateVersions?: boolean;
+  /** Authenticate with SASL after ApiVersions (sasl-client.ts); needs negotiateVersions. */
+  sasl?: SaslOptions | undefined;
 }
 
 /** Per-request options of `Connection.send`. */

@@ -41,6 +41,7 @@ import { RESPONSE_BYTES_MAX_DEFAULT, type ApiPair, type SendOptions, type Versio
 import { DeadlineTimer } from './connection-deadline.js';
 import { openSocket, socketInput, type SocketInput } from './connection-socket.js';
 import { decodeApiVersions, negotiateApiVersions } from './connection-versions.js';
+import { saslAuthenticate } from './sasl-client.js';
 import { ClientErrorCode, ConnectionClosedError, ProtocolError, RequestTimeoutError, TributaryClientError, UnsupportedVersionError } from './errors.js';
 import type { FrameReader } from './frame-reader.js';
 
@@ -48,6 +49,7 @@ import type { FrameReader } from './frame-reader.js';
 export { CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, CONNECT_TIMEOUT_MS_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT } from './connection-options.js';
 export { IN_FLIGHT_REQUESTS_MAX_DEFAULT, QUEUED_REQUESTS_MAX_DEFAULT, REQUEST_BYTES_MAX_DEFAULT, RESPONSE_BYTES_MAX_DEFAULT } from './connection-options.js';
 export type { ApiPair, ConnectionOptions, SendOptions, VersionRange } from './connection-options.js';
+export type { SaslOptions, SaslMechanismName } from './sasl-client.js';
 export { decodeApiVersions } from './connection-versions.js';
 
 /** Request header and small bodies fit, so the scratch comes from Buffer's shared pool; record batches are appended by reference. */
@@ -125,6 +127,7 @@ export class Connection {
     if (options.negotiateVersions !== false) {
       try {
         await connection.negotiateVersions();
+        if (options.sasl !== undefined) await saslAuthenticate(connection, options.sasl);
       } catch (err) {
         connection.destroy();
         throw err;

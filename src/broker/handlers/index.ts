@@ -13,7 +13,11 @@ import { leaveGroupHandler } from './13-leave-group.js';
 import { syncGroupHandler } from './14-sync-group.js';
 import { describeGroupsHandler } from './15-describe-groups.js';
 import { listGroupsHandler } from './16-list-groups.js';
+import { saslHandshakeHandler } from './17-sasl-handshake.js';
 import { apiVersionsHandler } from './18-api-versions.js';
+import { saslAuthenticateHandler } from './36-sasl-authenticate.js';
+import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials.js';
+import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
 import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
 import { deleteRecordsHandler } from './21-delete-records.js';
@@ -55,7 +59,11 @@ export const allHandlers: readonly AnyHandler[] = [
   syncGroupHandler,
   describeGroupsHandler,
   listGroupsHandler,
+  saslHandshakeHandler,
   apiVersionsHandler,
+  saslAuthenticateHandler,
+  describeUserScramCredentialsHandler,
+  alterUserScramCredentialsHandler,
   createTopicsHandler,
   deleteTopicsHandler,
   describeConfigsHandler,

@@ -18,7 +18,7 @@ import { Consumer } from '../../client/consumer.js';
 import type { ConsumerBatch } from '../../client/consumer-types.js';
 import { invalidArgument } from '../../net/errors.js';
 import { fetchMany, listOffsetsMany, type FetchPosition } from '../../client/records.js';
-import { connectCluster, run, toJson, writeOut, type CommonOptions } from './common.js';
+import { clientSecurity, connectCluster, run, toJson, writeOut, type CommonOptions } from './common.js';
 import type { ConsumerBenchSettings } from './bench.js';
 import { ProgressReporter, formatInt, newCounters, rates, type Counters } from './bench-stats.js';
 
@@ -135,7 +135,7 @@ export class ConsumerSource implements BenchSource {
     const consumer = new Consumer({
       bootstrap: common.bootstrap,
       clientId: 'tributary-bench',
-      clusterOptions: { requestTimeoutMs: common.requestTimeoutMs },
+      clusterOptions: { requestTimeoutMs: common.requestTimeoutMs, ...clientSecurity(common) },
       ...(options.group === null ? {} : { groupId: options.group }),
       autoOffsetReset: options.from,
       fetchMaxWaitMs: options.fetchMaxWaitMs,

@@ -11,6 +11,8 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { Admin } from '../../client/admin.js';
 import { Cluster, DEFAULT_BOOTSTRAP, parseBootstrap } from '../../client/cluster.js';
 import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../net/errors.js';
+import type { SaslOptions } from '../../net/sasl-client.js';
+import { loadCommandConfig } from './command-config.js';
 
 export const EXIT_RUNTIME = 1;
 export const EXIT_USAGE = 2;
@@ -20,6 +22,8 @@ export const BOOTSTRAP_ENV = 'TRIBUTARY_BOOTSTRAP';
 export interface CommonOptions {
   bootstrap: string;
   requestTimeoutMs: number;
+  /** --command-config: Kafka client properties (security.protocol, sasl.*); command-config.ts. */
+  commandConfig?: string | undefined;
 }
 
 /**
@@ -31,7 +35,13 @@ export interface CommonOptions {
 export function withClientOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('-b, --bootstrap <host:port[,host:port]>', 'brokers to bootstrap from').env(BOOTSTRAP_ENV).default(DEFAULT_BOOTSTRAP))
-    .option('--request-timeout-ms <ms>', 'timeout of each request', positiveInt('--request-timeout-ms'), 30_000);
+    .option('--request-timeout-ms <ms>', 'timeout of each request', positiveInt('--request-timeout-ms'), 30_000)
+    .option('--command-config <file>', 'Kafka client properties: security.protocol, sasl.mechanism, sasl.jaas.config (docs/security.md)');
+}
+
+/** The connection security the command's --command-config asks for (`{ sasl }` or nothing). */
+export function clientSecurity(options: CommonOptions): { sasl?: SaslOptions } {
+  return loadCommandConfig(options.commandConfig);
 }
 
 /** Appends an "Examples:" section to the command's --help (one example per line, `$ ` omitted). */
@@ -92,7 +102,7 @@ export function checkBootstrap(cmd: Command, bootstrap: string): void {
 }
 
 export async function connectCluster(options: CommonOptions): Promise<Cluster> {
-  return Cluster.connect({ bootstrap: options.bootstrap, requestTimeoutMs: options.requestTimeoutMs, clientId: 'tributary-cli' });
+  return Cluster.connect({ bootstrap: options.bootstrap, requestTimeoutMs: options.requestTimeoutMs, clientId: 'tributary-cli', ...clientSecurity(options) });
 }
 
 /** Runs `body` with an Admin client (closed afterwards) under `run`'s error policy. */

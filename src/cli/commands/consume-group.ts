@@ -17,7 +17,7 @@
  */
 import { Consumer } from '../../client/consumer.js';
 import type { ConsumerBatch, TopicPartition } from '../../client/consumer-types.js';
-import { connectCluster, formatError, writeOut, type CommonOptions } from './common.js';
+import { clientSecurity, connectCluster, formatError, writeOut, type CommonOptions } from './common.js';
 import { formatRecord } from './record-format.js';
 import { watchStdoutReader } from './stdout-reader.js';
 
@@ -47,7 +47,7 @@ export async function consumeGroup(topic: string, groupId: string, reset: 'earli
   const consumer: Consumer = new Consumer({
     bootstrap: options.bootstrap,
     clientId: 'tributary-cli',
-    clusterOptions: { requestTimeoutMs: options.requestTimeoutMs },
+    clusterOptions: { requestTimeoutMs: options.requestTimeoutMs, ...clientSecurity(options) },
     groupId,
     assignors: ['range'],
     autoOffsetReset: reset,

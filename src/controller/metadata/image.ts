@@ -19,6 +19,7 @@ import { ZERO_UUID } from '../../protocol/codec.js';
 import type { MetadataBatch } from './batch.js';
 import { DeltaBuilder, type MetadataDelta } from './delta.js';
 import { ConfigResourceType, NO_LEADER, NO_LEADER_CHANGE, type MetadataRecord, type RecordOf } from './records.js';
+import { ScramCredentials } from './scram-credentials.js';
 
 export interface PartitionState {
   readonly partitionId: number;
@@ -81,6 +82,8 @@ export class MetadataImage {
   private readonly featureMap = new Map<string, number>();
   private nextProducerIdValue = 0n;
   private lastOffset = -1n;
+  /** SCRAM credentials (KIP-554); read by brokers at login, changed only by applied records. */
+  readonly scramCredentials = new ScramCredentials();
 
   constructor(readonly clusterId: string) {}
 
@@ -178,6 +181,7 @@ export class MetadataImage {
         out.push({ type: 'ConfigRecord', data: { resourceType: Number(type), resourceName, name, value } });
       }
     }
+    out.push(...this.scramCredentials.toRecords());
     return out;
   }
 
@@ -219,6 +223,10 @@ export class MetadataImage {
         invariant(record.data.nextProducerId > this.nextProducerIdValue, `ProducerIdsRecord moves the next producer id back from ${this.nextProducerIdValue} to ${record.data.nextProducerId}`);
         this.nextProducerIdValue = record.data.nextProducerId;
         return;
+      case 'UserScramCredentialRecord':
+      case 'RemoveUserScramCredentialRecord':
+        // Not in the delta: logins read the image when they happen.
+        return this.scramCredentials.apply(record);
       case 'NoOpRecord':
         return;
     }

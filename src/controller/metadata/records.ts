@@ -155,6 +155,24 @@ export const ProducerIdsRecord = data({ name: 'ProducerIdsRecord', versions: '0'
   field('nextProducerId', 'int64'),
 ]);
 
+// 11 UserScramCredentialRecord (KIP-554). A user's SCRAM credential for one
+// mechanism (1 SCRAM-SHA-256, 2 SCRAM-SHA-512): never the password, only what
+// RFC 5802 lets a server verify a proof with.
+export const UserScramCredentialRecord = data({ name: 'UserScramCredentialRecord', versions: '0', flexible: '0+' }, [
+  field('name', 'string'),
+  field('mechanism', 'int8'),
+  field('salt', 'bytes'),
+  field('storedKey', 'bytes'),
+  field('serverKey', 'bytes'),
+  field('iterations', 'int32'),
+]);
+
+// 22 RemoveUserScramCredentialRecord.
+export const RemoveUserScramCredentialRecord = data({ name: 'RemoveUserScramCredentialRecord', versions: '0', flexible: '0+' }, [
+  field('name', 'string'),
+  field('mechanism', 'int8'),
+]);
+
 // 20 NoOpRecord. Written by a new leader to commit its epoch (Raft, later).
 export const NoOpRecord = data({ name: 'NoOpRecord', versions: '0', flexible: '0+' }, []);
 
@@ -173,6 +191,8 @@ export const MetadataRecordTypes = {
   BrokerRegistrationChangeRecord: { id: 17, schema: BrokerRegistrationChangeRecord },
   ProducerIdsRecord: { id: 15, schema: ProducerIdsRecord },
   NoOpRecord: { id: 20, schema: NoOpRecord },
+  UserScramCredentialRecord: { id: 11, schema: UserScramCredentialRecord },
+  RemoveUserScramCredentialRecord: { id: 22, schema: RemoveUserScramCredentialRecord },
 } as const;
 
 type Types = typeof MetadataRecordTypes;

@@ -41,6 +41,8 @@ import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from 
 import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse } from './45-alter-partition-reassignments.js';
 import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from './46-list-partition-reassignments.js';
 import { OffsetDeleteRequest, OffsetDeleteResponse } from './47-offset-delete.js';
+import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from './50-describe-user-scram-credentials.js';
+import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from './51-alter-user-scram-credentials.js';
 import { VoteRequest, VoteResponse } from './52-vote.js';
 import { BeginQuorumEpochRequest, BeginQuorumEpochResponse } from './53-begin-quorum-epoch.js';
 import { EndQuorumEpochRequest, EndQuorumEpochResponse } from './54-end-quorum-epoch.js';
@@ -99,6 +101,8 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [45, { apiKey: 45, name: 'AlterPartitionReassignments', request: AlterPartitionReassignmentsRequest, response: AlterPartitionReassignmentsResponse }],
   [46, { apiKey: 46, name: 'ListPartitionReassignments', request: ListPartitionReassignmentsRequest, response: ListPartitionReassignmentsResponse }],
   [47, { apiKey: 47, name: 'OffsetDelete', request: OffsetDeleteRequest, response: OffsetDeleteResponse }],
+  [50, { apiKey: 50, name: 'DescribeUserScramCredentials', request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse }],
+  [51, { apiKey: 51, name: 'AlterUserScramCredentials', request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse }],
   [52, { apiKey: 52, name: 'Vote', request: VoteRequest, response: VoteResponse }],
   [53, { apiKey: 53, name: 'BeginQuorumEpoch', request: BeginQuorumEpochRequest, response: BeginQuorumEpochResponse }],
   [54, { apiKey: 54, name: 'EndQuorumEpoch', request: EndQuorumEpochRequest, response: EndQuorumEpochResponse }],
@@ -150,6 +154,8 @@ export * from './44-incremental-alter-configs.js';
 export * from './45-alter-partition-reassignments.js';
 export * from './46-list-partition-reassignments.js';
 export * from './47-offset-delete.js';
+export * from './50-describe-user-scram-credentials.js';
+export * from './51-alter-user-scram-credentials.js';
 export * from './52-vote.js';
 export * from './53-begin-quorum-epoch.js';
 export * from './54-end-quorum-epoch.js';

@@ -50,6 +50,7 @@ const KAFKA_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'offsets.topic.replication.factor': '3', 'transaction.state.log.replication.factor': '3', 'transaction.state.log.min.isr': '2',
   'transaction.state.log.segment.bytes': '104857600', 'transaction.abort.timed.out.transaction.cleanup.interval.ms': '10000',
   'transaction.remove.expired.transaction.cleanup.interval.ms': '3600000', 'producer.id.expiration.ms': '86400000', 'producer.id.expiration.check.interval.ms': '600000',
+  'sasl.jaas.config': '', 'connections.max.reauth.ms': '0', 'sasl.server.max.receive.size': '524288',
 };
 
 /**
@@ -61,6 +62,7 @@ const OUR_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'cluster.id': '',
   'log.retention.ms': '604800000', 'log.roll.ms': '604800000', 'log.roll.jitter.ms': '0', 'log.flush.interval.ms': String(LONG_MAX),
   'log.level': 'info', 'metrics.listeners': '',
+  'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
 };
 
 test('every broker key has a default equal to Kafka\'s, or a documented difference', () => {
@@ -94,6 +96,7 @@ function badValues(key: BrokerConfigKey): string[] {
     'log.retention.minutes': ['0'],
     'log.retention.ms': ['0', '-2'],
     'replica.selector.class': ['com.example.MySelector', 'RackAwareReplicaSelector'],
+    'sasl.jaas.config': ['PlainLoginModule required user_a="x"', 'PlainLoginModule maybe;'],
   };
   const byType: Record<string, string[]> = {
     boolean: ['maybe'], int: ['abc', '1.5', '99999999999'], long: ['abc', '1e3'], double: ['abc'], enum: ['not-a-choice'], list: [], string: [], password: [],

@@ -34,6 +34,8 @@ const samples: MetadataRecord[] = [
   { type: 'RemoveTopicRecord', data: { topicId: TOPIC_ID } },
   { type: 'FeatureLevelRecord', data: { name: 'metadata.version', featureLevel: 7 } },
   { type: 'NoOpRecord', data: {} },
+  { type: 'UserScramCredentialRecord', data: { name: 'alice', mechanism: 2, salt: Buffer.from('salt'), storedKey: Buffer.alloc(64, 1), serverKey: Buffer.alloc(64, 2), iterations: 8192 } },
+  { type: 'RemoveUserScramCredentialRecord', data: { name: 'alice', mechanism: 2 } },
 ];
 
 test('every record type has a sample', () => {

@@ -1,0 +1,28 @@
+/**
+ * Security keys of the broker (Kafka's names): SASL mechanisms and JAAS
+ * logins, re-authentication, and the keys a listener may override with the
+ * `listener.name.<listener>.` prefix (listener-configs.ts). The SASL code
+ * itself is in src/security; this file only defines and validates values.
+ */
+import { int, listOf, long, password } from './def.js';
+
+/** The SASL mechanisms Tributary implements (GSSAPI and OAUTHBEARER are not). */
+export const SASL_MECHANISM_NAMES = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+
+export const securityConfigs = {
+  'sasl.enabled.mechanisms': listOf({ values: SASL_MECHANISM_NAMES, default: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'], kafkaDefault: 'GSSAPI', importance: 'medium',
+    doc: 'SASL mechanisms a SASL_PLAINTEXT or SASL_SSL listener offers, in order. PLAIN needs a JAAS config naming its users; SCRAM users are metadata (tributary user create, AlterUserScramCredentials).' }),
+  'sasl.jaas.config': password({ default: null, importance: 'medium',
+    doc: 'JAAS login module of SASL listeners without their own listener.name.<listener>.<mechanism>.sasl.jaas.config, e.g. org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";' }),
+  'connections.max.reauth.ms': long({ default: 0, min: 0, importance: 'medium',
+    doc: 'KIP-368: a SASL session lasts this long (sent to clients as sessionLifetimeMs); after it a client must re-authenticate or its connection is closed. 0 = never.' }),
+  'sasl.server.max.receive.size': int({ default: 524_288, min: 1, importance: 'low',
+    doc: 'Largest frame accepted before a SASL connection is authenticated; a bigger one closes the connection.' }),
+};
+
+/**
+ * Keys a listener may override as `listener.name.<listener>.<key>`. A JAAS
+ * config may also be given per mechanism:
+ * `listener.name.<listener>.<mechanism in lower case>.sasl.jaas.config`.
+ */
+export const LISTENER_SCOPED_KEYS: ReadonlySet<string> = new Set(['sasl.enabled.mechanisms', 'sasl.jaas.config', 'connections.max.reauth.ms', 'sasl.server.max.receive.size']);

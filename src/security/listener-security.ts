@@ -1,0 +1,72 @@
+/**
+ * What one listener demands of its connections, resolved from the broker
+ * config: its security protocol and, for SASL_PLAINTEXT and SASL_SSL, the
+ * mechanisms it offers, the PLAIN users of its JAAS config, the session
+ * lifetime (KIP-368) and the largest frame before authentication.
+ *
+ * Precedence (Kafka's): `listener.name.<listener>.<mechanism>.sasl.jaas.config`,
+ * then `listener.name.<listener>.sasl.jaas.config`, then `sasl.jaas.config`;
+ * `listener.name.<listener>.<key>` over `<key>` for the other keys.
+ */
+import type { BrokerConfig } from '../config/broker.js';
+import { parseValue, type ConfigKey } from '../config/def.js';
+import { parseJaasConfig, plainUsers } from '../config/jaas.js';
+import type { SecurityProtocol } from '../config/listeners.js';
+import { BROKER_CONFIGS } from '../config/broker.js';
+import { ConfigError } from '../config/errors.js';
+import type { SaslMechanism } from './sasl/mechanism.js';
+
+export interface SaslListenerSettings {
+  readonly mechanisms: readonly SaslMechanism[];
+  readonly plainUsers: ReadonlyMap<string, string>;
+  /** connections.max.reauth.ms; 0 = sessions do not expire. */
+  readonly reauthMs: number;
+  /** sasl.server.max.receive.size */
+  readonly receiveBytesMax: number;
+}
+
+export interface ListenerSecurity {
+  readonly protocol: SecurityProtocol;
+  /** Null unless the protocol is SASL_PLAINTEXT or SASL_SSL. */
+  readonly sasl: SaslListenerSettings | null;
+}
+
+export const PLAINTEXT_SECURITY: ListenerSecurity = Object.freeze({ protocol: 'PLAINTEXT', sasl: null });
+
+/** The listener's value of a key: its own `listener.name.` override, else the broker-wide one. */
+function scoped<K extends 'sasl.enabled.mechanisms' | 'connections.max.reauth.ms' | 'sasl.server.max.receive.size'>(config: BrokerConfig, listener: string, key: K): ReturnType<BrokerConfig['get']> {
+  const raw = config.listenerOverride(listener, key);
+  if (raw === undefined) return config.get(key);
+  const parsed = parseValue(BROKER_CONFIGS[key] as unknown as ConfigKey<unknown>, raw);
+  // The config loader already refused values that do not parse.
+  if (!parsed.ok) throw new Error(parsed.message);
+  return parsed.value as ReturnType<BrokerConfig['get']>;
+}
+
+function plainUsersOf(config: BrokerConfig, listener: string): Map<string, string> {
+  const raw = config.listenerOverride(listener, 'plain.sasl.jaas.config') ?? config.listenerOverride(listener, 'sasl.jaas.config') ?? config.get('sasl.jaas.config')?.value;
+  if (raw === undefined) return new Map();
+  const module = parseJaasConfig(raw);
+  if (typeof module === 'string') throw new Error(`the JAAS config of listener ${listener} does not parse: ${module}`);
+  return plainUsers(module);
+}
+
+/**
+ * Throws ConfigError for SSL and SASL_SSL: TLS is not implemented yet, and a
+ * listener that says SSL must never serve plain TCP.
+ */
+export function listenerSecurityFromConfig(config: BrokerConfig, listener: string, protocol: SecurityProtocol): ListenerSecurity {
+  if (protocol === 'SSL' || protocol === 'SASL_SSL') {
+    throw new ConfigError('ERR_TRIB_CONFIG_INVALID', [{ key: 'listeners', message: `listeners: ${listener} uses ${protocol}, but TLS listeners are not implemented yet (docs/security.md); use PLAINTEXT or SASL_PLAINTEXT` }]);
+  }
+  if (protocol === 'PLAINTEXT') return { protocol, sasl: null };
+  return {
+    protocol,
+    sasl: {
+      mechanisms: scoped(config, listener, 'sasl.enabled.mechanisms') as readonly SaslMechanism[],
+      plainUsers: plainUsersOf(config, listener),
+      reauthMs: Number(scoped(config, listener, 'connections.max.reauth.ms')),
+      receiveBytesMax: Number(scoped(config, listener, 'sasl.server.max.receive.size')),
+    },
+  };
+}
