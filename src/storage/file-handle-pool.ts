@@ -73,8 +73,19 @@ export class FileHandlePool {
 
   /** Opens a file and returns a handle whose descriptor is open (it is about to be used). */
   open(path: string, create: boolean): PooledFileHandle {
-    const { O_RDWR, O_CREAT } = nodeFs.constants;
-    const fd = this.openFd(path, create ? O_RDWR | O_CREAT : O_RDWR);
+    const { O_RDWR, O_CREAT, O_EXCL } = nodeFs.constants;
+    // O_EXCL first tells a file created now (nothing to fsync until written) from an existing one.
+    let fd = -1;
+    let created = false;
+    if (create) {
+      try {
+        fd = this.openFd(path, O_RDWR | O_CREAT | O_EXCL);
+        created = true;
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 'EEXIST') throw err;
+      }
+    }
+    if (fd < 0) fd = this.openFd(path, O_RDWR);
     let size: number;
     try {
       size = nodeFs.fstatSync(fd).size;
@@ -82,7 +93,7 @@ export class FileHandlePool {
       nodeFs.closeSync(fd);
       throw err;
     }
-    const h = new PooledFileHandle(path, this, fd, size);
+    const h = new PooledFileHandle(path, this, fd, size, !created);
     this.lru.set(h, true);
     let set = this.byPath.get(path);
     if (set === undefined) this.byPath.set(path, (set = new Set()));
@@ -190,15 +201,23 @@ export class PooledFileHandle implements FileHandle {
   /** Kept open until closed: the path may no longer name this file. */
   pinned = false;
   private closed = false;
-  /** Written or truncated since the last fsync (true at first: what an earlier process wrote may be unsynced). */
-  private unsynced = true;
+  /**
+   * Written or truncated since the last fsync. At first: true for a file
+   * that existed (an earlier process may have left writes or a truncation
+   * unsynced); false for one created now (nothing to make durable until
+   * written, e.g. the index of a segment too small for an entry).
+   */
+  private unsynced: boolean;
 
   constructor(
     readonly path: string,
     private readonly pool: FileHandlePool,
     private fd: number,
     private length: number,
-  ) {}
+    existed: boolean,
+  ) {
+    this.unsynced = existed;
+  }
 
   /** Whether a descriptor is open now (tests, diagnostics). */
   get isOpen(): boolean {
