@@ -95,18 +95,7 @@ export class FileHandlePool {
    */
   openFd(path: string, flags: number): number {
     while (this.openCount >= this.openFilesMax && this.lru.size > 0) this.evictOldest();
-    try {
-      return nodeFs.openSync(path, flags, 0o644);
-    } catch (err) {
-      if (!isFileLimitError(err)) throw err;
-      this.relieve();
-      try {
-        return nodeFs.openSync(path, flags, 0o644);
-      } catch (again) {
-        if (isFileLimitError(again)) throw fileLimitError(path, again, this);
-        throw again;
-      }
-    }
+    return this.withRelief(path, () => nodeFs.openSync(path, flags, 0o644));
   }
 
   /** Runs `fn` (which opens a descriptor of its own, e.g. readFileSync); on EMFILE/ENFILE relieves the pool and retries once. */
