@@ -5,6 +5,7 @@
 //   worker   startCluster() (a worker thread) in a fresh node process per run
 //   process  startCluster({ isolation: 'process' }) (a child process)
 //   cli      `node dist/src/cli/main.js start` spawned with a fresh data dir
+//   npm      `npm start -- --override ...` (prestart's up-to-date check included; not in the default MODES)
 //
 // "First accepted produce" = connect (ApiVersions) + CreateTopics + one
 // Produce with acks=1 answered without error, through our src/client. For the
@@ -162,23 +163,41 @@ function runChild(isolation) {
 
 // ---------------------------------------------------------------- one CLI run
 
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function cliRun(client, options = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-startup-'));
   const port = await freePort();
-  const args = [...(options.execArgv ?? []), join(dist, 'src', 'cli', 'main.js'), 'start', '--override', `listeners=PLAINTEXT://127.0.0.1:${port}`, '--override', `log.dirs=${dataDir}`, '--override', 'log.level=warn'];
+  const overrides = ['--override', `listeners=PLAINTEXT://127.0.0.1:${port}`, '--override', `log.dirs=${dataDir}`, '--override', 'log.level=warn'];
+  const args = [...(options.execArgv ?? []), join(dist, 'src', 'cli', 'main.js'), 'start', ...overrides];
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
+  // npm mode: `npm start` as a user runs it (prestart's up-to-date check, then the broker), in its own
+  // process group so SIGTERM reaches the broker under npm and sh; its CPU and RSS are not read.
+  const child = options.npm === true
+    ? spawn('npm', ['start', '--silent', '--', ...overrides], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'], detached: true })
+    : spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((r) => child.once('exit', r));
   try {
     await firstProduce(client, `127.0.0.1:${port}`, t0 + RUN_TIMEOUT_MS);
     const produceMs = performance.now() - t0;
+    if (options.npm === true) return { readyMs: NaN, produceMs, brokerCpuMs: NaN, brokerRssKiB: NaN, timings: null };
     const brokerCpuMs = cpuMs(child.pid);
     await sleep(IDLE_SETTLE_MS);
     const brokerRssKiB = rssKiB(child.pid);
     return { readyMs: NaN, produceMs, brokerCpuMs, brokerRssKiB, timings: null };
   } finally {
-    child.kill('SIGTERM');
+    if (options.npm === true) process.kill(-child.pid, 'SIGTERM');
+    else child.kill('SIGTERM');
     await exited;
+    // npm may exit before the broker under it: wait (bounded) for the whole process group.
+    for (let i = 0; options.npm === true && i < 300 && groupAlive(child.pid); i++) await sleep(50);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -200,7 +219,7 @@ async function main() {
   for (const mode of MODES) {
     const runs = [];
     for (let i = 0; i < RUNS; i++) {
-      runs.push(mode === 'cli' ? await cliRun(client) : await runChild(mode));
+      runs.push(mode === 'cli' || mode === 'npm' ? await cliRun(client, { npm: mode === 'npm' }) : await runChild(mode));
       process.stderr.write('.');
     }
     process.stderr.write('\n');

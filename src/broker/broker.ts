@@ -15,6 +15,7 @@
  */
 import type { Logger } from 'pino';
 import { NodeFileSystem } from '../storage/fs.js';
+import { resolveOpenFilesMax } from './open-files.js';
 import { LogManager } from '../storage/log-manager.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { HandlerRegistry } from './handler-registry.js';
@@ -87,7 +88,7 @@ export async function runBroker(configured: BrokerSettings, logger: Logger, cloc
 }
 
 async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Clock, exporter: MetricsExporter | null): Promise<RunningBroker> {
-  const fs = new NodeFileSystem();
+  const fs = new NodeFileSystem({ openFilesMax: resolveOpenFilesMax(settings.logOpenFilesMax) });
   const started = performance.now();
   const topics = topicConfigs(settings);
 
@@ -219,7 +220,7 @@ function openLogs(settings: BrokerSettings, fs: NodeFileSystem, clock: Clock, lo
   }
   for (const p of checkpointProblems) logger.warn({ problem: p }, 'ignored an unreadable checkpoint file');
   for (const d of deletionsCompleted) logger.info({ dir: d }, 'finished an interrupted topic deletion');
-  logger.info({ logs: reports.length, cleanShutdown: hadCleanShutdown }, 'logs loaded');
+  logger.info({ logs: reports.length, cleanShutdown: hadCleanShutdown, openFilesMax: fs.handles.openFilesMax, filesOpen: fs.handles.openCount }, 'logs loaded');
   return logManager;
 }
 

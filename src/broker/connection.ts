@@ -34,7 +34,8 @@ import { Writer } from '../protocol/primitives/writer.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { readRequestHeaderPrefix, readRequestHeaderRest, requestHeaderVersion, responseHeaderVersion, writeResponseHeader, type RequestHeader } from '../protocol/headers.js';
 import { compile, isFlexible } from '../protocol/codec.js';
-import { apiKeyName } from '../protocol/api-keys.js';
+import { ApiKey, apiKeyName } from '../protocol/api-keys.js';
+import { StorageError } from '../storage/errors.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { NO_RESPONSE, type AnyHandler } from './handler.js';
 import type { HandlerRegistry } from './handler-registry.js';
@@ -395,6 +396,17 @@ export class Connection {
   }
 
   private failedResponse(handler: AnyHandler, body: unknown, ctx: RequestContext, err: unknown): unknown {
+    if (isFileLimit(err)) {
+      // Out of file descriptors (storage already closed what it could): a
+      // transient shortage, not a broken disk. The log stays online (Kafka
+      // would take the log dir offline with KAFKA_STORAGE_ERROR) and the
+      // client retries: Produce gets REQUEST_TIMED_OUT, which every producer
+      // retries (nothing was appended for the failing partition, so an
+      // idempotent retry cannot duplicate); other APIs get
+      // UNKNOWN_SERVER_ERROR, which consumers retry. docs/configuration.md, log.open.files.max.
+      ctx.logger.warn({ api: handler.name, correlationId: ctx.correlationId, clientId: ctx.clientId, reason: (err as Error).message }, 'request failed: out of file descriptors; the client will retry');
+      return handler.errorResponse(body as never, ctx.apiKey === ApiKey.Produce ? ErrorCode.REQUEST_TIMED_OUT : ErrorCode.UNKNOWN_SERVER_ERROR, ctx);
+    }
     ctx.logger.error(
       { err, api: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId, partitions: requestPartitions(body) },
       'request failed',
@@ -496,4 +508,9 @@ export function encodeResponse(handler: AnyHandler, version: number, correlation
   const total = w.length - 4;
   size.chunkOwner.writeInt32BE(total, size.position);
   return w.finish();
+}
+
+/** A storage call ran out of file descriptors (src/storage/file-handle-pool.ts). */
+function isFileLimit(err: unknown): boolean {
+  return err instanceof StorageError && err.code === 'ERR_TRIB_STORAGE_FILE_LIMIT';
 }

@@ -40,6 +40,8 @@ export interface BrokerSettings {
   logCleanerEnable: boolean;
   /** log.cleaner.backoff.ms */
   logCleanerBackoffMs: number;
+  /** log.open.files.max: descriptors the logs may hold open (0 = from the process limit). */
+  logOpenFilesMax: number;
   shutdownGraceMs: number;
   /** metrics.listeners: HTTP listeners for /metrics and /health (empty = off). */
   metricsListeners: readonly string[];
@@ -193,6 +195,7 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     retentionCheckIntervalMs: config.get('log.retention.check.interval.ms'),
     logCleanerEnable: config.get('log.cleaner.enable'),
     logCleanerBackoffMs: config.get('log.cleaner.backoff.ms'),
+    logOpenFilesMax: config.get('log.open.files.max'),
     shutdownGraceMs: 10_000,
     metricsListeners: config.get('metrics.listeners'),
     groups: {

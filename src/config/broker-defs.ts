@@ -189,6 +189,8 @@ const coordinatorConfigs = {
   // ---- Tributary's own
   'log.level': enumOf({ values: LOG_LEVELS, default: 'info', caseInsensitive: true, importance: 'medium',
     doc: 'Tributary only (not a Kafka key): pino log level of the broker process.' }),
+  'log.open.files.max': int({ default: 0, min: 0, importance: 'medium',
+    doc: 'Tributary only: most file descriptors the partition logs hold open at once; beyond it the least recently used are closed and reopened on use. 0 = half of the process\'s open-file limit (ulimit -n), at least 64.' }),
   'metrics.listeners': list({ default: [], importance: 'low', expected: 'a comma-separated list of http://host:port',
     validateItem: (s) => (/^http:\/\/(\[[0-9A-Fa-f:.]*\]|[0-9A-Za-z\-._]*):\d{1,5}$/.test(s) ? undefined : `"${s}" is not http://host:port`),
     doc: 'Tributary only: HTTP endpoints serving metrics (Prometheus text). Empty = off.' }),

@@ -10,6 +10,7 @@
  */
 import * as nodeFs from 'node:fs';
 import { dirname } from 'node:path';
+import { FileHandlePool, OPEN_FILES_MAX_DEFAULT } from './file-handle-pool.js';
 
 /** An open file. Positions are byte offsets; all writes are positional. */
 export interface FileHandle {
@@ -57,65 +58,30 @@ export function readRange(file: FileHandle, position: number, length: number, al
   return n === length ? buf : buf.subarray(0, n);
 }
 
-class NodeFileHandle implements FileHandle {
-  private fd: number;
-  private length: number;
-
-  constructor(readonly path: string, fd: number) {
-    this.fd = fd;
-    this.length = nodeFs.fstatSync(fd).size;
-  }
-
-  size(): number {
-    return this.length;
-  }
-
-  write(data: Buffer, position: number): void {
-    let done = 0;
-    while (done < data.length) {
-      done += nodeFs.writeSync(this.fd, data, done, data.length - done, position + done);
-    }
-    if (position + data.length > this.length) this.length = position + data.length;
-  }
-
-  append(data: Buffer): number {
-    const position = this.length;
-    this.write(data, position);
-    return position;
-  }
-
-  read(buf: Buffer, bufOffset: number, length: number, position: number): number {
-    let done = 0;
-    while (done < length) {
-      const n = nodeFs.readSync(this.fd, buf, bufOffset + done, length - done, position + done);
-      if (n === 0) break;
-      done += n;
-    }
-    return done;
-  }
-
-  truncate(size: number): void {
-    nodeFs.ftruncateSync(this.fd, size);
-    this.length = size;
-  }
-
-  sync(): void {
-    nodeFs.fdatasyncSync(this.fd);
-  }
-
-  close(): void {
-    if (this.fd < 0) return;
-    nodeFs.closeSync(this.fd);
-    this.fd = -1;
-  }
+/** What NodeFileSystem is built with. */
+export interface NodeFileSystemOptions {
+  /**
+   * At most this many descriptors held open by storage (`log.open.files.max`);
+   * files beyond it are closed least recently used first and reopened on use
+   * (file-handle-pool.ts). Default OPEN_FILES_MAX_DEFAULT.
+   */
+  openFilesMax?: number;
 }
 
-/** The production file system: node:fs synchronous calls. */
+/**
+ * The production file system: node:fs synchronous calls, with descriptors
+ * bounded by a FileHandlePool (opened on first use, least recently used
+ * closed first), so partitions are not limited by `ulimit -n`.
+ */
 export class NodeFileSystem implements FileSystem {
+  readonly handles: FileHandlePool;
+
+  constructor(options: NodeFileSystemOptions = {}) {
+    this.handles = new FileHandlePool(options.openFilesMax ?? OPEN_FILES_MAX_DEFAULT);
+  }
+
   open(path: string, options: { create?: boolean } = {}): FileHandle {
-    const { O_RDWR, O_CREAT } = nodeFs.constants;
-    const flags = options.create === true ? O_RDWR | O_CREAT : O_RDWR;
-    return new NodeFileHandle(path, nodeFs.openSync(path, flags, 0o644));
+    return this.handles.open(path, options.create === true);
   }
 
   exists(path: string): boolean {
@@ -135,29 +101,34 @@ export class NodeFileSystem implements FileSystem {
   }
 
   readdir(path: string): string[] {
-    return nodeFs.readdirSync(path).sort();
+    return this.handles.withRelief(path, () => nodeFs.readdirSync(path)).sort();
   }
 
   rename(from: string, to: string): void {
+    const fromIsDir = this.isDirectory(from);
+    this.handles.pinUnder(from, fromIsDir);
+    this.handles.pinUnder(to, this.isDirectory(to));
     nodeFs.renameSync(from, to);
-    syncDirectory(dirname(to));
+    this.syncDirectory(dirname(to));
   }
 
   unlink(path: string): void {
+    this.handles.pinUnder(path, false);
     nodeFs.unlinkSync(path);
   }
 
   rmrf(path: string): void {
+    this.handles.pinUnder(path, this.isDirectory(path));
     nodeFs.rmSync(path, { recursive: true, force: true });
   }
 
   readFile(path: string): Buffer {
-    return nodeFs.readFileSync(path);
+    return this.handles.withRelief(path, () => nodeFs.readFileSync(path));
   }
 
   writeFileAtomic(path: string, data: Buffer): void {
     const tmp = `${path}.tmp`;
-    const fd = nodeFs.openSync(tmp, 'w', 0o644);
+    const fd = this.handles.openFd(tmp, nodeFs.constants.O_WRONLY | nodeFs.constants.O_CREAT | nodeFs.constants.O_TRUNC);
     try {
       let done = 0;
       while (done < data.length) done += nodeFs.writeSync(fd, data, done, data.length - done);
@@ -167,17 +138,18 @@ export class NodeFileSystem implements FileSystem {
     }
     this.rename(tmp, path);
   }
-}
 
-/** fsync a directory so a rename or create in it is durable; not every platform allows it. */
-function syncDirectory(path: string): void {
-  let fd = -1;
-  try {
-    fd = nodeFs.openSync(path, 'r');
-    nodeFs.fsyncSync(fd);
-  } catch {
-    // Windows cannot open directories; the rename is still atomic there.
-  } finally {
-    if (fd >= 0) nodeFs.closeSync(fd);
+  /** fsync a directory so a rename or create in it is durable; not every platform allows it. */
+  private syncDirectory(path: string): void {
+    let fd = -1;
+    try {
+      fd = this.handles.openFd(path, nodeFs.constants.O_RDONLY);
+      nodeFs.fsyncSync(fd);
+    } catch {
+      // Windows cannot open directories (the rename is still atomic there);
+      // out of descriptors, the rename stands and a later fsync of the directory covers it.
+    } finally {
+      if (fd >= 0) nodeFs.closeSync(fd);
+    }
   }
 }

@@ -132,13 +132,17 @@ export class LogManager {
         recoveryPoint: recoveryPoints?.get(name),
         logStartOffset: startOffsets?.get(name),
         hadCleanShutdown,
+        // After a crash: validate the active segments but fsync them later
+        // (the first flush), not thousands of fsyncs before serving.
+        deferRecoveryFlush: true,
         onCheckpointNeeded: () => manager.checkpoint(),
       });
       manager.logs.set(name, log);
       reports.push(report);
     }
-    // Recovery moved every recovery point to its log end; record that, then
-    // drop the marker so a crash from now on is seen as unclean.
+    // Record the recovery points as recovery left them (the log end, or below
+    // segments validated but not yet fsynced), then drop the marker so a
+    // crash from now on is seen as unclean.
     manager.checkpoint();
     if (hadCleanShutdown) fs.unlink(marker);
     return { manager, hadCleanShutdown, reports, checkpointProblems, deletionsCompleted };

@@ -37,6 +37,12 @@ export interface PartitionLogOptions {
   logStartOffset?: bigint | undefined;
   hadCleanShutdown?: boolean;
   /**
+   * Leave segments validated by recovery unfsynced (dirty, below the recovery
+   * point) instead of fsyncing them while opening (log-loader.ts,
+   * `syncRecovered`). The LogManager sets it; default false.
+   */
+  deferRecoveryFlush?: boolean;
+  /**
    * Called when the recovery point went down or the log start offset went up,
    * so the owner rewrites its checkpoint files before anything else happens.
    */
@@ -83,7 +89,7 @@ export class PartitionLog {
   /** Idempotent producer state and its `.snapshot` files (producer-state/). */
   private readonly producers: LogProducerState;
 
-  private constructor(opts: PartitionLogOptions, segments: LogSegment[], logStartOffset: bigint) {
+  private constructor(opts: PartitionLogOptions, segments: LogSegment[], logStartOffset: bigint, recoveryPoint: bigint) {
     this.topic = opts.topic;
     this.partition = opts.partition;
     this.dir = opts.dir;
@@ -92,8 +98,10 @@ export class PartitionLog {
     this.cfg = opts.config;
     this.segments = segments;
     this.startOffset = logStartOffset;
-    // Recovery validated and fsynced everything after the old recovery point.
-    this.recoveryPointOffset = this.logEndOffset;
+    // Recovery validated everything after the old recovery point, and fsynced
+    // it unless deferRecoveryFlush (then rolled ones go at the next maybeFlush).
+    this.recoveryPointOffset = recoveryPoint;
+    this.rolledSinceFlush = recoveryPoint < this.active.baseOffset;
     this.lastFlushMs = opts.clock.nowMs();
     this.onCheckpointNeeded = opts.onCheckpointNeeded ?? (() => {});
     this.producers = new LogProducerState(opts.fs, opts.dir);
@@ -110,8 +118,9 @@ export class PartitionLog {
       recoveryPoint: opts.recoveryPoint ?? null,
       logStartOffset: opts.logStartOffset ?? null,
       hadCleanShutdown: opts.hadCleanShutdown ?? false,
+      syncRecovered: opts.deferRecoveryFlush !== true,
     });
-    const log = new PartitionLog({ ...opts, config }, loaded.segments, loaded.logStartOffset);
+    const log = new PartitionLog({ ...opts, config }, loaded.segments, loaded.logStartOffset, loaded.recoveryPoint);
     const report = { ...loaded.report, producerState: log.producers.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs()) };
     return { log, report };
   }

@@ -349,9 +349,10 @@ export class LogSegment {
 
   /**
    * Validates every batch (framing, magic, CRC, increasing offsets), cuts the
-   * file at the first bad one, rebuilds both indexes, and fsyncs the result.
+   * file at the first bad one, rebuilds both indexes, and fsyncs the result
+   * (with `sync` false it is left dirty for the log's next flush).
    */
-  recover(indexIntervalBytes: number): SegmentRecovery {
+  recover(indexIntervalBytes: number, sync = true): SegmentRecovery {
     this.offsetIndex.reset();
     this.timeIndex.reset();
     this.resetStats();
@@ -371,7 +372,8 @@ export class LogSegment {
     }
     if (position < fileSize) this.log.truncate(position);
     this.sizeBytes = position;
-    this.flush();
+    if (sync) this.flush();
+    else this.dirty = true;
     return { baseOffset: this.baseOffset, validBytes: position, truncatedBytes: fileSize - position, reason };
   }
 

@@ -64,6 +64,8 @@ export interface BrokerOptions {
    * cleanup().
    */
   allowErrorLogs?: readonly RegExp[];
+  /** Run the broker with this `ulimit -n` (through bash; the process is still node, same pid). */
+  openFilesLimit?: number;
 }
 
 /** pino's numeric level for `error`; `fatal` is 60. */
@@ -137,6 +139,7 @@ export class BrokerProcess {
   private generation = 0;
   private partialLine = '';
   private readonly allowErrorLogs: readonly RegExp[];
+  private readonly openFilesLimit: number | undefined;
   /** Unexpected exits (crashes) seen so far, as "code=.. signal=..". */
   readonly crashes: string[] = [];
   /** Error-level log lines not on the allow-list. */
@@ -152,6 +155,7 @@ export class BrokerProcess {
     this.overrides = options.overrides ?? {};
     this.startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
     this.allowErrorLogs = options.allowErrorLogs ?? [];
+    this.openFilesLimit = options.openFilesLimit;
   }
 
   get bootstrap(): string {
@@ -184,7 +188,11 @@ export class BrokerProcess {
     if (!existsSync(brokerMain)) throw new Error(`${brokerMain} missing: build first (npx tsc -p tsconfig.build.json)`);
     const generation = ++this.generation;
     this.output += `\n----- ${this.name} start #${generation}: node ${this.args().join(' ')}\n`;
-    const child = spawn(process.execPath, this.args(), { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, argv] = this.openFilesLimit === undefined
+      ? [process.execPath, this.args()]
+      // exec: the shell becomes node, so the pid (kill -9, stop) is the broker's.
+      : ['bash', ['-c', `ulimit -n ${this.openFilesLimit} && exec "$0" "$@"`, process.execPath, ...this.args()]];
+    const child = spawn(command, argv, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.exited = false;
     this.expectingExit = false;

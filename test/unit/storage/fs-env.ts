@@ -1,6 +1,10 @@
 /**
  * Test-only: the same suite runs against MemoryFileSystem and NodeFileSystem
- * (a temp directory under os.tmpdir(), removed by cleanup()).
+ * (a temp directory under os.tmpdir(), removed by cleanup()), and once more on
+ * a NodeFileSystem allowed only OPEN_FILES_MAX_MIN descriptors ('node-lru'),
+ * so nearly every call reopens a file the pool closed: lazy opening and LRU
+ * eviction under every storage operation (reads of closed old segments,
+ * truncation, retention, cleaner swaps, recovery).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,11 +13,12 @@ import { ManualClock } from '../../../src/util/clock.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../../src/storage/config.js';
 import type { FileSystem } from '../../../src/storage/fs.js';
 import { NodeFileSystem } from '../../../src/storage/fs.js';
+import { OPEN_FILES_MAX_MIN } from '../../../src/storage/file-handle-pool.js';
 import { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
 import { PartitionLog, type PartitionLogOptions } from '../../../src/storage/partition-log.js';
 
-export type FsKind = 'memory' | 'node';
-export const FS_KINDS: readonly FsKind[] = ['memory', 'node'];
+export type FsKind = 'memory' | 'node' | 'node-lru';
+export const FS_KINDS: readonly FsKind[] = ['memory', 'node', 'node-lru'];
 
 export interface FsEnv {
   kind: FsKind;
@@ -33,7 +38,8 @@ export function makeEnv(kind: FsKind): FsEnv {
     return { kind, fs: mem, mem, root: '/data', clock, cleanup: () => {} };
   }
   const root = mkdtempSync(join(tmpdir(), 'tributary-storage-'));
-  return { kind, fs: new NodeFileSystem(), mem: null, root, clock, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  const fs = new NodeFileSystem(kind === 'node-lru' ? { openFilesMax: OPEN_FILES_MAX_MIN } : {});
+  return { kind, fs, mem: null, root, clock, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 export function config(overrides: Partial<LogConfig> = {}): LogConfig {

@@ -1,0 +1,274 @@
+/**
+ * Bounded file descriptors for NodeFileSystem (Kafka has no such bound and
+ * dies with "Too many open files" past a few thousand partitions).
+ *
+ * A `PooledFileHandle` is a file the storage engine holds open; the
+ * descriptor behind it is opened on first use and may be closed again by the
+ * `FileHandlePool` when more than `openFilesMax` descriptors are open (least
+ * recently used first). The next call on that handle reopens the file by
+ * path. Every call is synchronous, so a descriptor is never closed while a
+ * call on it runs: "evicting a handle in the middle of a read" cannot happen;
+ * a later read just reopens it.
+ *
+ * Reopening by path is only right while the path still names the same file.
+ * So when the file system renames over, renames away or unlinks a path that a
+ * live handle uses, that handle is *pinned* first: its descriptor is opened
+ * (if it was not) and never evicted until the handle is closed, which keeps
+ * POSIX semantics (the cleaner's segment swap reads the old segment while its
+ * files are being replaced).
+ *
+ * EMFILE/ENFILE (the process or the system is out of descriptors, e.g. the
+ * broker's sockets used them up): the pool closes half of its evictable
+ * descriptors and retries once; when that is not enough the call throws
+ * StorageError('ERR_TRIB_STORAGE_FILE_LIMIT'), a retriable error for that one
+ * request. It never escapes as an uncaught exception from here.
+ *
+ * fsync through a reopened descriptor flushes what was written through the
+ * earlier one: on Linux fsync/fdatasync act on the file (its page cache),
+ * not on the descriptor.
+ */
+import * as nodeFs from 'node:fs';
+import { invariant } from '../util/assert.js';
+import { StorageError } from './errors.js';
+import type { FileHandle } from './fs.js';
+
+/** The default bound when neither the config nor the process limit says otherwise. */
+export const OPEN_FILES_MAX_DEFAULT = 1024;
+/** Never fewer than this (the metadata log and a few partitions must fit). */
+export const OPEN_FILES_MAX_MIN = 8;
+
+/** True for "too many open files" in the process (EMFILE) or the system (ENFILE). */
+export function isFileLimitError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'EMFILE' || code === 'ENFILE';
+}
+
+function fileLimitError(path: string, cause: unknown, pool: FileHandlePool): StorageError {
+  return new StorageError(
+    'ERR_TRIB_STORAGE_FILE_LIMIT',
+    `out of file descriptors opening ${path} (${(cause as { code?: string }).code ?? 'EMFILE'}; ${pool.openCount} held by storage, ` +
+      `log.open.files.max=${pool.openFilesMax}): raise the limit (ulimit -n) or lower log.open.files.max`,
+    { cause },
+  );
+}
+
+/** The LRU of open descriptors shared by every handle of one NodeFileSystem. */
+export class FileHandlePool {
+  /** Evictable handles with an open descriptor, least recently used first (Map keeps insertion order). */
+  private readonly lru = new Map<PooledFileHandle, true>();
+  private pinnedOpen = 0;
+  /** Every live (not closed) handle by path, for pinning on rename/unlink. */
+  private readonly byPath = new Map<string, Set<PooledFileHandle>>();
+  /** Descriptors closed to stay under the bound (a counter for tests and diagnostics). */
+  evictions = 0;
+
+  constructor(readonly openFilesMax: number = OPEN_FILES_MAX_DEFAULT) {
+    invariant(Number.isInteger(openFilesMax) && openFilesMax >= OPEN_FILES_MAX_MIN, `openFilesMax must be an integer >= ${OPEN_FILES_MAX_MIN}`);
+  }
+
+  /** Descriptors open right now (evictable plus pinned). */
+  get openCount(): number {
+    return this.lru.size + this.pinnedOpen;
+  }
+
+  /** Opens a file and returns a handle whose descriptor is open (it is about to be used). */
+  open(path: string, create: boolean): PooledFileHandle {
+    const { O_RDWR, O_CREAT } = nodeFs.constants;
+    // A stat first (no exception when missing: an ENOENT or EEXIST error
+    // object costs more than the syscall, thousands of times at start-up)
+    // gives the size and tells a file created now (nothing to fsync until
+    // written) from an existing one. Storage is the only writer of these files.
+    const st = nodeFs.statSync(path, { throwIfNoEntry: false });
+    const existed = st !== undefined;
+    const fd = this.openFd(path, create ? O_RDWR | O_CREAT : O_RDWR);
+    const h = new PooledFileHandle(path, this, fd, existed ? st.size : 0, existed);
+    this.lru.set(h, true);
+    let set = this.byPath.get(path);
+    if (set === undefined) this.byPath.set(path, (set = new Set()));
+    set.add(h);
+    return h;
+  }
+
+  /**
+   * openSync with room made first: evicts down to the bound, and on
+   * EMFILE/ENFILE evicts half the pool and tries once more.
+   */
+  openFd(path: string, flags: number): number {
+    while (this.openCount >= this.openFilesMax && this.lru.size > 0) this.evictOldest();
+    return this.withRelief(path, () => nodeFs.openSync(path, flags, 0o644));
+  }
+
+  /** Runs `fn` (which opens a descriptor of its own, e.g. readFileSync); on EMFILE/ENFILE relieves the pool and retries once. */
+  withRelief<T>(path: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (!isFileLimitError(err)) throw err;
+      this.relieve();
+      try {
+        return fn();
+      } catch (again) {
+        if (isFileLimitError(again)) throw fileLimitError(path, again, this);
+        throw again;
+      }
+    }
+  }
+
+  /** Closes half of the evictable descriptors (at least one): room for whoever ran out. */
+  relieve(): void {
+    let n = Math.max(1, Math.ceil(this.lru.size / 2));
+    while (n-- > 0 && this.lru.size > 0) this.evictOldest();
+  }
+
+  private evictOldest(): void {
+    const oldest = this.lru.keys().next().value as PooledFileHandle;
+    this.lru.delete(oldest);
+    oldest.dropDescriptor();
+    this.evictions++;
+  }
+
+  /** A descriptor was (re)opened for `h` or `h` was used: most recently used now. */
+  touch(h: PooledFileHandle): void {
+    if (h.pinned) return;
+    this.lru.delete(h);
+    this.lru.set(h, true);
+  }
+
+  /** Called by a handle whose descriptor is being closed for good. */
+  forget(h: PooledFileHandle, hadDescriptor: boolean): void {
+    if (h.pinned) {
+      if (hadDescriptor) this.pinnedOpen--;
+    } else {
+      this.lru.delete(h);
+    }
+    const set = this.byPath.get(h.path);
+    if (set !== undefined) {
+      set.delete(h);
+      if (set.size === 0) this.byPath.delete(h.path);
+    }
+  }
+
+  /**
+   * The path (or, for a directory, everything under it) is about to be
+   * renamed over, renamed away or unlinked: live handles on it keep their
+   * current file, so their descriptors stay open until they are closed.
+   */
+  pinUnder(path: string, isDirectory: boolean): void {
+    const exact = this.byPath.get(path);
+    if (exact !== undefined) for (const h of [...exact]) this.pin(h);
+    if (!isDirectory) return;
+    const prefix = path.endsWith('/') ? path : `${path}/`;
+    for (const [p, set] of [...this.byPath]) if (p.startsWith(prefix)) for (const h of [...set]) this.pin(h);
+  }
+
+  private pin(h: PooledFileHandle): void {
+    if (h.pinned) return;
+    h.ensureDescriptor();
+    this.lru.delete(h);
+    h.pinned = true;
+    this.pinnedOpen++;
+    const set = this.byPath.get(h.path);
+    set?.delete(h);
+    if (set?.size === 0) this.byPath.delete(h.path);
+  }
+}
+
+/** A file held open by storage; its descriptor comes and goes with the pool. */
+export class PooledFileHandle implements FileHandle {
+  /** Kept open until closed: the path may no longer name this file. */
+  pinned = false;
+  private closed = false;
+  /**
+   * Written or truncated since the last fsync. At first: true for a file
+   * that existed (an earlier process may have left writes or a truncation
+   * unsynced); false for one created now (nothing to make durable until
+   * written, e.g. the index of a segment too small for an entry).
+   */
+  private unsynced: boolean;
+
+  constructor(
+    readonly path: string,
+    private readonly pool: FileHandlePool,
+    private fd: number,
+    private length: number,
+    existed: boolean,
+  ) {
+    this.unsynced = existed;
+  }
+
+  /** Whether a descriptor is open now (tests, diagnostics). */
+  get isOpen(): boolean {
+    return this.fd >= 0;
+  }
+
+  /** The descriptor for one call, reopened by path when the pool closed it. */
+  ensureDescriptor(): number {
+    invariant(!this.closed, `file ${this.path} used after close`);
+    if (this.fd < 0) {
+      invariant(!this.pinned, 'a pinned handle keeps its descriptor');
+      this.fd = this.pool.openFd(this.path, nodeFs.constants.O_RDWR);
+    }
+    this.pool.touch(this);
+    return this.fd;
+  }
+
+  /** The pool evicts this handle's descriptor (the handle stays usable). */
+  dropDescriptor(): void {
+    if (this.fd < 0) return;
+    const fd = this.fd;
+    this.fd = -1;
+    nodeFs.closeSync(fd);
+  }
+
+  size(): number {
+    return this.length;
+  }
+
+  write(data: Buffer, position: number): void {
+    const fd = this.ensureDescriptor();
+    let done = 0;
+    while (done < data.length) {
+      done += nodeFs.writeSync(fd, data, done, data.length - done, position + done);
+    }
+    if (position + data.length > this.length) this.length = position + data.length;
+    this.unsynced = true;
+  }
+
+  append(data: Buffer): number {
+    const position = this.length;
+    this.write(data, position);
+    return position;
+  }
+
+  read(buf: Buffer, bufOffset: number, length: number, position: number): number {
+    const fd = this.ensureDescriptor();
+    let done = 0;
+    while (done < length) {
+      const n = nodeFs.readSync(fd, buf, bufOffset + done, length - done, position + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done;
+  }
+
+  truncate(size: number): void {
+    nodeFs.ftruncateSync(this.ensureDescriptor(), size);
+    this.length = size;
+    this.unsynced = true;
+  }
+
+  /** fdatasync; nothing to do (and no descriptor reopened) when nothing changed since the last one. */
+  sync(): void {
+    if (!this.unsynced) return;
+    nodeFs.fdatasyncSync(this.ensureDescriptor());
+    this.unsynced = false;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    const had = this.fd >= 0;
+    this.pool.forget(this, had);
+    this.closed = true;
+    this.dropDescriptor();
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * More partitions than file descriptors: a broker run with `ulimit -n 256`
+ * hosts 400 partitions (1,200 segment files), takes a produce to every one,
+ * is killed with kill -9, starts again under the same limit and serves every
+ * record back. Before the file-handle pool (src/storage/file-handle-pool.ts)
+ * it died with an uncaught EMFILE after about 80 partitions and then could
+ * not start again.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { Admin, Consumer, Producer, deserializers } from '../../../src/client/index.js';
+import { startBroker } from '../../helpers/broker-process.js';
+
+const OPEN_FILES_LIMIT = 256;
+const PARTITIONS = 400;
+const RECORDS_PER_PARTITION = 3;
+const READ_TIMEOUT_MS = 60_000;
+
+function openDescriptors(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+async function readAll(bootstrap: string, topic: string, expected: number): Promise<Map<number, string[]>> {
+  const consumer = new Consumer<string | null, string | null>({
+    bootstrap, keyDeserializer: deserializers.string, valueDeserializer: deserializers.string, autoOffsetReset: 'earliest', fetchMaxWaitMs: 100,
+  });
+  const byPartition = new Map<number, string[]>();
+  try {
+    const tps = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition }));
+    consumer.assign(tps);
+    for (const tp of tps) consumer.seek(tp, 0);
+    let seen = 0;
+    const deadline = Date.now() + READ_TIMEOUT_MS;
+    for await (const batch of consumer.batches()) {
+      const list = byPartition.get(batch.partition) ?? [];
+      for (const r of batch.records) list.push(r.value ?? '');
+      byPartition.set(batch.partition, list);
+      seen += batch.records.length;
+      if (seen >= expected || Date.now() > deadline) break;
+    }
+  } finally {
+    await consumer.close();
+  }
+  return byPartition;
+}
+
+describe('a broker with fewer file descriptors than segment files', { timeout: 240_000 }, () => {
+  test(`hosts ${PARTITIONS} partitions under ulimit -n ${OPEN_FILES_LIMIT}, survives kill -9 and reads everything back`, async (t) => {
+    const broker = await startBroker({ name: 'fd-limit', openFilesLimit: OPEN_FILES_LIMIT });
+    t.after(() => broker.cleanup());
+    const topic = 'many-partitions';
+    const admin = await Admin.connect({ bootstrap: broker.bootstrap });
+    try {
+      await admin.createTopic({ name: topic, numPartitions: PARTITIONS, replicationFactor: 1 });
+    } finally {
+      await admin.close();
+    }
+    const producer = await Producer.connect<string, string>({ clusterOptions: { bootstrap: broker.bootstrap }, lingerMs: 0 });
+    try {
+      for (let round = 0; round < RECORDS_PER_PARTITION; round++) {
+        await producer.sendBatch(Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, key: null, value: `p${p}-r${round}` })));
+      }
+    } finally {
+      await producer.close();
+    }
+    assert.ok(broker.isAlive(), 'the broker is still running');
+    const pid = broker.pid as number;
+    assert.ok(openDescriptors(pid) <= OPEN_FILES_LIMIT, 'within the limit (it could not be otherwise; this reads the count)');
+
+    await broker.restart({ hard: true });
+    assert.ok(broker.isAlive(), 'the broker started again after kill -9 under the same limit');
+
+    const byPartition = await readAll(broker.bootstrap, topic, PARTITIONS * RECORDS_PER_PARTITION);
+    for (let p = 0; p < PARTITIONS; p++) {
+      assert.deepEqual(byPartition.get(p), Array.from({ length: RECORDS_PER_PARTITION }, (_, r) => `p${p}-r${r}`), `partition ${p}`);
+    }
+    assert.deepEqual(broker.crashes, [], 'no crash');
+  });
+});
