@@ -131,6 +131,15 @@ export class GroupService {
     }
   }
 
+  /**
+   * A transaction marker was written to __consumer_offsets partition
+   * `partition` (WriteTxnMarkers): the pending TxnOffsetCommits of
+   * `producerId` in that partition's groups apply (COMMIT) or go (ABORT).
+   */
+  onTransactionMarker(partition: number, producerId: bigint, committed: boolean): number {
+    return this.coordinator.completeTransaction(producerId, committed, (groupId) => this.partitionFor(groupId) === partition);
+  }
+
   /** True while any __consumer_offsets partition led here is still loading. */
   loadInProgress(): boolean {
     return this.runtime.loadInProgress;

@@ -48,8 +48,11 @@ import { DescribeQuorumRequest, DescribeQuorumResponse } from './55-describe-quo
 import { AlterPartitionRequest, AlterPartitionResponse } from './56-alter-partition.js';
 import { FetchSnapshotRequest, FetchSnapshotResponse } from './59-fetch-snapshot.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js';
+import { DescribeProducersRequest, DescribeProducersResponse } from './61-describe-producers.js';
 import { BrokerRegistrationRequest, BrokerRegistrationResponse } from './62-broker-registration.js';
 import { BrokerHeartbeatRequest, BrokerHeartbeatResponse } from './63-broker-heartbeat.js';
+import { DescribeTransactionsRequest, DescribeTransactionsResponse } from './65-describe-transactions.js';
+import { ListTransactionsRequest, ListTransactionsResponse } from './66-list-transactions.js';
 import { AllocateProducerIdsRequest, AllocateProducerIdsResponse } from './67-allocate-producer-ids.js';
 
 export interface ApiSchemas {
@@ -105,8 +108,11 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [56, { apiKey: 56, name: 'AlterPartition', request: AlterPartitionRequest, response: AlterPartitionResponse }],
   [59, { apiKey: 59, name: 'FetchSnapshot', request: FetchSnapshotRequest, response: FetchSnapshotResponse }],
   [60, { apiKey: 60, name: 'DescribeCluster', request: DescribeClusterRequest, response: DescribeClusterResponse }],
+  [61, { apiKey: 61, name: 'DescribeProducers', request: DescribeProducersRequest, response: DescribeProducersResponse }],
   [62, { apiKey: 62, name: 'BrokerRegistration', request: BrokerRegistrationRequest, response: BrokerRegistrationResponse }],
   [63, { apiKey: 63, name: 'BrokerHeartbeat', request: BrokerHeartbeatRequest, response: BrokerHeartbeatResponse }],
+  [65, { apiKey: 65, name: 'DescribeTransactions', request: DescribeTransactionsRequest, response: DescribeTransactionsResponse }],
+  [66, { apiKey: 66, name: 'ListTransactions', request: ListTransactionsRequest, response: ListTransactionsResponse }],
   [67, { apiKey: 67, name: 'AllocateProducerIds', request: AllocateProducerIdsRequest, response: AllocateProducerIdsResponse }],
 ]);
 
