@@ -5,6 +5,7 @@
  * Produce and Fetch handlers and the follower fetchers build them.
  */
 import type { ReadAllocator } from '../storage/fs.js';
+import type { AbortedTxn } from '../storage/txn-index.js';
 
 /** Who is appending: a producing client, a coordinator writing its internal topic, or a follower copying its leader. */
 export type AppendOrigin = 'client' | 'coordinator' | 'replica';
@@ -84,6 +85,8 @@ export interface FetchPartitionResult {
   readonly bytes: number;
   /** Set (with no records) when the fetcher's lastFetchedEpoch diverges from this log. */
   readonly divergingEpoch?: DivergingEpoch;
+  /** read_committed reads with records: the aborted transactions overlapping the range read up to the LSO. */
+  readonly abortedTransactions?: readonly AbortedTxn[];
 }
 
 export interface FetchResult {
@@ -100,4 +103,5 @@ export interface ReadResult {
   logStartOffset: bigint;
   chunks: Buffer[];
   bytes: number;
+  abortedTransactions?: readonly AbortedTxn[];
 }

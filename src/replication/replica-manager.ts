@@ -86,6 +86,7 @@ const PRODUCER_CODES: Record<ProducerCheckError, number> = {
   invalid_producer_epoch: ErrorCode.INVALID_PRODUCER_EPOCH,
   out_of_order_sequence: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
   invalid_record: ErrorCode.INVALID_RECORD,
+  coordinator_fenced: ErrorCode.TRANSACTION_COORDINATOR_FENCED,
 };
 
 function key(topic: string, partition: number): string {
@@ -371,7 +372,7 @@ export class ReplicaManager {
     const maxWaitMs = Math.min(Math.max(params.maxWaitMs, 0), FETCH_WAIT_MS_MAX);
     if (!result.hasError && result.bytes < params.minBytes && maxWaitMs > 0 && result.waitOn.length > 0) {
       if (params.release) for (const b of result.buffers) params.release(b);
-      const visibility = (params.replicaId ?? -1) >= 0 ? 'appended' : 'committed';
+      const visibility = (params.replicaId ?? -1) >= 0 ? 'appended' : params.readCommitted ? 'stable' : 'committed';
       await this.delayedFetches.wait(result.waitOn, result.bytes, params.minBytes, maxWaitMs, visibility);
       result = this.collect(params);
     }
@@ -445,7 +446,9 @@ export class ReplicaManager {
     if (fetchOffset >= visibleEnd || maxBytes <= 0) return { ...base, errorCode: ErrorCode.NONE, chunks: [], bytes: 0 };
     const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch, allocate });
     if (r.kind === 'offset_out_of_range') return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
-    return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes };
+    // read_committed: the aborted transactions in the visible range, so the consumer can drop their records (KIP-98).
+    const aborted = upTo === 'lastStable' && r.sizeBytes > 0 ? p.log.collectAbortedTransactions(fetchOffset, visibleEnd) : undefined;
+    return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes, ...(aborted === undefined ? {} : { abortedTransactions: aborted }) };
   }
 
   /**

@@ -356,6 +356,12 @@ export class LogCleaner {
     swapInCleanedFiles(this.deps.fs, log.dir, src.baseOffset, (point) => hook?.(point, log));
     const seg = LogSegment.open(this.deps.fs, log.dir, src.baseOffset, log.config, nowMs);
     if (!seg.loadIndexes(log.config.indexIntervalBytes)) seg.recover(log.config.indexIntervalBytes);
+    // Offsets never move and markers are kept, so the original's aborted transactions still hold.
+    if (seg.txnIndexNeedsRebuild !== null) {
+      seg.txnIndex.reset();
+      for (const e of src.txnIndex.all()) seg.txnIndex.append(e);
+      seg.txnIndexNeedsRebuild = null;
+    }
     seg.onBecomeInactive();
     seg.lastModifiedMs = src.lastModifiedMs;
     log.replaceSegment(src, seg);
