@@ -203,7 +203,7 @@ function openLogs(settings: BrokerSettings, fs: NodeFileSystem, clock: Clock, lo
       backoffMs: settings.logCleanerBackoffMs,
       // Never compact above the high watermark: a follower could still
       // truncate the newer record that made an older one obsolete.
-      cleanableBound: (log) => replicaManager()?.get(log.topic, log.partition)?.highWatermark ?? log.logStartOffset,
+      cleanableBound: (log) => replicaManager()?.get(log.topic, log.partition)?.lastStableOffset ?? log.logStartOffset,
     },
   });
   for (const r of reports) {

@@ -28,6 +28,8 @@ export interface AppendRequest {
   readonly produceVersion?: number;
   /** For the debug log of rejected batches. */
   readonly clientId?: string | null;
+  /** Produce v3+ transactionalId: transactional batches need it (and it names the transaction to verify, KIP-890). */
+  readonly transactionalId?: string | null;
 }
 
 export interface PartitionAppendResult {

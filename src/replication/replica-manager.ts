@@ -41,6 +41,9 @@ import type {
 import { divergingEpoch, leaderEpochError } from './leader-epoch-checks.js';
 import { Partition, type IsrChangeOutcome, type IsrChangeProposal, type PartitionState, type ReplicationPolicy } from './partition.js';
 import { DelayedFetches } from './delayed-fetch.js';
+import { partitionBounds, readPartition, type ReadUpTo } from './partition-read.js';
+import { TxnMarkerWriter } from './txn-markers.js';
+import { TxnVerificationGate } from './txn-verification.js';
 import { DelayedProduces } from './delayed-produce.js';
 import type { TopicRules } from './topic-rules.js';
 import {
@@ -99,10 +102,15 @@ export class ReplicaManager {
   private readonly delayedProduces: DelayedProduces;
   private readonly leadershipListeners: ((p: Partition, isLeader: boolean) => void)[] = [];
   private readonly followerListeners: ((p: Partition) => void)[] = [];
+  /** KIP-890 part 1: transactional appends verified with the coordinator (setVerifier injects it). */
+  readonly txnVerification = new TxnVerificationGate();
+  /** WriteTxnMarkers: commit/abort markers written as leader (txn-markers.ts). */
+  readonly txnMarkers: TxnMarkerWriter;
 
   constructor(private readonly deps: ReplicaManagerDeps) {
     this.delayedFetches = new DelayedFetches(deps.timers);
     this.delayedProduces = new DelayedProduces(deps.timers);
+    this.txnMarkers = new TxnMarkerWriter(this, this.txnVerification, deps.clock);
   }
 
   get localNodeId(): number {
@@ -284,12 +292,18 @@ export class ReplicaManager {
     }
     const checked = checkClientBatch(e.records, rules, { zstdAllowed: (req.produceVersion ?? 7) >= 7, produceVersion: req.produceVersion ?? 7 });
     if (!checked.ok) return this.rejected(req, e, checked);
-    if (!needsPreparation(checked, rules) && !p.appendQueue.busy) return this.stampAndAppend(req, p, e, checked, rules);
+    const txn = this.txnVerification.precheck(p, checked.header, req.transactionalId ?? null);
+    if (txn !== null && txn !== 'verify') return this.rejected(req, e, txn);
+    if (!needsPreparation(checked, rules) && txn === null && !p.appendQueue.busy) return this.stampAndAppend(req, p, e, checked, rules);
     return p.appendQueue.run(async () => {
+      const guard = txn === 'verify' ? await this.txnVerification.verify(p, checked.header, req.transactionalId as string) : null;
+      if (guard !== null && !guard.ok) return this.rejected(req, e, guard);
       const prepared = await prepareBatch(checked, rules);
       if (!prepared.ok) return this.rejected(req, e, prepared);
       // Leadership may have moved (or the topic gone) while this append waited.
       if (this.get(e.topic, e.partition) !== p || !p.isLeader) return failed(e, appendFailure(ErrorCode.NOT_LEADER_OR_FOLLOWER, 'leadership moved while the append waited'));
+      // A marker for this producer written meanwhile ended the transaction that was verified.
+      if (guard !== null && !this.txnVerification.consume(p, guard)) return this.rejected(req, e, appendFailure(ErrorCode.INVALID_TXN_STATE, 'the transaction ended while the append was verified'));
       return this.stampAndAppend(req, p, e, prepared, this.deps.topicRules(e.topic));
     });
   }
@@ -398,7 +412,7 @@ export class ReplicaManager {
         waitOn.push(p);
         const replicaId = params.replicaId ?? -1;
         const diverging = divergingEpoch(p, fp);
-        if (diverging !== null) return { partition: fp.partition, ...this.bounds(p), errorCode: ErrorCode.NONE, divergingEpoch: diverging, chunks: [], bytes: 0 };
+        if (diverging !== null) return { partition: fp.partition, ...partitionBounds(p), errorCode: ErrorCode.NONE, divergingEpoch: diverging, chunks: [], bytes: 0 };
         const upTo = replicaId >= 0 ? 'logEnd' : params.readCommitted ? 'lastStable' : 'highWatermark';
         const leaderLogEnd = p.logEndOffset;
         const r = this.read(p, fp.fetchOffset, Math.min(fp.partitionMaxBytes, budget), upTo, minOneBatch, params.allocate);
@@ -427,28 +441,9 @@ export class ReplicaManager {
     return leaderEpochError(p, fp.currentLeaderEpoch);
   }
 
-  private bounds(p: Partition): { highWatermark: bigint; lastStableOffset: bigint; logStartOffset: bigint } {
-    return { highWatermark: p.highWatermark, lastStableOffset: p.lastStableOffset, logStartOffset: p.logStartOffset };
-  }
-
-  /**
-   * Reads from `fetchOffset` up to the visible end: the high watermark, the
-   * last stable offset (read_committed) or, for a follower, the log end.
-   * Out-of-range offsets answer OFFSET_OUT_OF_RANGE with the current bounds,
-   * as clients reset from them.
-   */
-  read(p: Partition, fetchOffset: bigint, maxBytes: number, upTo: 'highWatermark' | 'lastStable' | 'logEnd', minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
-    const visibleEnd = upTo === 'logEnd' ? p.logEndOffset : upTo === 'lastStable' ? p.lastStableOffset : p.highWatermark;
-    const base = this.bounds(p);
-    if (fetchOffset < p.logStartOffset || fetchOffset > p.logEndOffset) {
-      return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
-    }
-    if (fetchOffset >= visibleEnd || maxBytes <= 0) return { ...base, errorCode: ErrorCode.NONE, chunks: [], bytes: 0 };
-    const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch, allocate });
-    if (r.kind === 'offset_out_of_range') return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
-    // read_committed: the aborted transactions in the visible range, so the consumer can drop their records (KIP-98).
-    const aborted = upTo === 'lastStable' && r.sizeBytes > 0 ? p.log.collectAbortedTransactions(fetchOffset, visibleEnd) : undefined;
-    return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes, ...(aborted === undefined ? {} : { abortedTransactions: aborted }) };
+  /** Reads `p` from `fetchOffset` up to its visible end (partition-read.ts). */
+  read(p: Partition, fetchOffset: bigint, maxBytes: number, upTo: ReadUpTo, minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
+    return readPartition(p, fetchOffset, maxBytes, upTo, minOneBatch, allocate);
   }
 
   /**

@@ -19,6 +19,7 @@ import { deleteTopicsHandler } from './20-delete-topics.js';
 import { deleteRecordsHandler } from './21-delete-records.js';
 import { initProducerIdHandler } from './22-init-producer-id.js';
 import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
+import { writeTxnMarkersHandler } from './27-write-txn-markers.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
@@ -66,6 +67,7 @@ export const allHandlers: readonly AnyHandler[] = [
   deleteRecordsHandler,
   initProducerIdHandler,
   offsetForLeaderEpochHandler,
+  writeTxnMarkersHandler,
   describeLogDirsHandler,
   electLeadersHandler,
   alterPartitionReassignmentsHandler,

@@ -26,6 +26,7 @@ import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from './23-
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from './24-add-partitions-to-txn.js';
 import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from './25-add-offsets-to-txn.js';
 import { EndTxnRequest, EndTxnResponse } from './26-end-txn.js';
+import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from './27-write-txn-markers.js';
 import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from './28-txn-offset-commit.js';
 import { DescribeAclsRequest, DescribeAclsResponse } from './29-describe-acls.js';
 import { CreateAclsRequest, CreateAclsResponse } from './30-create-acls.js';
@@ -86,6 +87,7 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [24, { apiKey: 24, name: 'AddPartitionsToTxn', request: AddPartitionsToTxnRequest, response: AddPartitionsToTxnResponse }],
   [25, { apiKey: 25, name: 'AddOffsetsToTxn', request: AddOffsetsToTxnRequest, response: AddOffsetsToTxnResponse }],
   [26, { apiKey: 26, name: 'EndTxn', request: EndTxnRequest, response: EndTxnResponse }],
+  [27, { apiKey: 27, name: 'WriteTxnMarkers', request: WriteTxnMarkersRequest, response: WriteTxnMarkersResponse }],
   [28, { apiKey: 28, name: 'TxnOffsetCommit', request: TxnOffsetCommitRequest, response: TxnOffsetCommitResponse }],
   [29, { apiKey: 29, name: 'DescribeAcls', request: DescribeAclsRequest, response: DescribeAclsResponse }],
   [30, { apiKey: 30, name: 'CreateAcls', request: CreateAclsRequest, response: CreateAclsResponse }],
@@ -139,6 +141,7 @@ export * from './23-offset-for-leader-epoch.js';
 export * from './24-add-partitions-to-txn.js';
 export * from './25-add-offsets-to-txn.js';
 export * from './26-end-txn.js';
+export * from './27-write-txn-markers.js';
 export * from './28-txn-offset-commit.js';
 export * from './29-describe-acls.js';
 export * from './30-create-acls.js';
