@@ -83,7 +83,10 @@ function verifierFor(opts: BrokerTransactionsOptions, service: TransactionServic
       if (leader === opts.nodeId) code = service.coordinator.verifyPartitions(ref, [tp]).partitions.values().next().value ?? ErrorCode.UNKNOWN_SERVER_ERROR;
       else if (leader < 0) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
       else code = await channel.verify(leader, ref, req.topic, req.partition);
-      return code === ErrorCode.NONE ? { kind: 'verified' } : { kind: 'refused', errorCode: code, message: `the transaction coordinator answered ${code}` };
+      if (code === ErrorCode.NONE) return { kind: 'verified' };
+      // An old epoch is INVALID_PRODUCER_EPOCH on Produce (every Produce version knows it; PRODUCER_FENCED is for the coordinator APIs).
+      const errorCode = code === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : code;
+      return { kind: 'refused', errorCode, message: `the transaction coordinator answered ${code}` };
     },
   };
 }
