@@ -51,7 +51,7 @@ tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
  * second of start-up and some 20 MB.
  */
 async function registerClientCommands(program: Command): Promise<void> {
-  const [topic, produce, consume, group, config, cluster, records, bench, connect] = await Promise.all([
+  const [topic, produce, consume, group, config, cluster, records, bench, connect, txn] = await Promise.all([
     import('./commands/topic.js'),
     import('./commands/produce.js'),
     import('./commands/consume.js'),
@@ -61,6 +61,7 @@ async function registerClientCommands(program: Command): Promise<void> {
     import('./commands/records.js'),
     import('./commands/bench.js'),
     import('./commands/connect.js'),
+    import('./commands/txn.js'),
   ]);
   topic.registerTopicCommands(program);
   produce.registerProduceCommand(program);
@@ -71,6 +72,7 @@ async function registerClientCommands(program: Command): Promise<void> {
   records.registerRecordsCommands(program);
   bench.registerBenchCommands(program);
   connect.registerConnectCommands(program);
+  txn.registerTxnCommands(program);
 }
 
 /** The first argument that is not an option: the subcommand asked for. */
