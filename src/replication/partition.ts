@@ -305,7 +305,9 @@ export class Partition {
    */
   get lastStableOffset(): bigint {
     const unstable = this.log.producerState.firstUnstableOffset();
-    return unstable !== null && unstable < this.highWatermarkOffset ? unstable : this.highWatermarkOffset;
+    if (unstable === null || unstable >= this.highWatermarkOffset) return this.highWatermarkOffset;
+    // Retention may have deleted an open transaction's start: never below the log start (Kafka's rule).
+    return unstable < this.log.logStartOffset ? this.log.logStartOffset : unstable;
   }
 
   get logEndOffset(): bigint {
