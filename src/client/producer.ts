@@ -185,6 +185,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     return this.transactional('commitTransaction').end(true, () => this.flush());
   }
 
+  /** Flushes (what fails is part of the abort), then aborts: none of the transaction's records become visible. */
   abortTransaction(): Promise<void> {
     return this.transactional('abortTransaction').end(false, () => this.flush());
   }

@@ -134,11 +134,6 @@ export class ClientConfigError extends TributaryClientError {
   }
 }
 
-/**
- * The idempotent producer was fenced (`ERR_TRIB_PRODUCER_FENCED`): the broker
- * answered INVALID_PRODUCER_EPOCH or PRODUCER_FENCED for its current epoch.
- * Every pending and later send fails with it; close the producer and make a new one.
- */
 /** The transaction must be aborted (`ERR_TRIB_TRANSACTION_ABORTABLE`); `cause` says why. The producer can go on with a new transaction. */
 export class TransactionAbortableError extends TributaryClientError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -147,6 +142,13 @@ export class TransactionAbortableError extends TributaryClientError {
   }
 }
 
+/**
+ * The idempotent or transactional producer was fenced (`ERR_TRIB_PRODUCER_FENCED`):
+ * the broker answered INVALID_PRODUCER_EPOCH or PRODUCER_FENCED for its current
+ * epoch (for a transactional producer: a newer instance with the same
+ * transactional id took over). Every pending and later send fails with it;
+ * close the producer and make a new one.
+ */
 export class ProducerFencedError extends TributaryClientError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(ClientErrorCode.PRODUCER_FENCED, message, options);

@@ -38,7 +38,7 @@ function bigintArg(value: string): bigint {
 export function registerTxnCommands(program: Command): void {
   const txn = program.command('txn').description('list, describe and abort transactions (KIP-664)');
   withExamples(txn, ['tributary txn list', 'tributary txn describe payments-tx', 'tributary txn abort --topic orders --partition 0 --producer-id 1001']);
-  withClientOptions(txn.command('list').description('transactional ids of every coordinator'))
+  withExamples(withClientOptions(txn.command('list').description('transactional ids of every coordinator')), ['tributary txn list', 'tributary txn list --state Ongoing --duration-ms 60000 --json'])
     .option('--state <state>', 'only these states (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, PrepareEpochFence, Dead); repeatable', collect)
     .option('--producer-id <id>', 'only this producer id; repeatable', collect)
     .option('--duration-ms <ms>', 'only transactions open longer than this', nonNegativeInt('--duration-ms'))
@@ -53,7 +53,7 @@ export function registerTxnCommands(program: Command): void {
         return writeOut(`${formatTable(['TRANSACTIONAL-ID', 'COORDINATOR', 'PRODUCER-ID', 'STATE'], rows)}\n`);
       });
     });
-  withClientOptions(txn.command('describe').description('one transactional id: state, producer, timeout, partitions').argument('<transactional-id>'))
+  withExamples(withClientOptions(txn.command('describe').description('one transactional id: state, producer, timeout, partitions').argument('<transactional-id>')), ['tributary txn describe payments-tx', 'tributary txn describe payments-tx --json'])
     .option('--json', 'print JSON')
     .action(async (id: string, options: JsonOption, cmd: Command) => {
       checkBootstrap(cmd, options.bootstrap);
@@ -68,7 +68,8 @@ export function registerTxnCommands(program: Command): void {
     });
   registerAbort(txn);
   const producer = program.command('producer').description('active producers of partitions (KIP-664)');
-  withClientOptions(producer.command('describe').description('active producers of a topic\'s partitions, from their leaders').argument('<topic>'))
+  withExamples(producer, ['tributary producer describe orders']);
+  withExamples(withClientOptions(producer.command('describe').description('active producers of a topic\'s partitions, from their leaders').argument('<topic>')), ['tributary producer describe orders', 'tributary producer describe orders --partition 0 --json'])
     .option('--partition <n>', 'only this partition; repeatable', collect)
     .option('--json', 'print JSON')
     .action(async (topic: string, options: JsonOption & { partition?: string[] }, cmd: Command) => {
