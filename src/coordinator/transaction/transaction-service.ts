@@ -17,6 +17,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../util/clock.js';
+import { systemTimer, type PeriodicTimer } from '../../util/timer.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ReplicaManager } from '../../replication/replica-manager.js';
 import { CoordinatorRuntime } from '../runtime/coordinator-runtime.js';
@@ -44,7 +45,7 @@ export class TransactionService {
   readonly coordinator: TransactionCoordinator;
   private readonly runtime: CoordinatorRuntime<{ epoch: number; loaded: TxnLoadResult }>;
   private creatingTopic: Promise<string | null> | null = null;
-  private timers: NodeJS.Timeout[] = [];
+  private stopTimers: (() => void)[] = [];
 
   constructor(
     private readonly settings: TransactionSettings,
@@ -54,6 +55,7 @@ export class TransactionService {
     producerIds: ProducerIdSource,
     markers: TxnMarkerSink,
     private readonly logger: Logger,
+    private readonly timer: PeriodicTimer = systemTimer,
   ) {
     this.runtime = new CoordinatorRuntime({
       topic: TRANSACTION_STATE_TOPIC,
@@ -132,23 +134,21 @@ export class TransactionService {
   }
 
   start(): void {
-    const abort = setInterval(() => {
+    const abort = this.timer.every(this.settings.abortTimedOutIntervalMs, () => {
       const n = this.coordinator.abortTimedOut();
       if (n > 0) this.logger.info({ transactions: n }, 'aborting transactions past their timeout');
-    }, this.settings.abortTimedOutIntervalMs);
-    const expire = setInterval(() => {
+    });
+    const expire = this.timer.every(this.settings.removeExpiredIntervalMs, () => {
       this.coordinator.expireTransactionalIds().then(
         (n) => n > 0 && this.logger.info({ transactionalIds: n }, 'removed expired transactional ids'),
         (err: unknown) => this.logger.warn({ err }, 'transactional id expiry failed'),
       );
-    }, this.settings.removeExpiredIntervalMs);
-    abort.unref();
-    expire.unref();
-    this.timers = [abort, expire];
+    });
+    this.stopTimers = [abort, expire];
   }
 
   stop(): void {
-    for (const t of this.timers) clearInterval(t);
+    for (const stop of this.stopTimers) stop();
     this.runtime.stop();
     for (let n = 0; n < this.settings.numPartitions; n++) this.coordinator.unloadPartition(n);
   }
