@@ -17,7 +17,7 @@ export type { LogLevel } from './config/broker-defs.js';
 // group-protocol helpers and raw request helpers stay inside the package
 // (src/client/index.ts is the in-package surface).
 export { Producer, Serializers, BATCH_SIZE_DEFAULT, BUFFER_MEMORY_DEFAULT, DELIVERY_TIMEOUT_MS_DEFAULT, LINGER_MS_DEFAULT } from './client/producer.js';
-export type { ProducerHeaders, ProducerOptions, ProducerRecord, Serializer } from './client/producer.js';
+export type { ProducerHeaders, ProducerOptions, ProducerRecord, Serializer, TransactionScope } from './client/producer.js';
 export type { BatchAck, RecordMetadata } from './client/producer-accumulator.js';
 export type { PartitionerArgs, PartitionerFunction, PartitionerOption, ProducerPartitioner } from './client/producer-partitioners.js';
 export { DefaultPartitioner } from './client/partitioner.js';
@@ -113,6 +113,7 @@ export {
   ConnectionError,
   KafkaProtocolError,
   ProducerFencedError,
+  TransactionAbortableError,
   LogTruncationError,
   ProtocolError,
   RequestTimeoutError,

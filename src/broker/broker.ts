@@ -39,6 +39,7 @@ import { ConfigService } from './configs/config-service.js';
 import { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
 import { parseBrokerConfig } from '../config/broker.js';
 import { GroupService } from '../coordinator/group/group-service.js';
+import { createTransactions, type BrokerTransactions } from './transactions.js';
 import { startMetricsExporter, TrafficMetrics, type MetricsExporter } from './metrics/index.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { routeMetadataChanges } from './controller-channel.js';
@@ -138,7 +139,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
       logger: logger.child({ component: 'replica-fetcher' }),
     });
   const parts: NodeParts = { settings, logger, logManager, hosted, replication, ...booted };
-  const { services, registry } = assembleServices(parts, clock, metrics, topics);
+  const { services, registry, transactions } = assembleServices(parts, clock, metrics, topics);
   const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger.child({ component: 'network' }));
   const bound = await listenAndRegister(parts, server, services);
 
@@ -154,7 +155,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     dynamicConfig: topics.dynamicConfig,
     onFatal: (reason) => void stop(reason),
   });
-  const stop = stopInOrder(parts, { exporter, maintenance, controllerTick, server });
+  const stop = stopInOrder(parts, { exporter, maintenance, controllerTick, server, transactions });
 
   const { metadata } = parts;
   logger.info(
@@ -208,7 +209,7 @@ function openLogs(settings: BrokerSettings, fs: NodeFileSystem, clock: Clock, lo
       backoffMs: settings.logCleanerBackoffMs,
       // Never compact above the high watermark: a follower could still
       // truncate the newer record that made an older one obsolete.
-      cleanableBound: (log) => replicaManager()?.get(log.topic, log.partition)?.highWatermark ?? log.logStartOffset,
+      cleanableBound: (log) => replicaManager()?.get(log.topic, log.partition)?.lastStableOffset ?? log.logStartOffset,
     },
   });
   for (const r of reports) {
@@ -281,9 +282,21 @@ async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverride
 const IO_BUFFER_POOL = { minBytes: 64 * 1024, maxBytes: 8 * 1024 * 1024, retainBytes: 64 * 1024 * 1024 };
 
 /** What handlers can reach, and the registry of the client listeners' handlers (ApiVersions answers from it). */
-function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetrics, topics: TopicConfigs): { services: BrokerServices; registry: HandlerRegistry } {
+function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetrics, topics: TopicConfigs): { services: BrokerServices; registry: HandlerRegistry; transactions: BrokerTransactions } {
   const { settings, hosted, metadata, clusterNode, groupService } = parts;
   let registry: HandlerRegistry | undefined;
+  const producerIds = new ProducerIdManager(metadata.service);
+  const transactions = createTransactions({
+    nodeId: settings.nodeId,
+    settings: settings.transactions,
+    interBrokerListenerName: settings.replication?.interBrokerListenerName ?? settings.advertisedListeners[0]?.name ?? 'PLAINTEXT',
+    metadata: metadata.service,
+    endpointsOf: (id) => metadata.booted.image().broker(id)?.endPoints,
+    hosted,
+    producerIds,
+    clock,
+    logger: parts.logger.child({ component: 'txn' }),
+  });
   const services: BrokerServices = {
     nodeId: settings.nodeId,
     clock,
@@ -292,17 +305,18 @@ function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetric
     metrics,
     traffic: new TrafficMetrics(),
     groups: groupService,
+    transactions: transactions.service,
     apiVersions: () => (registry as HandlerRegistry).ranges(),
     topicRules: topics.topicRules,
     configs: new ConfigService({ config: topics.dynamicConfig, metadata: metadata.service, topicOverrides: topics.overridesOf }),
-    producerIds: new ProducerIdManager(metadata.service),
+    producerIds,
     ioBuffers: new BufferPool(IO_BUFFER_POOL),
     fetchSessions: new FetchSessionCache({ maxSessions: settings.fetchSessionCacheSlots ?? FETCH_SESSION_SLOTS_DEFAULT, evictionMs: FETCH_SESSION_EVICTION_MS }),
     // Alone, the one-voter Raft log answers DescribeQuorum itself.
     ...(clusterNode === null ? raftServiceOf(metadata.booted.log) : { cluster: clusterNode.services, raft: clusterNode.log.service }),
   };
   registry = new HandlerRegistry(handlersForListener(allHandlers, 'broker'));
-  return { services, registry };
+  return { services, registry, transactions };
 }
 
 /**
@@ -359,6 +373,8 @@ function startServing(parts: NodeParts, exporter: MetricsExporter | null, servic
   const { settings, metadata, hosted, groupService } = parts;
   groupService.loadHostedPartitions();
   groupService.start();
+  services.transactions.loadHostedPartitions();
+  services.transactions.start();
   exporter?.attach({
     nodeId: settings.nodeId,
     clusterId: metadata.service.clusterId,
@@ -386,6 +402,7 @@ interface RunningParts {
   readonly maintenance: LogMaintenance;
   readonly controllerTick: NodeJS.Timeout | null;
   readonly server: SocketServer;
+  readonly transactions: BrokerTransactions;
 }
 
 /**
@@ -397,7 +414,7 @@ interface RunningParts {
  */
 function stopInOrder(parts: NodeParts, running: RunningParts): (reason?: string) => Promise<void> {
   const { settings, logger, clusterNode, hosted, groupService, metadata, logManager } = parts;
-  const { exporter, maintenance, controllerTick, server } = running;
+  const { exporter, maintenance, controllerTick, server, transactions } = running;
   let stopping: Promise<void> | undefined;
   const stop = (reason = 'stop requested'): Promise<void> => {
     stopping ??= (async () => {
@@ -412,6 +429,7 @@ function stopInOrder(parts: NodeParts, running: RunningParts): (reason?: string)
       await server.shutdown(settings.shutdownGraceMs);
       await exporter?.close();
       groupService.stop();
+      transactions.close();
       await clusterNode?.close();
       await metadata.close();
       logManager.close();

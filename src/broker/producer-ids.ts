@@ -93,6 +93,15 @@ export class ProducerIdManager {
     return { errorCode: ErrorCode.NONE, producerId: id, producerEpoch: 0, message: null };
   }
 
+  /**
+   * A fresh id for the transaction coordinator (a transactional id's
+   * producer): the same blocks, so ids never collide with idempotent ones.
+   */
+  async allocateProducerId(): Promise<bigint | { errorCode: number }> {
+    const id = await this.newProducerId();
+    return typeof id === 'string' ? { errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS } : id;
+  }
+
   /** Forgets the epochs of producers not seen for `expirationMs`; returns how many. */
   removeExpired(nowMs: number, expirationMs: number): number {
     let removed = 0;

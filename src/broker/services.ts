@@ -10,6 +10,7 @@ import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { TopicRules } from '../replication/topic-rules.js';
 import type { MetadataService } from './metadata-service.js';
 import type { GroupService } from '../coordinator/group/group-service.js';
+import type { TransactionService } from '../coordinator/transaction/transaction-service.js';
 import type { ConfigService } from './configs/config-service.js';
 import type { ProducerIdManager } from './producer-ids.js';
 import type { ClusterServices } from './lifecycle/cluster-services.js';
@@ -29,6 +30,8 @@ export interface BrokerServices {
   readonly traffic: TrafficMetrics;
   /** Consumer groups: the coordinator and its __consumer_offsets wiring. */
   readonly groups: GroupService;
+  /** Transactions: the coordinator and its __transaction_state wiring. */
+  readonly transactions: TransactionService;
   /** Topic and broker configs: DescribeConfigs, AlterConfigs, IncrementalAlterConfigs. */
   readonly configs: ConfigService;
   /** Producer ids and epochs for InitProducerId (idempotent producers). */

@@ -7,6 +7,7 @@ import type { LogConfig } from '../storage/config.js';
 import type { TopicRules } from '../replication/topic-rules.js';
 import type { GroupSettings } from '../coordinator/group/group-service.js';
 import { listenerSecurityFromConfig, type ListenerSecurity } from '../security/listener-security.js';
+import type { TransactionSettings } from '../coordinator/transaction/transaction-service.js';
 
 export interface ListenerSettings {
   name: string;
@@ -47,6 +48,8 @@ export interface BrokerSettings {
   metricsListeners: readonly string[];
   /** Consumer groups and __consumer_offsets. */
   groups: GroupSettings;
+  /** Transactions and __transaction_state. */
+  transactions: TransactionSettings;
   /** Effective log config for a topic, given its config overrides. */
   logConfigFor(overrides: ReadonlyMap<string, string>): LogConfig;
   /** Effective request-path rules for a topic, given its config overrides. */
@@ -211,6 +214,17 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
         offsetsRetentionMs: config.get('offsets.retention.minutes') * 60_000,
         offsetMetadataMaxBytes: config.get('offset.metadata.max.bytes'),
       },
+    },
+    transactions: {
+      numPartitions: config.get('transaction.state.log.num.partitions'),
+      replicationFactor: config.get('transaction.state.log.replication.factor'),
+      minIsr: config.get('transaction.state.log.min.isr'),
+      segmentBytes: config.get('transaction.state.log.segment.bytes'),
+      maxTimeoutMs: config.get('transaction.max.timeout.ms'),
+      idExpirationMs: config.get('transactional.id.expiration.ms'),
+      abortTimedOutIntervalMs: config.get('transaction.abort.timed.out.transaction.cleanup.interval.ms'),
+      removeExpiredIntervalMs: config.get('transaction.remove.expired.transaction.cleanup.interval.ms'),
+      writeTimeoutMs: config.get('offsets.commit.timeout.ms'),
     },
     logConfigFor: (overrides) => logConfigOf(dynamic.topicConfig(toRecord(overrides))),
     topicRulesFor: (overrides) => topicRulesOf(dynamic.topicConfig(toRecord(overrides))),

@@ -52,7 +52,7 @@ tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
  * second of start-up and some 20 MB.
  */
 async function registerClientCommands(program: Command): Promise<void> {
-  const [topic, produce, consume, group, config, cluster, records, bench, connect, mirror, user] = await Promise.all([
+  const [topic, produce, consume, group, config, cluster, records, bench, connect, mirror, user, txn] = await Promise.all([
     import('./commands/topic.js'),
     import('./commands/produce.js'),
     import('./commands/consume.js'),
@@ -64,6 +64,7 @@ async function registerClientCommands(program: Command): Promise<void> {
     import('./commands/connect.js'),
     import('./commands/mirror.js'),
     import('./commands/user.js'),
+    import('./commands/txn.js'),
   ]);
   topic.registerTopicCommands(program);
   produce.registerProduceCommand(program);
@@ -76,6 +77,7 @@ async function registerClientCommands(program: Command): Promise<void> {
   connect.registerConnectCommands(program);
   mirror.registerMirrorCommands(program);
   user.registerUserCommands(program);
+  txn.registerTxnCommands(program);
 }
 
 /** The first argument that is not an option: the subcommand asked for. */

@@ -34,7 +34,7 @@ export interface ClientApi<Req extends MessageSchema = MessageSchema, Res extend
   readonly maxVersion: number;
 }
 
-function api<Req extends MessageSchema, Res extends MessageSchema>(request: Req, response: Res, minVersion: number, maxVersion: number): ClientApi<Req, Res> {
+export function api<Req extends MessageSchema, Res extends MessageSchema>(request: Req, response: Res, minVersion: number, maxVersion: number): ClientApi<Req, Res> {
   return { request, response, minVersion, maxVersion: Math.min(maxVersion, request.maxVersion, response.maxVersion) };
 }
 

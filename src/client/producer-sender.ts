@@ -41,6 +41,8 @@ export interface SenderSettings {
   idempotence: IdempotenceSettings;
   /** `maxInFlight` as the user gave it (the default depends on idempotence). */
   maxInFlightOption: number | undefined;
+  /** A transactional producer's id: batches are transactional, Produce carries it, and the producer id comes from the transaction manager. */
+  transactionalId: string | null;
 }
 
 /** What the sender asks of, and tells, the Producer. */
@@ -51,6 +53,11 @@ export interface SenderHooks {
   onBatchDone(): void;
   /** The producer cannot go on (fenced, no producer id): fail what waits outside the accumulator. */
   onFatal(err: Error): void;
+  /**
+   * Transactions: whether a batch of this partition may be sent now (it was
+   * added to the transaction). False makes the gate add it and drain again.
+   */
+  partitionGate?(topic: string, partition: number): boolean;
 }
 
 export class Sender {
@@ -100,6 +107,17 @@ export class Sender {
     return { producerId: this.identity.producerId, producerEpoch: this.identity.producerEpoch };
   }
 
+  /** The transaction manager's InitProducerId answer: batches are numbered under it from now on. */
+  assignProducerId(producerId: bigint, producerEpoch: number): void {
+    this.identity.assign(producerId, producerEpoch);
+    this.scheduleDrain();
+  }
+
+  /** Fails every queued batch and later sends with `err` (a fenced transactional producer). */
+  fail(err: Error): void {
+    this.enterFatal(err);
+  }
+
   /** Stops the retry timers and waits for the requests under way (call after the last batch completed). */
   async close(): Promise<void> {
     this.closing = true;
@@ -143,6 +161,7 @@ export class Sender {
         needProducerId ||= !this.identity.ready;
         continue;
       }
+      if (this.hooks.partitionGate !== undefined && !this.hooks.partitionGate(q.topic, q.partition)) continue;
       const p = this.cluster.metadata.topics.get(q.topic)?.partitions[q.partition];
       const leader = p?.partition === q.partition && p.errorCode === 0 ? p.leaderId : -1;
       if (leader < 0 || !this.cluster.metadata.brokers.has(leader)) {
@@ -271,6 +290,7 @@ export class Sender {
       producerId: batch.producerId,
       producerEpoch: batch.producerEpoch,
       baseSequence: batch.baseSequence,
+      transactional: this.settings.transactionalId !== null,
       allocate: this.batchBuffers.allocate,
     };
     // none and snappy are cheap inline; gzip, lz4 and zstd go to the thread pool.
@@ -304,7 +324,7 @@ export class Sender {
       const conn = await this.cluster.connectionTo(leader);
       const version = versionFor(conn, Apis.Produce);
       const timeoutMs = this.settings.requestTimeoutMs;
-      const body = { transactionalId: null, acks: this.settings.acks, timeoutMs, topicData: [...topicData].map(([name, partitionData]) => ({ name, partitionData })) };
+      const body = { transactionalId: this.settings.transactionalId, acks: this.settings.acks, timeoutMs, topicData: [...topicData].map(([name, partitionData]) => ({ name, partitionData })) };
       if (this.settings.acks === 0) {
         const written = conn.sendOneWay(Apis.Produce.request, version, body);
         this.released(queues);
@@ -438,6 +458,8 @@ export class Sender {
   /** Starts InitProducerId (a first id, or the bump a partition asked for) unless one is under way or backing off. */
   private requestProducerId(): void {
     const id = this.identity;
+    // A transactional producer's id and epoch come from its transaction manager (assignProducerId).
+    if (this.settings.transactionalId !== null) return;
     if (id.ready || id.status === 'requesting' || id.status === 'fatal' || Date.now() < id.retryAtMs) return;
     const previous = id.status;
     id.status = 'requesting';

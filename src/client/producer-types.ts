@@ -111,6 +111,14 @@ export interface ProducerOptions<K, V> {
    * topic fails with UNKNOWN_TOPIC_OR_PARTITION after the retries (or `maxBlockMs`).
    */
   allowAutoTopicCreation?: boolean;
+  /**
+   * Makes the producer transactional (KIP-98): `producer.transaction(fn)` or
+   * begin/commit/abortTransaction. Implies idempotence. One live producer per
+   * id: a newer one with the same id fences this one (ERR_TRIB_PRODUCER_FENCED).
+   */
+  transactionalId?: string;
+  /** How long a transaction may stay open before the coordinator aborts it (default 60000, as Java). */
+  transactionTimeoutMs?: number;
   /** Randomness for the sticky partitioner (tests). */
   random?: RandomSource;
 }

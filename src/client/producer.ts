@@ -18,7 +18,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import type { RecordInput } from '../protocol/record-batch/builder.js';
 import { Cluster } from './cluster.js';
-import { ClientErrorCode, KafkaProtocolError, TributaryClientError, invalidArgument } from '../net/errors.js';
+import { ClientErrorCode, KafkaProtocolError, TransactionAbortableError, TributaryClientError, invalidArgument } from '../net/errors.js';
 import { resolveIdempotence } from './producer-idempotence.js';
 import { Sender } from './producer-sender.js';
 import { COMPRESSION_CODECS } from './records.js';
@@ -28,6 +28,7 @@ import { Fifo } from '../util/fifo.js';
 import { RecordSink, nonNegative, positive, toHeaderList } from './producer-input.js';
 import { backoffMs, isRetriable } from './producer-retry.js';
 import { sleep } from '../util/sleep.js';
+import { TransactionManager, offsetsToSend, type ConsumerGroupMetadata, type ConsumerLike, type TxnOffsets } from './producer-transactions.js';
 import {
   BATCH_SIZE_DEFAULT,
   BUFFER_MEMORY_DEFAULT,
@@ -63,6 +64,13 @@ interface Blocked {
   refreshed?: boolean;
 }
 
+/** What `producer.transaction(fn)` hands to `fn`. */
+export interface TransactionScope<K, V> {
+  send(record: ProducerRecord<K, V>): Promise<RecordMetadata>;
+  sendBatch(records: readonly ProducerRecord<K, V>[]): Promise<BatchAck[]>;
+  sendOffsets(source: ConsumerLike | (ConsumerGroupMetadata & { offsets: TxnOffsets })): Promise<void>;
+}
+
 /** The producer: `Producer.connect(options)`, then `send` / `sendBatch`, `flush`, `close`. Batches per partition, compresses, retries in order. */
 export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   private readonly cluster: Cluster;
@@ -83,6 +91,8 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   private completionWaiters: (() => void)[] = [];
   /** How long a send waits for its topic's metadata. */
   private readonly maxBlockMs: number;
+  /** Set for a transactional producer (ProducerOptions.transactionalId). */
+  private readonly txn: TransactionManager | null;
 
   private constructor(cluster: Cluster, ownsCluster: boolean, options: ProducerOptions<K, V>) {
     this.cluster = cluster;
@@ -94,7 +104,11 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     const acks = options.acks ?? -1;
     if (acks !== 0 && acks !== 1 && acks !== -1) throw invalidArgument(`acks must be 0, 1 or -1, got ${String(acks)}`);
     const retries = nonNegative(options.retries ?? PRODUCER_RETRIES_DEFAULT, 'retries');
-    const idempotence = resolveIdempotence({ idempotent: options.idempotent, acks, retries, maxInFlight: options.maxInFlight });
+    const transactionalId = options.transactionalId ?? null;
+    if (transactionalId === '') throw invalidArgument('transactionalId must not be empty');
+    // Transactions need idempotence (Java's rule): left unset it is on; set to false it conflicts.
+    const idempotence = resolveIdempotence({ idempotent: transactionalId !== null ? (options.idempotent ?? true) : options.idempotent, acks, retries, maxInFlight: options.maxInFlight });
+    if (transactionalId !== null && !idempotence.idempotent) throw invalidArgument('a transactional producer needs idempotence (acks -1, retries > 0, maxInFlight <= 5)');
     this.settings = {
       acks,
       batchSize: positive(options.batchSize ?? BATCH_SIZE_DEFAULT, 'batchSize'),
@@ -116,7 +130,9 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       partitioner: this.partitioner,
       onReady: () => this.sender.scheduleDrain(),
     });
-    this.sender = new Sender(cluster, this.accumulator, { ...this.settings, codec, idempotence, maxInFlightOption: options.maxInFlight }, {
+    this.txn = null;
+    this.sender = new Sender(cluster, this.accumulator, { ...this.settings, codec, idempotence, maxInFlightOption: options.maxInFlight, transactionalId }, {
+      ...(transactionalId === null ? {} : { partitionGate: (topic: string, partition: number) => this.txn?.gate(topic, partition) ?? true }),
       flushing: () => this.flushing > 0,
       onBatchDone: () => {
         for (const resolve of this.completionWaiters.splice(0)) resolve();
@@ -126,19 +142,92 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         for (const b of this.blocked.removeWhere(() => true)) b.sink.fail(err, 1);
       },
     });
+    if (transactionalId !== null) this.txn = new TransactionManager(cluster, transactionalId, positive(options.transactionTimeoutMs ?? 60_000, 'transactionTimeoutMs'), this.sender);
   }
 
   /** Creates a producer on an existing cluster client, or connects one (`clusterOptions`). */
   static async connect<K = Buffer | string | null, V = Buffer | string | null>(options: ProducerOptions<K, V>): Promise<Producer<K, V>> {
-    if (options.cluster !== undefined) return new Producer(options.cluster, false, options);
+    if (options.cluster !== undefined) {
+      const producer = new Producer<K, V>(options.cluster, false, options);
+      await producer.txn?.init();
+      return producer;
+    }
     if (options.clusterOptions === undefined) throw invalidArgument('Producer.connect needs `cluster` or `clusterOptions`');
     const cluster = await Cluster.connect(options.sasl === undefined ? options.clusterOptions : { ...options.clusterOptions, sasl: options.sasl });
     try {
-      return new Producer(cluster, true, options);
+      const producer = new Producer<K, V>(cluster, true, options);
+      // A transactional producer gets its id (and fences older instances of its id) before the first send.
+      await producer.txn?.init();
+      return producer;
     } catch (err) {
       await cluster.close();
       throw err;
     }
+  }
+
+  // ---------------------------------------------------------- transactions
+
+  private transactional(call: string): TransactionManager {
+    if (this.txn === null) throw new TributaryClientError(ClientErrorCode.TRANSACTION_STATE, `${call} needs a transactional producer (transactionalId)`);
+    return this.txn;
+  }
+
+  /** Starts a transaction: every send until commit/abort belongs to it. */
+  beginTransaction(): void {
+    this.transactional('beginTransaction').begin();
+  }
+
+  /** Adds the group's offsets to the transaction (committed with it, KIP-98/KIP-447). */
+  sendOffsetsToTransaction(offsets: TxnOffsets, group: ConsumerGroupMetadata): Promise<void> {
+    return this.transactional('sendOffsetsToTransaction').sendOffsets(group, offsets);
+  }
+
+  /** Flushes, then commits. An unknown outcome (timeout) is asked again, never reported as an abort. */
+  commitTransaction(): Promise<void> {
+    return this.transactional('commitTransaction').end(true, () => this.flush());
+  }
+
+  /** Flushes (what fails is part of the abort), then aborts: none of the transaction's records become visible. */
+  abortTransaction(): Promise<void> {
+    return this.transactional('abortTransaction').end(false, () => this.flush());
+  }
+
+  /**
+   * Runs `fn` in a transaction: commits when it returns, aborts (and
+   * rethrows) when it throws. `tx.send` / `tx.sendBatch` send in the
+   * transaction; `tx.sendOffsets(consumer)` commits the consumer's positions
+   * with it (or `tx.sendOffsets({ groupId, offsets })`).
+   */
+  async transaction<T>(fn: (tx: TransactionScope<K, V>) => Promise<T>): Promise<T> {
+    const txn = this.transactional('transaction');
+    txn.begin();
+    const failed = (err: unknown): never => {
+      txn.onSendFailed(err as Error);
+      throw err;
+    };
+    const tx: TransactionScope<K, V> = {
+      send: (record) => this.send(record).catch(failed),
+      sendBatch: (records) => this.sendBatch(records).catch(failed),
+      sendOffsets: (source) => {
+        const { group, offsets } = offsetsToSend(source);
+        return txn.sendOffsets(group, offsets);
+      },
+    };
+    let result: T;
+    try {
+      result = await fn(tx);
+    } catch (err) {
+      if (txn.state !== 'fenced') await txn.end(false, () => this.flush());
+      throw err;
+    }
+    try {
+      await txn.end(true, () => this.flush());
+    } catch (err) {
+      // The commit could not happen (a send of it failed): abort, then report why.
+      if (err instanceof TransactionAbortableError) await txn.end(false, () => this.flush());
+      throw err;
+    }
+    return result;
   }
 
   /** Bytes accepted and not yet acknowledged. */

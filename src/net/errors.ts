@@ -49,6 +49,10 @@ export const ClientErrorCode = {
   INVALID_CONFIG: 'ERR_TRIB_INVALID_CONFIG',
   /** The idempotent producer was fenced (INVALID_PRODUCER_EPOCH, PRODUCER_FENCED): it cannot send any more; `cause` is the Kafka error. */
   PRODUCER_FENCED: 'ERR_TRIB_PRODUCER_FENCED',
+  /** The transaction failed (a send or an offset commit of it failed, or TRANSACTION_ABORTABLE): it can only be aborted; `cause` is the error. */
+  TRANSACTION_ABORTABLE: 'ERR_TRIB_TRANSACTION_ABORTABLE',
+  /** A transaction method called in the wrong state (commit without begin, begin twice, a non-transactional producer). */
+  TRANSACTION_STATE: 'ERR_TRIB_TRANSACTION_STATE',
   /** Bytes that do not parse outside a response frame: a record batch, an embedded consumer-protocol blob (`DecodeError`). */
   DECODE: 'ERR_TRIB_DECODE',
   /** The consumer was closed: calls after close(), and commits or seeks that close() cut short. */
@@ -130,10 +134,20 @@ export class ClientConfigError extends TributaryClientError {
   }
 }
 
+/** The transaction must be aborted (`ERR_TRIB_TRANSACTION_ABORTABLE`); `cause` says why. The producer can go on with a new transaction. */
+export class TransactionAbortableError extends TributaryClientError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ClientErrorCode.TRANSACTION_ABORTABLE, message, options);
+    this.name = 'TransactionAbortableError';
+  }
+}
+
 /**
- * The idempotent producer was fenced (`ERR_TRIB_PRODUCER_FENCED`): the broker
- * answered INVALID_PRODUCER_EPOCH or PRODUCER_FENCED for its current epoch.
- * Every pending and later send fails with it; close the producer and make a new one.
+ * The idempotent or transactional producer was fenced (`ERR_TRIB_PRODUCER_FENCED`):
+ * the broker answered INVALID_PRODUCER_EPOCH or PRODUCER_FENCED for its current
+ * epoch (for a transactional producer: a newer instance with the same
+ * transactional id took over). Every pending and later send fails with it;
+ * close the producer and make a new one.
  */
 export class ProducerFencedError extends TributaryClientError {
   constructor(message: string, options?: { cause?: unknown }) {

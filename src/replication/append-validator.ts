@@ -3,8 +3,9 @@
  * LogValidator), in three steps the ReplicaManager runs in order:
  *
  * 1. `checkClientBatch`, synchronous, header only: one whole v2 batch, CRC-32C,
- *    counts, sizes against max.message.bytes and segment.bytes, no
- *    transactional batch (until transactions exist).
+ *    counts, sizes against max.message.bytes and segment.bytes, a producer
+ *    id on transactional batches (their transaction checks are in
+ *    txn-verification.ts and the producer state).
  * 2. `prepareBatch`, asynchronous and only for some topics: a compacted topic
  *    needs a key on every record (the batch is decompressed to look), a topic
  *    whose compression.type names a codec gets batches in another codec
@@ -78,9 +79,9 @@ export function checkClientBatch(records: unknown, rules: TopicRules, options: C
   }
   const header = validation.batches[0];
   if (!header) return appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch');
-  // Until the transactions issue: InitProducerId refuses transactional ids, so a correct client never sends one.
-  if (header.producerId >= 0n && isTransactionalBatch(header.attributes)) {
-    return appendFailure(ErrorCode.INVALID_TXN_STATE, 'transactional batches are not supported yet');
+  // A transactional batch needs a producer id (Kafka's LogValidator: INVALID_RECORD otherwise).
+  if (header.producerId < 0n && isTransactionalBatch(header.attributes)) {
+    return appendFailure(ErrorCode.INVALID_RECORD, 'a transactional batch needs a producer id');
   }
   const sizeFailure = checkBatchSize(BATCH_LOG_OVERHEAD + header.batchLength, rules);
   if (sizeFailure !== null) return sizeFailure;

@@ -5,6 +5,7 @@
  * Produce and Fetch handlers and the follower fetchers build them.
  */
 import type { ReadAllocator } from '../storage/fs.js';
+import type { AbortedTxn } from '../storage/txn-index.js';
 
 /** Who is appending: a producing client, a coordinator writing its internal topic, or a follower copying its leader. */
 export type AppendOrigin = 'client' | 'coordinator' | 'replica';
@@ -27,6 +28,8 @@ export interface AppendRequest {
   readonly produceVersion?: number;
   /** For the debug log of rejected batches. */
   readonly clientId?: string | null;
+  /** Produce v3+ transactionalId: transactional batches need it (and it names the transaction to verify, KIP-890). */
+  readonly transactionalId?: string | null;
 }
 
 export interface PartitionAppendResult {
@@ -92,6 +95,8 @@ export interface FetchPartitionResult {
   readonly divergingEpoch?: DivergingEpoch;
   /** Set (with no records) when the consumer should read this partition from that replica (KIP-392). */
   readonly preferredReadReplica?: number;
+  /** read_committed reads with records: the aborted transactions overlapping the range read up to the LSO. */
+  readonly abortedTransactions?: readonly AbortedTxn[];
 }
 
 export interface FetchResult {
@@ -108,4 +113,5 @@ export interface ReadResult {
   logStartOffset: bigint;
   chunks: Buffer[];
   bytes: number;
+  abortedTransactions?: readonly AbortedTxn[];
 }

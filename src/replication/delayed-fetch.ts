@@ -5,17 +5,23 @@
  * Appends wake the waiters watching that partition; each waiter tracks how
  * many bytes arrived since it started, so no log is read again until the
  * waiter is satisfied. A consumer counts committed bytes (below the high
- * watermark: it cannot read the rest), a follower appended bytes (it reads
- * up to the log end).
+ * watermark: it cannot read the rest; below the last stable offset with
+ * read_committed, so a marker that moves the LSO wakes it), a follower
+ * appended bytes (it reads up to the log end).
  */
 import type { TimerHandle, Timers } from '../util/timer.js';
 import type { Partition } from './partition.js';
 
-/** Which bytes a waiter can read: a consumer's end at the high watermark, a follower's at the log end. */
-export type FetchVisibility = 'committed' | 'appended';
+/**
+ * Which bytes a waiter can read: a read_uncommitted consumer's end at the
+ * high watermark, a read_committed one's at the last stable offset, a
+ * follower's at the log end.
+ */
+export type FetchVisibility = 'committed' | 'stable' | 'appended';
 
 function bytesOf(p: Partition, visibility: FetchVisibility): number {
-  return visibility === 'committed' ? p.committedBytesTotal : p.appendedBytesTotal;
+  const v = p.visible;
+  return visibility === 'committed' ? v.committedTotal : visibility === 'stable' ? v.stableTotal : v.appended;
 }
 
 interface Waiter {

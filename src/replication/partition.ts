@@ -27,7 +27,7 @@ export type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './i
 import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
 import { AppendQueue } from './append-queue.js';
 import { FollowerReplica } from './follower-replica.js';
-import { Fifo } from '../util/fifo.js';
+import { VisibleBytes } from './visible-bytes.js';
 
 /**
  * A partition's replication state as the metadata image assigns it (leader,
@@ -76,16 +76,12 @@ export class Partition {
   private pendingIsr: IsrChangeProposal | null = null;
   /** As leader: the log end offset when this node became leader of the current epoch. */
   private leaderEpochStartOffset = 0n;
-  /** Appended but not yet committed: (end offset, appendedBytesTotal after it), to count committed bytes. */
-  private readonly uncommitted = new Fifo<{ endOffset: bigint; bytesTotal: number }>();
+  /** Bytes appended, below the high watermark, below the LSO: what delayed fetches wait on (read-only outside). */
+  readonly visible = new VisibleBytes();
   /** Epoch -> first offset, from the batch headers (OffsetForLeaderEpoch). */
   readonly leaderEpochs: LeaderEpochCache;
   /** Appends that must await (key checks, recompression) queue here, in arrival order. */
   readonly appendQueue = new AppendQueue();
-  /** Bumped on every append; delayed follower fetches compare it to decide whether to look again. */
-  appendedBytesTotal = 0;
-  /** Bytes below the high watermark: delayed consumer fetches wait on this one (appended data is not visible before). */
-  committedBytesTotal = 0;
   /** Called after the high watermark moved up (the ReplicaManager completes delayed produces and wakes fetches). */
   onHighWatermarkAdvanced: ((p: Partition) => void) | null = null;
   /** Called when this leader proposes an ISR change; the answer comes back through `completeIsrChange`. */
@@ -108,6 +104,7 @@ export class Partition {
     this.highWatermarkOffset = this.isrIsSelfOnly() ? log.logEndOffset : log.logStartOffset;
     this.leaderEpochs = openLeaderEpochCache(log);
     this.assignLeaderEpochStart();
+    log.producerState.onHighWatermarkUpdated(this.highWatermarkOffset);
   }
 
   get leaderId(): number {
@@ -312,9 +309,16 @@ export class Partition {
     return this.highWatermarkOffset;
   }
 
-  /** The last stable offset: the high watermark until transactions exist. */
+  /**
+   * The last stable offset (KIP-98): the high watermark, or the first offset
+   * of the oldest transaction not yet closed by a replicated marker when that
+   * is lower. read_committed consumers read up to here.
+   */
   get lastStableOffset(): bigint {
-    return this.highWatermarkOffset;
+    const unstable = this.log.producerState.firstUnstableOffset();
+    if (unstable === null || unstable >= this.highWatermarkOffset) return this.highWatermarkOffset;
+    // Retention may have deleted an open transaction's start: never below the log start (Kafka's rule).
+    return unstable < this.log.logStartOffset ? this.log.logStartOffset : unstable;
   }
 
   get logEndOffset(): bigint {
@@ -330,8 +334,7 @@ export class Partition {
     invariant(this.isLeader, 'only the leader appends client batches');
     const result = this.log.append(batches);
     this.trackEpochs(batches);
-    this.appendedBytesTotal += batches.length;
-    this.uncommitted.push({ endOffset: result.lastOffset + 1n, bytesTotal: this.appendedBytesTotal });
+    this.afterAppend(result.lastOffset + 1n, batches.length);
     this.maybeAdvanceHighWatermark();
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
   }
@@ -350,8 +353,7 @@ export class Partition {
     invariant(batches.readBigInt64BE(Offsets.baseOffset) === this.log.logEndOffset, 'replicated batches start at the log end');
     const result = this.log.append(batches);
     this.trackEpochs(batches);
-    this.appendedBytesTotal += batches.length;
-    this.uncommitted.push({ endOffset: result.lastOffset + 1n, bytesTotal: this.appendedBytesTotal });
+    this.afterAppend(result.lastOffset + 1n, batches.length);
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
   }
 
@@ -393,8 +395,14 @@ export class Partition {
     const end = this.log.logEndOffset;
     this.leaderEpochs.truncateFromEnd(end, true);
     if (this.highWatermarkOffset > end) this.highWatermarkOffset = end;
-    this.uncommitted.removeWhere((u) => u.endOffset > end);
-    this.appendedBytesTotal = this.committedBytesTotal = Math.max(this.appendedBytesTotal, this.committedBytesTotal);
+    this.log.producerState.onHighWatermarkUpdated(this.highWatermarkOffset);
+    this.visible.onTruncated(end);
+  }
+
+  /** Counts an append; a marker may have moved the LSO up without the high watermark moving. */
+  private afterAppend(endOffset: bigint, bytes: number): void {
+    this.visible.onAppend(endOffset, bytes);
+    this.visible.onBounds(this.highWatermarkOffset, this.lastStableOffset);
   }
 
   /**
@@ -460,10 +468,8 @@ export class Partition {
 
   private setHighWatermark(next: bigint): void {
     this.highWatermarkOffset = next;
-    for (let u = this.uncommitted.peek(); u !== undefined && u.endOffset <= next; u = this.uncommitted.peek()) {
-      this.committedBytesTotal = u.bytesTotal;
-      this.uncommitted.shift();
-    }
+    this.log.producerState.onHighWatermarkUpdated(next);
+    this.visible.onBounds(next, this.lastStableOffset);
   }
 
   /**

@@ -41,6 +41,9 @@ import type {
 import { divergingEpoch, leaderEpochError } from './leader-epoch-checks.js';
 import { Partition, type IsrChangeOutcome, type IsrChangeProposal, type PartitionState, type ReplicationPolicy } from './partition.js';
 import { DelayedFetches } from './delayed-fetch.js';
+import { partitionBounds, readPartition, type ReadUpTo } from './partition-read.js';
+import { TxnMarkerWriter } from './txn-markers.js';
+import { TxnVerificationGate } from './txn-verification.js';
 import { DelayedProduces } from './delayed-produce.js';
 import type { TopicRules } from './topic-rules.js';
 import { preferredReadReplica, type ReplicaSelector } from './replica-selector.js';
@@ -91,6 +94,7 @@ const PRODUCER_CODES: Record<ProducerCheckError, number> = {
   invalid_producer_epoch: ErrorCode.INVALID_PRODUCER_EPOCH,
   out_of_order_sequence: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
   invalid_record: ErrorCode.INVALID_RECORD,
+  coordinator_fenced: ErrorCode.TRANSACTION_COORDINATOR_FENCED,
 };
 
 function key(topic: string, partition: number): string {
@@ -105,10 +109,15 @@ export class ReplicaManager {
   private readonly followerListeners: ((p: Partition) => void)[] = [];
   /** ISR changes this broker's leaders got committed, and proposals refused or lost (Kafka IsrShrinksPerSec, IsrExpandsPerSec, FailedIsrUpdatesPerSec). */
   private readonly isrChanges = { shrinks: 0, expands: 0, failed: 0 };
+  /** KIP-890 part 1: transactional appends verified with the coordinator (setVerifier injects it). */
+  readonly txnVerification = new TxnVerificationGate();
+  /** WriteTxnMarkers: commit/abort markers written as leader (txn-markers.ts). */
+  readonly txnMarkers: TxnMarkerWriter;
 
   constructor(private readonly deps: ReplicaManagerDeps) {
     this.delayedFetches = new DelayedFetches(deps.timers);
     this.delayedProduces = new DelayedProduces(deps.timers);
+    this.txnMarkers = new TxnMarkerWriter(this, this.txnVerification, deps.clock);
   }
 
   get localNodeId(): number {
@@ -299,12 +308,18 @@ export class ReplicaManager {
     }
     const checked = checkClientBatch(e.records, rules, { zstdAllowed: (req.produceVersion ?? 7) >= 7, produceVersion: req.produceVersion ?? 7 });
     if (!checked.ok) return this.rejected(req, e, checked);
-    if (!needsPreparation(checked, rules) && !p.appendQueue.busy) return this.stampAndAppend(req, p, e, checked, rules);
+    const txn = this.txnVerification.precheck(p, checked.header, req.transactionalId ?? null);
+    if (txn !== null && txn !== 'verify') return this.rejected(req, e, txn);
+    if (!needsPreparation(checked, rules) && txn === null && !p.appendQueue.busy) return this.stampAndAppend(req, p, e, checked, rules);
     return p.appendQueue.run(async () => {
+      const guard = txn === 'verify' ? await this.txnVerification.verify(p, checked.header, req.transactionalId as string) : null;
+      if (guard !== null && !guard.ok) return this.rejected(req, e, guard);
       const prepared = await prepareBatch(checked, rules);
       if (!prepared.ok) return this.rejected(req, e, prepared);
       // Leadership may have moved (or the topic gone) while this append waited.
       if (this.get(e.topic, e.partition) !== p || !p.isLeader) return failed(e, appendFailure(ErrorCode.NOT_LEADER_OR_FOLLOWER, 'leadership moved while the append waited'));
+      // A marker for this producer written meanwhile ended the transaction that was verified.
+      if (guard !== null && !this.txnVerification.consume(p, guard)) return this.rejected(req, e, appendFailure(ErrorCode.INVALID_TXN_STATE, 'the transaction ended while the append was verified'));
       return this.stampAndAppend(req, p, e, prepared, this.deps.topicRules(e.topic));
     });
   }
@@ -387,7 +402,7 @@ export class ReplicaManager {
     const maxWaitMs = Math.min(Math.max(params.maxWaitMs, 0), FETCH_WAIT_MS_MAX);
     if (!result.answerNow && result.bytes < params.minBytes && maxWaitMs > 0 && result.waitOn.length > 0) {
       if (params.release) for (const b of result.buffers) params.release(b);
-      const visibility = (params.replicaId ?? -1) >= 0 ? 'appended' : 'committed';
+      const visibility = (params.replicaId ?? -1) >= 0 ? 'appended' : params.readCommitted ? 'stable' : 'committed';
       await this.delayedFetches.wait(result.waitOn, result.bytes, params.minBytes, maxWaitMs, visibility);
       result = this.collect(params);
     }
@@ -414,11 +429,11 @@ export class ReplicaManager {
         waitOn.push(p);
         const replicaId = params.replicaId ?? -1;
         const diverging = divergingEpoch(p, fp);
-        if (diverging !== null) return { partition: fp.partition, ...this.bounds(p), errorCode: ErrorCode.NONE, divergingEpoch: diverging, chunks: [], bytes: 0 };
+        if (diverging !== null) return { partition: fp.partition, ...partitionBounds(p), errorCode: ErrorCode.NONE, divergingEpoch: diverging, chunks: [], bytes: 0 };
         const preferred = replicaId < 0 ? this.preferredReplica(p, params.clientRack, fp.fetchOffset) : -1;
         if (preferred >= 0) {
           answerNow = true;
-          return { partition: fp.partition, ...this.bounds(p), errorCode: ErrorCode.NONE, preferredReadReplica: preferred, chunks: [], bytes: 0 };
+          return { partition: fp.partition, ...partitionBounds(p), errorCode: ErrorCode.NONE, preferredReadReplica: preferred, chunks: [], bytes: 0 };
         }
         const upTo = replicaId >= 0 ? 'logEnd' : params.readCommitted ? 'lastStable' : 'highWatermark';
         const leaderLogEnd = p.logEndOffset;
@@ -460,26 +475,9 @@ export class ReplicaManager {
     return preferredReadReplica(p, selector, clientRack, fetchOffset, this.deps.clock.nowMs(), this.deps.rackOf ?? (() => null));
   }
 
-  private bounds(p: Partition): { highWatermark: bigint; lastStableOffset: bigint; logStartOffset: bigint } {
-    return { highWatermark: p.highWatermark, lastStableOffset: p.lastStableOffset, logStartOffset: p.logStartOffset };
-  }
-
-  /**
-   * Reads from `fetchOffset` up to the visible end: the high watermark, the
-   * last stable offset (read_committed) or, for a follower, the log end.
-   * Out-of-range offsets answer OFFSET_OUT_OF_RANGE with the current bounds,
-   * as clients reset from them.
-   */
-  read(p: Partition, fetchOffset: bigint, maxBytes: number, upTo: 'highWatermark' | 'lastStable' | 'logEnd', minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
-    const visibleEnd = upTo === 'logEnd' ? p.logEndOffset : upTo === 'lastStable' ? p.lastStableOffset : p.highWatermark;
-    const base = this.bounds(p);
-    if (fetchOffset < p.logStartOffset || fetchOffset > p.logEndOffset) {
-      return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
-    }
-    if (fetchOffset >= visibleEnd || maxBytes <= 0) return { ...base, errorCode: ErrorCode.NONE, chunks: [], bytes: 0 };
-    const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch, allocate });
-    if (r.kind === 'offset_out_of_range') return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
-    return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes };
+  /** Reads `p` from `fetchOffset` up to its visible end (partition-read.ts). */
+  read(p: Partition, fetchOffset: bigint, maxBytes: number, upTo: ReadUpTo, minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
+    return readPartition(p, fetchOffset, maxBytes, upTo, minOneBatch, allocate);
   }
 
   /**

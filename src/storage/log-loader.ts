@@ -12,6 +12,7 @@ import type { FileSystem } from './fs.js';
 import { LOG_SUFFIX, LogSegment, parseSegmentFileName, type SegmentRecovery } from './segment.js';
 import { SNAPSHOT_SUFFIX } from './producer-state/snapshot.js';
 import type { ProducerStateLoad } from './producer-state/log-producer-state.js';
+import type { TxnIndexRebuild } from './txn-index-rebuild.js';
 
 export interface RecoveryReport {
   dir: string;
@@ -34,6 +35,8 @@ export interface RecoveryReport {
   logEndOffset: bigint;
   /** Filled by PartitionLog.open: how the idempotent producer state was loaded. */
   producerState?: ProducerStateLoad;
+  /** Filled by PartitionLog.open: `.txnindex` files rebuilt from the log (unreadable, or their segment recovered). */
+  txnIndexes?: TxnIndexRebuild;
 }
 
 export interface LoadOptions {

@@ -18,6 +18,8 @@ import { LogSegment } from './segment.js';
 import * as lookups from './segment-lookups.js';
 import { LogProducerState, type ProducerStateLog } from './producer-state/log-producer-state.js';
 import type { ProducerStateManager } from './producer-state/producer-state.js';
+import type { AbortedTxn } from './txn-index.js';
+import { rebuildTxnIndexes } from './txn-index-rebuild.js';
 
 export type { ReadOptions, ReadResult } from './log-read.js';
 export type { SegmentInfo, TimestampOffset } from './segment-lookups.js';
@@ -121,8 +123,9 @@ export class PartitionLog {
       syncRecovered: opts.deferRecoveryFlush !== true,
     });
     const log = new PartitionLog({ ...opts, config }, loaded.segments, loaded.logStartOffset, loaded.recoveryPoint);
-    const report = { ...loaded.report, producerState: log.producers.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs()) };
-    return { log, report };
+    const producerState = log.producers.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs());
+    const txnIndexes = rebuildTxnIndexes(opts.fs, opts.dir, loaded.segments, loaded.logStartOffset);
+    return { log, report: { ...loaded.report, producerState, txnIndexes } };
   }
 
   get config(): Readonly<LogConfig> {
@@ -224,7 +227,7 @@ export class PartitionLog {
     if (seg.shouldRoll(this.cfg, batches.length, maxTimestampMs, lastOffset, nowMs)) seg = this.rollAt(nowMs);
     invariant(lastOffset - seg.baseOffset <= BigInt(INT32_MAX), 'offsets fit the segment');
     const position = seg.append(batches, baseOffset, this.cfg.indexIntervalBytes, nowMs);
-    if (producerBatches) forEachProducerBatch(batches, (b) => this.producers.apply(b, nowMs));
+    if (producerBatches) forEachProducerBatch(batches, (b) => this.producers.apply(b, nowMs, seg.txnIndex));
     if (this.unflushedMessages >= this.cfg.flushIntervalMessages) this.flush();
     return { baseOffset, lastOffset, logAppendTimeMs: BigInt(nowMs), position };
   }
@@ -241,6 +244,11 @@ export class PartitionLog {
   removeExpiredProducers(nowMs: number, expirationMs: number): number {
     this.checkOpen();
     return this.producers.removeExpired(nowMs, expirationMs);
+  }
+
+  /** Aborted transactions overlapping [fetchOffset, upperBoundOffset) (read_committed fetches). */
+  collectAbortedTransactions(fetchOffset: bigint, upperBoundOffset: bigint): AbortedTxn[] {
+    return lookups.collectAbortedTxns(this.segments, fetchOffset, upperBoundOffset);
   }
 
   /** ProducerStateLog: the header of every batch whose last offset is >= fromOffset, in order. */

@@ -8,6 +8,7 @@
  */
 import type { EpochEntry } from './leader-epoch-checkpoint.js';
 import type { LogSegment } from './segment.js';
+import type { AbortedTxn } from './txn-index.js';
 
 export interface TimestampOffset {
   offset: bigint;
@@ -86,4 +87,21 @@ export function scanLeaderEpochs(segments: readonly LogSegment[], startOffset: b
     });
   }
   return found;
+}
+
+/**
+ * PartitionLog.collectAbortedTransactions (Kafka's
+ * UnifiedLog.collectAbortedTransactions): the aborted transactions
+ * overlapping [fetchOffset, upperBoundOffset), from the `.txnindex` of the
+ * segment holding fetchOffset on (an abort is indexed where its marker is,
+ * so no earlier segment holds one ending at or after fetchOffset). A marker
+ * may lie past the bound (another transaction held the LSO back), so later
+ * segments are searched until an entry's LSO reaches the bound.
+ */
+export function collectAbortedTxns(segments: readonly LogSegment[], fetchOffset: bigint, upperBoundOffset: bigint): AbortedTxn[] {
+  const out: AbortedTxn[] = [];
+  for (let i = floorSegment(segments, fetchOffset); i < segments.length; i++) {
+    if ((segments[i] as LogSegment).txnIndex.collect(fetchOffset, upperBoundOffset, out)) break;
+  }
+  return out;
 }

@@ -8,15 +8,21 @@
  * that batch: (baseOffset - base, position). The time index gets
  * (maxTimestampSoFar, lastOffsetOfThatBatch - base) at the same moments, when
  * the timestamp grew, and a final entry when the segment rolls.
+ *
+ * The `.txnindex` (txn-index.ts) lists the transactions aborted by markers in
+ * this segment; the partition log appends to it and rebuilds it from the
+ * batches when it is unusable or the segment was recovered
+ * (txnIndexNeedsRebuild).
  */
 import { join } from 'node:path';
-import { BATCH_HEADER_BYTES, Offsets, batchSizeAt, setBaseOffset } from '../protocol/record-batch/header.js';
+import { ATTR_CONTROL, BATCH_HEADER_BYTES, Offsets, batchSizeAt, setBaseOffset } from '../protocol/record-batch/header.js';
 import { invariant } from '../util/assert.js';
 import { FileWindow, readBatchInfo, validateBatchAt, type BatchInfo } from './batch-scan.js';
 import type { LogConfig } from './config.js';
 import { StorageError } from './errors.js';
 import { readRange, type FileHandle, type FileSystem, type ReadAllocator } from './fs.js';
 import { OFFSET_INDEX_ENTRY_BYTES, OffsetIndex, TIME_INDEX_ENTRY_BYTES, TimeIndex } from './indexes.js';
+import { TXN_INDEX_SUFFIX, TransactionIndex } from './txn-index.js';
 
 export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';
@@ -25,6 +31,8 @@ const INT32_MAX = 0x7fffffff;
 /** Read window for header scans on the fetch path (covers one index interval). */
 const SCAN_WINDOW_BYTES = 8192;
 const RECOVERY_WINDOW_BYTES = 1 << 20;
+/** Control batches up to this size are handed to header scans whole (a marker is about 80 bytes). */
+const CONTROL_BATCH_BYTES_MAX = 1024;
 /** Shared scan buffer: calls are synchronous, so one per process is enough. */
 const scanScratch = Buffer.allocUnsafe(SCAN_WINDOW_BYTES);
 
@@ -60,6 +68,13 @@ export class LogSegment {
   lastModifiedMs: number;
   /** Data written since the last fsync. */
   dirty = false;
+  /** Aborted transactions whose marker is in this segment (`.txnindex`). */
+  readonly txnIndex: TransactionIndex;
+  /**
+   * Set by loading when the `.txnindex` was unreadable (why) or the segment
+   * was recovered (its entries are not trusted): the log rebuilds it.
+   */
+  txnIndexNeedsRebuild: string | null = null;
   private bytesSinceLastIndexEntry = 0;
 
   private constructor(
@@ -76,6 +91,7 @@ export class LogSegment {
     this.sizeBytes = log.size();
     this.nextOffset = baseOffset;
     this.lastModifiedMs = createdMs;
+    this.txnIndex = new TransactionIndex(fs, dir, segmentFileName(baseOffset, TXN_INDEX_SUFFIX) + nameSuffix);
   }
 
   /** Opens (creating when missing) the segment's three files; indexes are not loaded yet. */
@@ -93,6 +109,7 @@ export class LogSegment {
     if (seg.sizeBytes > 0) seg.truncateToPosition(0);
     seg.offsetIndex.reset();
     seg.timeIndex.reset();
+    seg.txnIndex.reset();
     return seg;
   }
 
@@ -234,15 +251,18 @@ export class LogSegment {
    * Visits every batch from the start of the file with its header info and
    * partitionLeaderEpoch, reading headers only (rebuilding the leader epoch
    * cache and the producer state). `header[at..at + 61)` is the whole batch
-   * header, valid during the call only. Corrupt framing throws StorageError,
-   * as on the read path.
+   * header, valid during the call only; for a control batch (a transaction
+   * marker: one small record) the whole batch is there, so the marker can be
+   * read. Corrupt framing throws StorageError, as on the read path.
    */
   forEachBatchHeader(visit: (info: BatchInfo, partitionLeaderEpoch: number, header: Buffer, at: number) => void): void {
     const win = this.scanWindow();
     let position = 0;
     while (position < this.sizeBytes) {
       const info = this.headerAt(win, position);
-      const at = win.ensure(position, BATCH_HEADER_BYTES);
+      let at = win.ensure(position, BATCH_HEADER_BYTES);
+      const control = (win.buffer.readInt16BE(at + Offsets.attributes) & ATTR_CONTROL) !== 0;
+      if (control && info.sizeBytes <= CONTROL_BATCH_BYTES_MAX) at = win.ensure(position, info.sizeBytes);
       visit(info, win.buffer.readInt32BE(at + Offsets.partitionLeaderEpoch), win.buffer, at);
       position += info.sizeBytes;
     }
@@ -251,6 +271,7 @@ export class LogSegment {
   /** Removes the batch containing `offset` and everything after it; returns bytes removed. */
   truncateTo(offset: bigint): number {
     if (offset >= this.nextOffset) return 0;
+    this.txnIndex.truncateTo(offset);
     if (offset <= this.baseOffset) return this.truncateToPosition(0);
     return this.truncateToPosition(this.translateOffset(offset).position);
   }
@@ -265,6 +286,7 @@ export class LogSegment {
     if (position === 0) {
       this.offsetIndex.reset();
       this.timeIndex.reset();
+      this.txnIndex.reset();
       this.resetStats();
       return removed;
     }
@@ -344,6 +366,7 @@ export class LogSegment {
       this.offsetOfMaxTimestamp = this.baseOffset + BigInt(this.timeIndex.lastRelOffset());
     }
     this.bytesSinceLastIndexEntry = this.sizeBytes - from;
+    this.txnIndexNeedsRebuild = this.txnIndex.load(this.baseOffset, this.nextOffset);
     return true;
   }
 
@@ -361,17 +384,23 @@ export class LogSegment {
     const win = new FileWindow(this.log, fileSize, Math.min(RECOVERY_WINDOW_BYTES, Math.max(fileSize, 1)));
     let position = 0;
     let reason: string | null = null;
+    let markers = 0;
     while (position < fileSize) {
       const info = validateBatchAt(win, position, fileSize, this.nextOffset, this.baseOffset);
       if (typeof info === 'string') {
         reason = info;
         break;
       }
+      if ((win.buffer.readInt16BE(win.ensure(position, BATCH_HEADER_BYTES) + Offsets.attributes) & ATTR_CONTROL) !== 0) markers++;
       this.track(info, indexIntervalBytes);
       position += info.sizeBytes;
     }
     if (position < fileSize) this.log.truncate(position);
     this.sizeBytes = position;
+    // Entries may point past the cut or be missing (written after the last
+    // flush): rebuilt from the log, which only has work with markers here.
+    this.txnIndex.reset();
+    this.txnIndexNeedsRebuild = markers > 0 ? `segment recovered with ${markers} control batches` : null;
     if (sync) this.flush();
     else this.dirty = true;
     return { baseOffset: this.baseOffset, validBytes: position, truncatedBytes: fileSize - position, reason };
@@ -390,6 +419,7 @@ export class LogSegment {
     this.log.sync();
     this.offsetIndex.sync();
     this.timeIndex.sync();
+    this.txnIndex.sync();
     this.dirty = false;
   }
 
@@ -397,6 +427,7 @@ export class LogSegment {
     this.log.close();
     this.offsetIndex.close();
     this.timeIndex.close();
+    this.txnIndex.close();
   }
 
   /** Closes and removes the files, the log first so a crash leaves only orphan indexes. */
@@ -404,6 +435,7 @@ export class LogSegment {
     this.log.close();
     this.offsetIndex.close();
     this.timeIndex.close();
+    this.txnIndex.delete();
     for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]) {
       const path = join(this.dir, segmentFileName(this.baseOffset, suffix) + this.nameSuffix);
       if (this.fs.exists(path)) this.fs.unlink(path);

@@ -496,9 +496,10 @@ export function produceRequest(
   acks: number,
   topics: { name: string; partitions: { index: number; records: Buffer | null }[] }[],
   timeoutMs = 10_000,
+  transactionalId: string | null = null,
 ): Buffer {
   const body = new Out()
-    .string(null) // transactional_id (v3+)
+    .string(transactionalId) // transactional_id (v3+)
     .int16(acks)
     .int32(timeoutMs)
     .array(topics, (o, t) => {

@@ -1,6 +1,6 @@
 // The broker half of the idempotent producer over raw connections, against a
 // real broker process: InitProducerId (new ids, KIP-360 epoch bump, fencing,
-// transactional ids refused), sequenced batches (a replay gets the original
+// transactional ids go to the transaction coordinator), sequenced batches (a replay gets the original
 // offset, gaps and stale epochs are refused), and the producer state surviving
 // kill -9 (rebuilt from the log) and a torn snapshot file (rebuilt from an
 // older snapshot or the log).
@@ -89,18 +89,20 @@ describe('idempotent producer on a raw connection', { timeout: 120_000 }, () => 
     }
   });
 
-  it('refuses transactional ids and transaction coordinators with UNSUPPORTED_VERSION; partial ids with INVALID_REQUEST', async () => {
-    assert.equal((await initProducerId(conn, 4, { transactionalId: 'tx-1' })).errorCode, ErrorCode.UNSUPPORTED_VERSION);
-    assert.equal((await initProducerId(conn, 1, { transactionalId: 'tx-1' })).errorCode, ErrorCode.UNSUPPORTED_VERSION);
+  it('sends transactional ids to their coordinator: FindCoordinator key type 1 answers it; bad transactional input gets Kafka\'s codes', async () => {
+    let fc = { errorCode: -2, nodeId: -1 } as { errorCode: number; nodeId: number };
+    for (let i = 0; i < 100 && fc.errorCode !== ErrorCode.NONE; i++) {
+      const body = encode(FindCoordinatorRequest, 1, { key: 'tx-1', keyType: 1 });
+      fc = decode(FindCoordinatorResponse, 1, await conn.request(requestFrame(10, 1, correlation++, body)), 4);
+      if (fc.errorCode !== ErrorCode.NONE) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(fc.errorCode, ErrorCode.NONE, 'the transaction coordinator is found (__transaction_state created)');
+    assert.ok(fc.nodeId >= 0);
+    assert.equal((await initProducerId(conn, 4, { transactionalId: '' })).errorCode, ErrorCode.INVALID_REQUEST);
     assert.equal((await initProducerId(conn, 4, { producerId: 5n })).errorCode, ErrorCode.INVALID_REQUEST);
-    const body = encode(FindCoordinatorRequest, 1, { key: 'tx-1', keyType: 1 });
-    const frame = await conn.request(requestFrame(10, 1, correlation++, body));
-    const fc = decode(FindCoordinatorResponse, 1, frame, 4);
-    assert.equal(fc.errorCode, ErrorCode.UNSUPPORTED_VERSION);
-    assert.match(fc.errorMessage ?? '', /[Tt]ransactions are not supported/);
   });
 
-  it('answers a replayed batch with its original offset, refuses gaps, stale epochs and transactional batches', async () => {
+  it('answers a replayed batch with its original offset, refuses gaps, stale epochs and transactional batches without a transactionalId', async () => {
     const { producerId } = await initProducerId(conn, 4);
     const first = sequencedBatch({ producerId, epoch: 0, baseSequence: 0, count: 3 }, 'a');
     const r0 = await produce(conn, topic, Buffer.from(first));
@@ -123,7 +125,8 @@ describe('idempotent producer on a raw connection', { timeout: 120_000 }, () => 
     assert.equal((await produce(conn, topic, sequencedBatch({ producerId, epoch: 1, baseSequence: 6 }, 'b'))).errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
     assert.equal((await produce(conn, topic, sequencedBatch({ producerId, epoch: 1, baseSequence: 0 }, 'b'))).errorCode, ErrorCode.NONE);
     assert.equal((await produce(conn, topic, sequencedBatch({ producerId, epoch: 0, baseSequence: 6 }, 'a'))).errorCode, ErrorCode.INVALID_PRODUCER_EPOCH);
-    assert.equal((await produce(conn, topic, sequencedBatch({ producerId, epoch: 1, baseSequence: 1, transactional: true }, 'b'))).errorCode, ErrorCode.INVALID_TXN_STATE);
+    // A transactional batch in a request without a transactionalId: refused as Kafka does.
+    assert.equal((await produce(conn, topic, sequencedBatch({ producerId, epoch: 1, baseSequence: 1, transactional: true }, 'b'))).errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     // An id this broker never issued is a new producer: a fresh id at epoch 0.
     const unknown = await initProducerId(conn, 4, { producerId: 1n << 40n, producerEpoch: 3 });
     assert.equal(unknown.errorCode, ErrorCode.NONE);

@@ -20,9 +20,13 @@
 // send DUPLICATE_SEQUENCE_NUMBER to clients; rules in
 // src/storage/producer-state/README.md).
 //
-// Simplification until the transactions issue: transactional batches
-// answer INVALID_TXN_STATE (InitProducerId refuses transactional ids, so a
-// correct client never sends one).
+// Transactional batches (KIP-98) need the request's transactionalId
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED otherwise, as Kafka) and open or
+// continue the producer's transaction on the partition, which holds the last
+// stable offset back until the coordinator's marker (WriteTxnMarkers). With
+// a TransactionVerifier set on the ReplicaManager, the first batch of a
+// transaction on a partition is verified with the coordinator first
+// (KIP-890 part 1; src/replication/txn-verification.ts).
 import { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
 import { defineHandler, NO_RESPONSE } from '../handler.js';
 import type { PartitionAppendResult } from '../../replication/replica-manager.js';
@@ -43,6 +47,7 @@ export const produceHandler = defineHandler({
       timeoutMs: req.timeoutMs,
       produceVersion: ctx.apiVersion,
       clientId: ctx.clientId,
+      transactionalId: req.transactionalId ?? null,
       entries: req.topicData.flatMap((t) => t.partitionData.map((pd) => ({ topic: t.name, partition: pd.index, records: pd.records }))),
     });
     for (const r of results) if (r.appendedBytes > 0) services.traffic.produced(r.topic, r.appendedBytes, r.appendedRecords);

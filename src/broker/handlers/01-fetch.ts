@@ -15,8 +15,10 @@
 // the socket), read into the broker's recycled buffers (services.ioBuffers),
 // which go back to the pool once the response is written. The
 // read stops at the high watermark (read_uncommitted) or the last stable
-// offset (read_committed; equal to the high watermark until transactions
-// exist, and aborted_transactions is then empty). The response's total
+// offset (read_committed, KIP-98), and a read_committed answer lists the
+// aborted transactions (producerId, firstOffset) overlapping what it returns,
+// from the segments' .txnindex (src/storage/txn-index.ts), so the consumer
+// drops their records; the broker never looks inside the batches. The response's total
 // maxBytes and each partition's partitionMaxBytes bound the data, except that
 // the first partition with data returns at least one whole batch so a large
 // batch cannot stall a consumer (KIP-74).
@@ -123,7 +125,7 @@ function partitionAnswer(r: FetchPartitionResult, readCommitted: boolean) {
     lastStableOffset: r.lastStableOffset,
     logStartOffset: r.logStartOffset,
     // A partition that was not read (not led here, fenced epoch: no high watermark) carries none.
-    abortedTransactions: readCommitted && r.highWatermark >= 0n ? [] : null,
+    abortedTransactions: readCommitted && r.highWatermark >= 0n ? abortedOf(r) : null,
     ...(r.divergingEpoch === undefined ? {} : { divergingEpoch: r.divergingEpoch }),
     preferredReadReplica: r.preferredReadReplica ?? -1,
     records: recordsOf(r),
@@ -148,6 +150,11 @@ function inRequestOrder(topics: readonly NamedTopic[], answered: readonly Answer
     out.push(a);
   }
   return out;
+}
+
+/** The response's (producerId, firstOffset) pairs of the aborted transactions in range. */
+function abortedOf(r: FetchPartitionResult): { producerId: bigint; firstOffset: bigint }[] {
+  return (r.abortedTransactions ?? []).map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset }));
 }
 
 export const fetchHandler = defineHandler({

@@ -1,7 +1,8 @@
 // 9 OffsetFetch, v1-8 (v6 flexible). v2: topics null = every committed
 // partition, and a top-level errorCode (before v2 errors go in each
 // partition). v5: committedLeaderEpoch. v7: requireStable (UNSTABLE_OFFSET_COMMIT
-// only matters with transactional commits, which do not exist yet). v8: many
+// for partitions with a commit being written or a TxnOffsetCommit waiting for
+// its marker, KIP-447). v8: many
 // groups per request (KIP-709). v0 (offsets kept in ZooKeeper) is not
 // advertised; librdkafka needs v1 in range for consumer groups.
 import { OffsetFetchRequest, OffsetFetchResponse } from '../../protocol/messages/09-offset-fetch.js';

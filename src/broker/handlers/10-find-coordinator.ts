@@ -1,10 +1,9 @@
 // 10 FindCoordinator, v0-4 (v3 flexible; v4 batches keys in coordinatorKeys[]
 // and answers coordinators[], KIP-699). keyType 0 = consumer group: the leader
 // of the group's __consumer_offsets partition, creating that topic on first
-// use (offsets.topic.num.partitions). keyType 1 = transaction: answered
-// UNSUPPORTED_VERSION until transactions exist, as InitProducerId answers a
-// transactional id (not the retriable COORDINATOR_NOT_AVAILABLE, which makes
-// clients retry until they time out; see 22-init-producer-id.ts).
+// use (offsets.topic.num.partitions). keyType 1 = transaction: the leader of
+// the id's __transaction_state partition, creating that topic on first use
+// (transaction.state.log.num.partitions; src/coordinator/transaction).
 // librdkafka needs v0 in range for consumer groups and, oddly, for lz4.
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../protocol/messages/10-find-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -18,7 +17,8 @@ const KEY_TYPE_TRANSACTION = 1;
 function locate(ctx: RequestContext, key: string, keyType: number): Promise<CoordinatorLocation> {
   const none = { nodeId: -1, host: '', port: -1 };
   if (keyType === KEY_TYPE_TRANSACTION) {
-    return Promise.resolve({ errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: 'Transactions are not supported by this broker yet (idempotent producers are).', ...none });
+    if (key === '') return Promise.resolve({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'empty transactional id', ...none });
+    return ctx.services.transactions.findTransactionCoordinator(key, ctx.listenerName);
   }
   if (keyType !== KEY_TYPE_GROUP) {
     return Promise.resolve({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unknown coordinator key type ${keyType}`, ...none });

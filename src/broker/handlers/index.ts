@@ -23,6 +23,11 @@ import { deleteTopicsHandler } from './20-delete-topics.js';
 import { deleteRecordsHandler } from './21-delete-records.js';
 import { initProducerIdHandler } from './22-init-producer-id.js';
 import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
+import { addPartitionsToTxnHandler } from './24-add-partitions-to-txn.js';
+import { addOffsetsToTxnHandler } from './25-add-offsets-to-txn.js';
+import { endTxnHandler } from './26-end-txn.js';
+import { txnOffsetCommitHandler } from './28-txn-offset-commit.js';
+import { writeTxnMarkersHandler } from './27-write-txn-markers.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
@@ -40,6 +45,9 @@ import { describeQuorumHandler } from './55-describe-quorum.js';
 import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
+import { describeProducersHandler } from './61-describe-producers.js';
+import { describeTransactionsHandler } from './65-describe-transactions.js';
+import { listTransactionsHandler } from './66-list-transactions.js';
 import { alterPartitionHandler } from './56-alter-partition.js';
 import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
@@ -75,6 +83,11 @@ export const allHandlers: readonly AnyHandler[] = [
   deleteRecordsHandler,
   initProducerIdHandler,
   offsetForLeaderEpochHandler,
+  addPartitionsToTxnHandler,
+  addOffsetsToTxnHandler,
+  endTxnHandler,
+  txnOffsetCommitHandler,
+  writeTxnMarkersHandler,
   describeLogDirsHandler,
   electLeadersHandler,
   alterPartitionReassignmentsHandler,
@@ -85,6 +98,9 @@ export const allHandlers: readonly AnyHandler[] = [
   describeQuorumHandler,
   fetchSnapshotHandler,
   describeClusterHandler,
+  describeProducersHandler,
+  describeTransactionsHandler,
+  listTransactionsHandler,
   alterPartitionHandler,
   brokerRegistrationHandler,
   brokerHeartbeatHandler,

@@ -12,9 +12,9 @@ import { invariant } from '../../util/assert.js';
 import { type GroupCoordinatorDeps, type JoinGroupResult, type SyncGroupResult } from './coordinator-api.js';
 import { persistenceErrorCode } from './request-rules.js';
 import { groupFromSnapshot } from './coordinator-offsets.js';
-import { Group, type InitialDelay } from './group.js';
+import { Group, tpKey, type InitialDelay } from './group.js';
 import type { Member } from './member.js';
-import type { LoadedPartitionState } from './types.js';
+import type { CommittedOffset, LoadedPartitionState } from './types.js';
 
 export const EMPTY = Buffer.alloc(0);
 
@@ -186,6 +186,14 @@ export class GroupMembership {
     for (const [groupId, committed] of state.offsets) {
       const group = this.groups.get(groupId) ?? this.createGroup(groupId);
       for (const c of committed) group.applyCommit(c, 0);
+    }
+    for (const [groupId, byProducer] of state.pendingTxnOffsets ?? []) {
+      const group = this.groups.get(groupId) ?? this.createGroup(groupId);
+      for (const [producerId, commits] of byProducer) {
+        const byTp = group.pendingTxnOffsets.get(producerId) ?? new Map<string, CommittedOffset>();
+        for (const c of commits) byTp.set(tpKey(c.topic, c.partition), c);
+        group.pendingTxnOffsets.set(producerId, byTp);
+      }
     }
   }
 

@@ -135,9 +135,9 @@ export function fetchOffsets(core: OffsetsCore, groupId: string, partitions: rea
     errorCode: ErrorCode.NONE,
     partitions: wanted.map((p) => {
       const key = tpKey(p.topic, p.partition);
-      // Kafka answers UNSTABLE_OFFSET_COMMIT for any commit still being written (and, once
-      // transactions exist, for pending TxnOffsetCommits): the client retries.
-      if (requireStable && group.pendingOffsetCommits.has(key)) return none(p.topic, p.partition, ErrorCode.UNSTABLE_OFFSET_COMMIT);
+      // Kafka answers UNSTABLE_OFFSET_COMMIT for any commit still being written and for
+      // TxnOffsetCommits waiting for their marker (KIP-447): the client retries.
+      if (requireStable && (group.pendingOffsetCommits.has(key) || group.hasPendingTxnOffset(key))) return none(p.topic, p.partition, ErrorCode.UNSTABLE_OFFSET_COMMIT);
       const entry = group.offsets.get(key);
       if (entry === undefined) return none(p.topic, p.partition, ErrorCode.NONE);
       const v = entry.value;

@@ -31,6 +31,7 @@ import {
 } from './coordinator-api.js';
 import { NEW_MEMBER_JOIN_TIMEOUT_MS, isValidGroupId, persistenceErrorCode } from './request-rules.js';
 import * as offsets from './coordinator-offsets.js';
+import { commitTxnOffsets, completeTxnOffsets, type TxnOffsetCommitInput, type TxnOffsetCommitResult } from './coordinator-txn-offsets.js';
 import { EMPTY, GroupMembership, joinError, syncError } from './coordinator-membership.js';
 import type { Group } from './group.js';
 import { Member, type JoinCallback, type ProtocolEntry, type SyncCallback } from './member.js';
@@ -379,6 +380,16 @@ export class GroupCoordinator {
   /** Committed offsets; `partitions` null = every partition with a committed offset. */
   fetchOffsets(groupId: string, partitions: readonly TopicPartitionRef[] | null, requireStable: boolean): OffsetFetchResult {
     return offsets.fetchOffsets(this.core, groupId, partitions, requireStable);
+  }
+
+  /** TxnOffsetCommit (28): pending until the transaction's marker (coordinator-txn-offsets.ts). */
+  commitTxnOffsets(input: TxnOffsetCommitInput): Promise<TxnOffsetCommitResult> {
+    return commitTxnOffsets(this.core, input);
+  }
+
+  /** A transaction marker reached a __consumer_offsets partition: its groups' pending offsets of `producerId` apply or go. */
+  completeTransaction(producerId: bigint, committed: boolean, inPartition: (groupId: string) => boolean): number {
+    return completeTxnOffsets(this.core, producerId, committed, inPartition);
   }
 
   deleteOffsets(groupId: string, partitions: readonly TopicPartitionRef[]): Promise<OffsetDeleteResult> {

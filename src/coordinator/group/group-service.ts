@@ -105,6 +105,10 @@ export class GroupService {
         deactivate: (n) => this.coordinator.unloadGroups((groupId) => this.partitionFor(groupId) === n),
       },
     });
+    // A COMMIT/ABORT marker written here on __consumer_offsets completes the pending TxnOffsetCommits there.
+    replicaManager.txnMarkers.onTransactionCompleted((e) => {
+      if (e.topic === OFFSETS_TOPIC_NAME) this.onTransactionMarker(e.partition, e.producerId, e.commit);
+    });
     const store = new OffsetsTopicStore({ numPartitions: settings.offsetsTopicNumPartitions, writer: this.runtime, clock });
     this.coordinator = new GroupCoordinator({
       clock,
@@ -113,6 +117,11 @@ export class GroupService {
       config: settings.coordinator,
       newMemberId: (clientId) => `${clientId}-${randomUUID()}`,
     });
+  }
+
+  /** offsets.topic.num.partitions (AddOffsetsToTxn computes the group's partition with it). */
+  get numPartitions(): number {
+    return this.settings.offsetsTopicNumPartitions;
   }
 
   partitionFor(groupId: string): number {
@@ -129,6 +138,15 @@ export class GroupService {
       case 'loaded':
         return ErrorCode.NONE;
     }
+  }
+
+  /**
+   * A transaction marker was written to __consumer_offsets partition
+   * `partition` (WriteTxnMarkers): the pending TxnOffsetCommits of
+   * `producerId` in that partition's groups apply (COMMIT) or go (ABORT).
+   */
+  onTransactionMarker(partition: number, producerId: bigint, committed: boolean): number {
+    return this.coordinator.completeTransaction(producerId, committed, (groupId) => this.partitionFor(groupId) === partition);
   }
 
   /** True while any __consumer_offsets partition led here is still loading. */

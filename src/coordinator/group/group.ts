@@ -68,6 +68,12 @@ export class Group {
   readonly offsets = new Map<string, OffsetEntry>();
   /** Commits sent to persistence and not yet answered, per partition (count). */
   readonly pendingOffsetCommits = new Map<string, number>();
+  /**
+   * TxnOffsetCommits waiting for their transaction's marker, by producer id
+   * (written, or being written): invisible to OffsetFetch, and
+   * UNSTABLE_OFFSET_COMMIT for a RequireStable fetch (KIP-447).
+   */
+  readonly pendingTxnOffsets = new Map<bigint, Map<string, CommittedOffset>>();
   /** The highest generation this group object ever had (invariant: never decreases). */
   private highestGenerationId = 0;
 
@@ -314,7 +320,13 @@ export class Group {
   }
 
   hasOffsets(): boolean {
-    return this.offsets.size > 0 || this.pendingOffsetCommits.size > 0;
+    return this.offsets.size > 0 || this.pendingOffsetCommits.size > 0 || this.pendingTxnOffsets.size > 0;
+  }
+
+  /** Whether a transaction has an offset for this partition waiting for its marker. */
+  hasPendingTxnOffset(key: string): boolean {
+    for (const byTp of this.pendingTxnOffsets.values()) if (byTp.has(key)) return true;
+    return false;
   }
 
   addPendingCommit(key: string): void {

@@ -16,7 +16,8 @@ export type GroupApi =
   | 'offsetFetch'
   | 'offsetDelete'
   | 'describeGroups'
-  | 'deleteGroups';
+  | 'deleteGroups'
+  | 'txnOffsetCommit';
 
 /**
  * Kafka accepts an empty group id for OffsetCommit/OffsetFetch/DescribeGroups/

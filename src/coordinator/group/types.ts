@@ -68,6 +68,13 @@ export interface GroupPersistence {
   storeGroup(groupId: string, snapshot: GroupSnapshot | null): Promise<void>;
   /** Stores commits; every entry with `offset: null` is a tombstone for that partition. */
   storeOffsets(groupId: string, commits: readonly (CommittedOffset | OffsetTombstone)[]): Promise<void>;
+  /**
+   * Stores a TxnOffsetCommit as one transactional batch of the producer
+   * (KIP-98): it counts only once the transaction's COMMIT marker follows it
+   * in the partition. Absent = transactions are not available (the
+   * coordinator answers COORDINATOR_NOT_AVAILABLE).
+   */
+  storeTxnOffsets?(groupId: string, producerId: bigint, producerEpoch: number, commits: readonly CommittedOffset[]): Promise<void>;
 }
 
 export interface OffsetTombstone {
@@ -81,6 +88,8 @@ export interface LoadedPartitionState {
   readonly groups: readonly GroupSnapshot[];
   /** Committed offsets by group id. */
   readonly offsets: ReadonlyMap<string, readonly CommittedOffset[]>;
+  /** Transactional offsets with no marker yet, by group id then producer id (they wait for it). */
+  readonly pendingTxnOffsets?: ReadonlyMap<string, ReadonlyMap<bigint, readonly CommittedOffset[]>>;
 }
 
 /** Timers are injected (src/util/timer.ts) so the simulation can run on virtual time. */

@@ -2,11 +2,11 @@
 // change). v2: flexible. v3: the request carries the current producerId and
 // producerEpoch so a producer can bump its epoch after INVALID_PRODUCER_EPOCH
 // instead of getting a new id (KIP-360; -1/-1 for a fresh producer). v4:
-// PRODUCER_FENCED may be returned (no wire change). Not here: v5
-// (TRANSACTION_ABORTABLE, KIP-890), which none of the clients in docs/compatibility.md needs.
+// PRODUCER_FENCED may be returned (no wire change). v5: TRANSACTION_ABORTABLE
+// may be returned (KIP-890; no wire change).
 import { field, request, response, type Infer } from '../schema.js';
 
-export const InitProducerIdRequest = request(22, { versions: '0-4', flexible: '2+', name: 'InitProducerIdRequest' }, [
+export const InitProducerIdRequest = request(22, { versions: '0-5', flexible: '2+', name: 'InitProducerIdRequest' }, [
   /** null for an idempotent producer without transactions. */
   field('transactionalId', 'nullableString'),
   field('transactionTimeoutMs', 'int32'),
@@ -15,7 +15,7 @@ export const InitProducerIdRequest = request(22, { versions: '0-4', flexible: '2
 ]);
 export type InitProducerIdRequest = Infer<typeof InitProducerIdRequest>;
 
-export const InitProducerIdResponse = response(22, { versions: '0-4', flexible: '2+', name: 'InitProducerIdResponse' }, [
+export const InitProducerIdResponse = response(22, { versions: '0-5', flexible: '2+', name: 'InitProducerIdResponse' }, [
   field('throttleTimeMs', 'int32'),
   field('errorCode', 'int16'),
   field('producerId', 'int64', { default: -1n }),

@@ -2,10 +2,10 @@
 // change). v2: committedLeaderEpoch. v3: flexible; generationId, memberId and
 // groupInstanceId so the coordinator can fence zombie members (KIP-447), and
 // ILLEGAL_GENERATION, FENCED_INSTANCE_ID, UNKNOWN_MEMBER_ID may be returned.
-// Not here: v4 (TRANSACTION_ABORTABLE, KIP-890).
+// v4: TRANSACTION_ABORTABLE may be returned (KIP-890; no wire change).
 import { array, field, request, response, struct, type Infer } from '../schema.js';
 
-export const TxnOffsetCommitRequest = request(28, { versions: '0-3', flexible: '3+', name: 'TxnOffsetCommitRequest' }, [
+export const TxnOffsetCommitRequest = request(28, { versions: '0-4', flexible: '3+', name: 'TxnOffsetCommitRequest' }, [
   field('transactionalId', 'string'),
   field('groupId', 'string'),
   field('producerId', 'int64'),
@@ -35,7 +35,7 @@ export const TxnOffsetCommitRequest = request(28, { versions: '0-3', flexible: '
 ]);
 export type TxnOffsetCommitRequest = Infer<typeof TxnOffsetCommitRequest>;
 
-export const TxnOffsetCommitResponse = response(28, { versions: '0-3', flexible: '3+', name: 'TxnOffsetCommitResponse' }, [
+export const TxnOffsetCommitResponse = response(28, { versions: '0-4', flexible: '3+', name: 'TxnOffsetCommitResponse' }, [
   field('throttleTimeMs', 'int32'),
   field(
     'topics',

@@ -26,6 +26,7 @@ import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from './23-
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from './24-add-partitions-to-txn.js';
 import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from './25-add-offsets-to-txn.js';
 import { EndTxnRequest, EndTxnResponse } from './26-end-txn.js';
+import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from './27-write-txn-markers.js';
 import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from './28-txn-offset-commit.js';
 import { DescribeAclsRequest, DescribeAclsResponse } from './29-describe-acls.js';
 import { CreateAclsRequest, CreateAclsResponse } from './30-create-acls.js';
@@ -50,8 +51,11 @@ import { DescribeQuorumRequest, DescribeQuorumResponse } from './55-describe-quo
 import { AlterPartitionRequest, AlterPartitionResponse } from './56-alter-partition.js';
 import { FetchSnapshotRequest, FetchSnapshotResponse } from './59-fetch-snapshot.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js';
+import { DescribeProducersRequest, DescribeProducersResponse } from './61-describe-producers.js';
 import { BrokerRegistrationRequest, BrokerRegistrationResponse } from './62-broker-registration.js';
 import { BrokerHeartbeatRequest, BrokerHeartbeatResponse } from './63-broker-heartbeat.js';
+import { DescribeTransactionsRequest, DescribeTransactionsResponse } from './65-describe-transactions.js';
+import { ListTransactionsRequest, ListTransactionsResponse } from './66-list-transactions.js';
 import { AllocateProducerIdsRequest, AllocateProducerIdsResponse } from './67-allocate-producer-ids.js';
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './75-describe-topic-partitions.js';
 
@@ -86,6 +90,7 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [24, { apiKey: 24, name: 'AddPartitionsToTxn', request: AddPartitionsToTxnRequest, response: AddPartitionsToTxnResponse }],
   [25, { apiKey: 25, name: 'AddOffsetsToTxn', request: AddOffsetsToTxnRequest, response: AddOffsetsToTxnResponse }],
   [26, { apiKey: 26, name: 'EndTxn', request: EndTxnRequest, response: EndTxnResponse }],
+  [27, { apiKey: 27, name: 'WriteTxnMarkers', request: WriteTxnMarkersRequest, response: WriteTxnMarkersResponse }],
   [28, { apiKey: 28, name: 'TxnOffsetCommit', request: TxnOffsetCommitRequest, response: TxnOffsetCommitResponse }],
   [29, { apiKey: 29, name: 'DescribeAcls', request: DescribeAclsRequest, response: DescribeAclsResponse }],
   [30, { apiKey: 30, name: 'CreateAcls', request: CreateAclsRequest, response: CreateAclsResponse }],
@@ -110,8 +115,11 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [56, { apiKey: 56, name: 'AlterPartition', request: AlterPartitionRequest, response: AlterPartitionResponse }],
   [59, { apiKey: 59, name: 'FetchSnapshot', request: FetchSnapshotRequest, response: FetchSnapshotResponse }],
   [60, { apiKey: 60, name: 'DescribeCluster', request: DescribeClusterRequest, response: DescribeClusterResponse }],
+  [61, { apiKey: 61, name: 'DescribeProducers', request: DescribeProducersRequest, response: DescribeProducersResponse }],
   [62, { apiKey: 62, name: 'BrokerRegistration', request: BrokerRegistrationRequest, response: BrokerRegistrationResponse }],
   [63, { apiKey: 63, name: 'BrokerHeartbeat', request: BrokerHeartbeatRequest, response: BrokerHeartbeatResponse }],
+  [65, { apiKey: 65, name: 'DescribeTransactions', request: DescribeTransactionsRequest, response: DescribeTransactionsResponse }],
+  [66, { apiKey: 66, name: 'ListTransactions', request: ListTransactionsRequest, response: ListTransactionsResponse }],
   [67, { apiKey: 67, name: 'AllocateProducerIds', request: AllocateProducerIdsRequest, response: AllocateProducerIdsResponse }],
   [75, { apiKey: 75, name: 'DescribeTopicPartitions', request: DescribeTopicPartitionsRequest, response: DescribeTopicPartitionsResponse }],
 ]);
@@ -139,6 +147,7 @@ export * from './23-offset-for-leader-epoch.js';
 export * from './24-add-partitions-to-txn.js';
 export * from './25-add-offsets-to-txn.js';
 export * from './26-end-txn.js';
+export * from './27-write-txn-markers.js';
 export * from './28-txn-offset-commit.js';
 export * from './29-describe-acls.js';
 export * from './30-create-acls.js';

@@ -4,3 +4,4 @@ export * from './record.js';
 export * from './compression.js';
 export * from './builder.js';
 export * from './reader.js';
+export * from './control.js';

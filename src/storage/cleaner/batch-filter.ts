@@ -10,7 +10,9 @@
  *   - it is a tombstone (null value) and its batch's delete horizon has
  *     passed (KIP-534: attribute bit 6, horizon in baseTimestamp).
  * Records at or after `endOffset` (beyond what the offset map saw) are kept
- * untouched. Control batches are kept verbatim (see README: not yet pruned).
+ * untouched. Control batches (transaction markers) are kept verbatim (see
+ * README: not yet pruned); the data batches of aborted transactions
+ * (aborted-ranges.ts, from the `.txnindex`) go whole, as in Kafka's cleaner.
  *
  * A rebuilt batch keeps: baseOffset, lastOffsetDelta (so offsets never move
  * and the batch still ends where it did), partitionLeaderEpoch, codec,
@@ -43,6 +45,7 @@ import {
 import { checkBatch } from '../../protocol/record-batch/reader.js';
 import { readRecord, recordSize, writeRecord, type KafkaRecord, type RecordCursor } from '../../protocol/record-batch/record.js';
 import type { OffsetMap } from './offset-map.js';
+import type { AbortedRanges } from './aborted-ranges.js';
 
 export interface FilterContext {
   map: OffsetMap;
@@ -51,6 +54,8 @@ export interface FilterContext {
   nowMs: number;
   deleteRetentionMs: number;
   decompressedBytesMax?: number;
+  /** Transactional data of aborted transactions: removed whole (Kafka's cleaner discards it). */
+  abortedTxns?: AbortedRanges;
 }
 
 export interface FilterOutcome {
@@ -104,6 +109,10 @@ export async function filterBatch(batch: Buffer, isLast: boolean, ctx: FilterCon
   const unchanged = (kept: number, horizonMs: number | null): FilterOutcome =>
     ({ batch, changed: false, recordsKept: kept, recordsRemoved: 0, horizonMs, plainBytes });
   if (isControlBatch(header.attributes)) return unchanged(header.recordsCount, null);
+  if (ctx.abortedTxns?.covers(batch, 0) === true) {
+    const gone = { changed: true, recordsKept: 0, recordsRemoved: header.recordsCount, horizonMs: null, plainBytes };
+    return { batch: isLast ? emptyBatchLike(batch, header) : null, ...gone };
+  }
   if (header.recordsCount === 0) {
     return isLast ? unchanged(0, null) : { batch: null, changed: true, recordsKept: 0, recordsRemoved: 0, horizonMs: null, plainBytes };
   }

@@ -4,6 +4,7 @@
  * log is still what the job planned on. Separate from log-cleaner.ts, which
  * drives the job's phases step by step; these are the data they share.
  */
+import { AbortedRanges } from './aborted-ranges.js';
 import type { PartitionLog } from '../partition-log.js';
 import type { LogSegment } from '../segment.js';
 import { OffsetMap } from './offset-map.js';
@@ -36,6 +37,8 @@ export interface Job {
   changed: boolean;
   horizonMs: number | null;
   aborted: boolean;
+  /** Transactional data of aborted transactions below the limit: neither mapped nor kept. */
+  abortedTxns: AbortedRanges;
 }
 
 /** `<topic>-<partition>`: how the cleaner names a log in results and its checkpoint. */
@@ -73,6 +76,7 @@ export function newJob(log: PartitionLog, state: LogState, firstDirty: bigint, l
     changed: false,
     horizonMs: null,
     aborted: false,
+    abortedTxns: new AbortedRanges(log.collectAbortedTransactions(log.logStartOffset, limit)),
   };
 }
 

@@ -255,7 +255,8 @@ export class LogCleaner {
       const size = batchSizeAt(chunk, p);
       const header = readBatchHeader(chunk, p);
       if (header.baseOffset >= job.limit) return this.startCleaning(job, job.limit);
-      if (!isControlBatch(header.attributes) && header.baseOffset + BigInt(header.lastOffsetDelta) >= job.firstDirty) {
+      const mapped = !isControlBatch(header.attributes) && !job.abortedTxns.covers(chunk, p);
+      if (mapped && header.baseOffset + BigInt(header.lastOffsetDelta) >= job.firstDirty) {
         if (job.map.size > 0 && job.map.wouldOverflow(header.recordsCount)) {
           return this.startCleaning(job, header.baseOffset > job.firstDirty ? header.baseOffset : job.firstDirty);
         }
@@ -310,7 +311,7 @@ export class LogCleaner {
     }
     const chunk = this.readChunk(src, job.srcPosition);
     const cc = compactionConfigOf(log.config);
-    const ctx: FilterContext = { map: job.map, endOffset: job.endOffset, nowMs, deleteRetentionMs: cc.deleteRetentionMs };
+    const ctx: FilterContext = { map: job.map, endOffset: job.endOffset, nowMs, deleteRetentionMs: cc.deleteRetentionMs, abortedTxns: job.abortedTxns };
     const outputs: Buffer[] = [];
     let removed = 0;
     let work = 0;
@@ -356,6 +357,12 @@ export class LogCleaner {
     swapInCleanedFiles(this.deps.fs, log.dir, src.baseOffset, (point) => hook?.(point, log));
     const seg = LogSegment.open(this.deps.fs, log.dir, src.baseOffset, log.config, nowMs);
     if (!seg.loadIndexes(log.config.indexIntervalBytes)) seg.recover(log.config.indexIntervalBytes);
+    // Offsets never move and markers are kept, so the original's aborted transactions still hold.
+    if (seg.txnIndexNeedsRebuild !== null) {
+      seg.txnIndex.reset();
+      for (const e of src.txnIndex.all()) seg.txnIndex.append(e);
+      seg.txnIndexNeedsRebuild = null;
+    }
     seg.onBecomeInactive();
     seg.lastModifiedMs = src.lastModifiedMs;
     log.replaceSegment(src, seg);

@@ -9,8 +9,10 @@
  * start offset (except the newest, which may hold producers whose records
  * retention deleted: KIP-360 keeps their state until it expires).
  */
-import { Offsets, ATTR_CONTROL } from '../../protocol/record-batch/header.js';
+import { Offsets, ATTR_CONTROL, ATTR_TRANSACTIONAL } from '../../protocol/record-batch/header.js';
+import { readTxnMarker } from '../../protocol/record-batch/control.js';
 import type { FileSystem } from '../fs.js';
+import type { TransactionIndex } from '../txn-index.js';
 import { ProducerStateManager, type AppliedBatch } from './producer-state.js';
 import { deleteSnapshot, listSnapshots, readSnapshot, snapshotFileName, writeSnapshot } from './snapshot.js';
 
@@ -38,9 +40,16 @@ export interface ProducerStateLog {
   scanBatchHeaders(fromOffset: bigint, visit: (header: Buffer, at: number) => void): void;
 }
 
-/** Reads the producer fields of the batch header at `at`; null when it has no producer id. */
+/**
+ * Reads the producer fields of the batch header at `at`; null when it has no
+ * producer id. For a control batch the whole batch must be in `header`: its
+ * marker is read (an unreadable one counts as no marker).
+ */
 export function producerBatchAt(header: Buffer, at: number): AppliedBatch | null {
   if (header.readInt32BE(at + Offsets.producerId) < 0) return null;
+  const attributes = header.readInt16BE(at + Offsets.attributes);
+  const control = (attributes & ATTR_CONTROL) !== 0;
+  const marker = control ? readTxnMarker(header, at) : null;
   return {
     producerId: header.readBigInt64BE(at + Offsets.producerId),
     epoch: header.readInt16BE(at + Offsets.producerEpoch),
@@ -48,7 +57,9 @@ export function producerBatchAt(header: Buffer, at: number): AppliedBatch | null
     lastOffsetDelta: header.readInt32BE(at + Offsets.lastOffsetDelta),
     firstOffset: header.readBigInt64BE(at + Offsets.baseOffset),
     maxTimestampMs: header.readBigInt64BE(at + Offsets.maxTimestamp),
-    control: (header.readInt16BE(at + Offsets.attributes) & ATTR_CONTROL) !== 0,
+    control,
+    transactional: (attributes & ATTR_TRANSACTIONAL) !== 0,
+    marker: typeof marker === 'string' ? null : marker,
   };
 }
 
@@ -122,10 +133,16 @@ export class LogProducerState {
     return scanned;
   }
 
-  /** Records an appended batch. */
-  apply(b: AppliedBatch, appendMs: number): void {
-    this.state.apply(b, appendMs);
+  /**
+   * Records an appended batch; an abort marker adds the transaction it
+   * closed to `txnIndex` (the index of the segment holding the marker).
+   */
+  apply(b: AppliedBatch, appendMs: number, txnIndex: TransactionIndex): void {
+    const completed = this.state.apply(b, appendMs);
     this.snapshotAt = -1n;
+    if (completed === null || !completed.aborted) return;
+    const { producerId, firstOffset, lastOffset } = completed;
+    txnIndex.append({ producerId, firstOffset, lastOffset, lastStableOffset: this.state.lastStableOffsetAfter(completed) });
   }
 
   /** Expires idle producers; returns how many went. */

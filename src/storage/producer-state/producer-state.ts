@@ -23,7 +23,19 @@
  *     OUT_OF_ORDER_SEQUENCE_NUMBER.
  * Applying a batch (after the append, and when rebuilding from the log)
  * never checks: a new epoch replaces the old one and clears the cache.
+ *
+ * Transactions (KIP-98, Kafka's ProducerAppendInfo.appendDataBatch and
+ * appendEndTxnMarker): a transactional data batch of a producer with no open
+ * transaction opens one at its first offset; its commit or abort marker
+ * closes it (apply returns the CompletedTxn, so the log can index aborts).
+ * The open transactions, ordered by first offset, give the first unstable
+ * offset, which bounds the last stable offset (LSO). A marker is checked
+ * first (`checkMarker`): an older producer epoch or an older coordinator
+ * epoch than the last marker's is refused. Producers with an open
+ * transaction never expire (Kafka's isProducerExpired).
  */
+import { ControlRecordType } from '../../protocol/record-batch/builder.js';
+import type { TxnMarker } from '../../protocol/record-batch/control.js';
 import { invariant } from '../../util/assert.js';
 
 /** Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN (and the client's max in-flight). */
@@ -50,6 +62,19 @@ export interface ProducerEntry {
   lastTimestampMs: bigint;
   /** Broker time of the last append (expiry); for state rebuilt from the log, the batch timestamp. */
   lastAppendMs: number;
+  /** First offset of the producer's open transaction, -1 when none. */
+  currentTxnFirstOffset: bigint;
+  /** Coordinator epoch of the last marker written for this producer, -1 before any. */
+  coordinatorEpoch: number;
+}
+
+/** A transaction closed by a marker (Kafka's CompletedTxn). */
+export interface CompletedTxn {
+  readonly producerId: bigint;
+  readonly firstOffset: bigint;
+  /** The marker's offset. */
+  readonly lastOffset: bigint;
+  readonly aborted: boolean;
 }
 
 /** What the state needs from one batch header. */
@@ -66,9 +91,16 @@ export interface AppliedBatch extends ProducerBatchHeader {
   maxTimestampMs: bigint;
   /** Control batches (transaction markers) move the epoch but carry no sequences. */
   control: boolean;
+  /** The transactional attribute bit. */
+  transactional: boolean;
+  /** For a control batch: its commit/abort marker (null for other control types or unreadable ones). */
+  marker: TxnMarker | null;
 }
 
-export type ProducerCheckError = 'invalid_producer_epoch' | 'out_of_order_sequence' | 'invalid_record';
+export type ProducerCheckError = 'invalid_producer_epoch' | 'out_of_order_sequence' | 'invalid_record' | 'coordinator_fenced';
+
+/** What `checkMarker` answers: null when the marker may be written. */
+export type MarkerCheck = { readonly error: ProducerCheckError; readonly message: string } | null;
 
 export type ProducerCheck =
   | { readonly kind: 'append' }
@@ -89,6 +121,17 @@ export function inSequence(last: number, next: number): boolean {
 
 export class ProducerStateManager {
   private readonly producers = new Map<bigint, ProducerEntry>();
+  /**
+   * Open transactions: first offset -> producer id. A transaction opens at
+   * the log end, above every open one, so insertion order is offset order.
+   */
+  private readonly ongoing = new Map<bigint, bigint>();
+  /**
+   * Closed transactions whose marker is not below the high watermark yet
+   * (Kafka's unreplicatedTxns): first offset -> marker offset. Their data
+   * stays unstable until readers can also see the marker.
+   */
+  private readonly unreplicated = new Map<bigint, bigint>();
 
   get size(): number {
     return this.producers.size;
@@ -104,12 +147,71 @@ export class ProducerStateManager {
 
   clear(): void {
     this.producers.clear();
+    this.ongoing.clear();
+    this.unreplicated.clear();
   }
 
   /** Replaces the state with loaded entries (a snapshot). */
   load(entries: Iterable<ProducerEntry>): void {
-    this.producers.clear();
-    for (const e of entries) this.producers.set(e.producerId, e);
+    this.clear();
+    const open: ProducerEntry[] = [];
+    for (const e of entries) {
+      this.producers.set(e.producerId, e);
+      if (e.currentTxnFirstOffset >= 0n) open.push(e);
+    }
+    open.sort((a, b) => (a.currentTxnFirstOffset < b.currentTxnFirstOffset ? -1 : 1));
+    for (const e of open) this.ongoing.set(e.currentTxnFirstOffset, e.producerId);
+  }
+
+  /**
+   * The first offset of the oldest open transaction, or of a closed one
+   * whose marker is not replicated yet, or null: the LSO is at most this
+   * (Kafka's firstUnstableOffset).
+   */
+  firstUnstableOffset(): bigint | null {
+    let min: bigint | null = null;
+    for (const first of this.ongoing.keys()) {
+      min = first;
+      break;
+    }
+    for (const first of this.unreplicated.keys()) if (min === null || first < min) min = first;
+    return min;
+  }
+
+  /** The high watermark moved: closed transactions whose marker is below it are stable (Kafka's onHighWatermarkUpdated). */
+  onHighWatermarkUpdated(highWatermark: bigint): void {
+    if (this.unreplicated.size === 0) return;
+    for (const [first, markerOffset] of this.unreplicated) if (markerOffset < highWatermark) this.unreplicated.delete(first);
+  }
+
+  /** Open transactions, oldest first (producer id, first offset). */
+  openTransactions(): { producerId: bigint; firstOffset: bigint }[] {
+    return [...this.ongoing].map(([firstOffset, producerId]) => ({ producerId, firstOffset }));
+  }
+
+  /**
+   * The LSO once `completed` is closed (Kafka's lastStableOffset(completedTxn)):
+   * the oldest other open transaction's first offset, else just past the marker.
+   */
+  lastStableOffsetAfter(completed: CompletedTxn): bigint {
+    for (const [first, producerId] of this.ongoing) if (producerId !== completed.producerId) return first;
+    return completed.lastOffset + 1n;
+  }
+
+  /**
+   * Checks a transaction marker before it is written (Kafka's
+   * appendEndTxnMarker checks): an epoch below the producer's is stale, and
+   * so is a coordinator epoch below the one of the producer's last marker
+   * (a fenced coordinator: TRANSACTION_COORDINATOR_FENCED).
+   */
+  checkMarker(producerId: bigint, epoch: number, coordinatorEpoch: number): MarkerCheck {
+    const e = this.producers.get(producerId);
+    if (e === undefined) return null;
+    if (epoch < e.epoch) return { error: 'invalid_producer_epoch', message: `marker for producer ${producerId} has epoch ${epoch}, older than ${e.epoch}` };
+    if (coordinatorEpoch < e.coordinatorEpoch) {
+      return { error: 'coordinator_fenced', message: `marker for producer ${producerId} has coordinator epoch ${coordinatorEpoch}, older than ${e.coordinatorEpoch}` };
+    }
+    return null;
   }
 
   /**
@@ -139,12 +241,15 @@ export class ProducerStateManager {
     return { kind: 'error', error: 'out_of_order_sequence', message: `producer ${b.producerId} epoch ${b.epoch}: expected sequence ${expected}, got ${b.baseSequence}` };
   }
 
-  /** Records an appended batch (no checks: replicas and recovery apply what the log holds). */
-  apply(b: AppliedBatch, appendMs: number): void {
+  /**
+   * Records an appended batch (no checks: replicas and recovery apply what
+   * the log holds). Returns the transaction a marker closed, else null.
+   */
+  apply(b: AppliedBatch, appendMs: number): CompletedTxn | null {
     invariant(b.producerId >= 0n, 'only batches with a producer id carry producer state');
     let e = this.producers.get(b.producerId);
     if (e === undefined) {
-      e = { producerId: b.producerId, epoch: b.epoch, batches: [], lastTimestampMs: -1n, lastAppendMs: appendMs };
+      e = { producerId: b.producerId, epoch: b.epoch, batches: [], lastTimestampMs: -1n, lastAppendMs: appendMs, currentTxnFirstOffset: -1n, coordinatorEpoch: -1 };
       this.producers.set(b.producerId, e);
     }
     if (b.epoch !== e.epoch) {
@@ -163,13 +268,38 @@ export class ProducerStateManager {
     }
     e.lastTimestampMs = b.maxTimestampMs;
     e.lastAppendMs = appendMs;
+    if (!b.control) {
+      if (b.transactional && e.currentTxnFirstOffset < 0n) {
+        e.currentTxnFirstOffset = b.firstOffset;
+        this.ongoing.set(b.firstOffset, b.producerId);
+      }
+      return null;
+    }
+    return b.marker === null ? null : this.closeTransaction(e, b.marker, b.firstOffset);
+  }
+
+  /**
+   * A marker at `offset` closes the producer's open transaction. A marker
+   * with no open transaction (a retried marker, or a partition the
+   * transaction wrote nothing to) closes nothing; Kafka indexes an empty
+   * aborted range then, which changes nothing for readers, so it is left out.
+   */
+  private closeTransaction(e: ProducerEntry, marker: TxnMarker, offset: bigint): CompletedTxn | null {
+    e.coordinatorEpoch = marker.coordinatorEpoch;
+    const first = e.currentTxnFirstOffset;
+    if (first < 0n) return null;
+    e.currentTxnFirstOffset = -1n;
+    this.ongoing.delete(first);
+    this.unreplicated.set(first, offset);
+    return { producerId: e.producerId, firstOffset: first, lastOffset: offset, aborted: marker.type === ControlRecordType.Abort };
   }
 
   /** Forgets producers with no append for `expirationMs` (producer.id.expiration.ms); returns how many. */
   removeExpired(nowMs: number, expirationMs: number): number {
     let removed = 0;
     for (const [id, e] of this.producers) {
-      if (nowMs - e.lastAppendMs >= expirationMs) {
+      // An open transaction keeps its producer (the LSO waits on its marker).
+      if (nowMs - e.lastAppendMs >= expirationMs && e.currentTxnFirstOffset < 0n) {
         this.producers.delete(id);
         removed++;
       }

@@ -5,14 +5,18 @@
  *
  * Format, big-endian:
  *
- *   int16  version (1)
+ *   int16  version (2; 1 is still read)
  *   uint32 CRC-32C of every byte after this field
  *   int64  offset (equal to the file name's)
  *   int32  producer count
  *   per producer:
  *     int64 producerId, int16 epoch, int64 lastTimestampMs, int64 lastAppendMs,
+ *     v2 only: int64 currentTxnFirstOffset (-1: no open transaction), int32 coordinatorEpoch (-1: no marker yet)
  *     int8  batch count (0..5), per batch, oldest first:
  *       int32 firstSeq, int32 lastSeq, int64 firstOffset, int32 lastOffset - firstOffset, int64 timestampMs
+ *
+ * Version 1 (before transactions) has no transaction fields: read as -1
+ * (no transactional batch could be written then).
  *
  * Decoding validates everything (bytes from disk): a bad version, CRC,
  * length or value returns a reason string, never throws.
@@ -23,9 +27,12 @@ import type { FileSystem } from '../fs.js';
 import { BATCHES_RETAINED, EPOCH_MAX, SEQUENCE_MAX, type BatchMetadata, type ProducerEntry } from './producer-state.js';
 
 export const SNAPSHOT_SUFFIX = '.snapshot';
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
+const SNAPSHOT_VERSION_NO_TXN = 1;
 const HEADER_BYTES = 2 + 4 + 8 + 4;
-const ENTRY_BYTES = 8 + 2 + 8 + 8 + 1;
+const ENTRY_BYTES_V1 = 8 + 2 + 8 + 8 + 1;
+const TXN_FIELDS_BYTES = 8 + 4;
+const ENTRY_BYTES = ENTRY_BYTES_V1 + TXN_FIELDS_BYTES;
 const BATCH_BYTES = 4 + 4 + 8 + 4 + 8;
 const CRC_FROM = 6;
 
@@ -64,6 +71,8 @@ export function encodeSnapshot(offset: bigint, entries: Iterable<ProducerEntry>)
     p = buf.writeInt16BE(e.epoch, p);
     p = buf.writeBigInt64BE(e.lastTimestampMs, p);
     p = buf.writeBigInt64BE(BigInt(e.lastAppendMs), p);
+    p = buf.writeBigInt64BE(e.currentTxnFirstOffset, p);
+    p = buf.writeInt32BE(e.coordinatorEpoch, p);
     p = buf.writeInt8(e.batches.length, p);
     for (const b of e.batches) {
       p = buf.writeInt32BE(b.firstSeq, p);
@@ -81,7 +90,8 @@ export function encodeSnapshot(offset: bigint, entries: Iterable<ProducerEntry>)
 export function decodeSnapshot(buf: Buffer, expectedOffset: bigint): ProducerEntry[] | string {
   if (buf.length < HEADER_BYTES) return `${buf.length} bytes, shorter than the header`;
   const version = buf.readInt16BE(0);
-  if (version !== SNAPSHOT_VERSION) return `unknown version ${version}`;
+  if (version !== SNAPSHOT_VERSION && version !== SNAPSHOT_VERSION_NO_TXN) return `unknown version ${version}`;
+  const entryBytes = version === SNAPSHOT_VERSION ? ENTRY_BYTES : ENTRY_BYTES_V1;
   if ((crc32c(buf.subarray(CRC_FROM)) >>> 0) !== buf.readUInt32BE(2)) return 'CRC mismatch';
   const offset = buf.readBigInt64BE(6);
   if (offset !== expectedOffset) return `holds offset ${offset}, its name says ${expectedOffset}`;
@@ -91,14 +101,19 @@ export function decodeSnapshot(buf: Buffer, expectedOffset: bigint): ProducerEnt
   const seen = new Set<bigint>();
   let p = HEADER_BYTES;
   for (let i = 0; i < count; i++) {
-    if (p + ENTRY_BYTES > buf.length) return `truncated at producer ${i}`;
+    if (p + entryBytes > buf.length) return `truncated at producer ${i}`;
     const producerId = buf.readBigInt64BE(p);
     const epoch = buf.readInt16BE(p + 8);
     const lastTimestampMs = buf.readBigInt64BE(p + 10);
     const lastAppendMs = Number(buf.readBigInt64BE(p + 18));
-    const batchCount = buf.readInt8(p + 26);
-    p += ENTRY_BYTES;
+    const txn = entryBytes === ENTRY_BYTES;
+    const currentTxnFirstOffset = txn ? buf.readBigInt64BE(p + 26) : -1n;
+    const coordinatorEpoch = txn ? buf.readInt32BE(p + 34) : -1;
+    const batchCount = buf.readInt8(p + entryBytes - 1);
+    p += entryBytes;
     if (producerId < 0n || seen.has(producerId)) return `bad or repeated producer id ${producerId}`;
+    if (currentTxnFirstOffset < -1n || currentTxnFirstOffset >= offset) return `bad open transaction offset ${currentTxnFirstOffset} for producer ${producerId}`;
+    if (coordinatorEpoch < -1) return `bad coordinator epoch ${coordinatorEpoch} for producer ${producerId}`;
     if (epoch < 0 || epoch > EPOCH_MAX) return `bad epoch ${epoch} for producer ${producerId}`;
     if (batchCount < 0 || batchCount > BATCHES_RETAINED) return `bad batch count ${batchCount} for producer ${producerId}`;
     if (!Number.isSafeInteger(lastAppendMs)) return `bad append time for producer ${producerId}`;
@@ -117,7 +132,7 @@ export function decodeSnapshot(buf: Buffer, expectedOffset: bigint): ProducerEnt
       batches.push({ firstSeq, lastSeq, firstOffset, lastOffset: firstOffset + BigInt(delta), timestampMs });
     }
     seen.add(producerId);
-    out.push({ producerId, epoch, batches, lastTimestampMs, lastAppendMs });
+    out.push({ producerId, epoch, batches, lastTimestampMs, lastAppendMs, currentTxnFirstOffset, coordinatorEpoch });
   }
   if (p !== buf.length) return `${buf.length - p} bytes after the last producer`;
   return out;

@@ -85,6 +85,23 @@ test('decodePartition: control batches are skipped; read_committed drops aborted
   assert.deepEqual(general.out.map((r) => r.value?.toString()), ['plain', 'committed']);
 });
 
+test('decodePartition: interleaved producers; an abort covers only its producer, until its marker (Java Fetcher rules)', async () => {
+  const a = 5n;
+  const b = 6n;
+  const txn = (offset: bigint, value: string, producerId: bigint) => batch(offset, [{ value }], { producerId, transactional: true });
+  const end = (offset: bigint, producerId: bigint, commit: boolean) =>
+    buildControlBatch({ type: commit ? ControlRecordType.Commit : ControlRecordType.Abort, producerId, producerEpoch: 0, coordinatorEpoch: 0, baseOffset: offset });
+  const data = Buffer.concat([
+    txn(0n, 'a0', a), txn(1n, 'b1', b), txn(2n, 'a2', a), end(3n, a, false),
+    txn(4n, 'b4', b), end(5n, b, true), txn(6n, 'a6', a), end(7n, a, true),
+  ]);
+  const committed = await decodePartition(target(), data, [{ producerId: a, firstOffset: 0n }]);
+  assert.deepEqual(committed.records.map((r) => r.value?.toString()), ['b1', 'b4', 'a6'], 'a\'s next transaction after its abort marker is kept');
+  assert.equal(committed.nextOffset, 8n, 'the position moves past the final marker');
+  const uncommitted = await decodePartition(target(), data, null);
+  assert.deepEqual(uncommitted.records.map((r) => r.value?.toString()), ['a0', 'b1', 'a2', 'b4', 'a6']);
+});
+
 test('decodePartition: a corrupted batch (CRC) is a DecodeError', async () => {
   const data = Buffer.from(batch(0n, [{ value: 'hello' }]));
   data[data.length - 2] = (data[data.length - 2] as number) ^ 0xff;

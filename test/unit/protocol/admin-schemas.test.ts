@@ -118,12 +118,12 @@ describe('version ranges and flexible boundaries', () => {
     [19, 0, 7, 5],
     [20, 0, 6, 4],
     [21, 0, 2, 2],
-    [22, 0, 4, 2],
+    [22, 0, 5, 2],
     [23, 0, 4, 4],
-    [24, 0, 3, 3],
-    [25, 0, 3, 3],
-    [26, 0, 3, 3],
-    [28, 0, 3, 3],
+    [24, 0, 5, 3],
+    [25, 0, 4, 3],
+    [26, 0, 5, 3],
+    [28, 0, 4, 3],
     [29, 0, 3, 2],
     [30, 0, 3, 2],
     [31, 0, 3, 2],
@@ -260,6 +260,28 @@ describe('21 DeleteRecords', () => {
   });
   test('request v2 (first flexible)', () => {
     check(DeleteRecordsRequest, 2, req, bytes(carr(1), cstr('t'), carr(1), i32(0), i64(5n), TAGS, TAGS, i32(100), TAGS));
+  });
+});
+
+// ---- 24 AddPartitionsToTxn v4 (KIP-890 verifyOnly) and 26 EndTxn v5 ------------
+
+describe('24 AddPartitionsToTxn v4 and 26 EndTxn v5', () => {
+  test('v4 batches transactions with verifyOnly; the v0-3 fields are gone', () => {
+    check(
+      AddPartitionsToTxnRequest,
+      4,
+      { transactions: [{ transactionalId: 'tx', producerId: 7n, producerEpoch: 2, verifyOnly: true, topics: [{ name: 't', partitions: [0] }] }] },
+      bytes(carr(1), cstr('tx'), i64(7n), i16(2), bool(true), carr(1), cstr('t'), carr(1), i32(0), TAGS, TAGS, TAGS),
+    );
+    check(
+      AddPartitionsToTxnResponse,
+      4,
+      { throttleTimeMs: 0, errorCode: 0, resultsByTransaction: [{ transactionalId: 'tx', topicResults: [{ name: 't', results: [{ partitionIndex: 0, errorCode: 48 }] }] }] },
+      bytes(i32(0), i16(0), carr(1), cstr('tx'), carr(1), cstr('t'), carr(1), i32(0), i16(48), TAGS, TAGS, TAGS, TAGS),
+    );
+  });
+  test('EndTxn v5 answers the producer id and epoch to continue with', () => {
+    check(EndTxnResponse, 5, { throttleTimeMs: 0, errorCode: 0, producerId: 9n, producerEpoch: 3 }, bytes(i32(0), i16(0), i64(9n), i16(3), TAGS));
   });
 });
 

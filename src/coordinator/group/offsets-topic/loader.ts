@@ -10,7 +10,8 @@
  * - Transactional batches (TxnOffsetCommit, for the transaction coordinator)
  *   are held per producer id until their marker: COMMIT applies them (still
  *   by log offset, as compaction would), ABORT drops them. Those without a
- *   marker below the high watermark stay pending and are not returned.
+ *   marker below the high watermark stay pending: returned apart
+ *   (`pendingTxnOffsets`), for the marker that completes them later.
  * - Bad input does not stop the load: a batch that fails its CRC or does not
  *   decode, a key or value that does not parse, a key of a newer Kafka record
  *   type (KIP-848...) are skipped and counted in `stats`; a log whose bytes
@@ -224,7 +225,23 @@ export class OffsetsReplay {
       live.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
       offsets.set(groupId, live);
     }
-    return { groups, offsets, stats: { ...this.stats } };
+    return { groups, offsets, pendingTxnOffsets: this.pendingTxnOffsets(), stats: { ...this.stats } };
+  }
+
+  /** Transactional offsets with no marker yet: the group coordinator keeps them pending until it arrives. */
+  private pendingTxnOffsets(): Map<string, Map<bigint, CommittedOffset[]>> {
+    const out = new Map<string, Map<bigint, CommittedOffset[]>>();
+    for (const [producerId, changes] of this.pending) {
+      for (const c of changes) {
+        if (c.kind !== 'offset' || c.value === null) continue;
+        const byProducer = out.get(c.groupId) ?? new Map<bigint, CommittedOffset[]>();
+        const list = byProducer.get(producerId) ?? [];
+        list.push(c.value);
+        byProducer.set(producerId, list);
+        out.set(c.groupId, byProducer);
+      }
+    }
+    return out;
   }
 }
 

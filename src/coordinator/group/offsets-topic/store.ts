@@ -39,6 +39,12 @@ function withWireCode(stored: 'offsets' | 'group', work: Promise<void>): Promise
 import { partitionForGroup } from './partitioner.js';
 import { encodeGroupMetadataKey, encodeGroupMetadataValue, encodeOffsetCommitKey, encodeOffsetCommitValue } from './records.js';
 
+/** The producer of a transactional batch (TxnOffsetCommit). */
+interface TxnProducer {
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+}
+
 /** Most records one store call may write (a commit of this many partitions is already unusual). */
 export const OFFSETS_BATCH_RECORDS_MAX = 65_536;
 /** Kafka's max.message.bytes default: the largest batch a topic accepts. */
@@ -86,6 +92,16 @@ export class OffsetsTopicStore implements GroupPersistence {
     return withWireCode('offsets', this.storeOffsetsRaw(groupId, commits));
   }
 
+  /** One transactional batch of the producer (baseSequence -1, as Kafka's GroupMetadataManager writes it). */
+  storeTxnOffsets(groupId: string, producerId: bigint, producerEpoch: number, commits: readonly CommittedOffset[]): Promise<void> {
+    if (commits.length === 0) return Promise.resolve();
+    if (commits.length > OFFSETS_BATCH_RECORDS_MAX) {
+      return Promise.reject(new OffsetsStoreError('too_large', `${commits.length} offsets in one commit exceed ${OFFSETS_BATCH_RECORDS_MAX}`));
+    }
+    const records = (): RecordInput[] => commits.map((c) => ({ key: encodeOffsetCommitKey(groupId, c.topic, c.partition), value: encodeOffsetCommitValue(c) }));
+    return withWireCode('offsets', this.run(groupId, records, { producerId, producerEpoch }));
+  }
+
   private storeOffsetsRaw(groupId: string, commits: readonly (CommittedOffset | OffsetTombstone)[]): Promise<void> {
     if (commits.length === 0) return Promise.resolve();
     if (commits.length > OFFSETS_BATCH_RECORDS_MAX) {
@@ -102,17 +118,17 @@ export class OffsetsTopicStore implements GroupPersistence {
   }
 
   /** Encodes, appends synchronously, then waits for the high watermark. */
-  private run(groupId: string, records: () => RecordInput[]): Promise<void> {
+  private run(groupId: string, records: () => RecordInput[], txn?: TxnProducer): Promise<void> {
     let committed: Promise<void>;
     try {
-      committed = this.append(groupId, records);
+      committed = this.append(groupId, records, txn);
     } catch (e) {
       return Promise.reject(e);
     }
     return committed;
   }
 
-  private append(groupId: string, makeRecords: () => RecordInput[]): Promise<void> {
+  private append(groupId: string, makeRecords: () => RecordInput[], txn?: TxnProducer): Promise<void> {
     const index = this.partitionOf(groupId);
     const p = this.opts.writer.partition(index);
     if (p === undefined) {
@@ -121,7 +137,7 @@ export class OffsetsTopicStore implements GroupPersistence {
     if (!p.isLeader) {
       throw new OffsetsStoreError('not_coordinator', `this broker is not the leader of __consumer_offsets-${index} (leader ${p.leaderId})`);
     }
-    const batch = this.build(makeRecords, p);
+    const batch = this.build(makeRecords, p, txn);
     const limit = Math.min(this.batchBytesMax, p.log.config.segmentBytes);
     if (batch.length > limit) {
       throw new OffsetsStoreError('too_large', `a batch of ${batch.length} bytes for group '${groupId}' exceeds ${limit} bytes`);
@@ -131,13 +147,14 @@ export class OffsetsTopicStore implements GroupPersistence {
     });
   }
 
-  private build(makeRecords: () => RecordInput[], p: Partition): Buffer {
+  private build(makeRecords: () => RecordInput[], p: Partition, txn?: TxnProducer): Buffer {
     try {
       return buildRecordBatchSync({
         records: makeRecords(),
         compression: this.compression,
         timestampMs: this.opts.clock.nowMs(),
         partitionLeaderEpoch: p.leaderEpoch,
+        ...(txn === undefined ? {} : { producerId: txn.producerId, producerEpoch: txn.producerEpoch, baseSequence: -1, transactional: true }),
       });
     } catch (e) {
       // A string longer than an int16 length (group id, topic, metadata) or a batch over 2 GiB.

@@ -289,6 +289,32 @@ describe('log cleaner', () => {
     manager.close();
   });
 
+  it('removes the data of aborted transactions (it shadows nothing) and keeps markers and committed transactions', async () => {
+    const env = makeEnv('memory');
+    const { manager, log } = openManager(env, compactConfig());
+    const ts = env.clock.nowMs();
+    const txn = (producerId: bigint, kvs: [string, string][]) => buildRecordBatchSync({
+      records: kvs.map(([key, value]) => ({ key, value })), producerId, producerEpoch: 0, baseSequence: 0, transactional: true, timestampMs: ts,
+    });
+    const end = (producerId: bigint, commit: boolean) =>
+      buildControlBatch({ type: commit ? ControlRecordType.Commit : ControlRecordType.Abort, producerId, producerEpoch: 0, coordinatorEpoch: 0, timestampMs: ts });
+    await append(env, log, [{ key: 'a', value: 'committed-1' }]); // 0
+    log.append(txn(7n, [['a', 'aborted'], ['x', 'aborted']])); // 1-2
+    log.append(txn(8n, [['b', 'in-committed-txn']])); // 3
+    log.append(end(7n, false)); // 4
+    log.append(end(8n, true)); // 5
+    log.roll();
+    await append(env, log, [{ key: 'z', value: 'active' }]);
+    await clean(manager, log, env.clock.nowMs());
+    const batches = await storedBatches(log);
+    const markers = batches.filter((b) => (b.header.attributes & 0x20) !== 0).map((b) => b.header.baseOffset);
+    assert.deepEqual(markers, [4n, 5n], 'markers kept');
+    const data = batches.filter((b) => (b.header.attributes & 0x20) === 0).flatMap((b) => b.records);
+    assert.deepEqual(data.map((r) => [r.offset, r.key, r.value]), [[0n, 'a', 'committed-1'], [3n, 'b', 'in-committed-txn'], [6n, 'z', 'active']]);
+    assert.deepEqual(log.collectAbortedTransactions(0n, 7n).map((t) => [t.producerId, t.firstOffset, t.lastOffset]), [[7n, 1n, 4n]], 'the index survives the swap');
+    manager.close();
+  });
+
   it('runs in bounded steps while appends continue, and aborts when the log is truncated', async () => {
     const env = makeEnv('memory');
     const { manager, log } = openManager(env, compactConfig({ segmentBytes: 4096 }), { stepBytesMax: 300 });

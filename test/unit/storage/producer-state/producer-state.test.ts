@@ -21,7 +21,7 @@ class Harness {
     const header = { producerId, epoch, baseSequence, lastOffsetDelta: count - 1 };
     const c = this.s.check(header);
     if (c.kind === 'append') {
-      const b: AppliedBatch = { ...header, firstOffset: this.next, maxTimestampMs: BigInt(nowMs), control: false };
+      const b: AppliedBatch = { ...header, firstOffset: this.next, maxTimestampMs: BigInt(nowMs), control: false, transactional: false, marker: null };
       this.s.apply(b, nowMs);
       this.next += BigInt(count);
     }
@@ -133,7 +133,7 @@ describe('producer state: epochs', () => {
 
   it('a producer whose epoch was set by a control batch starts that epoch at 0', () => {
     const s = new ProducerStateManager();
-    s.apply({ producerId: P, epoch: 4, baseSequence: -1, lastOffsetDelta: 0, firstOffset: 0n, maxTimestampMs: 1n, control: true }, 1);
+    s.apply({ producerId: P, epoch: 4, baseSequence: -1, lastOffsetDelta: 0, firstOffset: 0n, maxTimestampMs: 1n, control: true, transactional: true, marker: null }, 1);
     assert.equal(s.get(P)?.batches.length, 0);
     assert.equal(kind(s.check({ producerId: P, epoch: 4, baseSequence: 3, lastOffsetDelta: 0 })), 'out_of_order_sequence');
     assert.equal(kind(s.check({ producerId: P, epoch: 4, baseSequence: 0, lastOffsetDelta: 0 })), 'append');
@@ -141,8 +141,8 @@ describe('producer state: epochs', () => {
 
   it('apply (replicas, recovery) takes a lower epoch without checking', () => {
     const s = new ProducerStateManager();
-    s.apply({ producerId: P, epoch: 5, baseSequence: 0, lastOffsetDelta: 0, firstOffset: 0n, maxTimestampMs: 1n, control: false }, 1);
-    s.apply({ producerId: P, epoch: 2, baseSequence: 9, lastOffsetDelta: 0, firstOffset: 1n, maxTimestampMs: 1n, control: false }, 1);
+    s.apply({ producerId: P, epoch: 5, baseSequence: 0, lastOffsetDelta: 0, firstOffset: 0n, maxTimestampMs: 1n, control: false, transactional: false, marker: null }, 1);
+    s.apply({ producerId: P, epoch: 2, baseSequence: 9, lastOffsetDelta: 0, firstOffset: 1n, maxTimestampMs: 1n, control: false, transactional: false, marker: null }, 1);
     assert.equal(s.get(P)?.epoch, 2);
     assert.deepEqual(s.get(P)?.batches.map((b) => b.firstSeq), [9]);
   });

@@ -6,7 +6,7 @@ import { SeededRandom } from '../../../../src/util/random.js';
 
 function entries(): ProducerEntry[] {
   return [
-    { producerId: 0n, epoch: 0, batches: [], lastTimestampMs: -1n, lastAppendMs: 5 },
+    { producerId: 0n, epoch: 0, batches: [], lastTimestampMs: -1n, lastAppendMs: 5, currentTxnFirstOffset: -1n, coordinatorEpoch: -1 },
     {
       producerId: 123456789012n,
       epoch: 32766,
@@ -16,6 +16,8 @@ function entries(): ProducerEntry[] {
       ],
       lastTimestampMs: 1_700_000_000_001n,
       lastAppendMs: 1_700_000_000_002,
+      currentTxnFirstOffset: 15n,
+      coordinatorEpoch: 3,
     },
   ];
 }

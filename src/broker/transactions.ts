@@ -1,0 +1,92 @@
+/**
+ * Builds the broker's TransactionService: the coordinator on
+ * __transaction_state, producer ids from the broker's ProducerIdManager, and
+ * markers sent with WriteTxnMarkers to the leaders the metadata image names,
+ * on the inter-broker listener; and the partition leaders' TransactionVerifier
+ * (KIP-890 part 1), which asks the id's coordinator with AddPartitionsToTxn
+ * v4 verifyOnly (directly when the coordinator is this broker).
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../util/clock.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+import { MarkerSender } from '../coordinator/transaction/marker-sender.js';
+import { TransactionService, type TransactionSettings } from '../coordinator/transaction/transaction-service.js';
+import type { OffsetsTopicMetadata } from '../coordinator/group/group-service.js';
+import type { ProducerIdManager } from './producer-ids.js';
+import { TxnBrokerChannel } from './txn-channel.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { TRANSACTION_STATE_TOPIC } from '../coordinator/transaction/log-store.js';
+import type { TransactionVerifier, TxnVerificationOutcome } from '../replication/txn-verification.js';
+
+export interface BrokerTransactionsOptions {
+  readonly nodeId: number;
+  readonly settings: TransactionSettings;
+  readonly interBrokerListenerName: string;
+  readonly metadata: OffsetsTopicMetadata;
+  /** Where broker `id` listens, by listener name (the metadata image's registrations). */
+  readonly endpointsOf: (id: number) => readonly { name: string; host: string; port: number }[] | undefined;
+  readonly hosted: ReplicaManager;
+  readonly producerIds: ProducerIdManager;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface BrokerTransactions {
+  readonly service: TransactionService;
+  close(): void;
+}
+
+export function createTransactions(opts: BrokerTransactionsOptions): BrokerTransactions {
+  const transport = new TxnBrokerChannel((id) => {
+    const eps = opts.endpointsOf(id);
+    const ep = eps?.find((e) => e.name === opts.interBrokerListenerName) ?? eps?.[0];
+    return ep === undefined ? undefined : { host: ep.host, port: ep.port };
+  }, `broker-${opts.nodeId}-txn-markers`);
+  const markers = new MarkerSender({
+    transport,
+    leaderOf: (tp) => {
+      const topic = opts.metadata.topic(tp.topic);
+      if (topic === undefined) return null;
+      return topic.partitions.find((p) => p.partition === tp.partition)?.leader ?? null;
+    },
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+    onRetry: (tp, errorCode) => opts.logger.debug({ topic: tp.topic, partition: tp.partition, errorCode }, 'transaction marker write failed; retrying'),
+  });
+  const service = new TransactionService(
+    opts.settings,
+    opts.metadata,
+    opts.hosted,
+    opts.clock,
+    { newProducerId: () => opts.producerIds.allocateProducerId() },
+    markers,
+    opts.logger,
+  );
+  opts.hosted.txnVerification.setVerifier(verifierFor(opts, service, transport));
+  return {
+    service,
+    close: () => {
+      opts.hosted.txnVerification.setVerifier(null);
+      service.stop();
+      transport.close();
+    },
+  };
+}
+
+function verifierFor(opts: BrokerTransactionsOptions, service: TransactionService, channel: TxnBrokerChannel): TransactionVerifier {
+  return {
+    async verify(req): Promise<TxnVerificationOutcome> {
+      const ref = { transactionalId: req.transactionalId, producerId: req.producerId, producerEpoch: req.producerEpoch };
+      const tp = { topic: req.topic, partition: req.partition };
+      const n = service.coordinator.partitionFor(req.transactionalId);
+      const leader = opts.metadata.topic(TRANSACTION_STATE_TOPIC)?.partitions.find((p) => p.partition === n)?.leader ?? -1;
+      let code: number;
+      if (leader === opts.nodeId) code = service.coordinator.verifyPartitions(ref, [tp]).partitions.values().next().value ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+      else if (leader < 0) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      else code = await channel.verify(leader, ref, req.topic, req.partition);
+      if (code === ErrorCode.NONE) return { kind: 'verified' };
+      // An old epoch is INVALID_PRODUCER_EPOCH on Produce (every Produce version knows it; PRODUCER_FENCED is for the coordinator APIs).
+      const errorCode = code === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : code;
+      return { kind: 'refused', errorCode, message: `the transaction coordinator answered ${code}` };
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Reading one partition for a Fetch (ReplicaManager.fetchRecords): from the
+ * fetch offset up to what the reader may see. Separate from
+ * replica-manager.ts because it only reads a Partition.
+ *
+ * The visible end is the high watermark (read_uncommitted), the last stable
+ * offset (read_committed, KIP-98) or, for a follower, the log end. A
+ * read_committed read that returns records also lists the aborted
+ * transactions overlapping [fetchOffset, LSO) from the segments' `.txnindex`
+ * (Kafka's LocalLog.addAbortedTransactions, with the LSO as the upper
+ * bound): the consumer drops their records; the batches stay opaque here.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import type { ReadAllocator } from '../storage/fs.js';
+import type { ReadResult } from './data-path-types.js';
+import type { Partition } from './partition.js';
+
+/** Where a read stops: consumers at the high watermark or the LSO, followers at the log end. */
+export type ReadUpTo = 'highWatermark' | 'lastStable' | 'logEnd';
+
+export function partitionBounds(p: Partition): { highWatermark: bigint; lastStableOffset: bigint; logStartOffset: bigint } {
+  return { highWatermark: p.highWatermark, lastStableOffset: p.lastStableOffset, logStartOffset: p.logStartOffset };
+}
+
+/**
+ * Reads from `fetchOffset` up to the visible end. Out-of-range offsets
+ * answer OFFSET_OUT_OF_RANGE with the current bounds, as clients reset from
+ * them.
+ */
+export function readPartition(p: Partition, fetchOffset: bigint, maxBytes: number, upTo: ReadUpTo, minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
+  const visibleEnd = upTo === 'logEnd' ? p.logEndOffset : upTo === 'lastStable' ? p.lastStableOffset : p.highWatermark;
+  const base = partitionBounds(p);
+  if (fetchOffset < p.logStartOffset || fetchOffset > p.logEndOffset) {
+    return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
+  }
+  if (fetchOffset >= visibleEnd || maxBytes <= 0) return { ...base, errorCode: ErrorCode.NONE, chunks: [], bytes: 0 };
+  const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch, allocate });
+  if (r.kind === 'offset_out_of_range') return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
+  if (upTo !== 'lastStable' || r.sizeBytes === 0) return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes };
+  const abortedTransactions = p.log.collectAbortedTransactions(fetchOffset, visibleEnd);
+  return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes, abortedTransactions };
+}
