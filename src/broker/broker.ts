@@ -363,6 +363,7 @@ function startServing(parts: NodeParts, exporter: MetricsExporter | null, servic
     topicExists: (topic) => metadata.service.topicExists(topic),
     connections: () => server.connectionsByListener(),
     connectionsAccepted: () => server.acceptedByListener,
+    replicaFetchMaxLag: () => parts.replication?.fetchers.maxLag() ?? 0n,
     controller: {
       isActive: () => parts.clusterNode === null || parts.clusterNode.channel.isLocal(),
       elections: () => metadata.booted.controller.stats.elections,

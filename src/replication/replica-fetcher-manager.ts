@@ -58,6 +58,16 @@ export class ReplicaFetcherManager {
     return { fetchers: this.running.size, partitions };
   }
 
+  /** The largest follower lag, in records, over every fetcher (0 when this broker follows nothing). */
+  maxLag(): bigint {
+    let max = 0n;
+    for (const r of this.running.values()) {
+      const lag = r.fetcher.maxLag();
+      if (lag > max) max = lag;
+    }
+    return max;
+  }
+
   /**
    * `p` follows a (new) leader or leader epoch, or leads now: it moves to the
    * fetcher of its leader, or leaves every fetcher.

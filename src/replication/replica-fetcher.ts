@@ -90,6 +90,8 @@ interface FetchState {
   readonly leaderEpoch: number;
   /** No fetch before this time (after an error). */
   delayedUntilMs: number;
+  /** The leader's high watermark minus our log end after the last answer (Kafka's FetcherLagMetrics). */
+  lag: bigint;
 }
 
 /** Something the fetcher did that the driver may log or count (truncations, errors). */
@@ -116,13 +118,20 @@ export class ReplicaFetcher {
     return this.states.size;
   }
 
+  /** The largest lag, in records, of the partitions this fetcher follows (Kafka's ReplicaFetcherManager MaxLag). */
+  maxLag(): bigint {
+    let max = 0n;
+    for (const s of this.states.values()) if (this.isCurrent(s) && s.lag > max) max = s.lag;
+    return max;
+  }
+
   has(p: Partition): boolean {
     return this.states.get(key(p.topic, p.partition))?.partition === p;
   }
 
   /** Starts (or restarts, for a new leader epoch) fetching `p` from this leader at its log end. */
   add(p: Partition): void {
-    this.states.set(key(p.topic, p.partition), { partition: p, leaderEpoch: p.leaderEpoch, delayedUntilMs: 0 });
+    this.states.set(key(p.topic, p.partition), { partition: p, leaderEpoch: p.leaderEpoch, delayedUntilMs: 0, lag: 0n });
   }
 
   remove(p: Partition): void {
@@ -216,6 +225,7 @@ export class ReplicaFetcher {
     }
     p.updateFollowerHighWatermark(r.highWatermark);
     p.followLeaderLogStart(r.logStartOffset);
+    s.lag = r.highWatermark > p.logEndOffset ? r.highWatermark - p.logEndOffset : 0n;
   }
 
   /**

@@ -106,6 +106,8 @@ export class ReplicaManager {
   readonly txnVerification = new TxnVerificationGate();
   /** WriteTxnMarkers: commit/abort markers written as leader (txn-markers.ts). */
   readonly txnMarkers: TxnMarkerWriter;
+  /** ISR changes this broker's leaders got committed, and proposals refused or lost (Kafka IsrShrinksPerSec, IsrExpandsPerSec, FailedIsrUpdatesPerSec). */
+  private readonly isrChanges = { shrinks: 0, expands: 0, failed: 0 };
 
   constructor(private readonly deps: ReplicaManagerDeps) {
     this.delayedFetches = new DelayedFetches(deps.timers);
@@ -123,6 +125,11 @@ export class ReplicaManager {
 
   all(): IterableIterator<Partition> {
     return this.partitions.values();
+  }
+
+  /** Counts of ISR changes since start (metrics). */
+  get isrChangeCounts(): Readonly<{ shrinks: number; expands: number; failed: number }> {
+    return this.isrChanges;
   }
 
   /** Long-poll fetches and acks=all appends now waiting (metrics, tests). */
@@ -209,7 +216,11 @@ export class ReplicaManager {
         return { kind: 'failed', errorCode: ErrorCode.UNKNOWN_SERVER_ERROR };
       });
     void answered.then((outcome) => {
-      if (outcome.kind === 'failed') this.deps.logger.info({ topic, partition, errorCode: outcome.errorCode }, 'ISR change refused');
+      if (outcome.kind === 'failed') {
+        this.isrChanges.failed++;
+        this.deps.logger.info({ topic, partition, errorCode: outcome.errorCode }, 'ISR change refused');
+      } else if (proposal.kind === 'shrink') this.isrChanges.shrinks++;
+      else this.isrChanges.expands++;
       p.completeIsrChange(proposal, outcome, this.deps.clock.nowMs());
     });
   }

@@ -30,6 +30,8 @@ export interface MetricsSources {
   connections(): ReadonlyMap<string, number>;
   /** Connections accepted since start, per listener name. */
   connectionsAccepted(): ReadonlyMap<string, number>;
+  /** The largest lag, in records, of the partitions this broker follows (absent: follows nothing). */
+  replicaFetchMaxLag?: () => bigint;
   /** This node's controller (every node has one; only the active one elects and fences). */
   readonly controller?: ControllerMetricsSource | undefined;
 }
@@ -320,6 +322,35 @@ function registerPartitionMetrics(registers: Registry[], s: MetricsSources): voi
   count('partitions', 'Partitions hosted on this broker (Kafka PartitionCount).', () => true);
   count('leader_partitions', 'Partitions this broker leads (Kafka LeaderCount).', (p) => p.isLeader);
   count('under_replicated_partitions', 'Partitions led here whose ISR is smaller than their replica set (Kafka UnderReplicatedPartitions; 0 on one node).', (p) => p.isLeader && p.isr.length < p.replicas.length);
+  count('under_min_isr_partitions', 'Partitions led here whose ISR is below min(min.insync.replicas, replicas): acks=all produce fails (Kafka UnderMinIsrPartitionCount).', (p) => p.isLeader && p.isUnderMinIsr());
+  count('at_min_isr_partitions', 'Partitions led here whose ISR is exactly at min.insync.replicas: one more failure stops acks=all (Kafka AtMinIsrPartitionCount).', (p) => p.isLeader && p.isAtMinIsr());
+  registerIsrMetrics(registers, s);
+}
+
+function registerIsrMetrics(registers: Registry[], s: MetricsSources): void {
+  const isrCounter = (metric: string, help: string, value: () => number): void => {
+    new Counter({
+      name: `${METRIC_PREFIX}${metric}`,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(value());
+      },
+    });
+  };
+  const counts = (): { shrinks: number; expands: number; failed: number } => s.replicaManager.isrChangeCounts;
+  isrCounter('isr_shrinks_total', 'ISR shrinks committed for partitions led here (Kafka IsrShrinksPerSec).', () => counts().shrinks);
+  isrCounter('isr_expands_total', 'ISR expansions committed for partitions led here (Kafka IsrExpandsPerSec).', () => counts().expands);
+  isrCounter('isr_updates_failed_total', 'ISR changes the controller refused or that did not reach it (Kafka FailedIsrUpdatesPerSec).', () => counts().failed);
+  new Gauge({
+    name: `${METRIC_PREFIX}replica_fetcher_max_lag`,
+    help: 'Largest lag in records, leader high watermark minus local log end, of the partitions this broker follows (Kafka ReplicaFetcherManager MaxLag).',
+    registers,
+    collect() {
+      this.set(Number(s.replicaFetchMaxLag?.() ?? 0n));
+    },
+  });
 }
 
 type PartitionView = ReturnType<ReplicaManager['all']> extends IterableIterator<infer P> ? P : never;

@@ -141,6 +141,11 @@ test('produce/fetch traffic shows up in the metrics with exact values', async ()
     assert.equal(value(m, 'tributary_partitions'), 2);
     assert.equal(value(m, 'tributary_leader_partitions'), 2);
     assert.equal(value(m, 'tributary_under_replicated_partitions'), 0);
+    assert.equal(value(m, 'tributary_under_min_isr_partitions'), 0);
+    assert.equal(value(m, 'tributary_at_min_isr_partitions'), 0, 'one replica: never "at" min ISR');
+    assert.equal(value(m, 'tributary_isr_shrinks_total'), 0);
+    assert.equal(value(m, 'tributary_isr_expands_total'), 0);
+    assert.equal(value(m, 'tributary_replica_fetcher_max_lag'), 0, 'a single node follows nothing');
     assert.ok((value(m, 'process_resident_memory_bytes') ?? 0) > 0, 'default process metrics');
     assert.ok(m.has('nodejs_eventloop_lag_seconds'), 'event-loop lag');
     assert.equal(value(m, 'tributary_broker_info', { node_id: '1', cluster_id: b.broker.clusterId }), 1);

@@ -12,7 +12,7 @@ import pino from 'pino';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { buildRecordBatchSync } from '../../../src/protocol/record-batch/builder.js';
 import { Compression } from '../../../src/protocol/record-batch/header.js';
-import { ReplicaManager, type PartitionAppendResult } from '../../../src/replication/replica-manager.js';
+import { ReplicaManager, type PartitionAppendResult, type ReplicaManagerDeps } from '../../../src/replication/replica-manager.js';
 import { ReplicaFetcher, type ReplicaFetchRequest, type ReplicaFetchResponse } from '../../../src/replication/replica-fetcher.js';
 import type { TopicRules } from '../../../src/replication/topic-rules.js';
 import { DEFAULT_LOG_CONFIG } from '../../../src/storage/config.js';
@@ -28,7 +28,7 @@ const RULES: TopicRules = {
 const TOPIC = 't';
 const REPLICAS = [1, 2, 3];
 
-function brokers(minInsyncReplicas = 1) {
+function brokers(minInsyncReplicas = 1, alterPartition?: ReplicaManagerDeps['alterPartition']) {
   const clock = new ManualClock();
   const timers = new VirtualTimers(clock);
   const nodes = new Map<number, ReplicaManager>();
@@ -37,6 +37,7 @@ function brokers(minInsyncReplicas = 1) {
     nodes.set(id, new ReplicaManager({
       logManager: manager, localNodeId: id, logConfigFor: () => ({ ...DEFAULT_LOG_CONFIG }), topicRules: () => ({ ...RULES, minInsyncReplicas }),
       topicExists: () => true, clock, timers, logger: pino({ level: 'silent' }), isReplicaEligible: () => true,
+      ...(alterPartition === undefined ? {} : { alterPartition }),
     }));
   }
   const rm = (id: number) => nodes.get(id) as ReplicaManager;
@@ -205,4 +206,57 @@ test('a stale or future CurrentLeaderEpoch is refused (KIP-320), and a fetch fro
   assert.equal(await ask(2, 4), ErrorCode.UNKNOWN_LEADER_EPOCH);
   assert.equal(await ask(2, 3), ErrorCode.NONE);
   assert.equal(await ask(7, 3), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+});
+
+test('ISR changes are counted as the controller answers them, refusals too; the follower knows its lag; at and under min ISR are told apart', async () => {
+  let refuse = false;
+  const env = brokers(2, async (_p, proposal) => (refuse
+    ? { kind: 'failed', errorCode: ErrorCode.INVALID_UPDATE_VERSION }
+    : { kind: 'committed', leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch + 1, isr: proposal.newIsr }));
+  const { rm, assign, fetchOnce, clock } = env;
+  assign(1, 0);
+  const p = rm(1).get(TOPIC, 0);
+  assert.ok(p);
+  await produce(rm(1), ['a']);
+  for (const f of [2, 3, 2, 3]) await fetchOnce(f);
+  assert.equal(p.isAtMinIsr(), false, 'three of three in sync');
+  const settle = () => new Promise((r) => setImmediate(r));
+  await produce(rm(1), ['b'], 1);
+  clock.advance(31_000);
+  await fetchOnce(2);
+  await fetchOnce(2);
+  rm(1).shrinkIsrs();
+  await settle();
+  assert.deepEqual(rm(1).isrChangeCounts, { shrinks: 1, expands: 0, failed: 0 });
+  assert.deepEqual([...p.isr].sort(), [1, 2]);
+  assert.equal(p.isAtMinIsr(), true, 'two in sync with min.insync.replicas 2');
+  assert.equal(p.isUnderMinIsr(), false);
+
+  // Follower 3 falls 3 records behind, and knows it from the leader's high watermark.
+  await produce(rm(1), ['c', 'd', 'e'], 1);
+  await fetchOnce(2);
+  await fetchOnce(2);
+  const follower3 = new ReplicaFetcher(1, rm(3));
+  const lagging = rm(3).get(TOPIC, 0);
+  assert.ok(lagging);
+  follower3.add(lagging);
+  const req = follower3.buildRequest(clock.nowMs());
+  assert.ok(req);
+  const res = await serve(rm(1), { ...req, maxBytes: 1, partitions: req.partitions.map((x) => ({ ...x, partitionMaxBytes: 1 })) });
+  follower3.processResponse(req, res, clock.nowMs());
+  assert.equal(follower3.maxLag(), p.highWatermark - lagging.logEndOffset);
+  assert.ok(follower3.maxLag() > 0n, 'the follower is behind the leader\'s high watermark');
+
+  // A refused expansion is counted as failed, and the ISR stays as it was.
+  refuse = true;
+  while (lagging.logEndOffset < p.logEndOffset) await fetchOnce(3);
+  await fetchOnce(3);
+  await settle();
+  assert.equal(rm(1).isrChangeCounts.failed >= 1, true);
+  assert.deepEqual([...p.isr].sort(), [1, 2]);
+  refuse = false;
+  await fetchOnce(3);
+  await settle();
+  assert.equal(rm(1).isrChangeCounts.expands, 1);
+  assert.deepEqual([...p.isr].sort(), [1, 2, 3]);
 });
