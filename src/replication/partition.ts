@@ -309,16 +309,9 @@ export class Partition {
     return this.highWatermarkOffset;
   }
 
-  /**
-   * The last stable offset (KIP-98): the high watermark, or the first offset
-   * of the oldest transaction not yet closed by a replicated marker when that
-   * is lower. read_committed consumers read up to here.
-   */
+  /** The last stable offset (KIP-98): read_committed consumers read up to here (ProducerStateManager.lastStableOffset). */
   get lastStableOffset(): bigint {
-    const unstable = this.log.producerState.firstUnstableOffset();
-    if (unstable === null || unstable >= this.highWatermarkOffset) return this.highWatermarkOffset;
-    // Retention may have deleted an open transaction's start: never below the log start (Kafka's rule).
-    return unstable < this.log.logStartOffset ? this.log.logStartOffset : unstable;
+    return this.log.producerState.lastStableOffset(this.highWatermarkOffset, this.log.logStartOffset);
   }
 
   get logEndOffset(): bigint {
@@ -334,7 +327,8 @@ export class Partition {
     invariant(this.isLeader, 'only the leader appends client batches');
     const result = this.log.append(batches);
     this.trackEpochs(batches);
-    this.afterAppend(result.lastOffset + 1n, batches.length);
+    // A marker may move the LSO up without the high watermark moving.
+    this.visible.onAppend(result.lastOffset + 1n, batches.length, this.highWatermarkOffset, this.lastStableOffset);
     this.maybeAdvanceHighWatermark();
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
   }
@@ -353,7 +347,8 @@ export class Partition {
     invariant(batches.readBigInt64BE(Offsets.baseOffset) === this.log.logEndOffset, 'replicated batches start at the log end');
     const result = this.log.append(batches);
     this.trackEpochs(batches);
-    this.afterAppend(result.lastOffset + 1n, batches.length);
+    // A marker may move the LSO up without the high watermark moving.
+    this.visible.onAppend(result.lastOffset + 1n, batches.length, this.highWatermarkOffset, this.lastStableOffset);
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
   }
 
@@ -399,11 +394,6 @@ export class Partition {
     this.visible.onTruncated(end);
   }
 
-  /** Counts an append; a marker may have moved the LSO up without the high watermark moving. */
-  private afterAppend(endOffset: bigint, bytes: number): void {
-    this.visible.onAppend(endOffset, bytes);
-    this.visible.onBounds(this.highWatermarkOffset, this.lastStableOffset);
-  }
 
   /**
    * As follower: the leader's log start offset moved (retention, DeleteRecords

@@ -56,11 +56,13 @@ export class VisibleBytes {
     return this.stable.total;
   }
 
-  onAppend(endOffset: bigint, bytes: number): void {
+  /** An append ending at `endOffset`, then the bounds after it. */
+  onAppend(endOffset: bigint, bytes: number, highWatermark: bigint, lastStableOffset: bigint): void {
     this.appended += bytes;
     const p = { endOffset, bytesTotal: this.appended };
     this.committed.push(p);
     this.stable.push(p);
+    this.onBounds(highWatermark, lastStableOffset);
   }
 
   /** The high watermark and the last stable offset, after either moved. */

@@ -178,6 +178,17 @@ export class ProducerStateManager {
     return min;
   }
 
+  /**
+   * The partition's last stable offset (KIP-98): the high watermark, or the
+   * first unstable offset when lower, but never below the log start
+   * (retention may have deleted an open transaction's start; Kafka's rule).
+   */
+  lastStableOffset(highWatermark: bigint, logStartOffset: bigint): bigint {
+    const unstable = this.firstUnstableOffset();
+    if (unstable === null || unstable >= highWatermark) return highWatermark;
+    return unstable < logStartOffset ? logStartOffset : unstable;
+  }
+
   /** The high watermark moved: closed transactions whose marker is below it are stable (Kafka's onHighWatermarkUpdated). */
   onHighWatermarkUpdated(highWatermark: bigint): void {
     if (this.unreplicated.size === 0) return;

@@ -125,6 +125,29 @@ for (const kind of FS_KINDS) {
       log.close();
     }));
 
+    it('a log without markers never replays at open, even after an unclean shutdown', withEnv((env) => {
+      const first = openLog(env, config()).log;
+      first.append(txnBatch(300n, 0, 1, { transactional: false }));
+      first.roll();
+      first.append(txnBatch(300n, 1, 1, { transactional: false }));
+      first.flush();
+      const { log, report } = openLog(env, config());
+      assert.ok((report.segmentsScanned?.length ?? 0) > 0, 'segments were recovered');
+      assert.deepEqual(report.txnIndexes, { rebuilt: [], reasons: [], replayedFrom: null });
+      log.close();
+    }));
+
+    it('the LSO is the high watermark, or the first unstable offset when lower, never below the log start', withEnv((env) => {
+      const { log } = openLog(env, config());
+      log.append(txnBatch(300n, 0, 2, { transactional: false })); // 0-1
+      log.append(txnBatch(A, 0, 1)); // 2: open
+      const s = log.producerState;
+      assert.equal(s.lastStableOffset(3n, 0n), 2n);
+      assert.equal(s.lastStableOffset(1n, 0n), 1n, 'the high watermark when it is lower');
+      assert.equal(s.lastStableOffset(3n, 3n), 3n, 'retention deleted the open transaction\'s start');
+      log.close();
+    }));
+
     it('truncation removes index entries past the new end and reopens transactions', withEnv((env) => {
       const { log } = openLog(env, config());
       writeMixed(log);
