@@ -6,7 +6,7 @@
  * dropped, so the next fetch reconnects (to the endpoint the metadata image
  * has then: a restarted broker may come back on another port).
  */
-import { Connection } from '../net/connection.js';
+import { BrokerConnections, type BrokerEndpointLookup } from './broker-connections.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FetchRequest, FetchResponse } from '../protocol/messages/01-fetch.js';
 import type { RecordsValue } from '../protocol/schema.js';
@@ -21,76 +21,30 @@ const RESPONSE_SLACK_MS = 30_000;
 /** Fetch responses are bounded by replica.fetch.response.max.bytes plus framing; allow a generous margin. */
 const RESPONSE_BYTES_MAX = 256 * 1024 * 1024;
 
-export interface BrokerEndpointLookup {
-  /** Where broker `id` listens for other brokers, or undefined when unknown. */
-  (id: number): { host: string; port: number } | undefined;
-}
-
-interface Open {
-  readonly host: string;
-  readonly port: number;
-  readonly connection: Promise<Connection>;
-}
+export type { BrokerEndpointLookup } from './broker-connections.js';
 
 export class BrokerFetchTransport implements ReplicaFetchTransport {
-  private readonly open = new Map<number, Open>();
-  private closed = false;
+  private readonly brokers: BrokerConnections;
 
-  constructor(
-    private readonly endpointOf: BrokerEndpointLookup,
-    private readonly clientId: string,
-  ) {}
+  constructor(endpointOf: BrokerEndpointLookup, clientId: string) {
+    this.brokers = new BrokerConnections(endpointOf, { clientId, purpose: 'replica fetch', connectTimeoutMs: CONNECT_TIMEOUT_MS, maxResponseBytes: RESPONSE_BYTES_MAX });
+  }
 
-  async fetch(leaderId: number, request: ReplicaFetchRequest): Promise<ReplicaFetchResponse> {
-    const open = this.connection(leaderId);
-    const connection = await open.connection;
-    try {
+  fetch(leaderId: number, request: ReplicaFetchRequest): Promise<ReplicaFetchResponse> {
+    return this.brokers.use(leaderId, async (connection) => {
       const response = await connection.send({ request: FetchRequest, response: FetchResponse }, FETCH_VERSION, toWire(request), {
         timeoutMs: request.maxWaitMs + RESPONSE_SLACK_MS,
       });
       return fromWire(request, response);
-    } catch (err) {
-      this.drop(leaderId, open);
-      throw err;
-    }
+    });
   }
 
   release(leaderId: number): void {
-    const open = this.open.get(leaderId);
-    if (open !== undefined) this.drop(leaderId, open);
+    this.brokers.release(leaderId);
   }
 
   close(): void {
-    this.closed = true;
-    for (const [id, open] of [...this.open]) this.drop(id, open);
-  }
-
-  private connection(leaderId: number): Open {
-    if (this.closed) throw new Error('the replica fetch transport is closed');
-    const endpoint = this.endpointOf(leaderId);
-    if (endpoint === undefined) throw new Error(`broker ${leaderId} has no registered inter-broker endpoint`);
-    const existing = this.open.get(leaderId);
-    if (existing !== undefined && existing.host === endpoint.host && existing.port === endpoint.port) return existing;
-    if (existing !== undefined) this.drop(leaderId, existing);
-    const connection = Connection.connect({
-      host: endpoint.host,
-      port: endpoint.port,
-      clientId: this.clientId,
-      connectTimeoutMs: CONNECT_TIMEOUT_MS,
-      maxResponseBytes: RESPONSE_BYTES_MAX,
-      negotiateVersions: false,
-    });
-    const open: Open = { ...endpoint, connection };
-    this.open.set(leaderId, open);
-    connection.catch(() => {
-      if (this.open.get(leaderId) === open) this.open.delete(leaderId);
-    });
-    return open;
-  }
-
-  private drop(leaderId: number, open: Open): void {
-    if (this.open.get(leaderId) === open) this.open.delete(leaderId);
-    open.connection.then((c) => c.destroy(), () => undefined);
+    this.brokers.close();
   }
 }
 

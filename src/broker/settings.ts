@@ -225,6 +225,7 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
       abortTimedOutIntervalMs: config.get('transaction.abort.timed.out.transaction.cleanup.interval.ms'),
       removeExpiredIntervalMs: config.get('transaction.remove.expired.transaction.cleanup.interval.ms'),
       writeTimeoutMs: config.get('offsets.commit.timeout.ms'),
+      partitionVerification: config.get('transaction.partition.verification.enable'),
     },
     logConfigFor: (overrides) => logConfigOf(dynamic.topicConfig(toRecord(overrides))),
     topicRulesFor: (overrides) => topicRulesOf(dynamic.topicConfig(toRecord(overrides))),

@@ -61,7 +61,8 @@ export function createTransactions(opts: BrokerTransactionsOptions): BrokerTrans
     markers,
     opts.logger,
   );
-  opts.hosted.txnVerification.setVerifier(verifierFor(opts, service, transport));
+  // Without verification (Kafka's transaction.partition.verification.enable=false) leaders append transactional batches unchecked.
+  if (opts.settings.partitionVerification !== false) opts.hosted.txnVerification.setVerifier(verifierFor(opts, service, transport));
   return {
     service,
     close: () => {

@@ -176,6 +176,8 @@ const coordinatorConfigs = {
   'offset.metadata.max.bytes': int({ default: 4096, min: 0, importance: 'high', doc: 'Largest metadata string of a committed offset.' }),
   // ---- transactions and idempotence
   'transactional.id.expiration.ms': int({ default: 7 * DAY_MS, min: 1, importance: 'high', doc: 'Forget a transactional id unused this long.' }),
+  'transaction.partition.verification.enable': bool({ default: true, importance: 'low',
+    doc: 'KIP-890 part 1: a partition leader checks with the transaction coordinator that a partition is in the producer\'s transaction before its first transactional append.' }),
   'transaction.max.timeout.ms': int({ default: 15 * MINUTE_MS, min: 1, importance: 'high', doc: 'Largest transaction timeout a producer may ask for.' }),
   'transaction.state.log.num.partitions': int({ default: 50, min: 1, importance: 'high', doc: 'Partitions of __transaction_state.' }),
   'transaction.state.log.replication.factor': int({ default: 3, min: 1, importance: 'high',

@@ -115,29 +115,6 @@ describe('idempotent producers with dropped Produce responses', { timeout: 300_0
     assertIdempotentBatches(broker.dataDir, topic);
   });
 
-  it('kafkajs transactional producer: transaction() fails on the first UNSUPPORTED_VERSION, without retrying', async () => {
-    const seen: { message: string; errorType: string | undefined }[] = [];
-    const kafka = new Kafka({
-      clientId: 'idem-txn',
-      brokers: [broker.bootstrap],
-      logLevel: logLevel.DEBUG,
-      retry: { retries: 3, initialRetryTime: 50 },
-      logCreator: () => ({ log }) => {
-        const error = (log as { error?: { type?: string } }).error;
-        seen.push({ message: String(log.message), errorType: error?.type });
-      },
-    });
-    const producer = kafka.producer({ transactionalId: 'tx-1', idempotent: true, maxInFlightRequests: 1 });
-    try {
-      await producer.connect();
-      await assert.rejects(producer.transaction(), /group coordinator/i);
-    } finally {
-      await producer.disconnect().catch(() => undefined);
-    }
-    assert.ok(seen.some((e) => e.errorType === 'UNSUPPORTED_VERSION'), 'kafkajs saw UNSUPPORTED_VERSION from FindCoordinator');
-    assert.ok(!seen.some((e) => /retrying/i.test(e.message)), `no retry: ${JSON.stringify(seen.filter((e) => /retry/i.test(e.message)))}`);
-  });
-
   // kcat exits when its only broker connection drops ("All broker connections
   // are down: terminating"), so it runs without drops: it checks that
   // librdkafka's idempotent batches from the kcat tool are accepted in order.

@@ -20,12 +20,25 @@ import { ZERO_UUID } from '../../protocol/codec.js';
 import { MetadataRequest, MetadataResponse } from '../../protocol/messages/03-metadata.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { TopicView } from '../metadata-service.js';
+import type { PartitionView, TopicView } from '../metadata-service.js';
 import type { RequestContext } from '../request-context.js';
 
 const INTERNAL_PREFIX = '__';
 /** First version whose request topics may be named by id only. */
 const TOPIC_ID_REQUEST_VERSION = 12;
+
+/** A partition as Metadata answers it (DescribeTopicPartitions adds the ELR to the same fields). */
+export function partitionMetadata(p: PartitionView) {
+  return {
+    errorCode: p.leader < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
+    partitionIndex: p.partition,
+    leaderId: p.leader,
+    leaderEpoch: p.leaderEpoch,
+    replicaNodes: [...p.replicas],
+    isrNodes: [...p.isr],
+    offlineReplicas: [...p.offlineReplicas],
+  };
+}
 
 function topicResponse(t: TopicView) {
   return {
@@ -33,15 +46,7 @@ function topicResponse(t: TopicView) {
     name: t.name,
     topicId: t.topicId,
     isInternal: t.isInternal,
-    partitions: t.partitions.map((p) => ({
-      errorCode: p.leader < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
-      partitionIndex: p.partition,
-      leaderId: p.leader,
-      leaderEpoch: p.leaderEpoch,
-      replicaNodes: [...p.replicas],
-      isrNodes: [...p.isr],
-      offlineReplicas: [...p.offlineReplicas],
-    })),
+    partitions: t.partitions.map(partitionMetadata),
   };
 }
 

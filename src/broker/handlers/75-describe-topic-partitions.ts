@@ -14,6 +14,7 @@ import { ZERO_UUID } from '../../protocol/codec.js';
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from '../../protocol/messages/75-describe-topic-partitions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { partitionMetadata } from './03-metadata.js';
 import type { MetadataService, TopicView } from '../metadata-service.js';
 
 /** Kafka's max.request.partition.size.limit default: the most partitions one answer holds. */
@@ -28,15 +29,9 @@ function unknownTopic(name: string): ResponseTopic {
 
 function partitionsOf(t: TopicView, from: number, limit: number): ResponseTopic['partitions'] {
   return t.partitions.filter((p) => p.partition >= from).slice(0, limit).map((p) => ({
-    errorCode: p.leader < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
-    partitionIndex: p.partition,
-    leaderId: p.leader,
-    leaderEpoch: p.leaderEpoch,
-    replicaNodes: [...p.replicas],
-    isrNodes: [...p.isr],
+    ...partitionMetadata(p),
     eligibleLeaderReplicas: [...p.elr],
     lastKnownElr: [...p.lastKnownElr],
-    offlineReplicas: [...p.offlineReplicas],
   }));
 }
 

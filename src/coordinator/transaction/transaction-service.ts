@@ -37,6 +37,8 @@ export interface TransactionSettings {
   readonly removeExpiredIntervalMs: number;
   /** How long a __transaction_state write waits for the in-sync replicas. */
   readonly writeTimeoutMs: number;
+  /** transaction.partition.verification.enable: partition leaders check with the coordinator before a transaction's first append (KIP-890 part 1). */
+  readonly partitionVerification?: boolean;
 }
 
 const NOT_FOUND = { nodeId: -1, host: '', port: -1 };

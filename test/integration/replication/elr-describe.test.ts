@@ -11,6 +11,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '../../helpers/until.js';
 import { startCluster } from '../../helpers/cluster-process.js';
 import { Admin } from '../../../src/client/admin.js';
 import { formatDescription } from '../../../src/cli/commands/topic.js';
@@ -20,24 +21,7 @@ import { request } from '../../../src/client/apis.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { DescribeTopicPartitionsResponse } from '../../../src/protocol/messages/index.js';
 
-const WAIT_MS_MAX = 30_000;
 const TOPIC = 'elr';
-
-async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS_MAX;
-  let last = 'never asked';
-  while (Date.now() < deadline) {
-    try {
-      const got = await probe();
-      if (got !== null) return got;
-      last = 'not yet';
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return assert.fail(`${what} within ${WAIT_MS_MAX} ms; last: ${last}`);
-}
 
 test('ELR: a follower removed while the ISR is below min ISR stays electable, and describe shows it; DescribeTopicPartitions pages', { timeout: 120_000 }, async (t) => {
   const cluster = await startCluster({ name: 'elr', brokers: 2, overrides: { 'min.insync.replicas': '2', 'replica.lag.time.max.ms': '2000' } });

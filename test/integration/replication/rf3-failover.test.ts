@@ -10,30 +10,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel, type Producer as KafkaJsProducer } from 'kafkajs';
+import { until } from '../../helpers/until.js';
 import { startCluster, type ClusterProcess } from '../../helpers/cluster-process.js';
 import { Admin } from '../../../src/client/admin.js';
 
-const WAIT_MS_MAX = 30_000;
 const TOPIC = 'replicated';
 const PARTITIONS = 2;
 const BEFORE_KILL = 200;
 const AFTER_KILL = 100;
-
-async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS_MAX;
-  let last = 'never asked';
-  while (Date.now() < deadline) {
-    try {
-      const got = await probe();
-      if (got !== null) return got;
-      last = 'not yet';
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return assert.fail(`${what} within ${WAIT_MS_MAX} ms; last: ${last}`);
-}
 
 type Acked = Map<number, Map<bigint, string>>;
 

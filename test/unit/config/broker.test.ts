@@ -38,7 +38,7 @@ const KAFKA_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'log.message.timestamp.before.max.ms': String(LONG_MAX), 'log.message.timestamp.after.max.ms': String(LONG_MAX), 'log.message.downconversion.enable': 'true',
   'socket.request.max.bytes': '104857600', 'queued.max.requests': '500', 'connections.max.idle.ms': '600000', 'max.connections': '2147483647',
   'max.connections.per.ip': '2147483647', 'fetch.max.bytes': '57671680', 'replica.lag.time.max.ms': '30000', 'replica.fetch.max.bytes': '1048576',
-  'replica.fetch.min.bytes': '1', 'replica.fetch.wait.max.ms': '500', 'replica.fetch.response.max.bytes': '10485760', 'replica.fetch.backoff.ms': '1000', 'replica.selector.class': '', 'max.incremental.fetch.session.cache.slots': '1000',
+  'replica.fetch.min.bytes': '1', 'replica.fetch.wait.max.ms': '500', 'replica.fetch.response.max.bytes': '10485760', 'replica.fetch.backoff.ms': '1000', 'replica.selector.class': '', 'max.incremental.fetch.session.cache.slots': '1000', 'transaction.partition.verification.enable': 'true',
   'controller.quorum.election.timeout.ms': '1000', 'controller.quorum.fetch.timeout.ms': '2000', 'controller.quorum.election.backoff.max.ms': '1000',
   'controller.quorum.append.linger.ms': '25', 'controller.quorum.request.timeout.ms': '2000', 'controller.quorum.retry.backoff.ms': '20',
   'broker.heartbeat.interval.ms': '2000', 'broker.session.timeout.ms': '9000', 'auto.leader.rebalance.enable': 'true', 'leader.imbalance.check.interval.seconds': '300', 'metadata.log.segment.bytes': '1073741824', 'metadata.log.segment.ms': '604800000',
