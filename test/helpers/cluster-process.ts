@@ -300,16 +300,24 @@ export class ClusterProcess {
 }
 
 /** Creates and starts a cluster; on failure stops what started. */
+/** Times a cluster start is tried again when a planned port was taken meanwhile. */
+const PORT_RACE_ATTEMPTS = 3;
+
 export async function startCluster(options: ClusterOptions = {}): Promise<ClusterProcess> {
-  const cluster = await ClusterProcess.create(options);
-  try {
-    await cluster.start();
-    return cluster;
-  } catch (err) {
-    const tails = cluster.tails();
-    await cluster.cleanup();
-    if (err instanceof Error) err.message += `\n${tails}`;
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    const cluster = await ClusterProcess.create(options);
+    try {
+      await cluster.start();
+      return cluster;
+    } catch (err) {
+      const tails = cluster.tails();
+      await cluster.cleanup().catch(() => undefined);
+      // The layout picks free ports before the nodes bind them; a process of
+      // another test can take one in between. Plan new ports and start again.
+      if (/EADDRINUSE/.test(`${(err as Error).message}\n${tails}`) && attempt < PORT_RACE_ATTEMPTS) continue;
+      if (err instanceof Error) err.message += `\n${tails}`;
+      throw err;
+    }
   }
 }
 
