@@ -143,7 +143,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     } else {
       list = typeof topics === 'string' ? [topics] : [...topics];
       if (list.length === 0) throw invalidArgument('subscribe to at least one topic');
-      this.pattern.clear();
+      this.pattern.watch(list, cluster);
     }
     this.mode = 'subscribe';
     if (this.member === null) {
@@ -161,7 +161,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     } else {
       this.member.setTopics(list);
     }
-    if (this.pattern.active) this.pattern.scheduleMetadataRefresh();
+    this.pattern.scheduleMetadataRefresh();
     this.nextAutoCommitAt = performance.now() + this.autoCommitIntervalMs;
     await this.driveGroup();
     this.throwFailure();
