@@ -389,6 +389,7 @@ function startServing(parts: NodeParts, exporter: MetricsExporter | null, servic
     connections: () => server.connectionsByListener(),
     connectionsAccepted: () => server.acceptedByListener,
     replicaFetchMaxLag: () => parts.replication?.fetchers.maxLag() ?? 0n,
+    fetchSessions: () => ({ sessions: services.fetchSessions.size, partitions: services.fetchSessions.partitionsCached }),
     controller: {
       isActive: () => parts.clusterNode === null || parts.clusterNode.channel.isLocal(),
       elections: () => metadata.booted.controller.stats.elections,
