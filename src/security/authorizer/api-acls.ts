@@ -86,7 +86,7 @@ export const API_ACLS: Readonly<Record<number, ApiAcl>> = {
     name: 'Fetch',
     requires: [
       req('READ', 'TOPIC', 'TOPIC_AUTHORIZATION_FAILED', 'resource', { when: 'consumers' }),
-      req('CLUSTER_ACTION', 'CLUSTER', 'TOPIC_AUTHORIZATION_FAILED', 'resource', { when: 'followers (replica id >= 0) and the metadata log' }),
+      req('CLUSTER_ACTION', 'CLUSTER', 'TOPIC_AUTHORIZATION_FAILED', 'resource', { when: 'followers (replica id >= 0); the metadata log answers CLUSTER_AUTHORIZATION_FAILED' }),
     ],
   },
   2: { name: 'ListOffsets', requires: [req('DESCRIBE', 'TOPIC', 'TOPIC_AUTHORIZATION_FAILED', 'resource')] },
