@@ -42,11 +42,13 @@ export interface AclFilter {
   readonly permissionType?: AclPermissionTypeName;
 }
 
+/** The outcome of one ACL of `Admin.createAcls` (`error` null: created, or it existed already). */
 export interface AclCreateResult {
   readonly acl: Acl;
   readonly error: KafkaProtocolError | null;
 }
 
+/** The outcome of one filter of `Admin.deleteAcls`: the ACLs it matched and removed. */
 export interface AclDeleteResult {
   readonly filter: AclFilter;
   readonly deleted: readonly Acl[];
