@@ -7,7 +7,7 @@
 // 1. Micro: one check answered from a connection's decision cache (what a
 //    Produce request pays per topic), one uncached StandardAuthorizer
 //    decision among --acls ACLs (literal, prefixed, wildcard), and
-//    authorizeByResourceType.
+//    authorizeByResourceType (uncached; connections cache it).
 // 2. End to end: an in-process broker (PLAINTEXT listener for the producer,
 //    User:ANONYMOUS; SASL listener for the admin, a super user) with the
 //    authorizer off, then on with ACLs granting ANONYMOUS exactly what it

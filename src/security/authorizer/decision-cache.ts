@@ -19,6 +19,8 @@ type Bits = number;
 export class DecisionCache {
   /** resource type -> name -> bits. */
   private readonly byType = new Map<number, Map<string, Bits>>();
+  /** authorizeByResourceType answers, by operation * 16 + resource type. */
+  private readonly byResourceType = new Map<number, boolean>();
   private size = 0;
   private version = -1;
   private principal = '';
@@ -56,13 +58,22 @@ export class DecisionCache {
     return decision.allowed;
   }
 
-  /** Not cached: rare (InitProducerId without a transactional id). */
+  /** Kafka's authorizeByResourceType (a walk over every ACL of the type), cached like the others. */
   allowedByResourceType(principal: string, operation: number, resourceType: number): boolean {
-    return this.authorizer.authorizeByResourceType(principal, this.host, operation, resourceType);
+    const version = this.authorizer.version;
+    if (version !== this.version || principal !== this.principal) this.reset(version, principal);
+    const key = operation * 16 + resourceType;
+    let allowed = this.byResourceType.get(key);
+    if (allowed === undefined) {
+      allowed = this.authorizer.authorizeByResourceType(principal, this.host, operation, resourceType);
+      this.byResourceType.set(key, allowed);
+    }
+    return allowed;
   }
 
   private reset(version: number, principal: string): void {
     this.byType.clear();
+    this.byResourceType.clear();
     this.size = 0;
     this.version = version;
     this.principal = principal;

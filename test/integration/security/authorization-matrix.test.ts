@@ -135,7 +135,7 @@ describe('authorization matrix: every API, from the table', { timeout: 240_000 }
     assert.deepEqual(failures, []);
   });
 
-  it('each of several requirements is needed on its own (Produce: WRITE on the transactional id and on the topic)', async () => {
+  it('each of several requirements is needed on its own (TxnOffsetCommit: WRITE on the transactional id, READ on the group and on the topic)', async () => {
     const s = SCENARIOS[28] as Scenario;
     const all = grantsOf(28, s, 'User:granted');
     for (let missing = 0; missing < all.length; missing++) {
