@@ -29,6 +29,7 @@ import { RequestMetrics } from './request-metrics.js';
 import { BufferPool } from '../util/buffer-pool.js';
 import { SocketServer } from './server.js';
 import type { BrokerServices } from './services.js';
+import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { TopicRules } from '../replication/topic-rules.js';
 import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../config/broker.js';
@@ -311,6 +312,7 @@ function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetric
     configs: new ConfigService({ config: topics.dynamicConfig, metadata: metadata.service, topicOverrides: topics.overridesOf }),
     producerIds,
     ioBuffers: new BufferPool(IO_BUFFER_POOL),
+    authorizer: settings.authorizer == null ? null : new StandardAuthorizer(settings.authorizer, () => metadata.booted.image().acls),
     fetchSessions: new FetchSessionCache({ maxSessions: settings.fetchSessionCacheSlots ?? FETCH_SESSION_SLOTS_DEFAULT, evictionMs: FETCH_SESSION_EVICTION_MS }),
     // Alone, the one-voter Raft log answers DescribeQuorum itself.
     ...(clusterNode === null ? raftServiceOf(metadata.booted.log) : { cluster: clusterNode.services, raft: clusterNode.log.service }),

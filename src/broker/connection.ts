@@ -44,6 +44,8 @@ import type { BrokerServices } from './services.js';
 import { topLevelErrorCode } from './request-metrics.js';
 import { requestPartitions } from './metrics/log-context.js';
 import type { SaslSession } from '../security/sasl/session.js';
+import { ALLOW_ALL, ConnectionAuthorization, auditDenials } from '../security/authorizer/request-authorizer.js';
+import { gateErrorCode } from './request-authorization.js';
 
 export interface ConnectionLimits {
   readonly requestBytesMax: number;
@@ -88,6 +90,9 @@ export class Connection {
   private peerClosedListeners: (() => void)[] = [];
   /** This node closed the connection (close()), as opposed to the peer. */
   private closedHere = false;
+  /** The connection's cached authorization decisions; null without an authorizer. */
+  private readonly authorization: ConnectionAuthorization | null;
+  private readonly auditLogger: Logger;
 
   constructor(
     readonly id: string,
@@ -102,6 +107,8 @@ export class Connection {
     private readonly sasl: SaslSession | null = null,
   ) {
     this.logger = logger.child({ connection: id, client: this.clientAddress });
+    this.authorization = services.authorizer === null ? null : new ConnectionAuthorization(services.authorizer, socket.remoteAddress ?? '');
+    this.auditLogger = logger.child({ component: 'authorizer' });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => {
@@ -351,12 +358,14 @@ export class Connection {
 
   /** Queues the request's response slot (in arrival order) and runs its handler; the slot completes when the handler's result is in. */
   private handleRequest({ handler, header, body }: DecodedRequest, pooledFrame: Buffer | null): void {
+    const principal = this.sasl?.principal ?? 'User:ANONYMOUS';
     const ctx: RequestContext = {
       apiKey: header.apiKey,
       apiVersion: header.apiVersion,
       correlationId: header.correlationId,
       clientId: header.clientId,
-      principal: this.sasl?.principal ?? 'User:ANONYMOUS',
+      principal,
+      authz: this.authorization === null ? ALLOW_ALL : this.authorization.forRequest(principal),
       sasl: this.sasl ?? undefined,
       listenerName: this.listenerName,
       connectionId: this.id,
@@ -375,7 +384,8 @@ export class Connection {
     let result;
     let failed = false;
     try {
-      result = handler.handle(ctx, body as never);
+      const denied = gateErrorCode(ctx.authz, header.apiKey, header.apiVersion, body);
+      result = denied === null ? handler.handle(ctx, body as never) : handler.errorResponse(body as never, denied, ctx);
     } catch (err) {
       result = this.failedResponse(handler, body, ctx, err);
       failed = true;
@@ -416,6 +426,7 @@ export class Connection {
 
   private complete(slot: ResponseSlot, handler: AnyHandler, ctx: RequestContext, result: unknown, failed = false): void {
     const latencyMs = performance.now() - ctx.receivedAtMs;
+    if (ctx.authz.enabled) auditDenials(ctx.authz, this.auditLogger, { apiName: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId, principal: ctx.principal, clientAddress: ctx.clientAddress, listenerName: ctx.listenerName });
     const errored = failed || topLevelErrorCode(result) !== 0;
     this.services.metrics.requestCompleted(ctx.apiKey, latencyMs, ctx.apiVersion, errored);
     if (ctx.logger.isLevelEnabled('debug')) {

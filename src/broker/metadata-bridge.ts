@@ -194,6 +194,9 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
     scramUsers: () => image().scramCredentials.users(),
     scramCredentialsOf: (user) => image().scramCredentials.ofUser(user),
     alterScramCredentials: (deletions, upsertions) => booted.controller.alterUserScramCredentials(deletions, upsertions),
+    acls: () => [...image().acls.all()],
+    createAcls: (bindings) => booted.controller.createAcls(bindings),
+    deleteAcls: (filters) => booted.controller.deleteAcls(filters),
     allocateProducerIds: () => booted.controller.allocateProducerIds(settings.nodeId, image().broker(settings.nodeId)?.brokerEpoch ?? -1n),
   };
 

@@ -11,6 +11,9 @@
 
 import type { ScramCredential } from '../controller/metadata/scram-credentials.js';
 import type { ScramAlterResult, ScramDeletion, ScramUpsertion } from '../controller/scram-plan.js';
+import type { AclCreateResult, AclDeleteResult } from '../controller/acl-plan.js';
+import type { StoredAcl } from '../controller/metadata/acls.js';
+import type { AclBinding, AclBindingFilter } from '../protocol/acl-types.js';
 
 export interface BrokerEndpoint {
   nodeId: number;
@@ -168,6 +171,11 @@ export interface MetadataService {
   scramCredentialsOf(user: string): readonly ScramCredential[];
   /** AlterUserScramCredentials: validated and committed by the active controller (src/controller/scram-plan.ts). */
   alterScramCredentials(deletions: readonly ScramDeletion[], upsertions: readonly ScramUpsertion[]): Promise<ScramAlterResult[]>;
+  /** Every ACL of the image (DescribeAcls filters them). */
+  acls(): readonly StoredAcl[];
+  /** CreateAcls / DeleteAcls: validated and committed by the active controller (src/controller/acl-plan.ts). */
+  createAcls(bindings: readonly AclBinding[]): Promise<AclCreateResult[]>;
+  deleteAcls(filters: readonly AclBindingFilter[]): Promise<AclDeleteResult[]>;
   /** Broker settings the Metadata handler needs. */
   readonly autoCreateTopicsEnable: boolean;
 }

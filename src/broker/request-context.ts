@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { BrokerServices } from './services.js';
 import type { SaslSession } from '../security/sasl/session.js';
+import type { RequestAuthorizer } from '../security/authorizer/request-authorizer.js';
 
 export interface RequestContext {
   readonly apiKey: number;
@@ -16,6 +17,13 @@ export interface RequestContext {
   readonly principal: string;
   /** The connection's SASL state on a SASL_PLAINTEXT/SASL_SSL listener (handlers 17 and 36); absent elsewhere. */
   readonly sasl?: SaslSession | undefined;
+  /**
+   * The authorizer as this request's principal sees it: one call per
+   * resource (`ctx.authz.topic(AclOperation.WRITE, name)`); allows
+   * everything when no authorizer is configured. Denials are audited once
+   * per request.
+   */
+  readonly authz: RequestAuthorizer;
   /** The listener name the connection came in on (e.g. PLAINTEXT). */
   readonly listenerName: string;
   readonly connectionId: string;

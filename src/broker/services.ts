@@ -17,6 +17,7 @@ import type { ClusterServices } from './lifecycle/cluster-services.js';
 import type { RaftService } from '../controller/quorum/raft-service.js';
 import type { BufferPool } from '../util/buffer-pool.js';
 import type { FetchSessionCache } from './fetch-sessions.js';
+import type { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 
 export type { TopicRules } from '../replication/topic-rules.js';
 
@@ -49,6 +50,8 @@ export interface BrokerServices {
   readonly cluster?: ClusterServices;
   /** The metadata quorum's RPCs (Vote, BeginQuorumEpoch, DescribeQuorum, FetchSnapshot, raft Fetch); absent on a node that is not a voter. */
   readonly raft?: RaftService;
+  /** The ACL authorizer (authorizer.class.name); null = every request is allowed. Connections cache its decisions. */
+  readonly authorizer: StandardAuthorizer | null;
   apiVersions(): ApiVersionRange[];
   topicRules(topic: string): TopicRules;
 }

@@ -7,6 +7,8 @@ import type { LogConfig } from '../storage/config.js';
 import type { TopicRules } from '../replication/topic-rules.js';
 import type { GroupSettings } from '../coordinator/group/group-service.js';
 import { listenerSecurityFromConfig, type ListenerSecurity } from '../security/listener-security.js';
+import { authorizerConfigFrom } from '../security/authorizer/config.js';
+import type { AuthorizerConfig } from '../security/authorizer/standard-authorizer.js';
 import type { TransactionSettings } from '../coordinator/transaction/transaction-service.js';
 
 export interface ListenerSettings {
@@ -46,6 +48,8 @@ export interface BrokerSettings {
   shutdownGraceMs: number;
   /** metrics.listeners: HTTP listeners for /metrics and /health (empty = off). */
   metricsListeners: readonly string[];
+  /** authorizer.class.name, super.users, allow.everyone.if.no.acl.found; absent = no authorization (Kafka's default). */
+  authorizer?: AuthorizerConfig | null;
   /** Consumer groups and __consumer_offsets. */
   groups: GroupSettings;
   /** Transactions and __transaction_state. */
@@ -201,6 +205,7 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     logOpenFilesMax: config.get('log.open.files.max'),
     shutdownGraceMs: 10_000,
     metricsListeners: config.get('metrics.listeners'),
+    authorizer: authorizerConfigFrom(config),
     groups: {
       offsetsTopicNumPartitions: config.get('offsets.topic.num.partitions'),
       offsetsTopicReplicationFactor: config.get('offsets.topic.replication.factor'),

@@ -11,6 +11,7 @@
  * single-partition listOffsets, the alter-configs calls) throw a
  * KafkaProtocolError.
  */
+import { createAcls, deleteAcls, describeAcls, type Acl, type AclCreateResult, type AclDeleteResult, type AclFilter } from './acl-admin.js';
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramCredentialChange, type UserResult, type UserScramCredentials } from './user-admin.js';
 import { Cluster, type ClusterOptions } from './cluster.js';
 import { invalidArgument } from '../net/errors.js';
@@ -294,6 +295,24 @@ export class Admin {
   /** Mechanisms and iteration counts per user (never secrets); empty `users`: every user with a credential. */
   describeUserScramCredentials(users: readonly string[] = []): Promise<UserScramCredentials[]> {
     return describeUserScramCredentials(this.cluster, users);
+  }
+
+  // ----------------------------------------------------------------- ACLs
+  // Implemented in acl-admin.ts (needs an authorizer on the brokers: SECURITY_DISABLED otherwise).
+
+  /** Creates ACLs; one result per ACL with `error` (an ACL that exists already succeeds). */
+  createAcls(acls: readonly Acl[]): Promise<AclCreateResult[]> {
+    return createAcls(this.cluster, acls);
+  }
+
+  /** The ACLs matching the filter (omitted fields match anything). */
+  describeAcls(filter: AclFilter = {}): Promise<Acl[]> {
+    return describeAcls(this.cluster, filter);
+  }
+
+  /** Deletes every ACL each filter matches; per filter, the ACLs it deleted. */
+  deleteAcls(filters: readonly AclFilter[]): Promise<AclDeleteResult[]> {
+    return deleteAcls(this.cluster, filters);
   }
 
   // ----------------------------------------------------------------- groups

@@ -4,7 +4,10 @@
  * `listener.name.<listener>.` prefix (listener-configs.ts). The SASL code
  * itself is in src/security; this file only defines and validates values.
  */
-import { int, listOf, long, password } from './def.js';
+import { bool, int, listOf, long, password, str } from './def.js';
+
+/** The authorizer class names accepted: Kafka's StandardAuthorizer, or `standard` (docs/security.md). */
+export const STANDARD_AUTHORIZER_NAMES: readonly string[] = ['org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'standard'];
 
 /** The SASL mechanisms Tributary implements (GSSAPI and OAUTHBEARER are not). */
 export const SASL_MECHANISM_NAMES = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
@@ -16,6 +19,13 @@ export const securityConfigs = {
     doc: 'JAAS login module of SASL listeners without their own listener.name.<listener>.<mechanism>.sasl.jaas.config, e.g. org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";' }),
   'connections.max.reauth.ms': long({ default: 0, min: 0, importance: 'medium',
     doc: 'KIP-368: a SASL session lasts this long (sent to clients as sessionLifetimeMs); after it a client must re-authenticate or its connection is closed. 0 = never.' }),
+  'authorizer.class.name': str({ default: '', importance: 'low',
+    validate: (v) => (v === '' || STANDARD_AUTHORIZER_NAMES.includes(v) ? undefined : `Tributary's authorizer is ${STANDARD_AUTHORIZER_NAMES[0]} (or "standard"); empty = no authorization`),
+    doc: 'The authorizer: org.apache.kafka.metadata.authorizer.StandardAuthorizer (or standard) checks every request against the ACLs of the cluster metadata; empty (the default, as in Kafka) authorizes everything.' }),
+  'super.users': str({ default: '', importance: 'medium',
+    doc: 'Principals allowed everything whatever the ACLs say, separated by semicolons, e.g. User:admin;User:ANONYMOUS. The principals brokers and controllers use between themselves belong here.' }),
+  'allow.everyone.if.no.acl.found': bool({ default: false, importance: 'medium',
+    doc: 'With the authorizer on: a resource that no ACL names (literal, prefixed or wildcard, for any principal) is open to everyone. Default false: denied.' }),
   'sasl.server.max.receive.size': int({ default: 524_288, min: 1, importance: 'low',
     doc: 'Largest frame accepted before a SASL connection is authenticated; a bigger one closes the connection.' }),
 };

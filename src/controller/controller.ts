@@ -29,6 +29,8 @@ import type { MetadataRecord } from './metadata/records.js';
 import { MetadataLogError, type MetadataLog } from './metadata-log.js';
 import { planCreatePartitions, planCreateTopics, REPLICATION_FACTOR_MAX, type Plan, type PlanContext } from './plans.js';
 import { INTERNAL_TOPICS } from './topic-names.js';
+import { planCreateAcls, planDeleteAcls, type AclCreateResult, type AclDeleteResult } from './acl-plan.js';
+import type { AclBinding, AclBindingFilter } from '../protocol/acl-types.js';
 import { planAlterScramCredentials, type ScramAlterResult, type ScramDeletion, type ScramUpsertion } from './scram-plan.js';
 import type {
   AlterConfigsResource,
@@ -241,6 +243,16 @@ export class QuorumController {
   /** AlterUserScramCredentials (51): scram-plan.ts's rules; every user's changes in one batch. */
   alterUserScramCredentials(deletions: readonly ScramDeletion[], upsertions: readonly ScramUpsertion[]): Promise<ScramAlterResult[]> {
     return this.run(async () => this.commit(planAlterScramCredentials(this.image, deletions, upsertions), (r) => r));
+  }
+
+  /** CreateAcls (30): acl-plan.ts's rules; the new ACLs in one batch. */
+  createAcls(bindings: readonly AclBinding[]): Promise<AclCreateResult[]> {
+    return this.run(async () => this.commit(planCreateAcls(this.image, this.opts.random, bindings), (r) => r));
+  }
+
+  /** DeleteAcls (31): every ACL a filter matches, removed in one batch. */
+  deleteAcls(filters: readonly AclBindingFilter[]): Promise<AclDeleteResult[]> {
+    return this.run(async () => this.commit(planDeleteAcls(this.image, filters), (r) => ({ ...r, matchingAcls: [] })));
   }
 
   private configPlanContext(): ConfigPlanContext {

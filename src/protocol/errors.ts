@@ -137,7 +137,7 @@ const table = [
   { code: 120, name: 'TRANSACTION_ABORTABLE', retriable: false, description: 'The server encountered an error with the transaction.' },
 ] as const satisfies readonly KafkaErrorInfo[];
 
-type ErrorName = (typeof table)[number]['name'];
+export type ErrorName = (typeof table)[number]['name'];
 
 /** `ErrorCode.NOT_LEADER_OR_FOLLOWER === 6`, and so on for every code. */
 export const ErrorCode = Object.fromEntries(table.map((e) => [e.name, e.code])) as { readonly [N in ErrorName]: Extract<(typeof table)[number], { name: N }>['code'] };

@@ -27,6 +27,13 @@
 // a TransactionVerifier set on the ReplicaManager, the first batch of a
 // transaction on a partition is verified with the coordinator first
 // (KIP-890 part 1; src/replication/txn-verification.ts).
+//
+// Authorization (src/security/authorizer/api-acls.ts): WRITE on the
+// transactional id for the whole request (the connection's gate), WRITE on
+// each topic here: a denied topic's partitions get TOPIC_AUTHORIZATION_FAILED
+// and are not appended, the others are (one cached decision per topic).
+import { AclOperation } from '../../protocol/acl-types.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
 import { defineHandler, NO_RESPONSE } from '../handler.js';
 import type { PartitionAppendResult } from '../../replication/replica-manager.js';
@@ -40,7 +47,9 @@ export const produceHandler = defineHandler({
   response: ProduceResponse,
   async handle(ctx, req) {
     const { services } = ctx;
-    const topicSizes = req.topicData.map((t) => t.partitionData.length);
+    const denied = ctx.authz.enabled ? req.topicData.map((t) => !ctx.authz.topic(AclOperation.WRITE, t.name)) : null;
+    const allowedTopics = denied === null || !denied.includes(true) ? req.topicData : req.topicData.filter((_t, i) => denied[i] !== true);
+    const topicSizes = allowedTopics.map((t) => t.partitionData.length);
     const results = await services.replicaManager.appendRecords({
       origin: 'client',
       acks: req.acks,
@@ -48,12 +57,13 @@ export const produceHandler = defineHandler({
       produceVersion: ctx.apiVersion,
       clientId: ctx.clientId,
       transactionalId: req.transactionalId ?? null,
-      entries: req.topicData.flatMap((t) => t.partitionData.map((pd) => ({ topic: t.name, partition: pd.index, records: pd.records }))),
+      entries: allowedTopics.flatMap((t) => t.partitionData.map((pd) => ({ topic: t.name, partition: pd.index, records: pd.records }))),
     });
     for (const r of results) if (r.appendedBytes > 0) services.traffic.produced(r.topic, r.appendedBytes, r.appendedRecords);
     const byTopic = regroup(results, topicSizes);
     services.traffic.produceAnswered(byTopic.map((partitions) => ({ partitions })));
     if (req.acks === 0) return NO_RESPONSE;
+    if (allowedTopics !== req.topicData) return withDenied(req, byTopic, denied as boolean[]);
     return {
       responses: req.topicData.map((t, i) => ({
         name: t.name,
@@ -75,6 +85,20 @@ export const produceHandler = defineHandler({
     })),
   }),
 });
+
+/** The response when some topics were denied: their partitions TOPIC_AUTHORIZATION_FAILED, the others' results in request order. */
+function withDenied(req: ProduceRequest, allowedResults: PartitionAppendResult[][], denied: readonly boolean[]) {
+  let next = 0;
+  return {
+    responses: req.topicData.map((t, i) => ({
+      name: t.name,
+      partitionResponses: denied[i] === true
+        ? t.partitionData.map((p) => ({ index: p.index, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n }))
+        : (allowedResults[next++] ?? []).map((r) => ({ index: r.partition, errorCode: r.errorCode, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTimeMs, logStartOffset: r.logStartOffset })),
+    })),
+    throttleTimeMs: 0,
+  };
+}
 
 /** Splits the flat results (entry order) back into the request's topics. */
 function regroup(results: readonly PartitionAppendResult[], topicSizes: readonly number[]): PartitionAppendResult[][] {

@@ -47,6 +47,14 @@
 // those with news. A fetch of
 // __cluster_metadata-0 on a node with a metadata quorum is Raft's
 // (src/controller/quorum/wire.ts) and is answered by it.
+//
+// Authorization (src/security/authorizer/api-acls.ts): READ on each topic
+// for consumers, CLUSTER_ACTION on the cluster for followers (replicaId >=
+// 0); a denied topic's partitions answer TOPIC_AUTHORIZATION_FAILED and are
+// neither read nor kept in the fetch session. The metadata log needs
+// CLUSTER_ACTION (CLUSTER_AUTHORIZATION_FAILED otherwise, as Kafka's
+// controller).
+import { AclOperation } from '../../protocol/acl-types.js';
 import { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { RecordChunks } from '../../protocol/schema.js';
@@ -66,21 +74,29 @@ const SESSION_VERSION = 7;
 const TOPIC_ID_VERSION = 13;
 
 type RequestTopic = FetchRequest['topics'][number];
-/** A request topic with its name: given (v4-12) or resolved from its id (v13; undefined when unknown). */
-type NamedTopic = RequestTopic & { readonly name: string | undefined };
+/** A request topic with its name: given (v4-12) or resolved from its id (v13; undefined when unknown); `denied` when the principal may not read it. */
+type NamedTopic = RequestTopic & { readonly name: string | undefined; readonly denied: boolean };
 
-function named(ctx: RequestContext, topics: readonly RequestTopic[]): NamedTopic[] {
-  if (ctx.apiVersion < TOPIC_ID_VERSION) return topics.map((t) => ({ ...t, name: t.topic }));
-  return topics.map((t) => ({ ...t, name: ctx.services.metadata.topicNameById(t.topicId) }));
+function named(ctx: RequestContext, req: FetchRequest): NamedTopic[] {
+  const topics = req.topics;
+  const withNames = ctx.apiVersion < TOPIC_ID_VERSION ? topics.map((t) => ({ ...t, name: t.topic as string | undefined })) : topics.map((t) => ({ ...t, name: ctx.services.metadata.topicNameById(t.topicId) }));
+  if (!ctx.authz.enabled) return withNames.map((t) => ({ ...t, denied: false }));
+  // Followers need CLUSTER_ACTION; consumers READ on each topic (Kafka's KafkaApis.handleFetchRequest).
+  const follower = req.replicaId >= 0;
+  const clusterAction = follower && ctx.authz.cluster(AclOperation.CLUSTER_ACTION);
+  return withNames.map((t) => ({ ...t, denied: t.name !== undefined && (follower ? !clusterAction : !ctx.authz.topic(AclOperation.READ, t.name)) }));
 }
 
-function unknownTopicId(t: RequestTopic) {
+/** A topic answered with one error on every partition: an unknown id (UNKNOWN_TOPIC_ID) or a denied topic. */
+function unknownTopicId(t: NamedTopic) {
   return {
-    topic: '',
+    topic: t.denied ? (t.name ?? '') : '',
     topicId: t.topicId,
-    partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, highWatermark: -1n, records: EMPTY })),
+    partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: t.denied ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.UNKNOWN_TOPIC_ID, highWatermark: -1n, records: EMPTY })),
   };
 }
+
+const unanswerable = (t: NamedTopic): boolean => t.name === undefined || t.denied;
 
 function recordsOf(r: FetchPartitionResult): RecordChunks | Buffer {
   if (r.bytes === 0) return EMPTY;
@@ -139,7 +155,7 @@ function inRequestOrder(topics: readonly NamedTopic[], answered: readonly Answer
   const byName = new Map(answered.map((t) => [t.topic, t]));
   const out: (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] = [];
   for (const t of topics) {
-    if (t.name === undefined) {
+    if (t.name === undefined || t.denied) {
       out.push(unknownTopicId(t));
       continue;
     }
@@ -166,11 +182,14 @@ export const fetchHandler = defineHandler({
   response: FetchResponse,
   async handle(ctx, req) {
     // A controller fetching the metadata log (KRaft replication) goes to the node's Raft.
-    if (ctx.services.raft !== undefined && isRaftFetch(req)) return ctx.services.raft.fetch(req, ctx.apiVersion);
+    if (ctx.services.raft !== undefined && isRaftFetch(req)) {
+      if (!ctx.authz.cluster(AclOperation.CLUSTER_ACTION)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, sessionId: INVALID_SESSION_ID, responses: [] };
+      return ctx.services.raft.fetch(req, ctx.apiVersion);
+    }
     const { ioBuffers } = ctx.services;
     const readCommitted = req.isolationLevel === 1;
-    const topics = named(ctx, req.topics);
-    const requested: RequestedPartition[] = topics.flatMap((t) => (t.name === undefined ? [] : t.partitions.map((p) => ({ ...p, topic: t.name as string, topicId: t.topicId }))));
+    const topics = named(ctx, req);
+    const requested: RequestedPartition[] = topics.flatMap((t) => (unanswerable(t) ? [] : t.partitions.map((p) => ({ ...p, topic: t.name as string, topicId: t.topicId }))));
     const session = sessionContext(ctx, req, requested);
     if (session.kind === 'error') return { throttleTimeMs: 0, errorCode: session.errorCode, sessionId: INVALID_SESSION_ID, responses: [] };
     const toFetch = session.kind === 'incremental' ? [...session.session.partitions.values()] : requested;
@@ -193,7 +212,7 @@ export const fetchHandler = defineHandler({
       partitions: t.partitions.filter((r) => keepInAnswer(ctx, session, t.topic, r)).map((r) => partitionAnswer(r, readCommitted)),
     })).filter((t) => session.kind !== 'incremental' || t.partitions.length > 0);
     // Unknown topic ids keep their place in a full answer; an incremental one lists them first.
-    const unknown = topics.filter((t) => t.name === undefined).map(unknownTopicId);
+    const unknown = topics.filter(unanswerable).map(unknownTopicId);
     const responses: (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] = session.kind === 'incremental' ? [...unknown, ...answered] : inRequestOrder(topics, answered);
     ctx.services.traffic.fetchAnswered(responses);
     const { buffers } = fetched;

@@ -8,7 +8,9 @@
 // the last stable offset for read_committed, v2+), -3 = the offset of the
 // record with the largest timestamp (KIP-734), otherwise the first offset whose
 // timestamp is >= the given one (-1/-1 when there is none). v4+ checks the
-// client's leader epoch and answers with ours.
+// client's leader epoch and answers with ours. DESCRIBE on each topic
+// (TOPIC_AUTHORIZATION_FAILED on its partitions otherwise).
+import { AclOperation } from '../../protocol/acl-types.js';
 import { leaderEpochError } from '../../replication/replica-manager.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, ListOffsetsRequest, ListOffsetsResponse, MAX_TIMESTAMP } from '../../protocol/messages/02-list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -29,10 +31,13 @@ export const listOffsetsHandler = defineHandler({
   async handle(ctx, req) {
     const rm = ctx.services.replicaManager;
     const readCommitted = req.isolationLevel === 1;
-    const topics = req.topics.map(async (t) => ({
+    const topics = req.topics.map(async (t) => {
+      const allowed = ctx.authz.topic(AclOperation.DESCRIBE, t.name);
+      return {
         name: t.name,
         partitions: await Promise.all(t.partitions.map(async (lp) => {
           const none = { partitionIndex: lp.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+          if (!allowed) return { ...none, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
           const p = rm.get(t.name, lp.partitionIndex);
           if (!p) {
             const errorCode = ctx.services.metadata.topicExists(t.name) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
@@ -63,7 +68,8 @@ export const listOffsetsHandler = defineHandler({
           const found = await offsetForTimestamp(p, lp.timestamp);
           return found ? answer(found.offset, found.timestampMs) : answer(-1n);
         })),
-      }));
+      };
+    });
     return { throttleTimeMs: 0, topics: await Promise.all(topics) };
   },
   errorResponse: (req, errorCode) => ({

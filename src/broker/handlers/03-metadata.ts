@@ -14,8 +14,15 @@
 // it; the creation is awaited so the answer already has the partitions.
 // Invalid names answer INVALID_TOPIC_EXCEPTION. Brokers are listed with their
 // endpoint on the listener this request arrived on.
-// Simplification: authorized-operations fields answer "not requested" until
-// ACLs exist.
+//
+// Authorization (Kafka's KafkaApis.handleTopicMetadataRequest): all-topics
+// requests list only the topics the principal may DESCRIBE; a named topic
+// it may not describe answers TOPIC_AUTHORIZATION_FAILED whether or not it
+// exists (with the zero id), so its existence never leaks. Auto-creation
+// needs CREATE on the cluster or on the topic (TOPIC_AUTHORIZATION_FAILED
+// otherwise). Simplification: the authorized-operations fields answer "not
+// requested" (INT32_MIN).
+import { AclOperation } from '../../protocol/acl-types.js';
 import { ZERO_UUID } from '../../protocol/codec.js';
 import { MetadataRequest, MetadataResponse } from '../../protocol/messages/03-metadata.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -80,10 +87,16 @@ async function requestedTopics(ctx: RequestContext, req: MetadataRequest) {
   // v12: an entry with an id is looked up by id (its name, if any, is ignored); ids are never auto-created.
   const byId = [...new Set(asked.filter((t) => t.topicId !== ZERO_UUID).map((t) => t.topicId))];
   const requested = [...new Set(asked.filter((t) => t.topicId === ZERO_UUID && t.name !== null).map((t) => t.name as string))];
+  const denied = new Set(requested.filter((n) => !ctx.authz.topic(AclOperation.DESCRIBE, n)));
   const allowAuto = md.autoCreateTopicsEnable && (ctx.apiVersion < 4 || req.allowAutoTopicCreation);
-  const missing = requested.filter((n) => !md.topicExists(n) && !n.startsWith(INTERNAL_PREFIX));
+  let missing = requested.filter((n) => !denied.has(n) && !md.topicExists(n) && !n.startsWith(INTERNAL_PREFIX));
+  if (allowAuto && missing.length > 0 && !ctx.authz.cluster(AclOperation.CREATE, false)) {
+    for (const n of missing) if (!ctx.authz.topic(AclOperation.CREATE, n)) denied.add(n);
+    missing = missing.filter((n) => !denied.has(n));
+  }
   const createErrors = allowAuto ? await autoCreate(ctx, missing) : new Map<string, number>();
   const named = requested.map((name) => {
+    if (denied.has(name)) return { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId: ZERO_UUID, isInternal: false, partitions: [] };
     const t = md.topic(name);
     if (t) return topicResponse(t);
     const errorCode = createErrors.get(name) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
@@ -92,6 +105,7 @@ async function requestedTopics(ctx: RequestContext, req: MetadataRequest) {
   const identified = byId.map((topicId) => {
     const name = md.topicNameById(topicId);
     const t = name === undefined ? undefined : md.topic(name);
+    if (t && !ctx.authz.topic(AclOperation.DESCRIBE, t.name)) return { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name: null, topicId, isInternal: false, partitions: [] };
     if (t) return topicResponse(t);
     return { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId, isInternal: false, partitions: [] };
   });
@@ -110,7 +124,7 @@ export const metadataHandler = defineHandler({
     const all = req.topics === null || (ctx.apiVersion === 0 && req.topics.length === 0);
     let topics;
     if (all) {
-      topics = md.topics().map(topicResponse);
+      topics = md.topics().filter((t) => ctx.authz.topic(AclOperation.DESCRIBE, t.name, false)).map(topicResponse);
     } else {
       topics = await requestedTopics(ctx, req);
     }

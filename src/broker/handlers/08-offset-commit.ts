@@ -3,7 +3,10 @@
 // (ignored, as Kafka ignores it since 0.11); v2-4 carry retentionTimeMs; v6
 // committedLeaderEpoch; v7 groupInstanceId. Offsets become visible to
 // OffsetFetch only after they are stored in __consumer_offsets. sarama sends
-// v1, so the range starts at 0 (docs/compatibility.md).
+// v1, so the range starts at 0 (docs/compatibility.md). READ on the group
+// (the connection's gate) and on each topic (TOPIC_AUTHORIZATION_FAILED on
+// its partitions, which are not committed).
+import { AclOperation } from '../../protocol/acl-types.js';
 import { OffsetCommitRequest, OffsetCommitResponse } from '../../protocol/messages/08-offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -23,8 +26,9 @@ export const offsetCommitHandler = defineHandler({
         topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: denied })) })),
       };
     }
-    const offsets = req.topics.flatMap((t) =>
-      t.partitions.map((p) => ({
+    const readable = req.topics.map((t) => ctx.authz.topic(AclOperation.READ, t.name));
+    const offsets = req.topics.flatMap((t, ti) =>
+      readable[ti] !== true ? [] : t.partitions.map((p) => ({
         topic: t.name,
         partition: p.partitionIndex,
         offset: p.committedOffset,
@@ -43,9 +47,12 @@ export const offsetCommitHandler = defineHandler({
     let i = 0;
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({
+      topics: req.topics.map((t, ti) => ({
         name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: r.partitions[i++]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR })),
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: readable[ti] !== true ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : (r.partitions[i++]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR),
+        })),
       })),
     };
   },

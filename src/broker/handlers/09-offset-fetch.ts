@@ -5,6 +5,11 @@
 // its marker, KIP-447). v8: many
 // groups per request (KIP-709). v0 (offsets kept in ZooKeeper) is not
 // advertised; librdkafka needs v1 in range for consumer groups.
+// Authorization: DESCRIBE on each group (GROUP_AUTHORIZATION_FAILED) and on
+// each topic: a named topic the principal may not describe answers
+// TOPIC_AUTHORIZATION_FAILED on its partitions; "every partition" leaves
+// such topics out.
+import { AclOperation } from '../../protocol/acl-types.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../../protocol/messages/09-offset-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Input } from '../../protocol/schema.js';
@@ -25,7 +30,7 @@ function fetchGroup(
   requireStable: boolean,
 ): GroupAnswer {
   const asked = topics?.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition }))) ?? null;
-  const denied = ctx.services.groups.check(groupId, 'offsetFetch');
+  const denied = ctx.authz.group(AclOperation.DESCRIBE, groupId) ? ctx.services.groups.check(groupId, 'offsetFetch') : ErrorCode.GROUP_AUTHORIZATION_FAILED;
   if (denied !== ErrorCode.NONE) {
     const topicsOut = (topics ?? []).map((t) => ({
       name: t.name,
@@ -35,13 +40,18 @@ function fetchGroup(
   }
   const r = ctx.services.groups.coordinator.fetchOffsets(groupId, asked, requireStable);
   const byTopic = new Map<string, TopicsOut[number]['partitions'] extends readonly (infer P)[] ? P[] : never>();
+  const describable = new Map<string, boolean>();
   for (const p of r.partitions) {
+    let allowed = describable.get(p.topic);
+    if (allowed === undefined) describable.set(p.topic, (allowed = ctx.authz.topic(AclOperation.DESCRIBE, p.topic, asked !== null)));
+    if (!allowed && asked === null) continue;
     let list = byTopic.get(p.topic);
     if (!list) {
       list = [];
       byTopic.set(p.topic, list);
     }
-    list.push({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: p.leaderEpoch, metadata: p.metadata, errorCode: p.errorCode });
+    if (!allowed) list.push({ partitionIndex: p.partition, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
+    else list.push({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: p.leaderEpoch, metadata: p.metadata, errorCode: p.errorCode });
   }
   return { errorCode: r.errorCode, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })) };
 }

@@ -5,6 +5,9 @@
 // the id's __transaction_state partition, creating that topic on first use
 // (transaction.state.log.num.partitions; src/coordinator/transaction).
 // librdkafka needs v0 in range for consumer groups and, oddly, for lz4.
+// DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED) or the transactional id
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), key by key.
+import { AclOperation } from '../../protocol/acl-types.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../protocol/messages/10-find-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -17,12 +20,14 @@ const KEY_TYPE_TRANSACTION = 1;
 function locate(ctx: RequestContext, key: string, keyType: number): Promise<CoordinatorLocation> {
   const none = { nodeId: -1, host: '', port: -1 };
   if (keyType === KEY_TYPE_TRANSACTION) {
+    if (!ctx.authz.transactionalId(AclOperation.DESCRIBE, key)) return Promise.resolve({ errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, errorMessage: null, ...none });
     if (key === '') return Promise.resolve({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'empty transactional id', ...none });
     return ctx.services.transactions.findTransactionCoordinator(key, ctx.listenerName);
   }
   if (keyType !== KEY_TYPE_GROUP) {
     return Promise.resolve({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unknown coordinator key type ${keyType}`, ...none });
   }
+  if (!ctx.authz.group(AclOperation.DESCRIBE, key)) return Promise.resolve({ errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null, ...none });
   return ctx.services.groups.findGroupCoordinator(key, ctx.listenerName);
 }
 

@@ -1,5 +1,6 @@
 // 16 ListGroups, v0-4 (v3 flexible; v4 statesFilter and groupState, KIP-518).
 // Lists the groups this node coordinates.
+import { AclOperation } from '../../protocol/acl-types.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../../protocol/messages/16-list-groups.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -12,7 +13,9 @@ export const listGroupsHandler = defineHandler({
   request: ListGroupsRequest,
   response: ListGroupsResponse,
   handle(ctx, req) {
-    const groups = ctx.services.groups.coordinator.listGroups(req.statesFilter);
+    // DESCRIBE on the cluster lists every group; otherwise only the groups the principal may DESCRIBE (Kafka's rule).
+    const all = ctx.services.groups.coordinator.listGroups(req.statesFilter);
+    const groups = !ctx.authz.enabled || ctx.authz.cluster(AclOperation.DESCRIBE, false) ? all : all.filter((g) => ctx.authz.group(AclOperation.DESCRIBE, g.groupId, false));
     return {
       throttleTimeMs: 0,
       // Kafka answers COORDINATOR_LOAD_IN_PROGRESS while any partition loads.

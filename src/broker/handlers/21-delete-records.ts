@@ -19,6 +19,7 @@
 // Simplifications: timeoutMs is unused; with one replica the move is complete
 // when the leader's log moved (with followers, the answer waits until every
 // replica's log start reached it, Kafka's DelayedDeleteRecords).
+import { AclOperation } from '../../protocol/acl-types.js';
 import { DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/messages/21-delete-records.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { compactionConfigOf } from '../../storage/config.js';
@@ -50,10 +51,14 @@ export const deleteRecordsHandler = defineHandler({
   handle(ctx, req) {
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((dp) => ({ partitionIndex: dp.partitionIndex, ...deletePartition(ctx, t.name, dp.partitionIndex, dp.offset) })),
-      })),
+      topics: req.topics.map((t) => {
+        // DELETE on the topic (TOPIC_AUTHORIZATION_FAILED on its partitions otherwise).
+        const allowed = ctx.authz.topic(AclOperation.DELETE, t.name);
+        return {
+          name: t.name,
+          partitions: t.partitions.map((dp) => ({ partitionIndex: dp.partitionIndex, ...(allowed ? deletePartition(ctx, t.name, dp.partitionIndex, dp.offset) : { lowWatermark: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED }) })),
+        };
+      }),
     };
   },
   errorResponse: (req, errorCode) => ({

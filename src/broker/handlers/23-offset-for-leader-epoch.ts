@@ -23,6 +23,7 @@
 // The latest epoch's end is the log end offset even for consumers, as in
 // Kafka (no high-watermark bound); on one node the two are equal.
 import { leaderEpochError } from '../../replication/replica-manager.js';
+import { AclOperation } from '../../protocol/acl-types.js';
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -50,12 +51,17 @@ export const offsetForLeaderEpochHandler = defineHandler({
   request: OffsetForLeaderEpochRequest,
   response: OffsetForLeaderEpochResponse,
   handle(ctx, req) {
+    // CLUSTER_ACTION (followers) allows every topic; otherwise DESCRIBE on each (TOPIC_AUTHORIZATION_FAILED), as Kafka.
+    const clusterAction = ctx.authz.cluster(AclOperation.CLUSTER_ACTION, false);
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({
-        topic: t.topic,
-        partitions: t.partitions.map((p) => endOffset(ctx, t.topic, p.partition, p.currentLeaderEpoch, p.leaderEpoch)),
-      })),
+      topics: req.topics.map((t) => {
+        const allowed = clusterAction || ctx.authz.topic(AclOperation.DESCRIBE, t.topic);
+        return {
+          topic: t.topic,
+          partitions: t.partitions.map((p) => (allowed ? endOffset(ctx, t.topic, p.partition, p.currentLeaderEpoch, p.leaderEpoch) : { partition: p.partition, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, leaderEpoch: -1, endOffset: -1n })),
+        };
+      }),
     };
   },
   errorResponse: (req, errorCode) => ({

@@ -8,6 +8,7 @@
 // whether each partition is already in the producer's ongoing transaction
 // (NONE, else INVALID_TXN_STATE) and writes nothing; without verifyOnly the
 // partitions are added (transaction version 2's implicit add).
+import { AclOperation } from '../../protocol/acl-types.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../../protocol/messages/24-add-partitions-to-txn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { codeForVersion } from '../../coordinator/transaction/request-rules.js';
@@ -37,8 +38,12 @@ async function addOne(ctx: RequestContext, ref: { transactionalId: string; produ
     const v = coordinator.verifyPartitions(ref, partitions);
     return results(topics, (tp) => codeForVersion('addPartitionsToTxn', ctx.apiVersion, v.partitions.get(tpKey(tp)) ?? ErrorCode.UNKNOWN_SERVER_ERROR));
   }
-  const unknown = new Set(partitions.filter((tp) => !partitionExists(ctx, tp)).map(tpKey));
-  if (unknown.size > 0) return results(topics, (tp) => (unknown.has(tpKey(tp)) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED));
+  // WRITE on each topic (v0-3; brokers sending v4+ have CLUSTER_ACTION): as Kafka, a denied topic is TOPIC_AUTHORIZATION_FAILED and nothing is added.
+  const unwritable = new Set(ctx.apiVersion >= 4 ? [] : topics.filter((t) => !ctx.authz.topic(AclOperation.WRITE, t.name)).map((t) => t.name));
+  const unknown = new Set(partitions.filter((tp) => !unwritable.has(tp.topic) && !partitionExists(ctx, tp)).map(tpKey));
+  if (unknown.size > 0 || unwritable.size > 0) {
+    return results(topics, (tp) => (unwritable.has(tp.topic) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : unknown.has(tpKey(tp)) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED));
+  }
   const code = codeForVersion('addPartitionsToTxn', ctx.apiVersion, await coordinator.addPartitions(ref, partitions));
   return results(topics, () => code);
 }

@@ -14,6 +14,8 @@
 // other resource types (broker loggers...), answer INVALID_REQUEST.
 // configurationKeys null = every key; unknown keys in it are skipped.
 // Building the answer lives in src/broker/configs/.
+import { AclOperation } from '../../protocol/acl-types.js';
+import { configDeniedCode, configResourceAllowed } from '../request-authorization.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../../protocol/messages/32-describe-configs.js';
 import { defineHandler } from '../handler.js';
 
@@ -29,6 +31,10 @@ export const describeConfigsHandler = defineHandler({
     return {
       throttleTimeMs: 0,
       results: req.resources.map((r) => {
+        // DESCRIBE_CONFIGS on each topic, or on the cluster for brokers.
+        if (!configResourceAllowed(ctx.authz, AclOperation.DESCRIBE_CONFIGS, r.resourceType, r.resourceName)) {
+          return { errorCode: configDeniedCode(r.resourceType), errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] };
+        }
         const d = ctx.services.configs.describe(r, options);
         return {
           errorCode: d.errorCode,

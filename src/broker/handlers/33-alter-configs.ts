@@ -9,6 +9,8 @@
 // this broker before the response (logs, produce rules, dynamic defaults).
 // On a node that is not the active controller the request is forwarded to
 // it unchanged (src/broker/controller-channel.ts); NOT_CONTROLLER while none is known.
+import { AclOperation } from '../../protocol/acl-types.js';
+import { configDeniedCode, configResourceAllowed, runAllowed } from '../request-authorization.js';
 import { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/messages/33-alter-configs.js';
 import { defineHandler } from '../handler.js';
 import { forwardToController } from '../controller-channel.js';
@@ -23,16 +25,28 @@ export const alterConfigsHandler = defineHandler({
   request: AlterConfigsRequest,
   response: AlterConfigsResponse,
   async handle(ctx, req) {
-    const forwarded = await forwardToController(ctx, { request: AlterConfigsRequest, response: AlterConfigsResponse }, req, (code) => errorResponse(req, code, ctx));
-    if (forwarded !== null) return forwarded;
-    const results = await ctx.services.configs.alter(req.resources, req.validateOnly);
-    return {
-      throttleTimeMs: 0,
-      responses: results.map((r) => ({ errorCode: r.errorCode, errorMessage: r.errorMessage, resourceType: r.resourceType, resourceName: r.resourceName })),
-    };
+    // ALTER_CONFIGS on each topic, or on the cluster for brokers; checked before forwarding.
+    if (!ctx.authz.enabled) return alter(ctx, req);
+    const responses = await runAllowed(
+      req.resources,
+      (r) => configResourceAllowed(ctx.authz, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName),
+      async (resources) => (await alter(ctx, { ...req, resources: [...resources] })).responses,
+      (r) => ({ errorCode: configDeniedCode(r.resourceType), errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName }),
+    );
+    return { throttleTimeMs: 0, responses };
   },
   errorResponse,
 });
+
+async function alter(ctx: RequestContext, req: AlterConfigsRequest): Promise<Input<typeof AlterConfigsResponse>> {
+  const forwarded = await forwardToController(ctx, { request: AlterConfigsRequest, response: AlterConfigsResponse }, req, (code) => errorResponse(req, code, ctx));
+  if (forwarded !== null) return forwarded;
+  const results = await ctx.services.configs.alter(req.resources, req.validateOnly);
+  return {
+    throttleTimeMs: 0,
+    responses: results.map((r) => ({ errorCode: r.errorCode, errorMessage: r.errorMessage, resourceType: r.resourceType, resourceName: r.resourceName })),
+  };
+}
 
 function errorResponse(req: AlterConfigsRequest, errorCode: number, _ctx: RequestContext): Input<typeof AlterConfigsResponse> {
   return {

@@ -1,6 +1,7 @@
 // 42 DeleteGroups, v0-2 (v2 flexible). NON_EMPTY_GROUP while members remain,
 // GROUP_ID_NOT_FOUND for unknown groups; otherwise the group and its offsets
 // are tombstoned in __consumer_offsets.
+import { AclOperation } from '../../protocol/acl-types.js';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/messages/42-delete-groups.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -16,7 +17,8 @@ export const deleteGroupsHandler = defineHandler({
     const groups = ctx.services.groups;
     const denied = new Map<string, number>();
     for (const g of req.groupsNames) {
-      const code = groups.check(g, 'deleteGroups');
+      // DELETE on each group (GROUP_AUTHORIZATION_FAILED for that group only).
+      const code = ctx.authz.group(AclOperation.DELETE, g) ? groups.check(g, 'deleteGroups') : ErrorCode.GROUP_AUTHORIZATION_FAILED;
       if (code !== ErrorCode.NONE) denied.set(g, code);
     }
     const deleted = await groups.coordinator.deleteGroups(req.groupsNames.filter((g) => !denied.has(g)));

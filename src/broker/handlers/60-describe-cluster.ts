@@ -11,11 +11,14 @@
 // always 1).
 //
 // clusterAuthorizedOperations: INT32_MIN ("not requested", the schema default)
-// unless includeClusterAuthorizedOperations. There are no ACLs yet, so when
-// asked every principal is allowed everything, and the answer is the bit set
-// of every operation Kafka defines for the CLUSTER resource (as Kafka answers
-// without an authorizer): CREATE(5), ALTER(7), DESCRIBE(8), CLUSTER_ACTION(9),
-// DESCRIBE_CONFIGS(10), ALTER_CONFIGS(11), IDEMPOTENT_WRITE(12).
+// unless includeClusterAuthorizedOperations. When asked: without an
+// authorizer, the bit set of every operation Kafka defines for the CLUSTER
+// resource (CREATE(5), ALTER(7), DESCRIBE(8), CLUSTER_ACTION(9),
+// DESCRIBE_CONFIGS(10), ALTER_CONFIGS(11), IDEMPOTENT_WRITE(12)); with one,
+// as Kafka: 0 unless the principal may DESCRIBE the cluster, else the bits of
+// the operations it is allowed. Describing the cluster itself needs no ACL.
+import { AclOperation } from '../../protocol/acl-types.js';
+import type { RequestAuthorizer } from '../../security/authorizer/request-authorizer.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/messages/60-describe-cluster.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -60,8 +63,14 @@ export const describeClusterHandler = defineHandler({
       clusterId: md.clusterId,
       controllerId: brokers.some((b) => b.nodeId === controllerId) ? controllerId : -1,
       brokers: brokers.map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
-      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : AUTHORIZED_OPERATIONS_NOT_REQUESTED,
+      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? clusterOperations(ctx.authz) : AUTHORIZED_OPERATIONS_NOT_REQUESTED,
     };
   },
   errorResponse: (_req, errorCode) => ({ throttleTimeMs: 0, errorCode, errorMessage: null, clusterId: '', brokers: [] }),
 });
+
+function clusterOperations(authz: RequestAuthorizer): number {
+  if (!authz.enabled) return ALL_CLUSTER_OPERATIONS;
+  if (!authz.cluster(AclOperation.DESCRIBE, false)) return 0;
+  return CLUSTER_OPERATIONS.reduce((bits, op) => (authz.cluster(op, false) ? bits | (1 << op) : bits), 0);
+}

@@ -3,6 +3,7 @@
 // timestamp, coordinator epoch of the last marker, first offset of the open
 // transaction or -1). NOT_LEADER_OR_FOLLOWER when this broker does not lead
 // the partition, UNKNOWN_TOPIC_OR_PARTITION when the topic does not exist.
+import { AclOperation } from '../../protocol/acl-types.js';
 import { DescribeProducersRequest, DescribeProducersResponse } from '../../protocol/messages/61-describe-producers.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
@@ -41,7 +42,14 @@ export const describeProducersHandler = defineHandler({
   handle(ctx, req) {
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((n) => describePartition(ctx, t.name, n)) })),
+      topics: req.topics.map((t) => {
+        // READ on each topic (Kafka's rule for DescribeProducers).
+        const allowed = ctx.authz.topic(AclOperation.READ, t.name);
+        return {
+          name: t.name,
+          partitions: t.partitionIndexes.map((n) => (allowed ? describePartition(ctx, t.name, n) : { partitionIndex: n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null, activeProducers: [] })),
+        };
+      }),
     };
   },
   errorResponse: (req, errorCode) => ({

@@ -3,6 +3,7 @@
 // v1 adds durationFilter (KIP-994: running longer than that many ms, -1 =
 // all). Unknown state names come back in unknownStateFilters. An admin
 // client asks every broker and merges.
+import { AclOperation } from '../../protocol/acl-types.js';
 import { ListTransactionsRequest, ListTransactionsResponse } from '../../protocol/messages/66-list-transactions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { STATE_IDS } from '../../coordinator/transaction/records.js';
@@ -23,10 +24,11 @@ export const listTransactionsHandler = defineHandler({
       req.producerIdFilters,
       Number(req.durationFilter),
     );
+    // Only the transactional ids the principal may DESCRIBE are listed (Kafka's rule).
     // Only unknown state names asked for: nothing can match (Kafka answers none).
     const transactionStates = req.stateFilters.length > 0 && unknownStateFilters.length === req.stateFilters.length
       ? []
-      : listed.map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state }));
+      : listed.filter((t) => ctx.authz.transactionalId(AclOperation.DESCRIBE, t.transactionalId, false)).map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };
   },
   errorResponse: (_req, errorCode) => ({ throttleTimeMs: 0, errorCode, unknownStateFilters: [], transactionStates: [] }),

@@ -10,6 +10,7 @@
 // partition; with an explicit list its topic must be one of them
 // (INVALID_REQUEST otherwise, as Kafka answers). Listed topics that do not
 // exist answer UNKNOWN_TOPIC_OR_PARTITION; they are never auto-created.
+import { AclOperation } from '../../protocol/acl-types.js';
 import { ZERO_UUID } from '../../protocol/codec.js';
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from '../../protocol/messages/75-describe-topic-partitions.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -36,11 +37,16 @@ function partitionsOf(t: TopicView, from: number, limit: number): ResponseTopic[
 }
 
 /** Topics in name order from the cursor on, each with up to the remaining partition budget; the cursor where the budget ran out. */
-export function describePage(md: MetadataService, names: readonly string[], cursor: Cursor | null, limit: number): { topics: ResponseTopic[]; nextCursor: Cursor | null } {
+export function describePage(md: MetadataService, names: readonly string[], cursor: Cursor | null, limit: number, denied: ReadonlySet<string> = new Set()): { topics: ResponseTopic[]; nextCursor: Cursor | null } {
   const sorted = [...new Set(names)].sort().filter((n) => cursor === null || n >= cursor.topicName);
   const topics: ResponseTopic[] = [];
   let budget = limit;
   for (const name of sorted) {
+    // A topic the principal may not describe: TOPIC_AUTHORIZATION_FAILED, exists or not (no leak).
+    if (denied.has(name)) {
+      topics.push({ ...unknownTopic(name), errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
+      continue;
+    }
     const t = md.topic(name);
     if (t === undefined) {
       topics.push(unknownTopic(name));
@@ -67,12 +73,14 @@ export const describeTopicPartitionsHandler = defineHandler({
   handle(ctx, req) {
     const md = ctx.services.metadata;
     const all = req.topics.length === 0;
-    const names = all ? md.topics().map((t) => t.name) : req.topics.map((t) => t.name);
+    // DESCRIBE on each topic: all topics lists only the described ones; a named one not described is TOPIC_AUTHORIZATION_FAILED.
+    const names = all ? md.topics().map((t) => t.name).filter((n) => ctx.authz.topic(AclOperation.DESCRIBE, n, false)) : req.topics.map((t) => t.name);
+    const denied = new Set(all ? [] : names.filter((n) => !ctx.authz.topic(AclOperation.DESCRIBE, n)));
     if (!all && req.cursor !== null && !names.includes(req.cursor.topicName)) {
       return { throttleTimeMs: 0, topics: req.topics.map((t) => ({ ...unknownTopic(t.name), errorCode: ErrorCode.INVALID_REQUEST })), nextCursor: null };
     }
     const limit = Math.max(1, Math.min(req.responsePartitionLimit, PARTITIONS_PER_RESPONSE_MAX));
-    const page = describePage(md, names, req.cursor, limit);
+    const page = describePage(md, names, req.cursor, limit, denied);
     return { throttleTimeMs: 0, ...page };
   },
   errorResponse: (req, errorCode) => ({

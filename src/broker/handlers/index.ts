@@ -28,6 +28,9 @@ import { addOffsetsToTxnHandler } from './25-add-offsets-to-txn.js';
 import { endTxnHandler } from './26-end-txn.js';
 import { txnOffsetCommitHandler } from './28-txn-offset-commit.js';
 import { writeTxnMarkersHandler } from './27-write-txn-markers.js';
+import { describeAclsHandler } from './29-describe-acls.js';
+import { createAclsHandler } from './30-create-acls.js';
+import { deleteAclsHandler } from './31-delete-acls.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
@@ -74,6 +77,9 @@ export const allHandlers: readonly AnyHandler[] = [
   alterUserScramCredentialsHandler,
   createTopicsHandler,
   deleteTopicsHandler,
+  describeAclsHandler,
+  createAclsHandler,
+  deleteAclsHandler,
   describeConfigsHandler,
   alterConfigsHandler,
   createPartitionsHandler,

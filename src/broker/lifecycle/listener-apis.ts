@@ -32,6 +32,8 @@ export const CONTROLLER_LISTENER_API_KEYS: ReadonlySet<number> = new Set([
   18, // ApiVersions
   19, // CreateTopics
   20, // DeleteTopics
+  30, // CreateAcls
+  31, // DeleteAcls
   33, // AlterConfigs
   37, // CreatePartitions
   43, // ElectLeaders

@@ -20,6 +20,7 @@ import type { MetadataBatch } from './batch.js';
 import { DeltaBuilder, type MetadataDelta } from './delta.js';
 import { ConfigResourceType, NO_LEADER, NO_LEADER_CHANGE, type MetadataRecord, type RecordOf } from './records.js';
 import { ScramCredentials } from './scram-credentials.js';
+import { AclStore } from './acls.js';
 
 export interface PartitionState {
   readonly partitionId: number;
@@ -84,6 +85,8 @@ export class MetadataImage {
   private lastOffset = -1n;
   /** SCRAM credentials (KIP-554); read by brokers at login, changed only by applied records. */
   readonly scramCredentials = new ScramCredentials();
+  /** ACLs (AccessControlEntryRecord); read by the authorizer, changed only by applied records. */
+  readonly acls = new AclStore();
 
   constructor(readonly clusterId: string) {}
 
@@ -182,6 +185,7 @@ export class MetadataImage {
       }
     }
     out.push(...this.scramCredentials.toRecords());
+    out.push(...this.acls.toRecords());
     return out;
   }
 
@@ -227,6 +231,10 @@ export class MetadataImage {
       case 'RemoveUserScramCredentialRecord':
         // Not in the delta: logins read the image when they happen.
         return this.scramCredentials.apply(record);
+      case 'AccessControlEntryRecord':
+      case 'RemoveAccessControlEntryRecord':
+        // Not in the delta: the authorizer watches the store's generation.
+        return this.acls.apply(record);
       case 'NoOpRecord':
         return;
     }

@@ -173,6 +173,22 @@ export const RemoveUserScramCredentialRecord = data({ name: 'RemoveUserScramCred
   field('mechanism', 'int8'),
 ]);
 
+// 6 AccessControlEntryRecord. One ACL (KIP-500's ACLs in the metadata log),
+// under the id the controller gave it; ids are Kafka's enum ids (src/protocol/acl-types.ts).
+export const AccessControlEntryRecord = data({ name: 'AccessControlEntryRecord', versions: '0', flexible: '0+' }, [
+  field('id', 'uuid'),
+  field('resourceType', 'int8'),
+  field('resourceName', 'string'),
+  field('patternType', 'int8'),
+  field('principal', 'string'),
+  field('host', 'string'),
+  field('operation', 'int8'),
+  field('permissionType', 'int8'),
+]);
+
+// 16 RemoveAccessControlEntryRecord.
+export const RemoveAccessControlEntryRecord = data({ name: 'RemoveAccessControlEntryRecord', versions: '0', flexible: '0+' }, [field('id', 'uuid')]);
+
 // 20 NoOpRecord. Written by a new leader to commit its epoch (Raft, later).
 export const NoOpRecord = data({ name: 'NoOpRecord', versions: '0', flexible: '0+' }, []);
 
@@ -193,6 +209,8 @@ export const MetadataRecordTypes = {
   NoOpRecord: { id: 20, schema: NoOpRecord },
   UserScramCredentialRecord: { id: 11, schema: UserScramCredentialRecord },
   RemoveUserScramCredentialRecord: { id: 22, schema: RemoveUserScramCredentialRecord },
+  AccessControlEntryRecord: { id: 6, schema: AccessControlEntryRecord },
+  RemoveAccessControlEntryRecord: { id: 16, schema: RemoveAccessControlEntryRecord },
 } as const;
 
 type Types = typeof MetadataRecordTypes;

@@ -51,6 +51,7 @@ const KAFKA_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'transaction.state.log.segment.bytes': '104857600', 'transaction.abort.timed.out.transaction.cleanup.interval.ms': '10000',
   'transaction.remove.expired.transaction.cleanup.interval.ms': '3600000', 'producer.id.expiration.ms': '86400000', 'producer.id.expiration.check.interval.ms': '600000',
   'sasl.jaas.config': '', 'connections.max.reauth.ms': '0', 'sasl.server.max.receive.size': '524288',
+  'authorizer.class.name': '', 'super.users': '', 'allow.everyone.if.no.acl.found': 'false',
 };
 
 /**
@@ -97,6 +98,7 @@ function badValues(key: BrokerConfigKey): string[] {
     'log.retention.ms': ['0', '-2'],
     'replica.selector.class': ['com.example.MySelector', 'RackAwareReplicaSelector'],
     'sasl.jaas.config': ['PlainLoginModule required user_a="x"', 'PlainLoginModule maybe;'],
+    'authorizer.class.name': ['kafka.security.authorizer.AclAuthorizer', 'com.example.MyAuthorizer'],
   };
   const byType: Record<string, string[]> = {
     boolean: ['maybe'], int: ['abc', '1.5', '99999999999'], long: ['abc', '1e3'], double: ['abc'], enum: ['not-a-choice'], list: [], string: [], password: [],
@@ -109,7 +111,7 @@ function badValues(key: BrokerConfigKey): string[] {
 }
 
 /** Free-form strings: any text is a valid value (checked across keys, if at all). */
-const FREE_FORM = new Set<BrokerConfigKey>(['broker.id', 'inter.broker.listener.name', 'broker.rack', 'log.dir', 'metadata.log.dir']);
+const FREE_FORM = new Set<BrokerConfigKey>(['super.users', 'broker.id', 'inter.broker.listener.name', 'broker.rack', 'log.dir', 'metadata.log.dir']);
 
 test('every broker key refuses bad values with a message naming the key', () => {
   for (const key of KEYS) {

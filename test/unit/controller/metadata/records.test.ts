@@ -36,6 +36,8 @@ const samples: MetadataRecord[] = [
   { type: 'NoOpRecord', data: {} },
   { type: 'UserScramCredentialRecord', data: { name: 'alice', mechanism: 2, salt: Buffer.from('salt'), storedKey: Buffer.alloc(64, 1), serverKey: Buffer.alloc(64, 2), iterations: 8192 } },
   { type: 'RemoveUserScramCredentialRecord', data: { name: 'alice', mechanism: 2 } },
+  { type: 'AccessControlEntryRecord', data: { id: 'c3RhbmRhcmRBY2xJZDAwMQ', resourceType: 2, resourceName: 'orders', patternType: 4, principal: 'User:alice', host: '*', operation: 4, permissionType: 3 } },
+  { type: 'RemoveAccessControlEntryRecord', data: { id: 'c3RhbmRhcmRBY2xJZDAwMQ' } },
 ];
 
 test('every record type has a sample', () => {
