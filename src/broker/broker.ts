@@ -334,12 +334,15 @@ async function listenAndRegister(parts: NodeParts, server: SocketServer, service
   const { settings, clusterNode, metadata, localMetadata, logManager } = parts;
   const bound: ListenerSettings[] = [];
   try {
+    // A cluster node's broker listeners serve once its metadata has caught up (see SocketServer.holdRequests).
+    if (clusterNode !== null) server.holdRequests();
     for (const l of settings.listeners) {
       if (clusterNode?.isControllerListener(l.name) === true) bound.push(await server.listen(l, clusterNode.controllerListenerApis(allHandlers, { ...services, metadata: localMetadata })));
-      else if (clusterNode?.isControllerOnly !== true) bound.push(await server.listen(l));
+      else if (clusterNode?.isControllerOnly !== true) bound.push(await server.listen(l, undefined, true));
     }
     if (clusterNode === null) await metadata.registerBroker(advertised(settings, bound));
-    else if (!clusterNode.isControllerOnly) await clusterNode.startBroker(advertised(settings, bound));
+    else if (!clusterNode.isControllerOnly) await clusterNode.startBroker(advertised(settings, bound), () => server.serveRequests());
+    server.serveRequests();
   } catch (err) {
     await server.shutdown(0);
     await clusterNode?.close();
@@ -388,6 +391,7 @@ function startServing(parts: NodeParts, exporter: MetricsExporter | null, servic
     connections: () => server.connectionsByListener(),
     connectionsAccepted: () => server.acceptedByListener,
     replicaFetchMaxLag: () => parts.replication?.fetchers.maxLag() ?? 0n,
+    fetchSessions: () => ({ sessions: services.fetchSessions.size, partitions: services.fetchSessions.partitionsCached }),
     controller: {
       isActive: () => parts.clusterNode === null || parts.clusterNode.channel.isLocal(),
       elections: () => metadata.booted.controller.stats.elections,

@@ -119,6 +119,13 @@ export class FetchSessionCache {
     return this.sessions.size;
   }
 
+  /** Partitions held by all sessions (Kafka's NumIncrementalFetchPartitionsCached). */
+  get partitionsCached(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) n += s.partitions.size;
+    return n;
+  }
+
   /**
    * Starts answering a Fetch: closes, opens, checks or updates a session
    * from the request's id and epoch, its partitions and its forgotten ones.

@@ -5,11 +5,18 @@
  * registered for `inter.broker.listener.name`. A connection that fails is
  * dropped, so the next fetch reconnects (to the endpoint the metadata image
  * has then: a restarted broker may come back on another port).
+ *
+ * Fetch sessions (KIP-227): one FetchSessionHandler per leader, so a
+ * follower of thousands of partitions sends only what changed and the leader
+ * answers only partitions with news. A session error comes back to the
+ * fetcher as an empty answer (it fetches again at once, with a full Fetch),
+ * never as a failure that would back every partition off.
  */
 import { BrokerConnections, type BrokerEndpointLookup } from './broker-connections.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FetchRequest, FetchResponse } from '../protocol/messages/01-fetch.js';
 import type { RecordsValue } from '../protocol/schema.js';
+import { FetchSessionHandler, isFetchSessionError, type SessionFetch, type SessionPartition } from '../net/fetch-session-handler.js';
 import type { ReplicaFetchTransport } from '../replication/replica-fetcher-manager.js';
 import type { ReplicaFetchPartitionResponse, ReplicaFetchRequest, ReplicaFetchResponse } from '../replication/replica-fetcher.js';
 
@@ -23,23 +30,40 @@ const RESPONSE_BYTES_MAX = 256 * 1024 * 1024;
 
 export type { BrokerEndpointLookup } from './broker-connections.js';
 
+type Wanted = ReplicaFetchRequest['partitions'][number];
+type SessionWanted = Wanted & SessionPartition;
+
 export class BrokerFetchTransport implements ReplicaFetchTransport {
   private readonly brokers: BrokerConnections;
+  private readonly sessions = new Map<number, FetchSessionHandler<SessionWanted>>();
 
   constructor(endpointOf: BrokerEndpointLookup, clientId: string) {
     this.brokers = new BrokerConnections(endpointOf, { clientId, purpose: 'replica fetch', connectTimeoutMs: CONNECT_TIMEOUT_MS, maxResponseBytes: RESPONSE_BYTES_MAX });
   }
 
-  fetch(leaderId: number, request: ReplicaFetchRequest): Promise<ReplicaFetchResponse> {
-    return this.brokers.use(leaderId, async (connection) => {
-      const response = await connection.send({ request: FetchRequest, response: FetchResponse }, FETCH_VERSION, toWire(request), {
-        timeoutMs: request.maxWaitMs + RESPONSE_SLACK_MS,
+  async fetch(leaderId: number, request: ReplicaFetchRequest): Promise<ReplicaFetchResponse> {
+    let handler = this.sessions.get(leaderId);
+    if (handler === undefined) this.sessions.set(leaderId, (handler = new FetchSessionHandler()));
+    const session = handler;
+    try {
+      return await this.brokers.use(leaderId, async (connection) => {
+        const built = session.build(request.partitions.map((p) => ({ ...p, topicKey: p.topicId })));
+        const response = await connection.send({ request: FetchRequest, response: FetchResponse }, FETCH_VERSION, toWire(request, built), {
+          timeoutMs: request.maxWaitMs + RESPONSE_SLACK_MS,
+        });
+        const errorCode = response.errorCode ?? ErrorCode.NONE;
+        if (!session.handleResponse(errorCode, response.sessionId ?? 0) && isFetchSessionError(errorCode)) return { errorCode: ErrorCode.NONE, partitions: [] };
+        return fromWire(request, response);
       });
-      return fromWire(request, response);
-    });
+    } catch (err) {
+      // Unsent or unanswered: the leader's session may or may not have moved, so the next Fetch is full.
+      session.handleError();
+      throw err;
+    }
   }
 
   release(leaderId: number): void {
+    this.sessions.delete(leaderId);
     this.brokers.release(leaderId);
   }
 
@@ -48,9 +72,9 @@ export class BrokerFetchTransport implements ReplicaFetchTransport {
   }
 }
 
-function toWire(request: ReplicaFetchRequest) {
-  const byTopic = new Map<string, ReplicaFetchRequest['partitions'][number][]>();
-  for (const p of request.partitions) {
+function toWire(request: ReplicaFetchRequest, session: SessionFetch<SessionWanted>) {
+  const byTopic = new Map<string, Wanted[]>();
+  for (const p of session.partitions) {
     let list = byTopic.get(p.topicId);
     if (list === undefined) byTopic.set(p.topicId, (list = []));
     list.push(p);
@@ -61,8 +85,8 @@ function toWire(request: ReplicaFetchRequest) {
     minBytes: request.minBytes,
     maxBytes: request.maxBytes,
     isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
+    sessionId: session.sessionId,
+    sessionEpoch: session.sessionEpoch,
     topics: [...byTopic].map(([topicId, partitions]) => ({
       topic: '',
       topicId,
@@ -75,7 +99,7 @@ function toWire(request: ReplicaFetchRequest) {
         partitionMaxBytes: p.partitionMaxBytes,
       })),
     })),
-    forgottenTopicsData: [],
+    forgottenTopicsData: session.forgotten.map((f) => ({ topic: '', topicId: f.topicKey, partitions: f.partitions })),
     rackId: '',
   };
 }

@@ -3,7 +3,7 @@
  * track of them for graceful shutdown (stop accepting, answer what is in
  * flight, then close).
  */
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { Connection, type ConnectionLimits } from './connection.js';
 import type { HandlerRegistry } from './handler-registry.js';
@@ -31,6 +31,14 @@ export class SocketServer {
   private nextConnectionId = 0;
   /** Connections accepted since start, per listener name (metrics). */
   readonly acceptedByListener = new Map<string, number>();
+  /**
+   * Sockets of gated listeners accepted while requests are held, each with
+   * what serves it; null once requests are served. A cluster node holds its
+   * broker listeners until its metadata has caught up (Kafka enables request
+   * processing only then), so a restarted broker never answers from an old
+   * image, e.g. UNKNOWN_TOPIC_OR_PARTITION for a topic created while it was down.
+   */
+  private held: { socket: Socket; serve: () => void }[] | null = null;
 
   constructor(
     private readonly registry: HandlerRegistry,
@@ -55,17 +63,17 @@ export class SocketServer {
    * listener's registry and services whose apiVersions() lists that set);
    * default: the broker's.
    */
-  async listen(spec: ListenerSpec, apis?: { registry: HandlerRegistry; services: BrokerServices }): Promise<BoundListener> {
+  async listen(spec: ListenerSpec, apis?: { registry: HandlerRegistry; services: BrokerServices }, gated = false): Promise<BoundListener> {
     const registry = apis?.registry ?? this.registry;
     const services = apis?.services ?? this.services;
     const server = createServer({ noDelay: true }, (socket) => {
-      const id = `${spec.name}-${this.nextConnectionId++}`;
-      const sasl = spec.security?.sasl ?? null;
-      const session = sasl === null ? null : new SaslSession({ ...sasl, scramCredential: (m, user) => services.metadata.scramCredential(m, user) }, () => services.clock.monotonicMs());
-      const limits = sasl === null ? this.limits : { ...this.limits, unauthenticatedRequestBytesMax: sasl.receiveBytesMax };
-      const connection = new Connection(id, socket, spec.name, registry, services, limits, this.logger, (c) => this.connections.delete(c), session);
-      this.connections.add(connection);
-      this.acceptedByListener.set(spec.name, (this.acceptedByListener.get(spec.name) ?? 0) + 1);
+      if (gated && this.held !== null) {
+        socket.pause();
+        socket.on('error', () => socket.destroy()); // a reset while held must not be an uncaught 'error'
+        this.held.push({ socket, serve: () => this.accept(spec, socket, registry, services) });
+        return;
+      }
+      this.accept(spec, socket, registry, services);
     });
     server.maxConnections = 10_000;
     await new Promise<void>((resolve, reject) => {
@@ -83,9 +91,37 @@ export class SocketServer {
     return { name: spec.name, host: spec.host, port };
   }
 
+  /** Gated listeners accept from now on but serve no request until serveRequests(). */
+  holdRequests(): void {
+    this.held ??= [];
+  }
+
+  /** Serves what gated listeners accepted meanwhile, and everything after. */
+  serveRequests(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const { socket, serve } of held) {
+      if (socket.destroyed) continue;
+      serve();
+      socket.resume();
+    }
+  }
+
+  private accept(spec: ListenerSpec, socket: Socket, registry: HandlerRegistry, services: BrokerServices): void {
+    const id = `${spec.name}-${this.nextConnectionId++}`;
+    const sasl = spec.security?.sasl ?? null;
+    const session = sasl === null ? null : new SaslSession({ ...sasl, scramCredential: (m, user) => services.metadata.scramCredential(m, user) }, () => services.clock.monotonicMs());
+    const limits = sasl === null ? this.limits : { ...this.limits, unauthenticatedRequestBytesMax: sasl.receiveBytesMax };
+    const connection = new Connection(id, socket, spec.name, registry, services, limits, this.logger, (c) => this.connections.delete(c), session);
+    this.connections.add(connection);
+    this.acceptedByListener.set(spec.name, (this.acceptedByListener.get(spec.name) ?? 0) + 1);
+  }
+
   /** Stops accepting, waits (bounded) for in-flight requests, then closes everything. */
   async shutdown(graceMs: number): Promise<void> {
     for (const s of this.servers) s.close();
+    for (const { socket } of this.held ?? []) socket.destroy();
+    this.held = null;
     const drained = Promise.all([...this.connections].map((c) => c.drain()));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {

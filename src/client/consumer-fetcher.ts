@@ -1,7 +1,11 @@
 /**
  * The Consumer's fetcher: at most one Fetch in flight per broker, covering
- * every fetchable partition that broker leads (sessionless: sessionId 0,
- * epoch -1), FetchRequest v4-v12.
+ * every fetchable partition that broker leads, FetchRequest v4-v12. From v7
+ * on, each broker's Fetches go through a fetch session (KIP-227,
+ * src/net/fetch-session-handler.ts): after the first, only partitions added
+ * or moved since the last one are sent, and the broker answers only the
+ * partitions with news (an omitted partition had nothing new). A session
+ * error is recovered from by the next, full, Fetch at once.
  *
  * Pipelining: a response is not decoded here. Its partitions' raw record
  * data is buffered (walking the batch headers only, to learn where the next
@@ -37,7 +41,8 @@ import { Offsets } from '../protocol/record-batch/header.js';
 import { Apis, request } from './apis.js';
 import { REFRESH_METADATA_ERRORS, type Cluster } from './cluster.js';
 import { KafkaProtocolError } from '../net/errors.js';
-import { fetchRequestBody } from './records.js';
+import { fetchRequestBody, type FetchPosition } from './records.js';
+import { FetchSessionHandler, isFetchSessionError, type SessionPartition } from '../net/fetch-session-handler.js';
 import type { PartitionState, ResetSpec } from './consumer-state.js';
 import { CONSUMER_FETCH_MAX_BYTES_DEFAULT, CONSUMER_FETCH_MAX_WAIT_MS_DEFAULT, CONSUMER_FETCH_MIN_BYTES_DEFAULT } from './consumer-types.js';
 import { MAX_PARTITION_FETCH_BYTES_DEFAULT, PREFETCH_FETCHES_MAX, type ConsumerOptions } from './consumer-types.js';
@@ -93,8 +98,15 @@ interface SentPartition<K, V> {
 
 type FetchPartitionResponse = FetchResponse['responses'][number]['partitions'][number];
 
+/** First Fetch version with sessions (KIP-227). */
+const FETCH_SESSION_VERSION = 7;
+
+type SessionPosition = FetchPosition & SessionPartition;
+
 export class Fetcher<K, V> {
   private readonly inFlight = new Set<number>();
+  /** One fetch session per broker fetched from. */
+  private readonly sessions = new Map<number, FetchSessionHandler<SessionPosition>>();
   private refreshing: Promise<void> | null = null;
   private closed = false;
 
@@ -217,20 +229,34 @@ export class Fetcher<K, V> {
     }
   }
 
-  /** Sends one Fetch for `sent`; null when it failed (the error is handled, the backoff done). */
+  /** Sends one Fetch for `sent`; null when it failed (the error is handled, the backoff done) or its session must start over. */
   private async sendFetch(node: number, sent: readonly SentPartition<K, V>[]): Promise<FetchResponse | null> {
-    const { maxWaitMs } = this.config;
-    const positions = sent.map((i) => ({ topic: i.state.topic, partition: i.state.partition, offset: i.offset, currentLeaderEpoch: i.state.leaderEpoch }));
+    const { maxWaitMs, partitionMaxBytes } = this.config;
+    const positions: SessionPosition[] = sent.map((i) => {
+      const { topic, partition, leaderEpoch } = i.state;
+      return { topic, partition, offset: i.offset, currentLeaderEpoch: leaderEpoch, topicKey: topic, fetchOffset: i.offset, logStartOffset: -1n, partitionMaxBytes, lastFetchedEpoch: -1 };
+    });
+    let session = this.sessions.get(node);
+    if (session === undefined) this.sessions.set(node, (session = new FetchSessionHandler()));
+    const handler = session;
+    let sessionUsed = false;
     try {
       const conn = await this.cluster.connectionTo(node);
       const { response } = await request(
         conn,
         Apis.Fetch,
-        () => fetchRequestBody(positions, this.config),
+        (version) => {
+          if (version < FETCH_SESSION_VERSION) return fetchRequestBody(positions, this.config);
+          sessionUsed = true;
+          const built = handler.build(positions);
+          return fetchRequestBody(built.partitions, this.config, built);
+        },
         conn.requestTimeoutMs + maxWaitMs,
       );
+      if (sessionUsed && !handler.handleResponse(response.errorCode, response.sessionId) && isFetchSessionError(response.errorCode)) return null;
       return response;
     } catch (err) {
+      if (sessionUsed) handler.handleError();
       if (this.closed) return null;
       // A follower that cannot be reached: back to the leader.
       for (const i of sent) if (i.toFollower) i.state.preferredReplica = -1;

@@ -225,8 +225,19 @@ export interface FetchBodySettings {
   rackId?: string;
 }
 
-/** The body of a full, sessionless Fetch (sessionId 0, epoch -1, v4-12) of `positions`, grouped by topic. */
-export function fetchRequestBody(positions: readonly FetchPosition[], settings: FetchBodySettings) {
+/** A fetch session's part of a Fetch (KIP-227, v7+; from a FetchSessionHandler): absent = sessionless. */
+export interface FetchBodySession {
+  readonly sessionId: number;
+  readonly sessionEpoch: number;
+  /** By topic name (Fetch v12 and below). */
+  readonly forgotten: readonly { topicKey: string; partitions: number[] }[];
+}
+
+/**
+ * The body of a Fetch (v4-12) of `positions`, grouped by topic: full and
+ * sessionless (sessionId 0, epoch -1) without `session`.
+ */
+export function fetchRequestBody(positions: readonly FetchPosition[], settings: FetchBodySettings, session?: FetchBodySession) {
   const topics = new Map<string, FetchPosition[]>();
   for (const p of positions) {
     const list = topics.get(p.topic);
@@ -239,8 +250,8 @@ export function fetchRequestBody(positions: readonly FetchPosition[], settings: 
     minBytes: settings.minBytes,
     maxBytes: settings.maxBytes,
     isolationLevel: settings.isolationLevel,
-    sessionId: 0,
-    sessionEpoch: -1,
+    sessionId: session?.sessionId ?? 0,
+    sessionEpoch: session?.sessionEpoch ?? -1,
     topics: [...topics].map(([topic, ps]) => ({
       topic,
       partitions: ps.map((p) => ({
@@ -252,7 +263,7 @@ export function fetchRequestBody(positions: readonly FetchPosition[], settings: 
         partitionMaxBytes: settings.partitionMaxBytes,
       })),
     })),
-    forgottenTopicsData: [],
+    forgottenTopicsData: (session?.forgotten ?? []).map((f) => ({ topic: f.topicKey, partitions: f.partitions })),
     rackId: settings.rackId ?? '',
   };
 }

@@ -2,8 +2,10 @@
  * mm2.properties (MirrorMaker 2's dedicated-mode config, KIP-382): which
  * clusters exist, which flows `A->B` are enabled, and the config of each
  * flow's connectors and Connect worker. Precedence, lowest first:
- * top-level keys, `A.consumer.*` (source cluster's consumer), `A->B.*`
- * (the flow). Each flow runs a Connect worker against its target cluster
+ * top-level keys, `A.consumer.*` (source cluster's consumer) and
+ * `B.producer.*` (target cluster's producer), `A->B.*` (the flow, e.g.
+ * `A->B.producer.linger.ms`). The `producer.*` keys configure the flow's
+ * Connect worker producer (Kafka Connect's worker-level `producer.` prefix). Each flow runs a Connect worker against its target cluster
  * with MirrorMaker's internal topic names (`mm2-configs.A.internal`,
  * `mm2-offsets.A.internal`, `mm2-status.A.internal`, group `A-mm2`).
  *
@@ -75,9 +77,12 @@ export function parseMm2Config(raw: Readonly<Record<string, string>>): Mm2Config
   for (const [name, overrides] of pairs) {
     if ((overrides.enabled ?? 'false').trim().toLowerCase() !== 'true') continue;
     const [source = '', target = ''] = name.split('->');
-    const consumer: Record<string, string> = {};
-    for (const [k, v] of Object.entries(raw)) if (k.startsWith(`${source}.consumer.`)) consumer[`consumer.${k.slice(source.length + '.consumer.'.length)}`] = v;
-    flows.push({ source, target, props: { ...topLevel, ...consumer, ...overrides } });
+    const clientKeys: Record<string, string> = {};
+    for (const [k, v] of Object.entries(raw)) {
+      if (k.startsWith(`${source}.consumer.`)) clientKeys[k.slice(source.length + 1)] = v;
+      if (k.startsWith(`${target}.producer.`)) clientKeys[k.slice(target.length + 1)] = v;
+    }
+    flows.push({ source, target, props: { ...topLevel, ...clientKeys, ...overrides } });
   }
   problems.push(...identityCycles(flows));
   if (problems.length > 0) throw new MirrorConfigError(`mm2 config is invalid:\n  ${problems.join('\n  ')}`);
@@ -145,5 +150,6 @@ export function workerConfig(config: Mm2Config, flow: Flow, pluginPath: string):
     'client.id': `mm2-${s}-${flow.target}`,
     'key.converter': BYTE_ARRAY_CONVERTER,
     'value.converter': BYTE_ARRAY_CONVERTER,
+    ...Object.fromEntries(Object.entries(p).filter(([k]) => k.startsWith('producer.'))),
   };
 }

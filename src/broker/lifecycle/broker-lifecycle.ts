@@ -38,6 +38,12 @@ export interface BrokerLifecycleOptions {
   readonly logger: Logger;
   /** Told about every state change (metrics, logs, the node's serving switch). */
   readonly onStateChange?: (state: LifecycleState, previous: LifecycleState) => void;
+  /**
+   * Called once, when a heartbeat answer first says this broker's metadata
+   * has caught up with the controller's (Kafka's initial catch-up): the
+   * node starts serving requests then, before it is unfenced.
+   */
+  readonly onCaughtUp?: (() => void) | undefined;
 }
 
 /** While waiting to be unfenced or for shouldShutDown, heartbeat at most this far apart. */
@@ -59,6 +65,7 @@ export class BrokerLifecycleManager {
   private readonly shutdownWaiters: ((agreed: boolean) => void)[] = [];
   private failuresInARow = 0;
   private started = false;
+  private caughtUp = false;
 
   constructor(private readonly opts: BrokerLifecycleOptions) {}
 
@@ -190,6 +197,10 @@ export class BrokerLifecycleManager {
         return this.opts.retryBackoffMs;
     }
     this.failuresInARow = 0;
+    if (answer.isCaughtUp && !this.caughtUp) {
+      this.caughtUp = true;
+      this.opts.onCaughtUp?.();
+    }
     if (this.wantShutDown) {
       if (answer.shouldShutDown) {
         this.setState('shut_down');

@@ -195,8 +195,11 @@ export class ClusterNode {
     }
   }
 
-  /** Registers this broker with the active controller and heartbeats; resolves once unfenced and caught up. */
-  async startBroker(endpoints: readonly ListenerSettings[]): Promise<void> {
+  /**
+   * Registers this broker with the active controller and heartbeats;
+   * `onCaughtUp` runs when its metadata has caught up; resolves once unfenced.
+   */
+  async startBroker(endpoints: readonly ListenerSettings[], onCaughtUp?: () => void): Promise<void> {
     const booted = this.booted;
     if (booted === null) throw new Error('ClusterNode.attach() must run before startBroker()');
     const { settings, logger } = this.opts;
@@ -214,6 +217,7 @@ export class ClusterNode {
       heartbeatIntervalMs: this.cluster.brokerHeartbeatIntervalMs,
       retryBackoffMs: Math.max(this.cluster.retryBackoffMs, 50),
       logger: logger.child({ component: 'broker-lifecycle' }),
+      onCaughtUp,
     });
     this.lifecycle = manager;
     manager.start();

@@ -32,6 +32,8 @@ export interface MetricsSources {
   connectionsAccepted(): ReadonlyMap<string, number>;
   /** The largest lag, in records, of the partitions this broker follows (absent: follows nothing). */
   replicaFetchMaxLag?: () => bigint;
+  /** The fetch session cache (KIP-227): open sessions and the partitions they hold. */
+  fetchSessions?: () => { sessions: number; partitions: number };
   /** This node's controller (every node has one; only the active one elects and fences). */
   readonly controller?: ControllerMetricsSource | undefined;
 }
@@ -351,6 +353,22 @@ function registerIsrMetrics(registers: Registry[], s: MetricsSources): void {
       this.set(Number(s.replicaFetchMaxLag?.() ?? 0n));
     },
   });
+  registerFetchSessionMetrics(registers, s);
+}
+
+function registerFetchSessionMetrics(registers: Registry[], s: MetricsSources): void {
+  const gauge = (metric: string, help: string, value: (c: { sessions: number; partitions: number }) => number): void => {
+    new Gauge({
+      name: `${METRIC_PREFIX}${metric}`,
+      help,
+      registers,
+      collect() {
+        this.set(value(s.fetchSessions?.() ?? { sessions: 0, partitions: 0 }));
+      },
+    });
+  };
+  gauge('incremental_fetch_sessions', 'Open incremental fetch sessions, of consumers and followers (KIP-227; Kafka NumIncrementalFetchSessions).', (c) => c.sessions);
+  gauge('incremental_fetch_partitions_cached', 'Partitions held by the open fetch sessions (Kafka NumIncrementalFetchPartitionsCached).', (c) => c.partitions);
 }
 
 type PartitionView = ReturnType<ReplicaManager['all']> extends IterableIterator<infer P> ? P : never;

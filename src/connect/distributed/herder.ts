@@ -17,7 +17,7 @@ import type { Cluster, GenerationInfo } from '../../client/index.js';
 import { ForwardRequest } from '../rest/forward.js';
 import type { Plugins } from '../plugins.js';
 import { invalidConfigMessage, validateConnectorConfig, type ConfigInfos } from '../runtime/connector-config.js';
-import type { ConnectorInfo, ConnectorStateInfo, Herder, OffsetsBody, TaskInfo, TaskState } from '../runtime/herder.js';
+import { restartPlan, type ConnectorInfo, type ConnectorStateInfo, type Herder, type OffsetsBody, type RestartPlan, type TaskInfo, type TaskState } from '../runtime/herder.js';
 import { ALTERED, RESET, alterSinkOffsets, readSinkOffsets, resetSinkOffsets, sinkEntries, sourceEntries, stopFirst } from '../runtime/offsets-api.js';
 import { badRequest, conflict, connectorNotFound, notFound } from '../runtime/rest-errors.js';
 import type { TargetState, Worker } from '../runtime/worker.js';
@@ -329,10 +329,13 @@ export class DistributedHerder implements Herder {
     await this.configs.removeConnector(name);
   }
 
-  async restartConnector(name: string, includeTasks: boolean, onlyFailed: boolean): Promise<void> {
+  /** The leader plans from the status topic and writes the request; each worker restarts what it runs of the plan. */
+  async restartConnector(name: string, includeTasks: boolean, onlyFailed: boolean): Promise<RestartPlan> {
     await this.leaderOnly();
     this.config(name);
+    const plan = restartPlan(await this.status(name), includeTasks, onlyFailed);
     await this.configs.putRestartRequest(name, includeTasks, onlyFailed);
+    return plan;
   }
 
   /** The worker running the task restarts it; otherwise the leader sends the request on to the task's owner (Kafka's NotAssignedException). */

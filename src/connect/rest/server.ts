@@ -134,10 +134,10 @@ function registerStateRoutes(app: FastifyInstance, h: Herder): void {
   app.post('/connectors/:name/restart', async (req: Req, reply) => {
     const includeTasks = flag(req.query, 'includeTasks');
     const onlyFailed = flag(req.query, 'onlyFailed');
-    await h.restartConnector(req.params.name, includeTasks, onlyFailed);
-    // Kafka: the plain restart answers 204; with includeTasks/onlyFailed, 202 and the status.
+    const plan = await h.restartConnector(req.params.name, includeTasks, onlyFailed);
+    // Kafka (KIP-745): the plain restart answers 204; with includeTasks/onlyFailed, 202 and the plan (what restarts shown RESTARTING).
     if (!includeTasks && !onlyFailed) return reply.code(204).send();
-    return reply.code(202).send(await h.status(req.params.name));
+    return reply.code(202).send(plan.status);
   });
   app.post('/connectors/:name/tasks/:id/restart', async (req: Req, reply) => {
     await h.restartTask(req.params.name, taskId(req.params.id));

@@ -32,6 +32,31 @@ export interface ConnectorStateInfo {
   type: string;
 }
 
+/** What one POST /connectors/{name}/restart restarts (KIP-745, Kafka's RestartPlan). */
+export interface RestartPlan {
+  readonly connector: boolean;
+  /** Task ids. */
+  readonly tasks: readonly number[];
+  /** The status before the restart with what restarts shown as RESTARTING: the 202 answer. */
+  readonly status: ConnectorStateInfo;
+}
+
+/**
+ * The connector restarts unless `onlyFailed` and it is not FAILED; with
+ * `includeTasks` every task does, or only the FAILED ones with `onlyFailed`.
+ */
+export function restartPlan(before: ConnectorStateInfo, includeTasks: boolean, onlyFailed: boolean): RestartPlan {
+  const connector = !onlyFailed || before.connector.state === 'FAILED';
+  const tasks = includeTasks ? before.tasks.filter((t) => !onlyFailed || t.state === 'FAILED').map((t) => t.id) : [];
+  const status: ConnectorStateInfo = {
+    name: before.name,
+    connector: connector ? { state: 'RESTARTING', worker_id: before.connector.worker_id } : before.connector,
+    tasks: before.tasks.map((t) => (tasks.includes(t.id) ? { id: t.id, state: 'RESTARTING', worker_id: t.worker_id } : t)),
+    type: before.type,
+  };
+  return { connector, tasks, status };
+}
+
 /** KIP-875's offsets body: source partitions/offsets as the connector wrote them, sink ones as kafka_topic/kafka_partition/kafka_offset. */
 export interface OffsetsBody {
   offsets: { partition: Record<string, unknown>; offset: Record<string, unknown> | null }[];
@@ -56,7 +81,8 @@ export interface Herder {
   status(name: string): Promise<ConnectorStateInfo>;
   taskStatus(name: string, id: number): Promise<TaskState>;
   taskConfigs(name: string): Promise<TaskInfo[]>;
-  restartConnector(name: string, includeTasks: boolean, onlyFailed: boolean): Promise<void>;
+  /** Restarts what restartPlan() selects; resolves with the plan (KIP-745). */
+  restartConnector(name: string, includeTasks: boolean, onlyFailed: boolean): Promise<RestartPlan>;
   restartTask(name: string, id: number): Promise<void>;
   setTarget(name: string, target: TargetState): Promise<void>;
   topics(name: string): Promise<string[]>;

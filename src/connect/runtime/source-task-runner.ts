@@ -4,6 +4,13 @@
  * acknowledged it (and every record polled before it), and offsets are
  * written to the offset store every offset.flush.interval.ms and on stop.
  * A restart therefore resumes after the last flushed offset: at-least-once.
+ *
+ * Polling does not wait for acknowledgements (as Kafka's, whose
+ * SubmittedRecords commits offsets in poll order as acks arrive): up to
+ * POLLS_IN_FLIGHT_MAX polls are sent and unacknowledged at once, and their
+ * acknowledgements are handled in poll order, so an offset is never
+ * committed before the records polled earlier. A failed send fails the task
+ * and no offset polled after it is committed.
  */
 import type { Producer } from '../../client/index.js';
 import type { SourceOffset, SourceRecord, SourceTask, SourceTaskContext } from '../spi.js';
@@ -31,8 +38,17 @@ export interface SourceTaskDeps {
   activeTopics: { add(topic: string): void };
 }
 
+type SendAck = Awaited<ReturnType<Producer<Buffer | null, Buffer | null>['send']>>;
+
+/** Polls sent and not yet acknowledged; the next poll waits for the oldest beyond this. */
+const POLLS_IN_FLIGHT_MAX = 16;
+
 export class SourceTaskRunner {
   private stopping = false;
+  /** Each sent poll's completion (acks handled, offsets pending), oldest first; each chained on the one before. */
+  private readonly inFlight: Promise<void>[] = [];
+  /** The first send that failed: the task fails with it. */
+  private failure: { error: unknown } | null = null;
   private loop: Promise<void> | null = null;
   /** Acknowledged offsets not yet in the store, by partition key. */
   private readonly pending = new Map<string, OffsetEntry>();
@@ -67,20 +83,30 @@ export class SourceTaskRunner {
       while (!this.stopping) {
         await lifecycle.whilePaused();
         if (this.stopping) break;
+        this.throwIfFailed();
         const polled = await task.poll();
-        if (polled !== null && polled.length > 0) await this.sendAll(polled);
+        if (polled !== null && polled.length > 0) await this.submit(polled);
         if (Date.now() - this.lastFlushMs >= this.d.flushIntervalMs) await this.commitOffsets();
       }
+      await Promise.allSettled(this.inFlight);
+      this.throwIfFailed();
       await this.commitOffsets();
     } catch (err) {
       lifecycle.fail(err);
+      // What was acknowledged in poll order before the failure may be committed; nothing after it is.
+      await Promise.allSettled(this.inFlight);
       await this.commitOffsets().catch(() => undefined);
     } finally {
       await Promise.resolve(task.stop()).catch(() => undefined);
     }
   }
 
-  private async sendAll(polled: SourceRecord[]): Promise<void> {
+  private throwIfFailed(): void {
+    if (this.failure !== null) throw this.failure.error;
+  }
+
+  /** Prepares and sends one poll's records; resolves once they are handed to the producer (acks come later, in order). */
+  private async submit(polled: SourceRecord[]): Promise<void> {
     this.d.metrics.sourceRecordsPolled.inc(this.labels, polled.length);
     const out: { record: SourceRecord; raw: RawRecord }[] = [];
     const dropped: SourceRecord[] = [];
@@ -89,17 +115,41 @@ export class SourceTaskRunner {
       if (raw === null) dropped.push(record);
       else out.push({ record, raw });
     }
+    for (const o of out) this.d.activeTopics.add(o.raw.topic);
     // A commitRecord hook needs each record's metadata; without one, sendBatch's run acknowledgements are enough.
-    const acks = out.length === 0 ? null : this.d.task.commitRecord === undefined ? (await this.d.producer.sendBatch(out.map((o) => o.raw)), null) : await Promise.all(out.map((o) => this.d.producer.send(o.raw)));
-    for (const [i, o] of out.entries()) {
-      this.d.activeTopics.add(o.raw.topic);
-      const ack = acks?.[i];
-      if (ack !== undefined) await this.d.task.commitRecord?.(o.record, ack);
-    }
-    for (const r of dropped) await this.d.task.commitRecord?.(r, null);
-    this.d.metrics.sourceRecordsWritten.inc(this.labels, out.length);
-    // Every polled record (sent or dropped) is done: its offset may be committed.
-    for (const r of polled) this.pending.set(offsetKey(this.d.connector, r.sourcePartition), { partition: r.sourcePartition, offset: r.sourceOffset as SourceOffset });
+    const { producer, task } = this.d;
+    const acked: Promise<readonly SendAck[]> =
+      out.length === 0 ? Promise.resolve([]) : task.commitRecord === undefined ? producer.sendBatch(out.map((o) => o.raw)).then(() => []) : Promise.all(out.map((o) => producer.send(o.raw)));
+    const previous = this.inFlight.at(-1) ?? Promise.resolve();
+    const done = previous.then(async () => {
+      const acks = await acked;
+      for (const [i, o] of out.entries()) {
+        const ack = acks[i];
+        if (ack !== undefined) await task.commitRecord?.(o.record, ack);
+      }
+      for (const r of dropped) await task.commitRecord?.(r, null);
+      this.d.metrics.sourceRecordsWritten.inc(this.labels, out.length);
+      // An earlier poll failed (and left the queue before this one chained on it): commit nothing after it.
+      this.throwIfFailed();
+      // Every record of this poll and of the polls before it is done: its offset may be committed.
+      for (const r of polled) this.pending.set(offsetKey(this.d.connector, r.sourcePartition), { partition: r.sourcePartition, offset: r.sourceOffset as SourceOffset });
+    });
+    done.catch((error: unknown) => {
+      this.failure ??= { error };
+    });
+    // The same rejection reaches the later polls through `previous`: none of their offsets is committed.
+    acked.catch(() => undefined);
+    this.inFlight.push(done);
+    done.then(
+      () => this.settled(done),
+      () => this.settled(done),
+    );
+    if (this.inFlight.length > POLLS_IN_FLIGHT_MAX) await Promise.allSettled([this.inFlight[0]]);
+  }
+
+  private settled(done: Promise<void>): void {
+    const i = this.inFlight.indexOf(done);
+    if (i >= 0) this.inFlight.splice(i, 1);
   }
 
   /** The producer record, or null when a transform dropped it or it was skipped by errors.tolerance=all. */

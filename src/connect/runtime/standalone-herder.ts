@@ -6,7 +6,7 @@
  */
 import type { Plugins } from '../plugins.js';
 import { invalidConfigMessage, validateConnectorConfig, type ConfigInfos } from './connector-config.js';
-import type { ConnectorInfo, ConnectorStateInfo, Herder, OffsetsBody, TaskInfo, TaskState } from './herder.js';
+import { restartPlan, type ConnectorInfo, type ConnectorStateInfo, type Herder, type OffsetsBody, type RestartPlan, type TaskInfo, type TaskState } from './herder.js';
 import { ALTERED, RESET, alterSinkOffsets, readSinkOffsets, resetSinkOffsets, sinkEntries, sourceEntries, stopFirst } from './offsets-api.js';
 import { badRequest, conflict, connectorNotFound, notFound } from './rest-errors.js';
 import type { TargetState, Worker } from './worker.js';
@@ -108,13 +108,16 @@ export class StandaloneHerder implements Herder {
     return Promise.resolve((this.tasks.get(name) ?? []).map((config, task) => ({ id: { connector: name, task }, config })));
   }
 
-  async restartConnector(name: string, includeTasks: boolean, onlyFailed: boolean): Promise<void> {
+  async restartConnector(name: string, includeTasks: boolean, onlyFailed: boolean): Promise<RestartPlan> {
     this.config(name);
-    const failed = this.worker.connectorState(name)?.state === 'FAILED';
-    if (includeTasks && !onlyFailed) return this.reconfigure(name);
-    if (!onlyFailed || failed) await this.worker.restartConnectorInstance(name);
-    if (!includeTasks) return;
-    for (const t of this.worker.taskStatuses(name)) if (!onlyFailed || t.state === 'FAILED') await this.worker.restartTask(name, t.id);
+    const plan = restartPlan(await this.status(name), includeTasks, onlyFailed);
+    if (includeTasks && !onlyFailed) {
+      await this.reconfigure(name);
+      return plan;
+    }
+    if (plan.connector) await this.worker.restartConnectorInstance(name);
+    for (const id of plan.tasks) await this.worker.restartTask(name, id);
+    return plan;
   }
 
   async restartTask(name: string, id: number): Promise<void> {

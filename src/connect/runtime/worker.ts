@@ -8,6 +8,7 @@
  * mode a task may run on a worker where its connector does not.
  */
 import { Admin, Producer } from '../../client/index.js';
+import { sourceProducerOptions } from './producer-config.js';
 import { withPrefix } from '../converters/index.js';
 import type { Converter } from '../converters/converter.js';
 import type { Plugins } from '../plugins.js';
@@ -75,10 +76,12 @@ export class Worker {
   ) {}
 
   async start(): Promise<void> {
+    const { options, unknown } = sourceProducerOptions(this.config.raw);
+    if (unknown.length > 0) this.log(`worker config: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a producer setting this worker knows; ignored`);
     this.producer = await Producer.connect<Buffer | null, Buffer | null>({
       // Topics a source writes to are created by the broker (auto.create.topics.enable), as with Kafka Connect's producers.
       clusterOptions: { bootstrap: this.config.bootstrap, clientId: this.config.clientId, allowAutoTopicCreation: true },
-      lingerMs: 5,
+      ...options,
     });
   }
 

@@ -16,6 +16,8 @@
  * record, its producer and its order apart.
  */
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../helpers/broker-process.js';
 import { PYTHON } from '../../helpers/run.js';
@@ -82,7 +84,10 @@ interface PyLine {
 
 /** librdkafka 2.0.2 through confluent-kafka-python; `done` resolves when the script has flushed and exited. */
 export function librdkafkaLoad(options: LoadOptions): RunningLoad {
-  const args = { bootstrap: options.bootstrap, topic: options.topic, producer: options.producer, partitions: options.partitions, count: options.count, rate: options.rate, duration_s: options.durationMs / 1000, size: options.size ?? 100 };
+  // CHAOS_RDK_DEBUG=eos,msg,protocol turns librdkafka's debug log on; it is kept in a file named on stderr.
+  const debug = process.env['CHAOS_RDK_DEBUG'];
+  const extra = debug === undefined || debug === '' ? {} : { debug };
+  const args = { bootstrap: options.bootstrap, topic: options.topic, producer: options.producer, partitions: options.partitions, count: options.count, rate: options.rate, duration_s: options.durationMs / 1000, size: options.size ?? 100, extra };
   const child = spawn(PYTHON, [LOAD_PY], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
   const killer = setTimeout(() => child.kill('SIGKILL'), options.durationMs + FLUSH_GRACE_MS);
   const out: Buffer[] = [];
@@ -94,6 +99,7 @@ export function librdkafkaLoad(options: LoadOptions): RunningLoad {
     child.once('error', reject);
     child.once('close', (code, signal) => {
       clearTimeout(killer);
+      if (debug !== undefined && debug !== '') keepDebugLog(options.producer, Buffer.concat(err));
       const stdout = Buffer.concat(out).toString('utf8');
       if (code !== 0) return reject(new Error(`load_confluent.py exited (code ${code}, signal ${signal}):\n${stdout.slice(-2000)}\n${Buffer.concat(err).toString('utf8').slice(-3000)}`));
       try {
@@ -104,6 +110,12 @@ export function librdkafkaLoad(options: LoadOptions): RunningLoad {
     });
   });
   return { stop: () => void child.kill('SIGTERM'), done };
+}
+
+function keepDebugLog(producer: string, log: Buffer): void {
+  const path = join(tmpdir(), `rdk-${producer}-${Date.now()}.log`);
+  writeFileSync(path, log);
+  process.stderr.write(`librdkafka debug log of ${producer}: ${path}\n`);
 }
 
 function parseLoadLines(options: LoadOptions, stdout: string): LoadResult {

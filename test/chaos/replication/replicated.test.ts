@@ -7,10 +7,10 @@
  * present exactly once, in order per producer and partition, at its
  * acknowledged offset, and nothing a consumer saw truncated later.
  *
- * Until the brokers accept replication factors above 1, creating the topic
- * answers INVALID_REPLICATION_FACTOR and every test here is skipped with
- * that reason (and only that one); harness-rf1.test.ts runs the same
- * harness at replication factor 1 meanwhile.
+ * A build whose brokers refuse replication factors above 1 answers
+ * INVALID_REPLICATION_FACTOR when the topic is created, and every test here
+ * is skipped with that reason (and only that one); harness-rf1.test.ts runs
+ * the same harness at replication factor 1.
  * Replay a fault schedule with REPLICATION_CHAOS_SEED=n (docs/testing.md).
  */
 import { before, test } from 'node:test';

@@ -91,7 +91,10 @@ const STEPS: Step[] = [
   { name: 'resume', on: 'follower', method: 'PUT', path: '/connectors/src/resume', status: 202 },
   { name: 'resumed', on: 'follower', method: 'GET', path: '/connectors/src/status', status: 200, eventually: true, check: state('RUNNING', ['RUNNING']) },
   { name: 'restart, forwarded', on: 'follower', method: 'POST', path: '/connectors/src/restart', status: 204 },
-  { name: 'restart with tasks, forwarded', on: 'follower', method: 'POST', path: '/connectors/src/restart?includeTasks=true', status: 202, check: (b) => assert.equal(obj(b).name, 'src') },
+  { name: 'restart with tasks, forwarded', on: 'follower', method: 'POST', path: '/connectors/src/restart?includeTasks=true', status: 202, check: (b) => {
+    assert.equal(obj(b).name, 'src');
+    assert.equal(obj(obj(b).connector).state, 'RESTARTING');
+  } },
   { name: 'restart a task, forwarded to the leader and on to its owner', on: 'follower', method: 'POST', path: '/connectors/src/tasks/0/restart', status: 204 },
   { name: 'restart an unknown task', on: 'follower', method: 'POST', path: '/connectors/src/tasks/5/restart', status: 404, check: errorBody(404, /src-5/) },
   { name: 'topics', on: 'follower', method: 'GET', path: '/connectors/src/topics', status: 200, eventually: true, check: (b) => assert.deepEqual(b, { src: { topics: ['rest-dist-lines'] } }) },

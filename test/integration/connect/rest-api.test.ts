@@ -159,7 +159,19 @@ const STEPS: Step[] = [
   { name: 'resume', method: 'PUT', path: '/connectors/src/resume', status: 202 },
   { name: 'resumed status', method: 'GET', path: '/connectors/src/status', status: 200, eventually: true, check: state('RUNNING') },
   { name: 'restart the connector', method: 'POST', path: '/connectors/src/restart', status: 204 },
-  { name: 'restart with tasks', method: 'POST', path: '/connectors/src/restart?includeTasks=true&onlyFailed=false', status: 202, check: (b) => assert.equal(obj(b).name, 'src') },
+  { name: 'restart what failed, when nothing did (KIP-745)', method: 'POST', path: '/connectors/src/restart?includeTasks=true&onlyFailed=true', status: 202, check: (b) => {
+    assert.equal(obj(obj(b).connector).state, 'RUNNING');
+    assert.deepEqual((obj(b).tasks as Json[]).map((t) => obj(t).state), ['RUNNING']);
+  } },
+  { name: 'restart with tasks: the plan shows them RESTARTING', method: 'POST', path: '/connectors/src/restart?includeTasks=true&onlyFailed=false', status: 202, check: (b) => {
+    assert.equal(obj(b).name, 'src');
+    assert.equal(obj(obj(b).connector).state, 'RESTARTING');
+    assert.deepEqual((obj(b).tasks as Json[]).map((t) => obj(t).state), ['RESTARTING']);
+  } },
+  { name: 'running again after the restart', method: 'GET', path: '/connectors/src/status', status: 200, eventually: true, check: (b) => {
+    state('RUNNING')(b);
+    assert.equal(obj((obj(b).tasks as Json[])[0]).state, 'RUNNING');
+  } },
   { name: 'restart a task', method: 'POST', path: '/connectors/src/tasks/0/restart', status: 204 },
   { name: 'restart an unknown task', method: 'POST', path: '/connectors/src/tasks/7/restart', status: 404, check: errorBody(404, /src-7/) },
   { name: 'topics', method: 'GET', path: '/connectors/src/topics', status: 200, eventually: true, check: (b) => assert.deepEqual(b, { src: { topics: ['rest-lines'] } }) },

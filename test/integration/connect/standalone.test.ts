@@ -77,3 +77,29 @@ test('file source to topic to file sink, resuming after a worker restart', async
     await worker.close();
   }
 });
+
+test('the worker producer honours producer.* settings (producer.compression.type=gzip writes gzip batches)', async () => {
+  const input = join(dir, 'gz-in.txt');
+  writeFileSync(input, Array.from({ length: 100 }, (_, i) => `gz ${i}`).join('\n') + '\n');
+  const worker = await startStandalone(
+    {
+      'bootstrap.servers': cluster.bootstrap,
+      listeners: 'http://127.0.0.1:0',
+      'offset.storage.file.filename': join(dir, 'gz-offsets.json'),
+      'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
+      'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+      'producer.compression.type': 'gzip',
+      'producer.linger.ms': '50',
+    },
+    [{ name: 'gz-src', 'connector.class': 'FileStreamSource', file: input, topic: 'gz-lines' }],
+  );
+  const segment = join(cluster.dataDir, 'gz-lines-0', '00000000000000000000.log');
+  try {
+    await waitFor('a batch in the topic', () => existsSync(segment) && readFileSync(segment).length > 61);
+  } finally {
+    await worker.close();
+  }
+  // Record batch v2 header: baseOffset 8, batchLength 4, partitionLeaderEpoch 4, magic 1, crc 4, then attributes (int16); codec in the low 3 bits.
+  const attributes = readFileSync(segment).readInt16BE(21);
+  assert.equal(attributes & 0x07, 1, 'the first batch is gzip-compressed');
+});

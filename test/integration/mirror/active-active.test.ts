@@ -8,58 +8,26 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Admin, Consumer, Producer } from '../../../src/client/index.js';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
+import { Admin, Producer } from '../../../src/client/index.js';
+import type { EmbeddedCluster } from '../../../src/embedded/cluster.js';
 import { startMirror, type MirrorHandle } from '../../../src/mirror/index.js';
+import { MM2_ONE_BROKER as RF1, endOffsetSum, recordsByPartition, startTwoClusters } from '../../helpers/mirror-clusters.js';
 
 let a: EmbeddedCluster;
 let b: EmbeddedCluster;
 let mirror: MirrorHandle | null = null;
-const RF1 = {
-  'replication.factor': '1',
-  'offset-syncs.topic.replication.factor': '1',
-  'checkpoints.topic.replication.factor': '1',
-  'heartbeats.topic.replication.factor': '1',
-  'config.storage.replication.factor': '1',
-  'offset.storage.replication.factor': '1',
-  'status.storage.replication.factor': '1',
-  'refresh.topics.interval.seconds': '1',
-};
 
 before(async () => {
-  const config = { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 };
-  [a, b] = await Promise.all([startCluster({ config }), startCluster({ config })]);
+  ({ a, b } = await startTwoClusters());
 });
 after(async () => {
   await mirror?.close();
   await Promise.all([a.stop(), b.stop()]);
 });
 
+/** Every value of a topic's partitions, read to `total`. */
 async function values(bootstrap: string, topic: string, partitions: number, total: number): Promise<string[]> {
-  const consumer = new Consumer({ bootstrap, autoOffsetReset: 'earliest' });
-  const out: string[] = [];
-  const timer = setTimeout(() => void consumer.close(), 60_000);
-  try {
-    consumer.assign(Array.from({ length: partitions }, (_, partition) => ({ topic, partition })));
-    for await (const batch of consumer.batches()) {
-      for (const r of batch.records) out.push(String(r.value));
-      if (out.length >= total) break;
-    }
-  } finally {
-    clearTimeout(timer);
-    await consumer.close();
-  }
-  return out;
-}
-
-async function endOffsets(bootstrap: string, topic: string, partitions: number): Promise<bigint> {
-  const admin = await Admin.connect({ bootstrap });
-  try {
-    const ends = await admin.listOffsets(Array.from({ length: partitions }, (_, partition) => ({ topic, partition, spec: 'latest' as const })));
-    return ends.reduce((n, e) => n + (e.error === null ? e.offset : 0n), 0n);
-  } finally {
-    await admin.close();
-  }
+  return [...(await recordsByPartition(bootstrap, topic, partitions, total)).values()].flat().map((r) => String(r.value));
 }
 
 test('bad input: unknown cluster and unreachable cluster fail at start', { timeout: 60_000 }, async () => {
@@ -91,8 +59,8 @@ test('active/active: each record exactly once on the other side, nothing cycles'
   assert.deepEqual([...onA].sort(), [...sent.B].sort(), 'every record of B once on A');
   // Give the mirror time to (wrongly) copy more, then check nothing else arrived or looped.
   await new Promise((r) => setTimeout(r, 3000));
-  assert.equal(await endOffsets(b.bootstrap, 'A.orders', 2), BigInt(sent.A.length), 'no duplicates on B');
-  assert.equal(await endOffsets(a.bootstrap, 'B.orders', 2), BigInt(sent.B.length), 'no duplicates on A');
+  assert.equal(await endOffsetSum(b.bootstrap, 'A.orders', 2), BigInt(sent.A.length), 'no duplicates on B');
+  assert.equal(await endOffsetSum(a.bootstrap, 'B.orders', 2), BigInt(sent.B.length), 'no duplicates on A');
   for (const [cluster, looped] of [[a, 'A.B.orders'], [b, 'B.A.orders'], [a, 'B.A.orders'], [b, 'A.B.orders']] as const) {
     const admin = await Admin.connect({ bootstrap: cluster.bootstrap });
     const names = (await admin.listTopics()).map((t) => t.name);

@@ -11,8 +11,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
-import { Admin, Consumer, Producer } from '../../../src/client/index.js';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
+import { Admin, Producer } from '../../../src/client/index.js';
+import type { EmbeddedCluster } from '../../../src/embedded/cluster.js';
+import { MM2_ONE_BROKER, recordsByPartition, startTwoClusters } from '../../helpers/mirror-clusters.js';
+import { until } from '../../helpers/until.js';
 import { mirrorMetrics, startMirror, translateOffsets, mirrorStatus, type MirrorHandle } from '../../../src/mirror/index.js';
 
 const OFFSET_LAG_MAX = 10;
@@ -28,14 +30,7 @@ function mm2(): Record<string, string> {
     'A->B.enabled': 'true',
     'A->B.topics': 'orders.*',
     'groups': 'billing.*',
-    'replication.factor': '1',
-    'offset-syncs.topic.replication.factor': '1',
-    'checkpoints.topic.replication.factor': '1',
-    'heartbeats.topic.replication.factor': '1',
-    'config.storage.replication.factor': '1',
-    'offset.storage.replication.factor': '1',
-    'status.storage.replication.factor': '1',
-    'refresh.topics.interval.seconds': '1',
+    ...MM2_ONE_BROKER,
     'refresh.groups.interval.seconds': '1',
     'sync.topic.configs.interval.seconds': '1',
     'emit.checkpoints.interval.seconds': '1',
@@ -47,45 +42,19 @@ function mm2(): Record<string, string> {
 }
 
 before(async () => {
-  const config = { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 };
-  [a, b] = await Promise.all([startCluster({ config }), startCluster({ config })]);
+  ({ a, b } = await startTwoClusters());
 });
 after(async () => {
   await mirror?.close();
   await Promise.all([a.stop(), b.stop()]);
 });
 
-async function until<T>(what: string, f: () => Promise<T | null>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** Every record of a topic on a cluster, per partition, read to the given total. */
+/** Every record of a topic on a cluster, per partition as the checks compare them, read to the given total. */
 async function readAll(bootstrap: string, topic: string, partitions: number, total: number): Promise<Map<number, { key: string; value: string; headers: string; timestamp: number }[]>> {
-  const consumer = new Consumer({ bootstrap, autoOffsetReset: 'earliest' });
-  const out = new Map<number, { key: string; value: string; headers: string; timestamp: number }[]>();
-  let n = 0;
-  const timer = setTimeout(() => void consumer.close(), 60_000);
-  try {
-    consumer.assign(Array.from({ length: partitions }, (_, partition) => ({ topic, partition })));
-    for await (const batch of consumer.batches()) {
-      const list = out.get(batch.partition) ?? [];
-      for (const r of batch.records) list.push({ key: String(r.key), value: String(r.value), headers: JSON.stringify(r.headers.map((h) => [h.key, String(h.value)])), timestamp: r.timestamp });
-      out.set(batch.partition, list);
-      n += batch.records.length;
-      if (n >= total) break;
-    }
-  } finally {
-    clearTimeout(timer);
-    await consumer.close();
-  }
+  const records = await recordsByPartition(bootstrap, topic, partitions, total);
+  const n = [...records.values()].reduce((sum, list) => sum + list.length, 0);
   assert.equal(n, total, `${topic}: ${n} records read of ${total}`);
-  return out;
+  return new Map([...records].map(([p, list]) => [p, list.map((r) => ({ key: String(r.key), value: String(r.value), headers: JSON.stringify(r.headers.map((h) => [h.key, String(h.value)])), timestamp: r.timestamp }))]));
 }
 
 test('active/passive: records, configs, new partitions, group failover', { timeout: 240_000 }, async () => {
@@ -100,7 +69,7 @@ test('active/passive: records, configs, new partitions, group failover', { timeo
     await producer.sendBatch(sent);
     mirror = await startMirror(mm2(), (m) => { if (process.env.MIRROR_DEBUG !== undefined) process.stderr.write(m + "\n"); });
 
-    const got = await until('A.orders on B', async () => ((await adminB.describeTopics(['A.orders']))[0]?.error === null ? true : null));
+    const got = await until('A.orders on B', async () => ((await adminB.describeTopics(['A.orders']))[0]?.error === null ? true : null), 60_000);
     assert.ok(got);
     const remote = await readAll(b.bootstrap, 'A.orders', 3, 300);
     for (let p = 0; p < 3; p++) {
@@ -115,7 +84,7 @@ test('active/passive: records, configs, new partitions, group failover', { timeo
 
     // A config change on A follows.
     await adminA.incrementalAlterConfigs({ type: 'topic', name: 'orders' }, [{ name: 'retention.ms', op: 'set', value: '3600000' }]);
-    await until('retention.ms synced', async () => ((await adminB.describeTopicConfigs(['A.orders']))?.get('A.orders')?.find((e) => e.name === 'retention.ms')?.value === '3600000' ? true : null));
+    await until('retention.ms synced', async () => ((await adminB.describeTopicConfigs(['A.orders']))?.get('A.orders')?.find((e) => e.name === 'retention.ms')?.value === '3600000' ? true : null), 60_000);
 
     // A new partition on A is picked up.
     await adminA.createPartitions('orders', 4);
@@ -132,7 +101,7 @@ test('active/passive: records, configs, new partitions, group failover', { timeo
       } finally {
         await fresh.close();
       }
-    });
+    }, 60_000);
 
     // A group that consumed part of A fails over to B.
     const committed = [57n, 100n, 3n];

@@ -11,8 +11,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Admin, Consumer, Producer } from '../../../src/client/index.js';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
+import { Admin, Producer } from '../../../src/client/index.js';
+import type { EmbeddedCluster } from '../../../src/embedded/cluster.js';
+import { MM2_ONE_BROKER, endOffsetSum, recordsByPartition, startTwoClusters } from '../../helpers/mirror-clusters.js';
+import { until } from '../../helpers/until.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const TOTAL = 3000;
@@ -22,8 +24,7 @@ let dir: string;
 let child: ChildProcess | null = null;
 
 before(async () => {
-  const config = { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 };
-  [a, b] = await Promise.all([startCluster({ config }), startCluster({ config })]);
+  ({ a, b } = await startTwoClusters());
   dir = mkdtempSync(join(tmpdir(), 'mirror-kill-'));
 });
 after(async () => {
@@ -38,25 +39,7 @@ function startChild(file: string): ChildProcess {
   return p;
 }
 
-async function remoteCount(): Promise<bigint> {
-  const admin = await Admin.connect({ bootstrap: b.bootstrap });
-  try {
-    const ends = await admin.listOffsets([0, 1].map((partition) => ({ topic: 'A.orders', partition, spec: 'latest' as const })));
-    return ends.reduce((n, e) => n + (e.error === null ? e.offset : 0n), 0n);
-  } catch {
-    return 0n;
-  } finally {
-    await admin.close();
-  }
-}
-
-async function waitFor(what: string, f: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await f().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const remoteCount = (): Promise<bigint> => endOffsetSum(b.bootstrap, 'A.orders', 2);
 
 test('kill -9 of the mirror mid-stream, restart: nothing lost', { timeout: 300_000 }, async () => {
   const file = join(dir, 'mm2.properties');
@@ -66,13 +49,7 @@ test('kill -9 of the mirror mid-stream, restart: nothing lost', { timeout: 300_0
     `B.bootstrap.servers = ${b.bootstrap}`,
     'A->B.enabled = true',
     'A->B.topics = orders',
-    'replication.factor = 1',
-    'offset-syncs.topic.replication.factor = 1',
-    'checkpoints.topic.replication.factor = 1',
-    'heartbeats.topic.replication.factor = 1',
-    'config.storage.replication.factor = 1',
-    'offset.storage.replication.factor = 1',
-    'status.storage.replication.factor = 1',
+    ...Object.entries(MM2_ONE_BROKER).map(([k, v]) => `${k} = ${v}`),
     'offset.flush.interval.ms = 500',
     '',
   ].join('\n'));
@@ -88,7 +65,7 @@ test('kill -9 of the mirror mid-stream, restart: nothing lost', { timeout: 300_0
   try {
     const first = startChild(file);
     await produce(500);
-    await waitFor('replication to start', async () => (await remoteCount()) > 0n, 120_000);
+    await until('replication to start', async () => ((await remoteCount()) > 0n ? true : null), 120_000);
     // Keep producing while the mirror copies, then kill it in the middle.
     for (let i = 0; i < 10; i++) await produce(100);
     first.kill('SIGKILL');
@@ -97,26 +74,12 @@ test('kill -9 of the mirror mid-stream, restart: nothing lost', { timeout: 300_0
     await produce(TOTAL - next);
     assert.ok(atKill > 0n && atKill < BigInt(TOTAL), `killed with ${atKill} of ${TOTAL} records copied`);
     startChild(file);
-    await waitFor('every record on B after the restart', async () => (await remoteCount()) >= BigInt(TOTAL), 180_000);
+    await until('every record on B after the restart', async () => ((await remoteCount()) >= BigInt(TOTAL) ? true : null), 180_000);
   } finally {
     await producer.close();
   }
-  const consumer = new Consumer({ bootstrap: b.bootstrap, autoOffsetReset: 'earliest' });
-  const seen = new Map<number, number[]>();
-  const total = await remoteCount();
-  let read = 0;
-  try {
-    consumer.assign([0, 1].map((partition) => ({ topic: 'A.orders', partition })));
-    for await (const batch of consumer.batches()) {
-      const list = seen.get(batch.partition) ?? [];
-      for (const r of batch.records) list.push(Number(String(r.value)));
-      seen.set(batch.partition, list);
-      read += batch.records.length;
-      if (BigInt(read) >= total) break;
-    }
-  } finally {
-    await consumer.close();
-  }
+  const records = await recordsByPartition(b.bootstrap, 'A.orders', 2, Number(await remoteCount()));
+  const seen = new Map([...records].map(([p, list]) => [p, list.map((r) => Number(String(r.value)))]));
   const all = new Set([...seen.values()].flat());
   for (let v = 0; v < TOTAL; v++) assert.ok(all.has(v), `record ${v} reached B`);
   for (const [p, list] of seen) {

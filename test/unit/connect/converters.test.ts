@@ -18,6 +18,13 @@ const user = Schemas.struct(
 );
 
 // Bytes as Kafka 3.x's JsonConverter writes them (schemas.enable=true).
+// Checked against Kafka's source: JsonConverter.asJsonSchema writes "type",
+// then "items" / "keys" and "values" / "fields" (each field's schema, then
+// its "field" name), then "optional", "name", "version", "doc",
+// "parameters", "default"; JsonSchema.envelope writes "schema" before
+// "payload"; the values are JsonConverterTest's where it has one (12.34 as a
+// float, 4398046511104, "dGVzdC1zdHJpbmc=", the Decimal "AJw=" with scale 2,
+// int-keyed maps as arrays of pairs).
 const FIXTURES: { name: string; schema: Schema; value: unknown; json: string }[] = [
   { name: 'boolean', schema: Schemas.boolean(), value: true, json: '{"schema":{"type":"boolean","optional":false},"payload":true}' },
   { name: 'optional null', schema: Schemas.int32({ optional: true }), value: null, json: '{"schema":{"type":"int32","optional":true},"payload":null}' },
@@ -55,6 +62,18 @@ const FIXTURES: { name: string; schema: Schema; value: unknown; json: string }[]
     schema: Schemas.int64({ name: 'org.apache.kafka.connect.data.Timestamp', version: 1 }),
     value: 1234,
     json: '{"schema":{"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp","version":1},"payload":1234}',
+  },
+  {
+    name: 'boolean with name, version, doc and parameters (JsonConverterTest)',
+    schema: Schemas.boolean({ name: 'bool', version: 3, doc: 'the documentation', parameters: { foo: 'bar' } }),
+    value: true,
+    json: '{"schema":{"type":"boolean","optional":false,"name":"bool","version":3,"doc":"the documentation","parameters":{"foo":"bar"}},"payload":true}',
+  },
+  {
+    name: 'Decimal in the BASE64 format (its unscaled two\'s complement bytes)',
+    schema: Schemas.bytes({ name: 'org.apache.kafka.connect.data.Decimal', version: 1, parameters: { scale: '2' } }),
+    value: Buffer.from([0x00, 0x9c]),
+    json: '{"schema":{"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"2"}},"payload":"AJw="}',
   },
   {
     name: 'default and doc',

@@ -131,6 +131,10 @@ test('mm2.properties: flows, precedence, worker topics as MirrorMaker names them
     topics: '.*',
     'tasks.max': '4',
     'A.consumer.max.poll.records': '100',
+    'producer.compression.type': 'gzip',
+    'B.producer.linger.ms': '50',
+    'B.producer.acks': '1',
+    'A->B.producer.acks': 'all',
     'B->A.enabled': 'false',
   });
   assert.deepEqual(c.flows.map((f) => `${f.source}->${f.target}`), ['A->B']);
@@ -148,6 +152,11 @@ test('mm2.properties: flows, precedence, worker topics as MirrorMaker names them
   assert.equal(w['config.storage.topic'], 'mm2-configs.A.internal');
   assert.equal(w['offset.storage.topic'], 'mm2-offsets.A.internal');
   assert.equal(w['status.storage.topic'], 'mm2-status.A.internal');
+  // Producer settings go to the flow's worker (top level < target cluster < flow), not to its connectors.
+  assert.equal(w['producer.compression.type'], 'gzip');
+  assert.equal(w['producer.linger.ms'], '50');
+  assert.equal(w['producer.acks'], 'all', 'the flow key wins over the target cluster one');
+  assert.equal(source['producer.acks'], undefined);
 });
 
 test('mm2.properties bad input: unknown cluster, missing bootstrap, identity cycle', () => {

@@ -40,6 +40,7 @@ describe('BrokerLifecycleManager', () => {
   it('registers fenced, is unfenced once caught up, and heartbeats keep it so', async () => {
     const h = await boot();
     const states: LifecycleState[] = [];
+    const caughtUpIn: LifecycleState[] = [];
     const manager = new BrokerLifecycleManager({
       registration: registration(2, h.booted.clusterId),
       transport: localLifecycleTransport(lifecycleOps(h.booted)),
@@ -48,11 +49,14 @@ describe('BrokerLifecycleManager', () => {
       retryBackoffMs: 10,
       logger,
       onStateChange: (s) => states.push(s),
+      onCaughtUp: () => caughtUpIn.push(manager.state),
     });
     try {
       manager.start();
       await within(manager.ready(), 5_000, 'unfenced');
       assert.deepEqual(states, ['fenced', 'running']);
+      // The node starts serving on catch-up, before the same answer unfences it; once only.
+      assert.deepEqual(caughtUpIn, ['fenced']);
       const b = h.booted.image().broker(2);
       assert.ok(b !== undefined);
       assert.equal(b.fenced, false);
@@ -60,6 +64,7 @@ describe('BrokerLifecycleManager', () => {
       // Sessions are timed by the controller's clock: heartbeats renew it, so tick() fences nobody.
       h.clock.advance(5_000);
       await new Promise((r) => setTimeout(r, 100));
+      assert.equal(caughtUpIn.length, 1, 'later caught-up heartbeats do not call onCaughtUp again');
       assert.equal(await h.booted.controller.tick(), 0);
       assert.equal(h.booted.image().broker(2)?.fenced, false);
     } finally {
