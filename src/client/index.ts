@@ -24,6 +24,7 @@ export type {
 } from './admin.js';
 export { AUTHORIZED_OPERATIONS_OMITTED, AdminApis, decodeAuthorizedOperations } from './admin-apis.js';
 export type { AclOperation } from './admin-apis.js';
+export type { Acl, AclCreateResult, AclDeleteResult, AclFilter } from './acl-admin.js';
 export type { AdminOffsetSpec, LeaderEpochQuery, LeaderEpochResult, ListOffsetsOptions, ListOffsetsQuery, ListOffsetsResult } from './admin-offsets.js';
 export type { CreatePartitionsOptions, NewPartitions, ReplicaAssignment, TopicResult } from './admin-topics.js';
 export type {

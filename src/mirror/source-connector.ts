@@ -14,6 +14,7 @@ import type { SourceConnector, SourceConnectorContext, SourceTaskClass } from '.
 import { SOURCE_DEF, intervalMs, parseMirrorConfig, validateMirror, type MirrorConfig } from './connector-config.js';
 import { RegexFilter } from './filters.js';
 import { MirrorSourceTask } from './source-task.js';
+import { syncTopicAcls } from './acl-sync.js';
 import { createRemoteTopics, ensureInternalTopic, partitionsOf, replicatedTopics, syncTopicConfigs, type TopicSyncOptions } from './topic-sync.js';
 import { MIRROR_VERSION, encodePartitions } from './task-assignment.js';
 
@@ -25,6 +26,7 @@ export class MirrorSourceConnector implements SourceConnector {
   private targetAdmin: Admin | null = null;
   private topics = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
+  private aclsDisabledSaid = false;
   private context: SourceConnectorContext | null = null;
   private syncOptions: TopicSyncOptions | null = null;
 
@@ -66,6 +68,10 @@ export class MirrorSourceConnector implements SourceConnector {
     await createRemoteTopics(this.sourceAdmin, this.targetAdmin, this.topics, this.syncOptions);
     if (config.c.boolean('refresh.topics.enabled')) this.every(intervalMs(config.c, 'refresh.topics.interval.seconds'), () => this.refreshTopics());
     if (this.syncOptions.syncConfigs) this.every(intervalMs(config.c, 'sync.topic.configs.interval.seconds'), () => this.syncConfigs());
+    if (config.c.boolean('sync.topic.acls.enabled')) {
+      await this.syncAcls();
+      this.every(intervalMs(config.c, 'sync.topic.acls.interval.seconds'), () => this.syncAcls());
+    }
   }
 
   private every(ms: number, job: () => Promise<void>): void {
@@ -93,6 +99,21 @@ export class MirrorSourceConnector implements SourceConnector {
     this.topics = now;
     this.syncOptions.log(`topics or partitions changed: ${partitionsOf(now).length} partition(s) now`);
     this.context?.requestTaskReconfiguration();
+  }
+
+  /** MM2's topic ACL sync (acl-sync.ts); a cluster without an authorizer has none to sync, said once. */
+  private async syncAcls(): Promise<void> {
+    const o = this.syncOptions;
+    if (this.sourceAdmin === null || this.targetAdmin === null || o === null) return;
+    const created = await syncTopicAcls(this.sourceAdmin, this.targetAdmin, {
+      replicated: (topic) => this.topics.has(topic),
+      remoteTopic: (topic) => o.policy.formatRemoteTopic(o.source, topic),
+      log: o.log,
+    });
+    if (created === null && !this.aclsDisabledSaid) {
+      this.aclsDisabledSaid = true;
+      o.log('topic ACLs are not synced: a cluster has no authorizer (SECURITY_DISABLED)');
+    }
   }
 
   private async syncConfigs(): Promise<void> {
