@@ -194,6 +194,8 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
     scramUsers: () => image().scramCredentials.users(),
     scramCredentialsOf: (user) => image().scramCredentials.ofUser(user),
     alterScramCredentials: (deletions, upsertions) => booted.controller.alterUserScramCredentials(deletions, upsertions),
+    clientQuotas: () => image().clientQuotas,
+    alterClientQuotas: (alterations, validateOnly) => booted.controller.alterClientQuotas(alterations, { validateOnly }),
     allocateProducerIds: () => booted.controller.allocateProducerIds(settings.nodeId, image().broker(settings.nodeId)?.brokerEpoch ?? -1n),
   };
 

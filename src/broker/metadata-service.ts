@@ -11,6 +11,8 @@
 
 import type { ScramCredential } from '../controller/metadata/scram-credentials.js';
 import type { ScramAlterResult, ScramDeletion, ScramUpsertion } from '../controller/scram-plan.js';
+import type { ClientQuotas } from '../controller/metadata/client-quotas.js';
+import type { QuotaAlteration, QuotaAlterResult } from '../controller/quota-plan.js';
 
 export interface BrokerEndpoint {
   nodeId: number;
@@ -168,6 +170,10 @@ export interface MetadataService {
   scramCredentialsOf(user: string): readonly ScramCredential[];
   /** AlterUserScramCredentials: validated and committed by the active controller (src/controller/scram-plan.ts). */
   alterScramCredentials(deletions: readonly ScramDeletion[], upsertions: readonly ScramUpsertion[]): Promise<ScramAlterResult[]>;
+  /** Client quotas in the metadata image (DescribeClientQuotas, and the quota managers' lookups). */
+  clientQuotas(): ClientQuotas;
+  /** AlterClientQuotas: validated and committed by the active controller (src/controller/quota-plan.ts). */
+  alterClientQuotas(alterations: readonly QuotaAlteration[], validateOnly: boolean): Promise<QuotaAlterResult[]>;
   /** Broker settings the Metadata handler needs. */
   readonly autoCreateTopicsEnable: boolean;
 }

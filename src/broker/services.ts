@@ -17,6 +17,7 @@ import type { ClusterServices } from './lifecycle/cluster-services.js';
 import type { RaftService } from '../controller/quorum/raft-service.js';
 import type { BufferPool } from '../util/buffer-pool.js';
 import type { FetchSessionCache } from './fetch-sessions.js';
+import type { RequestQuotas } from './request-quotas.js';
 
 export type { TopicRules } from '../replication/topic-rules.js';
 
@@ -45,6 +46,8 @@ export interface BrokerServices {
   readonly ioBuffers: BufferPool;
   /** Incremental fetch sessions (KIP-227). */
   readonly fetchSessions: FetchSessionCache;
+  /** Client quotas and per-principal usage (request-quotas.ts); absent = no quota is ever enforced. */
+  readonly quotas?: RequestQuotas;
   /** Controller channel (forwarding) and broker-lifecycle operations; absent = a node alone, everything local. */
   readonly cluster?: ClusterServices;
   /** The metadata quorum's RPCs (Vote, BeginQuorumEpoch, DescribeQuorum, FetchSnapshot, raft Fetch); absent on a node that is not a voter. */

@@ -11,6 +11,7 @@
  * single-partition listOffsets, the alter-configs calls) throw a
  * KafkaProtocolError.
  */
+import { alterClientQuotas, describeClientQuotas, type ClientQuotaAlteration, type ClientQuotaAlterResult, type ClientQuotaEntry, type ClientQuotaFilter } from './quota-admin.js';
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramCredentialChange, type UserResult, type UserScramCredentials } from './user-admin.js';
 import { Cluster, type ClusterOptions } from './cluster.js';
 import { invalidArgument } from '../net/errors.js';
@@ -294,6 +295,19 @@ export class Admin {
   /** Mechanisms and iteration counts per user (never secrets); empty `users`: every user with a credential. */
   describeUserScramCredentials(users: readonly string[] = []): Promise<UserScramCredentials[]> {
     return describeUserScramCredentials(this.cluster, users);
+  }
+
+  // ----------------------------------------------------------------- client quotas
+  // Implemented in quota-admin.ts (KIP-546).
+
+  /** Quota entities and values the filter selects (no filter: all); entity `{ user: null }` is the default user. */
+  describeClientQuotas(filter: ClientQuotaFilter = {}): Promise<ClientQuotaEntry[]> {
+    return describeClientQuotas(this.cluster, filter);
+  }
+
+  /** Sets (`value`) or removes (`remove: true`) quota keys per entity; one result per entry with `error`. */
+  alterClientQuotas(alterations: readonly ClientQuotaAlteration[], options: { validateOnly?: boolean } = {}): Promise<ClientQuotaAlterResult[]> {
+    return alterClientQuotas(this.cluster, alterations, options);
   }
 
   // ----------------------------------------------------------------- groups

@@ -29,6 +29,7 @@ import type { MetadataRecord } from './metadata/records.js';
 import { MetadataLogError, type MetadataLog } from './metadata-log.js';
 import { planCreatePartitions, planCreateTopics, REPLICATION_FACTOR_MAX, type Plan, type PlanContext } from './plans.js';
 import { INTERNAL_TOPICS } from './topic-names.js';
+import { planAlterClientQuotas, type QuotaAlteration, type QuotaAlterResult } from './quota-plan.js';
 import { planAlterScramCredentials, type ScramAlterResult, type ScramDeletion, type ScramUpsertion } from './scram-plan.js';
 import type {
   AlterConfigsResource,
@@ -241,6 +242,11 @@ export class QuorumController {
   /** AlterUserScramCredentials (51): scram-plan.ts's rules; every user's changes in one batch. */
   alterUserScramCredentials(deletions: readonly ScramDeletion[], upsertions: readonly ScramUpsertion[]): Promise<ScramAlterResult[]> {
     return this.run(async () => this.commit(planAlterScramCredentials(this.image, deletions, upsertions), (r) => r));
+  }
+
+  /** AlterClientQuotas (49): quota-plan.ts's rules; every valid entry's records in one batch. */
+  alterClientQuotas(alterations: readonly QuotaAlteration[], options: { validateOnly: boolean }): Promise<QuotaAlterResult[]> {
+    return this.run(async () => this.commit(planAlterClientQuotas(this.image, alterations, options.validateOnly), (r) => r));
   }
 
   private configPlanContext(): ConfigPlanContext {

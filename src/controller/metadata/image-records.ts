@@ -43,6 +43,7 @@ export function imageDiffRecords(from: MetadataImage, to: MetadataImage): Metada
     if (!to.configs(r.data.resourceType, r.data.resourceName).has(r.data.name)) out.push({ type: 'ConfigRecord', data: { ...r.data, value: null } });
   }
   out.push(...from.scramCredentials.removalsTowards(to.scramCredentials));
+  out.push(...from.clientQuotas.removalsTowards(to.clientQuotas));
   // A removed topic's configs go with it: a re-created topic of the same name needs them again.
   const removedNames = new Set([...from.topics()].filter((t) => to.topicById(t.topicId) === undefined).map((t) => t.name));
   const held = new Set(

@@ -20,6 +20,7 @@ import type { MetadataBatch } from './batch.js';
 import { DeltaBuilder, type MetadataDelta } from './delta.js';
 import { ConfigResourceType, NO_LEADER, NO_LEADER_CHANGE, type MetadataRecord, type RecordOf } from './records.js';
 import { ScramCredentials } from './scram-credentials.js';
+import { ClientQuotas } from './client-quotas.js';
 
 export interface PartitionState {
   readonly partitionId: number;
@@ -84,6 +85,8 @@ export class MetadataImage {
   private lastOffset = -1n;
   /** SCRAM credentials (KIP-554); read by brokers at login, changed only by applied records. */
   readonly scramCredentials = new ScramCredentials();
+  /** Client quotas (KIP-546); read by brokers per request (src/security/quota), changed only by applied records. */
+  readonly clientQuotas = new ClientQuotas();
 
   constructor(readonly clusterId: string) {}
 
@@ -182,6 +185,7 @@ export class MetadataImage {
       }
     }
     out.push(...this.scramCredentials.toRecords());
+    out.push(...this.clientQuotas.toRecords());
     return out;
   }
 
@@ -227,6 +231,9 @@ export class MetadataImage {
       case 'RemoveUserScramCredentialRecord':
         // Not in the delta: logins read the image when they happen.
         return this.scramCredentials.apply(record);
+      case 'ClientQuotaRecord':
+        // Not in the delta: quota managers read the image when a request comes.
+        return this.clientQuotas.apply(record);
       case 'NoOpRecord':
         return;
     }

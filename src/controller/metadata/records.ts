@@ -173,6 +173,16 @@ export const RemoveUserScramCredentialRecord = data({ name: 'RemoveUserScramCred
   field('mechanism', 'int8'),
 ]);
 
+// 14 ClientQuotaRecord (KIP-546). One quota key of one entity: the entity is
+// a list of (type, name) with type user, client-id or ip and name null for
+// the default entity; remove deletes the key.
+export const ClientQuotaRecord = data({ name: 'ClientQuotaRecord', versions: '0', flexible: '0+' }, [
+  field('entity', array(struct([field('entityType', 'string'), field('entityName', 'nullableString')]))),
+  field('key', 'string'),
+  field('value', 'float64'),
+  field('remove', 'bool'),
+]);
+
 // 20 NoOpRecord. Written by a new leader to commit its epoch (Raft, later).
 export const NoOpRecord = data({ name: 'NoOpRecord', versions: '0', flexible: '0+' }, []);
 
@@ -193,6 +203,7 @@ export const MetadataRecordTypes = {
   NoOpRecord: { id: 20, schema: NoOpRecord },
   UserScramCredentialRecord: { id: 11, schema: UserScramCredentialRecord },
   RemoveUserScramCredentialRecord: { id: 22, schema: RemoveUserScramCredentialRecord },
+  ClientQuotaRecord: { id: 14, schema: ClientQuotaRecord },
 } as const;
 
 type Types = typeof MetadataRecordTypes;
