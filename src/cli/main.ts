@@ -52,7 +52,7 @@ tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
  * second of start-up and some 20 MB.
  */
 async function registerClientCommands(program: Command): Promise<void> {
-  const [topic, produce, consume, group, config, cluster, records, bench, connect, mirror, user, txn] = await Promise.all([
+  const [topic, produce, consume, group, config, cluster, records, bench, connect, mirror, user, txn, quota, tenant] = await Promise.all([
     import('./commands/topic.js'),
     import('./commands/produce.js'),
     import('./commands/consume.js'),
@@ -65,6 +65,8 @@ async function registerClientCommands(program: Command): Promise<void> {
     import('./commands/mirror.js'),
     import('./commands/user.js'),
     import('./commands/txn.js'),
+    import('./commands/quota.js'),
+    import('./commands/tenant.js'),
   ]);
   topic.registerTopicCommands(program);
   produce.registerProduceCommand(program);
@@ -78,6 +80,8 @@ async function registerClientCommands(program: Command): Promise<void> {
   mirror.registerMirrorCommands(program);
   user.registerUserCommands(program);
   txn.registerTxnCommands(program);
+  quota.registerQuotaCommands(program);
+  tenant.registerTenantCommands(program);
 }
 
 /** The first argument that is not an option: the subcommand asked for. */
