@@ -11,9 +11,12 @@ import { KafkaProtocolError, invalidArgument } from '../net/errors.js';
 import { request, type ClientApi } from './apis.js';
 import type { Cluster } from './cluster.js';
 
+/** Kafka's quota entity types. */
 export type QuotaEntityType = 'user' | 'client-id' | 'ip';
+/** A quota entity: each type present is part of it, with a name or null for that type's default entity. */
 export type ClientQuotaEntity = { readonly [T in QuotaEntityType]?: string | null };
 
+/** One component of a DescribeClientQuotas filter. */
 export interface ClientQuotaFilterComponent {
   readonly entityType: QuotaEntityType;
   /** exact: the entity named `match`; default: the default entity; specified: any named entity. */
@@ -21,24 +24,28 @@ export interface ClientQuotaFilterComponent {
   readonly match?: string;
 }
 
+/** Which quota entities `Admin.describeClientQuotas` lists (no components: all). */
 export interface ClientQuotaFilter {
   readonly components?: readonly ClientQuotaFilterComponent[];
   /** Only entities with exactly the components' types. */
   readonly strict?: boolean;
 }
 
+/** One quota entity and its values, as DescribeClientQuotas lists it. */
 export interface ClientQuotaEntry {
   readonly entity: ClientQuotaEntity;
   /** Quota keys (producer_byte_rate, consumer_byte_rate, request_percentage, controller_mutation_rate, connection_creation_rate) and values. */
   readonly values: Readonly<Record<string, number>>;
 }
 
+/** Changes to one entity's quotas (`Admin.alterClientQuotas`). */
 export interface ClientQuotaAlteration {
   readonly entity: ClientQuotaEntity;
   /** A value sets the key; `remove: true` removes it. */
   readonly ops: readonly ({ readonly key: string; readonly value: number } | { readonly key: string; readonly remove: true })[];
 }
 
+/** The outcome of one alteration: error null on success (INVALID_REQUEST with Kafka's message otherwise). */
 export interface ClientQuotaAlterResult {
   readonly entity: ClientQuotaEntity;
   readonly error: KafkaProtocolError | null;

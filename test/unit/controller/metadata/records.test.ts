@@ -36,6 +36,7 @@ const samples: MetadataRecord[] = [
   { type: 'NoOpRecord', data: {} },
   { type: 'UserScramCredentialRecord', data: { name: 'alice', mechanism: 2, salt: Buffer.from('salt'), storedKey: Buffer.alloc(64, 1), serverKey: Buffer.alloc(64, 2), iterations: 8192 } },
   { type: 'RemoveUserScramCredentialRecord', data: { name: 'alice', mechanism: 2 } },
+  { type: 'ClientQuotaRecord', data: { entity: [{ entityType: 'user', entityName: 'alice' }, { entityType: 'client-id', entityName: null }], key: 'request_percentage', value: 12.5, remove: false } },
 ];
 
 test('every record type has a sample', () => {
