@@ -290,7 +290,8 @@ function requestQuotasOf(settings: BrokerSettings, image: () => MetadataImage, m
   const windows = (settings.quotas ?? DEFAULT_QUOTA_SETTINGS).windows;
   const lookup = (entity: readonly QuotaEntityPart[], key: string): number | undefined => image().clientQuotas.value(entity, key);
   const nowMs = (): number => clock.monotonicMs();
-  return new RequestQuotas(new ClientQuotaManager({ lookup, windows, nowMs }), new UsageTracker(windows, nowMs), metadata);
+  const anyQuota = (): boolean => image().clientQuotas.size > 0;
+  return new RequestQuotas(new ClientQuotaManager({ lookup, windows, nowMs, anyQuota }), new UsageTracker(windows, nowMs), metadata);
 }
 
 function quotaMetricsOf(quotas: RequestQuotas, server: SocketServer): QuotaMetricsSource {
@@ -363,7 +364,7 @@ async function listenAndRegister(parts: NodeParts, server: SocketServer, service
   const bound: ListenerSettings[] = [];
   try {
     for (const l of settings.listeners) {
-      if (clusterNode?.isControllerListener(l.name) === true) bound.push(await server.listen(l, clusterNode.controllerListenerApis(allHandlers, { ...services, metadata: localMetadata })));
+      if (clusterNode?.isControllerListener(l.name) === true) bound.push(await server.listen(l, clusterNode.controllerListenerApis(allHandlers, { ...services, metadata: localMetadata, quotas: undefined })));
       else if (clusterNode?.isControllerOnly !== true) bound.push(await server.listen(l));
     }
     if (clusterNode === null) await metadata.registerBroker(advertised(settings, bound));

@@ -43,6 +43,8 @@ export interface ClientQuotaManagerOptions {
   readonly windows: RateConfig;
   /** Monotonic ms. */
   readonly nowMs: () => number;
+  /** False when no client quota exists at all: requests then skip the eight-level lookup (the common case costs nothing). */
+  readonly anyQuota?: () => boolean;
 }
 
 export class ClientQuotaManager {
@@ -54,6 +56,7 @@ export class ClientQuotaManager {
 
   /** The quota of this type that applies to (user, clientId), if any. */
   quotaOf(type: QuotaType, user: string, clientId: string): ResolvedQuota | undefined {
+    if (this.opts.anyQuota?.() === false) return undefined;
     return resolveClientQuota(this.opts.lookup, QUOTA_KEY_OF[type], user, clientId);
   }
 
