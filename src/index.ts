@@ -45,6 +45,7 @@ export type { BrokerAddress, ClusterOptions } from './client/cluster.js';
 export type { SaslOptions, SaslMechanismName } from './net/sasl-client.js';
 export type { ScramCredentialChange, ScramMechanism, UserResult, UserScramCredentials } from './client/user-admin.js';
 export type { Acl, AclCreateResult, AclDeleteResult, AclFilter } from './client/acl-admin.js';
+export type { ClientQuotaAlteration, ClientQuotaAlterResult, ClientQuotaEntity, ClientQuotaEntry, ClientQuotaFilter, ClientQuotaFilterComponent, QuotaEntityType } from './client/quota-admin.js';
 export { SESSION_TIMEOUT_MS_DEFAULT, REBALANCE_TIMEOUT_MS_DEFAULT, HEARTBEAT_INTERVAL_MS_DEFAULT } from './client/group.js';
 
 export { Admin, ADMIN_TIMEOUT_MS_DEFAULT } from './client/admin.js';

@@ -28,6 +28,13 @@ import type { AlterPartitionSender } from './alter-partition-sender.js';
 import { RequestMetrics } from './request-metrics.js';
 import { BufferPool } from '../util/buffer-pool.js';
 import { SocketServer } from './server.js';
+import { RequestQuotas } from './request-quotas.js';
+import type { QuotaMetricsSource } from './metrics/quota-collectors.js';
+import { ClientQuotaManager } from '../security/quota/client-quota-manager.js';
+import { ConnectionQuotas } from '../security/quota/connection-quotas.js';
+import { UsageTracker } from '../security/quota/usage.js';
+import { DEFAULT_QUOTA_SETTINGS } from '../security/quota/settings.js';
+import type { QuotaEntityPart } from '../controller/metadata/client-quotas.js';
 import type { BrokerServices } from './services.js';
 import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { TopicRules } from '../replication/topic-rules.js';
@@ -141,7 +148,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     });
   const parts: NodeParts = { settings, logger, logManager, hosted, replication, ...booted };
   const { services, registry, transactions } = assembleServices(parts, clock, metrics, topics);
-  const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger.child({ component: 'network' }));
+  const server = new SocketServer(registry, services, { requestBytesMax: settings.requestBytesMax, inFlightRequestsMax: settings.inFlightRequestsMax }, logger.child({ component: 'network' }), connectionQuotasOf(settings, booted.metadata.booted.image, clock));
   const bound = await listenAndRegister(parts, server, services);
 
   const controllerTick = startLocalControllerTick(parts);
@@ -279,6 +286,29 @@ async function bootMetadata({ settings, fs, clock, logger, hosted, topicOverride
   return { clusterNode, metadata, localMetadata, groupService };
 }
 
+/** Client quotas read from the metadata image at every request (a change applies to the next one). */
+function requestQuotasOf(settings: BrokerSettings, image: () => MetadataImage, metadata: MetadataService, clock: Clock): RequestQuotas {
+  const windows = (settings.quotas ?? DEFAULT_QUOTA_SETTINGS).windows;
+  const lookup = (entity: readonly QuotaEntityPart[], key: string): number | undefined => image().clientQuotas.value(entity, key);
+  const nowMs = (): number => clock.monotonicMs();
+  const anyQuota = (): boolean => image().clientQuotas.size > 0;
+  return new RequestQuotas(new ClientQuotaManager({ lookup, windows, nowMs, anyQuota }), new UsageTracker(windows, nowMs), metadata);
+}
+
+function quotaMetricsOf(quotas: RequestQuotas, server: SocketServer): QuotaMetricsSource {
+  return {
+    throttleStats: () => quotas.clientQuotas.throttleStats(),
+    refusedConnections: () => server.refusedByReason,
+    usage: () => quotas.usage.all(),
+    connectionsByPrincipal: () => server.connectionsByPrincipal(),
+  };
+}
+
+function connectionQuotasOf(settings: BrokerSettings, image: () => MetadataImage, clock: Clock): ConnectionQuotas {
+  const quotas = settings.quotas ?? DEFAULT_QUOTA_SETTINGS;
+  return new ConnectionQuotas({ limits: quotas.connections, windows: quotas.windows, lookup: (entity, key) => image().clientQuotas.value(entity, key), nowMs: () => clock.monotonicMs() });
+}
+
 /** services.ioBuffers: buffers of 64 KiB-8 MiB (a Fetch's read, a Produce request), up to 64 MiB of free ones kept. */
 const IO_BUFFER_POOL = { minBytes: 64 * 1024, maxBytes: 8 * 1024 * 1024, retainBytes: 64 * 1024 * 1024 };
 
@@ -313,6 +343,7 @@ function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetric
     producerIds,
     ioBuffers: new BufferPool(IO_BUFFER_POOL),
     authorizer: settings.authorizer == null ? null : new StandardAuthorizer(settings.authorizer, () => metadata.booted.image().acls),
+    quotas: requestQuotasOf(settings, metadata.booted.image, metadata.service, clock),
     fetchSessions: new FetchSessionCache({ maxSessions: settings.fetchSessionCacheSlots ?? FETCH_SESSION_SLOTS_DEFAULT, evictionMs: FETCH_SESSION_EVICTION_MS }),
     // Alone, the one-voter Raft log answers DescribeQuorum itself.
     ...(clusterNode === null ? raftServiceOf(metadata.booted.log) : { cluster: clusterNode.services, raft: clusterNode.log.service }),
@@ -337,7 +368,7 @@ async function listenAndRegister(parts: NodeParts, server: SocketServer, service
     // A cluster node's broker listeners serve once its metadata has caught up (see SocketServer.holdRequests).
     if (clusterNode !== null) server.holdRequests();
     for (const l of settings.listeners) {
-      if (clusterNode?.isControllerListener(l.name) === true) bound.push(await server.listen(l, clusterNode.controllerListenerApis(allHandlers, { ...services, metadata: localMetadata })));
+      if (clusterNode?.isControllerListener(l.name) === true) bound.push(await server.listen(l, clusterNode.controllerListenerApis(allHandlers, { ...services, metadata: localMetadata, quotas: undefined })));
       else if (clusterNode?.isControllerOnly !== true) bound.push(await server.listen(l, undefined, true));
     }
     if (clusterNode === null) await metadata.registerBroker(advertised(settings, bound));
@@ -392,6 +423,7 @@ function startServing(parts: NodeParts, exporter: MetricsExporter | null, servic
     connectionsAccepted: () => server.acceptedByListener,
     replicaFetchMaxLag: () => parts.replication?.fetchers.maxLag() ?? 0n,
     fetchSessions: () => ({ sessions: services.fetchSessions.size, partitions: services.fetchSessions.partitionsCached }),
+    ...(services.quotas === undefined ? {} : { quotas: quotaMetricsOf(services.quotas, server) }),
     controller: {
       isActive: () => parts.clusterNode === null || parts.clusterNode.channel.isLocal(),
       elections: () => metadata.booted.controller.stats.elections,

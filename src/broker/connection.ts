@@ -26,6 +26,10 @@
  * at most `maxInFlightRequests` requests wait for their turn, after which the
  * socket stops being read until responses drain; while the kernel send
  * buffer is full (write returned false) reading pauses too.
+ *
+ * Quotas (KIP-219): a request over its client quota is answered at once
+ * with throttle_time_ms, then the connection is muted (no frame is read or
+ * dispatched) for that long; src/broker/request-quotas.ts decides.
  */
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -46,6 +50,7 @@ import { requestPartitions } from './metrics/log-context.js';
 import type { SaslSession } from '../security/sasl/session.js';
 import { ALLOW_ALL, ConnectionAuthorization, auditDenials } from '../security/authorizer/request-authorizer.js';
 import { gateErrorCode } from './request-authorization.js';
+import type { QuotaTicket } from './request-quotas.js';
 
 export interface ConnectionLimits {
   readonly requestBytesMax: number;
@@ -93,6 +98,8 @@ export class Connection {
   /** The connection's cached authorization decisions; null without an authorizer. */
   private readonly authorization: ConnectionAuthorization | null;
   private readonly auditLogger: Logger;
+  /** Muted by a quota throttle (KIP-219): nothing is read until the timer fires. */
+  private muteTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly id: string,
@@ -127,6 +134,26 @@ export class Connection {
     return this.pending.length;
   }
 
+  /** Who is on the connection: `User:<name>` once SASL-authenticated, else `User:ANONYMOUS`. */
+  get principal(): string {
+    return this.sasl?.principal ?? 'User:ANONYMOUS';
+  }
+
+  /**
+   * Stops reading requests for `ms` (a quota throttle, KIP-219); responses
+   * still go out. A longer mute replaces a shorter one still running.
+   */
+  mute(ms: number): void {
+    if (this.closed || ms <= 0) return;
+    if (this.muteTimer !== null) clearTimeout(this.muteTimer);
+    this.muteTimer = setTimeout(() => {
+      this.muteTimer = null;
+      this.updateReading();
+      this.readFrames();
+    }, ms);
+    this.updateReading();
+  }
+
   close(reason: string): void {
     if (this.closed) return;
     this.logger.debug({ reason }, 'closing connection');
@@ -147,6 +174,7 @@ export class Connection {
 
   private handleClose(): void {
     this.closed = true;
+    if (this.muteTimer !== null) clearTimeout(this.muteTimer);
     this.pending.length = 0;
     this.buffered = [];
     for (const w of this.idleWaiters.splice(0)) w();
@@ -171,7 +199,7 @@ export class Connection {
   }
 
   private readFrames(): void {
-    while (!this.closed && !this.closing && this.bufferedBytes >= 4) {
+    while (!this.closed && !this.closing && this.muteTimer === null && this.bufferedBytes >= 4) {
       if (this.pending.length >= this.limits.inFlightRequestsMax) {
         this.pausedForInFlight = true;
         this.updateReading();
@@ -247,7 +275,7 @@ export class Connection {
       return;
     }
     const request = this.decodeRequest(frame);
-    if (request !== null) this.handleRequest(request, pooledFrame);
+    if (request !== null) this.handleRequest(request, pooledFrame, frame.length + 4);
   }
 
   /**
@@ -357,7 +385,7 @@ export class Connection {
   }
 
   /** Queues the request's response slot (in arrival order) and runs its handler; the slot completes when the handler's result is in. */
-  private handleRequest({ handler, header, body }: DecodedRequest, pooledFrame: Buffer | null): void {
+  private handleRequest({ handler, header, body }: DecodedRequest, pooledFrame: Buffer | null, frameBytes: number): void {
     const principal = this.sasl?.principal ?? 'User:ANONYMOUS';
     const ctx: RequestContext = {
       apiKey: header.apiKey,
@@ -381,8 +409,10 @@ export class Connection {
     const slot: ResponseSlot = { done: false, chunks: null, afterWrite: null };
     this.pending.push(slot);
     this.services.metrics.requestStarted(header.apiKey);
+    const ticket = this.services.quotas?.begin(ctx, body, frameBytes) ?? null;
     let result;
     let failed = false;
+    const handlerStartMs = performance.now();
     try {
       const denied = gateErrorCode(ctx.authz, header.apiKey, header.apiVersion, body);
       result = denied === null ? handler.handle(ctx, body as never) : handler.errorResponse(body as never, denied, ctx);
@@ -390,9 +420,11 @@ export class Connection {
       result = this.failedResponse(handler, body, ctx, err);
       failed = true;
     }
+    // The synchronous part is what held the event loop (request_percentage).
+    const handlerMs = performance.now() - handlerStartMs;
     // The response is encoded (in complete) before the request's buffer goes back to the pool.
     const settle = (r: unknown, rejected: boolean): void => {
-      this.complete(slot, handler, ctx, r, rejected);
+      this.complete(slot, handler, ctx, this.applyQuotas(ticket, r, handlerMs), rejected);
       if (pooledFrame !== null) this.services.ioBuffers.release(pooledFrame);
     };
     if (result instanceof Promise) {
@@ -403,6 +435,15 @@ export class Connection {
     } else {
       settle(result, failed);
     }
+  }
+
+  /** The response with the request's quota use recorded (request-quotas.ts); mutes the connection when it is throttled. */
+  private applyQuotas(ticket: QuotaTicket | null, result: unknown, handlerMs: number): unknown {
+    const quotas = this.services.quotas;
+    if (ticket === null || quotas === undefined) return result;
+    const { result: out, throttleMs } = quotas.end(ticket, result, handlerMs);
+    if (throttleMs > 0) this.mute(throttleMs);
+    return out;
   }
 
   private failedResponse(handler: AnyHandler, body: unknown, ctx: RequestContext, err: unknown): unknown {
@@ -497,7 +538,7 @@ export class Connection {
 
   private updateReading(): void {
     if (this.closed) return;
-    if (this.pausedForDrain || this.pausedForInFlight) this.socket.pause();
+    if (this.pausedForDrain || this.pausedForInFlight || this.muteTimer !== null) this.socket.pause();
     else if (this.idleWaiters.length === 0) this.socket.resume();
   }
 }

@@ -197,6 +197,8 @@ export async function startMetadata(opts: StartMetadataOptions): Promise<Started
     acls: () => [...image().acls.all()],
     createAcls: (bindings) => booted.controller.createAcls(bindings),
     deleteAcls: (filters) => booted.controller.deleteAcls(filters),
+    clientQuotas: () => image().clientQuotas,
+    alterClientQuotas: (alterations, validateOnly) => booted.controller.alterClientQuotas(alterations, { validateOnly }),
     allocateProducerIds: () => booted.controller.allocateProducerIds(settings.nodeId, image().broker(settings.nodeId)?.brokerEpoch ?? -1n),
   };
 

@@ -14,6 +14,8 @@ import type { ScramAlterResult, ScramDeletion, ScramUpsertion } from '../control
 import type { AclCreateResult, AclDeleteResult } from '../controller/acl-plan.js';
 import type { StoredAcl } from '../controller/metadata/acls.js';
 import type { AclBinding, AclBindingFilter } from '../protocol/acl-types.js';
+import type { ClientQuotas } from '../controller/metadata/client-quotas.js';
+import type { QuotaAlteration, QuotaAlterResult } from '../controller/quota-plan.js';
 
 export interface BrokerEndpoint {
   nodeId: number;
@@ -176,6 +178,10 @@ export interface MetadataService {
   /** CreateAcls / DeleteAcls: validated and committed by the active controller (src/controller/acl-plan.ts). */
   createAcls(bindings: readonly AclBinding[]): Promise<AclCreateResult[]>;
   deleteAcls(filters: readonly AclBindingFilter[]): Promise<AclDeleteResult[]>;
+  /** Client quotas in the metadata image (DescribeClientQuotas, and the quota managers' lookups). */
+  clientQuotas(): ClientQuotas;
+  /** AlterClientQuotas: validated and committed by the active controller (src/controller/quota-plan.ts). */
+  alterClientQuotas(alterations: readonly QuotaAlteration[], validateOnly: boolean): Promise<QuotaAlterResult[]>;
   /** Broker settings the Metadata handler needs. */
   readonly autoCreateTopicsEnable: boolean;
 }

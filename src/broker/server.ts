@@ -2,6 +2,11 @@
  * TCP listeners. Each accepted socket becomes a Connection; the server keeps
  * track of them for graceful shutdown (stop accepting, answer what is in
  * flight, then close).
+ *
+ * Connection limits (max.connections, max.connections.per.ip, ip
+ * connection_creation_rate) are checked on accept by ConnectionQuotas
+ * (src/security/quota/connection-quotas.ts); a refused socket is closed
+ * before any byte is read, with a warning logged.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -10,6 +15,10 @@ import type { HandlerRegistry } from './handler-registry.js';
 import type { BrokerServices } from './services.js';
 import type { ListenerSecurity } from '../security/listener-security.js';
 import { SaslSession } from '../security/sasl/session.js';
+import type { Admission, ConnectionQuotas } from '../security/quota/connection-quotas.js';
+
+/** Longest a connection over its IP's connection_creation_rate is held open before it is closed. */
+export const THROTTLED_CLOSE_DELAY_MS_MAX = 30_000;
 
 export interface ListenerSpec {
   readonly name: string;
@@ -39,12 +48,18 @@ export class SocketServer {
    * image, e.g. UNKNOWN_TOPIC_OR_PARTITION for a topic created while it was down.
    */
   private held: { socket: Socket; serve: () => void }[] | null = null;
+  /** Connections refused at accept since start, by reason (metrics). */
+  readonly refusedByReason = new Map<string, number>();
+  /** Refused sockets whose close is delayed (connection_creation_rate), closed at shutdown at the latest. */
+  private readonly delayedCloses = new Set<Socket>();
 
   constructor(
     private readonly registry: HandlerRegistry,
     private readonly services: BrokerServices,
     private readonly limits: ConnectionLimits,
     private readonly logger: Logger,
+    /** Connection limits checked on accept; absent = none. */
+    private readonly admission?: ConnectionQuotas,
   ) {}
 
   get connectionCount(): number {
@@ -67,13 +82,30 @@ export class SocketServer {
     const registry = apis?.registry ?? this.registry;
     const services = apis?.services ?? this.services;
     const server = createServer({ noDelay: true }, (socket) => {
-      if (gated && this.held !== null) {
-        socket.pause();
-        socket.on('error', () => socket.destroy()); // a reset while held must not be an uncaught 'error'
-        this.held.push({ socket, serve: () => this.accept(spec, socket, registry, services) });
+      const address = socket.remoteAddress ?? '';
+      const admission = this.admission?.admit(spec.name, address);
+      if (admission !== undefined && !admission.admitted) {
+        this.refuse(socket, spec.name, admission);
         return;
       }
-      this.accept(spec, socket, registry, services);
+      const release = (): void => this.admission?.release(spec.name, address);
+      if (gated && this.held !== null) {
+        let served = false;
+        socket.pause();
+        socket.on('error', () => socket.destroy()); // a reset while held must not be an uncaught 'error'
+        socket.once('close', () => {
+          if (!served) release();
+        });
+        this.held.push({
+          socket,
+          serve: () => {
+            served = true;
+            this.accept(spec, socket, registry, services, release);
+          },
+        });
+        return;
+      }
+      this.accept(spec, socket, registry, services, release);
     });
     server.maxConnections = 10_000;
     await new Promise<void>((resolve, reject) => {
@@ -107,14 +139,46 @@ export class SocketServer {
     }
   }
 
-  private accept(spec: ListenerSpec, socket: Socket, registry: HandlerRegistry, services: BrokerServices): void {
+  private accept(spec: ListenerSpec, socket: Socket, registry: HandlerRegistry, services: BrokerServices, release: () => void): void {
     const id = `${spec.name}-${this.nextConnectionId++}`;
     const sasl = spec.security?.sasl ?? null;
     const session = sasl === null ? null : new SaslSession({ ...sasl, scramCredential: (m, user) => services.metadata.scramCredential(m, user) }, () => services.clock.monotonicMs());
     const limits = sasl === null ? this.limits : { ...this.limits, unauthenticatedRequestBytesMax: sasl.receiveBytesMax };
-    const connection = new Connection(id, socket, spec.name, registry, services, limits, this.logger, (c) => this.connections.delete(c), session);
+    const connection = new Connection(id, socket, spec.name, registry, services, limits, this.logger, (c) => {
+      this.connections.delete(c);
+      release();
+    }, session);
     this.connections.add(connection);
     this.acceptedByListener.set(spec.name, (this.acceptedByListener.get(spec.name) ?? 0) + 1);
+  }
+
+  /** Open connections per principal (tenant usage, at scrape time). */
+  connectionsByPrincipal(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const c of this.connections) counts.set(c.principal, (counts.get(c.principal) ?? 0) + 1);
+    return counts;
+  }
+
+  /** Closes a socket the limits refused: at once, or after the throttle time of an IP over its connection rate (as Kafka). */
+  private refuse(socket: Socket, listener: string, admission: Exclude<Admission, { admitted: true }>): void {
+    this.refusedByReason.set(admission.reason, (this.refusedByReason.get(admission.reason) ?? 0) + 1);
+    this.logger.warn({ listener, client: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`, reason: admission.reason }, `connection refused: ${admission.message}`);
+    socket.on('error', () => {});
+    if (admission.reason !== 'ip_rate') {
+      socket.destroy();
+      return;
+    }
+    socket.pause();
+    this.delayedCloses.add(socket);
+    const timer = setTimeout(() => {
+      this.delayedCloses.delete(socket);
+      socket.destroy();
+    }, Math.min(admission.closeAfterMs, THROTTLED_CLOSE_DELAY_MS_MAX));
+    timer.unref();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      this.delayedCloses.delete(socket);
+    });
   }
 
   /** Stops accepting, waits (bounded) for in-flight requests, then closes everything. */
@@ -130,5 +194,6 @@ export class SocketServer {
     await Promise.race([drained, timeout]);
     if (timer) clearTimeout(timer);
     for (const c of this.connections) c.close('shutdown');
+    for (const s of this.delayedCloses) s.destroy();
   }
 }

@@ -18,6 +18,7 @@ import type { RaftService } from '../controller/quorum/raft-service.js';
 import type { BufferPool } from '../util/buffer-pool.js';
 import type { FetchSessionCache } from './fetch-sessions.js';
 import type { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
+import type { RequestQuotas } from './request-quotas.js';
 
 export type { TopicRules } from '../replication/topic-rules.js';
 
@@ -46,6 +47,8 @@ export interface BrokerServices {
   readonly ioBuffers: BufferPool;
   /** Incremental fetch sessions (KIP-227). */
   readonly fetchSessions: FetchSessionCache;
+  /** Client quotas and per-principal usage (request-quotas.ts); absent = no quota is ever enforced (controller listeners: the nodes' own traffic). */
+  readonly quotas?: RequestQuotas | undefined;
   /** Controller channel (forwarding) and broker-lifecycle operations; absent = a node alone, everything local. */
   readonly cluster?: ClusterServices;
   /** The metadata quorum's RPCs (Vote, BeginQuorumEpoch, DescribeQuorum, FetchSnapshot, raft Fetch); absent on a node that is not a voter. */

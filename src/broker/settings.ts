@@ -10,6 +10,7 @@ import { listenerSecurityFromConfig, type ListenerSecurity } from '../security/l
 import { authorizerConfigFrom } from '../security/authorizer/config.js';
 import type { AuthorizerConfig } from '../security/authorizer/standard-authorizer.js';
 import type { TransactionSettings } from '../coordinator/transaction/transaction-service.js';
+import { quotaSettingsFromConfig, type QuotaSettings } from '../security/quota/settings.js';
 
 export interface ListenerSettings {
   name: string;
@@ -34,6 +35,8 @@ export interface BrokerSettings {
   requestBytesMax: number;
   /** max.incremental.fetch.session.cache.slots: fetch sessions kept (KIP-227); 0 turns them off. */
   fetchSessionCacheSlots?: number;
+  /** Quota windows and connection limits (absent: Kafka's default windows, no connection limits). */
+  quotas?: QuotaSettings;
   /** queued.max.requests, applied per connection */
   inFlightRequestsMax: number;
   /** How often the log manager's background work (flush.ms, retention) runs. */
@@ -198,6 +201,7 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
     requestBytesMax: config.get('socket.request.max.bytes'),
     fetchSessionCacheSlots: config.get('max.incremental.fetch.session.cache.slots'),
     inFlightRequestsMax: config.get('queued.max.requests'),
+    quotas: quotaSettingsFromConfig(config, config.interBrokerListenerName),
     logTickIntervalMs: Math.max(10, Math.min(config.get('log.flush.scheduler.interval.ms'), 1000)),
     retentionCheckIntervalMs: config.get('log.retention.check.interval.ms'),
     logCleanerEnable: config.get('log.cleaner.enable'),

@@ -52,7 +52,7 @@ tool works against the broker too (e.g. kcat -b localhost:9092 -L).`;
  * second of start-up and some 20 MB.
  */
 async function registerClientCommands(program: Command): Promise<void> {
-  const [topic, produce, consume, group, config, cluster, records, bench, connect, mirror, user, txn, acl] = await Promise.all([
+  const [topic, produce, consume, group, config, cluster, records, bench, connect, mirror, user, txn, acl, quota, tenant] = await Promise.all([
     import('./commands/topic.js'),
     import('./commands/produce.js'),
     import('./commands/consume.js'),
@@ -66,6 +66,8 @@ async function registerClientCommands(program: Command): Promise<void> {
     import('./commands/user.js'),
     import('./commands/txn.js'),
     import('./commands/acl.js'),
+    import('./commands/quota.js'),
+    import('./commands/tenant.js'),
   ]);
   topic.registerTopicCommands(program);
   produce.registerProduceCommand(program);
@@ -80,6 +82,8 @@ async function registerClientCommands(program: Command): Promise<void> {
   user.registerUserCommands(program);
   txn.registerTxnCommands(program);
   acl.registerAclCommands(program);
+  quota.registerQuotaCommands(program);
+  tenant.registerTenantCommands(program);
 }
 
 /** The first argument that is not an option: the subcommand asked for. */

@@ -12,6 +12,7 @@
  * KafkaProtocolError.
  */
 import { createAcls, deleteAcls, describeAcls, type Acl, type AclCreateResult, type AclDeleteResult, type AclFilter } from './acl-admin.js';
+import { alterClientQuotas, describeClientQuotas, type ClientQuotaAlteration, type ClientQuotaAlterResult, type ClientQuotaEntry, type ClientQuotaFilter } from './quota-admin.js';
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramCredentialChange, type UserResult, type UserScramCredentials } from './user-admin.js';
 import { Cluster, type ClusterOptions } from './cluster.js';
 import { invalidArgument } from '../net/errors.js';
@@ -313,6 +314,19 @@ export class Admin {
   /** Deletes every ACL each filter matches; per filter, the ACLs it deleted. */
   deleteAcls(filters: readonly AclFilter[]): Promise<AclDeleteResult[]> {
     return deleteAcls(this.cluster, filters);
+  }
+
+  // ----------------------------------------------------------------- client quotas
+  // Implemented in quota-admin.ts (KIP-546).
+
+  /** Quota entities and values the filter selects (no filter: all); entity `{ user: null }` is the default user. */
+  describeClientQuotas(filter: ClientQuotaFilter = {}): Promise<ClientQuotaEntry[]> {
+    return describeClientQuotas(this.cluster, filter);
+  }
+
+  /** Sets (`value`) or removes (`remove: true`) quota keys per entity; one result per entry with `error`. */
+  alterClientQuotas(alterations: readonly ClientQuotaAlteration[], options: { validateOnly?: boolean } = {}): Promise<ClientQuotaAlterResult[]> {
+    return alterClientQuotas(this.cluster, alterations, options);
   }
 
   // ----------------------------------------------------------------- groups

@@ -11,6 +11,7 @@ import { LOG_LEVELS, type LogLevel } from '../util/log.js';
 import { parseEndpoint, parseProtocolMapEntry, parseVoter, SECURITY_PROTOCOLS } from './listeners.js';
 import { TOPIC_CONFIGS, SEGMENT_BYTES_MIN, type TopicConfigKey } from './topic.js';
 import { securityConfigs } from './security-defs.js';
+import { quotaConfigs } from './quota-defs.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -126,8 +127,6 @@ const networkConfigs = {
   'queued.max.requests': int({ default: 500, min: 1, importance: 'high',
     doc: 'Kafka: requests queued for the I/O threads. Ours: the most requests in flight on one connection; reading pauses beyond it.' }),
   'connections.max.idle.ms': long({ default: 10 * MINUTE_MS, importance: 'medium', doc: 'Close connections idle this long; -1 = never.' }),
-  'max.connections': int({ default: INT_MAX, min: 0, importance: 'medium', dynamic: 'cluster-wide', doc: 'Most open connections on this broker.' }),
-  'max.connections.per.ip': int({ default: INT_MAX, min: 0, importance: 'medium', dynamic: 'cluster-wide', doc: 'Most open connections from one address.' }),
   'max.incremental.fetch.session.cache.slots': int({ default: 1000, min: 0, importance: 'medium',
     doc: 'Most incremental fetch sessions (KIP-227) the broker keeps; 0: every fetch is a full fetch.' }),
   'fetch.max.bytes': int({ default: 57_671_680, min: 1024, importance: 'medium', doc: 'Largest Fetch response the broker builds.' }),
@@ -198,7 +197,7 @@ const coordinatorConfigs = {
     doc: 'Tributary only: HTTP endpoints serving metrics (Prometheus text). Empty = off.' }),
 };
 
-export const BROKER_CONFIGS = defineConfigs({ ...serverConfigs, ...networkConfigs, ...securityConfigs, ...coordinatorConfigs });
+export const BROKER_CONFIGS = defineConfigs({ ...serverConfigs, ...networkConfigs, ...securityConfigs, ...quotaConfigs, ...coordinatorConfigs });
 export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
 export type BrokerConfigValues = ConfigValues<typeof BROKER_CONFIGS>;
 

@@ -31,6 +31,7 @@ import { planCreatePartitions, planCreateTopics, REPLICATION_FACTOR_MAX, type Pl
 import { INTERNAL_TOPICS } from './topic-names.js';
 import { planCreateAcls, planDeleteAcls, type AclCreateResult, type AclDeleteResult } from './acl-plan.js';
 import type { AclBinding, AclBindingFilter } from '../protocol/acl-types.js';
+import { planAlterClientQuotas, type QuotaAlteration, type QuotaAlterResult } from './quota-plan.js';
 import { planAlterScramCredentials, type ScramAlterResult, type ScramDeletion, type ScramUpsertion } from './scram-plan.js';
 import type {
   AlterConfigsResource,
@@ -253,6 +254,11 @@ export class QuorumController {
   /** DeleteAcls (31): every ACL a filter matches, removed in one batch. */
   deleteAcls(filters: readonly AclBindingFilter[]): Promise<AclDeleteResult[]> {
     return this.run(async () => this.commit(planDeleteAcls(this.image, filters), (r) => ({ ...r, matchingAcls: [] })));
+  }
+
+  /** AlterClientQuotas (49): quota-plan.ts's rules; every valid entry's records in one batch. */
+  alterClientQuotas(alterations: readonly QuotaAlteration[], options: { validateOnly: boolean }): Promise<QuotaAlterResult[]> {
+    return this.run(async () => this.commit(planAlterClientQuotas(this.image, alterations, options.validateOnly), (r) => r));
   }
 
   private configPlanContext(): ConfigPlanContext {

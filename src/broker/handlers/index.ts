@@ -16,6 +16,8 @@ import { listGroupsHandler } from './16-list-groups.js';
 import { saslHandshakeHandler } from './17-sasl-handshake.js';
 import { apiVersionsHandler } from './18-api-versions.js';
 import { saslAuthenticateHandler } from './36-sasl-authenticate.js';
+import { describeClientQuotasHandler } from './48-describe-client-quotas.js';
+import { alterClientQuotasHandler } from './49-alter-client-quotas.js';
 import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
 import { createTopicsHandler } from './19-create-topics.js';
@@ -73,6 +75,8 @@ export const allHandlers: readonly AnyHandler[] = [
   saslHandshakeHandler,
   apiVersionsHandler,
   saslAuthenticateHandler,
+  describeClientQuotasHandler,
+  alterClientQuotasHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
   createTopicsHandler,

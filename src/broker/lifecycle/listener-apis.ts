@@ -39,6 +39,7 @@ export const CONTROLLER_LISTENER_API_KEYS: ReadonlySet<number> = new Set([
   43, // ElectLeaders
   44, // IncrementalAlterConfigs
   45, // AlterPartitionReassignments
+  49, // AlterClientQuotas
   51, // AlterUserScramCredentials
   55, // DescribeQuorum
 ]);

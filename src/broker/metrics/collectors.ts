@@ -16,6 +16,7 @@ import type { GroupCoordinator } from '../../coordinator/group/coordinator.js';
 import type { ReplicaManager } from '../../replication/replica-manager.js';
 import { REQUEST_LATENCY_BUCKETS_SECONDS, type RequestMetrics } from '../request-metrics.js';
 import type { TrafficMetrics } from './traffic.js';
+import { registerQuotaMetrics, type QuotaMetricsSource } from './quota-collectors.js';
 
 /** What the exporter reads; all of it at scrape time. */
 export interface MetricsSources {
@@ -36,6 +37,8 @@ export interface MetricsSources {
   fetchSessions?: () => { sessions: number; partitions: number };
   /** This node's controller (every node has one; only the active one elects and fences). */
   readonly controller?: ControllerMetricsSource | undefined;
+  /** Quota throttles, refused connections and per-principal usage (quota-collectors.ts). */
+  readonly quotas?: QuotaMetricsSource | undefined;
 }
 
 export interface ControllerMetricsSource {
@@ -71,6 +74,7 @@ export function registerBrokerMetrics(registry: Registry, s: MetricsSources): vo
   registerPartitionMetrics(registers, s);
   registerGroupMetrics(registers, s);
   if (s.controller !== undefined) registerControllerMetrics(registers, s.controller);
+  if (s.quotas !== undefined) registerQuotaMetrics(registry, s.quotas, METRIC_PREFIX);
 }
 
 // ---------------------------------------------------------------- controller

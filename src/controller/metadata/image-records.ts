@@ -44,6 +44,7 @@ export function imageDiffRecords(from: MetadataImage, to: MetadataImage): Metada
   }
   out.push(...from.scramCredentials.removalsTowards(to.scramCredentials));
   out.push(...from.acls.removalsTowards(to.acls));
+  out.push(...from.clientQuotas.removalsTowards(to.clientQuotas));
   // A removed topic's configs go with it: a re-created topic of the same name needs them again.
   const removedNames = new Set([...from.topics()].filter((t) => to.topicById(t.topicId) === undefined).map((t) => t.name));
   const held = new Set(

@@ -21,6 +21,7 @@ import { DeltaBuilder, type MetadataDelta } from './delta.js';
 import { ConfigResourceType, NO_LEADER, NO_LEADER_CHANGE, type MetadataRecord, type RecordOf } from './records.js';
 import { ScramCredentials } from './scram-credentials.js';
 import { AclStore } from './acls.js';
+import { ClientQuotas } from './client-quotas.js';
 
 export interface PartitionState {
   readonly partitionId: number;
@@ -87,6 +88,8 @@ export class MetadataImage {
   readonly scramCredentials = new ScramCredentials();
   /** ACLs (AccessControlEntryRecord); read by the authorizer, changed only by applied records. */
   readonly acls = new AclStore();
+  /** Client quotas (KIP-546); read by brokers per request (src/security/quota), changed only by applied records. */
+  readonly clientQuotas = new ClientQuotas();
 
   constructor(readonly clusterId: string) {}
 
@@ -186,6 +189,7 @@ export class MetadataImage {
     }
     out.push(...this.scramCredentials.toRecords());
     out.push(...this.acls.toRecords());
+    out.push(...this.clientQuotas.toRecords());
     return out;
   }
 
@@ -235,6 +239,9 @@ export class MetadataImage {
       case 'RemoveAccessControlEntryRecord':
         // Not in the delta: the authorizer watches the store's generation.
         return this.acls.apply(record);
+      case 'ClientQuotaRecord':
+        // Not in the delta: quota managers read the image when a request comes.
+        return this.clientQuotas.apply(record);
       case 'NoOpRecord':
         return;
     }

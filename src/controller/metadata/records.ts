@@ -189,6 +189,16 @@ export const AccessControlEntryRecord = data({ name: 'AccessControlEntryRecord',
 // 16 RemoveAccessControlEntryRecord.
 export const RemoveAccessControlEntryRecord = data({ name: 'RemoveAccessControlEntryRecord', versions: '0', flexible: '0+' }, [field('id', 'uuid')]);
 
+// 14 ClientQuotaRecord (KIP-546). One quota key of one entity: the entity is
+// a list of (type, name) with type user, client-id or ip and name null for
+// the default entity; remove deletes the key.
+export const ClientQuotaRecord = data({ name: 'ClientQuotaRecord', versions: '0', flexible: '0+' }, [
+  field('entity', array(struct([field('entityType', 'string'), field('entityName', 'nullableString')]))),
+  field('key', 'string'),
+  field('value', 'float64'),
+  field('remove', 'bool'),
+]);
+
 // 20 NoOpRecord. Written by a new leader to commit its epoch (Raft, later).
 export const NoOpRecord = data({ name: 'NoOpRecord', versions: '0', flexible: '0+' }, []);
 
@@ -211,6 +221,7 @@ export const MetadataRecordTypes = {
   RemoveUserScramCredentialRecord: { id: 22, schema: RemoveUserScramCredentialRecord },
   AccessControlEntryRecord: { id: 6, schema: AccessControlEntryRecord },
   RemoveAccessControlEntryRecord: { id: 16, schema: RemoveAccessControlEntryRecord },
+  ClientQuotaRecord: { id: 14, schema: ClientQuotaRecord },
 } as const;
 
 type Types = typeof MetadataRecordTypes;

@@ -42,6 +42,8 @@ import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from 
 import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse } from './45-alter-partition-reassignments.js';
 import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from './46-list-partition-reassignments.js';
 import { OffsetDeleteRequest, OffsetDeleteResponse } from './47-offset-delete.js';
+import { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from './48-describe-client-quotas.js';
+import { AlterClientQuotasRequest, AlterClientQuotasResponse } from './49-alter-client-quotas.js';
 import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from './50-describe-user-scram-credentials.js';
 import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from './51-alter-user-scram-credentials.js';
 import { VoteRequest, VoteResponse } from './52-vote.js';
@@ -106,6 +108,8 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [45, { apiKey: 45, name: 'AlterPartitionReassignments', request: AlterPartitionReassignmentsRequest, response: AlterPartitionReassignmentsResponse }],
   [46, { apiKey: 46, name: 'ListPartitionReassignments', request: ListPartitionReassignmentsRequest, response: ListPartitionReassignmentsResponse }],
   [47, { apiKey: 47, name: 'OffsetDelete', request: OffsetDeleteRequest, response: OffsetDeleteResponse }],
+  [48, { apiKey: 48, name: 'DescribeClientQuotas', request: DescribeClientQuotasRequest, response: DescribeClientQuotasResponse }],
+  [49, { apiKey: 49, name: 'AlterClientQuotas', request: AlterClientQuotasRequest, response: AlterClientQuotasResponse }],
   [50, { apiKey: 50, name: 'DescribeUserScramCredentials', request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse }],
   [51, { apiKey: 51, name: 'AlterUserScramCredentials', request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse }],
   [52, { apiKey: 52, name: 'Vote', request: VoteRequest, response: VoteResponse }],
@@ -163,6 +167,8 @@ export * from './44-incremental-alter-configs.js';
 export * from './45-alter-partition-reassignments.js';
 export * from './46-list-partition-reassignments.js';
 export * from './47-offset-delete.js';
+export * from './48-describe-client-quotas.js';
+export * from './49-alter-client-quotas.js';
 export * from './50-describe-user-scram-credentials.js';
 export * from './51-alter-user-scram-credentials.js';
 export * from './52-vote.js';

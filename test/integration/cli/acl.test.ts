@@ -3,7 +3,8 @@
 // listener (docs/security.md): the admin (a super user) grants alice WRITE on
 // a prefix, alice's produce through the CLI is refused before and accepted
 // after, list shows the ACLs (table and JSON, MATCH by topic), remove takes
-// them back, and alice may not manage ACLs herself.
+// them back, alice may not manage ACLs herself, and `tenant describe` shows
+// her ACLs.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,6 +69,11 @@ describe('tributary acl over SASL with the authorizer on', { timeout: 180_000 },
     const forTopic = await ok(['acl', 'list', '--topic', topic, '--command-config', admin]);
     assert.match(forTopic.stdout, /ALLOW\s+User:alice\s+WRITE\s+TOPIC\s+team-a\.\s+PREFIXED/);
     assert.doesNotMatch(forTopic.stdout, /secret/, 'only the ACLs that apply to the topic');
+
+    // tenant describe lists what alice may do: her ACLs (User:* has none here).
+    const tenant = JSON.parse((await ok(['tenant', 'describe', 'User:alice', '--json', '--command-config', admin])).stdout) as { acls: { available: boolean; acls: { permission: string; operation: string; resourceName: string }[] } };
+    assert.equal(tenant.acls.available, true);
+    assert.deepEqual(tenant.acls.acls.map((a) => `${a.permission} ${a.operation} ${a.resourceName}`).sort(), ['ALLOW DESCRIBE team-a.', 'ALLOW WRITE team-a.', 'DENY ALL secret']);
 
     const aliceManages = await cli(['acl', 'add', '--allow', 'User:alice', '--operation', 'ALL', '--cluster', '--command-config', alice]);
     assert.equal(aliceManages.code, 1);

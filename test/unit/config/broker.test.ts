@@ -37,7 +37,7 @@ const KAFKA_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'log.preallocate': 'false', 'log.message.timestamp.type': 'CreateTime', 'log.message.timestamp.difference.max.ms': String(LONG_MAX),
   'log.message.timestamp.before.max.ms': String(LONG_MAX), 'log.message.timestamp.after.max.ms': String(LONG_MAX), 'log.message.downconversion.enable': 'true',
   'socket.request.max.bytes': '104857600', 'queued.max.requests': '500', 'connections.max.idle.ms': '600000', 'max.connections': '2147483647',
-  'max.connections.per.ip': '2147483647', 'fetch.max.bytes': '57671680', 'replica.lag.time.max.ms': '30000', 'replica.fetch.max.bytes': '1048576',
+  'max.connections.per.ip': '2147483647', 'max.connections.per.ip.overrides': '', 'quota.window.num': '11', 'quota.window.size.seconds': '1', 'fetch.max.bytes': '57671680', 'replica.lag.time.max.ms': '30000', 'replica.fetch.max.bytes': '1048576',
   'replica.fetch.min.bytes': '1', 'replica.fetch.wait.max.ms': '500', 'replica.fetch.response.max.bytes': '10485760', 'replica.fetch.backoff.ms': '1000', 'replica.selector.class': '', 'max.incremental.fetch.session.cache.slots': '1000', 'transaction.partition.verification.enable': 'true',
   'controller.quorum.election.timeout.ms': '1000', 'controller.quorum.fetch.timeout.ms': '2000', 'controller.quorum.election.backoff.max.ms': '1000',
   'controller.quorum.append.linger.ms': '25', 'controller.quorum.request.timeout.ms': '2000', 'controller.quorum.retry.backoff.ms': '20',
@@ -99,6 +99,7 @@ function badValues(key: BrokerConfigKey): string[] {
     'replica.selector.class': ['com.example.MySelector', 'RackAwareReplicaSelector'],
     'sasl.jaas.config': ['PlainLoginModule required user_a="x"', 'PlainLoginModule maybe;'],
     'authorizer.class.name': ['kafka.security.authorizer.AclAuthorizer', 'com.example.MyAuthorizer'],
+    'max.connections.per.ip.overrides': ['10.0.0.1', '10.0.0.1:x', ':5', '10.0.0.1:-1'],
   };
   const byType: Record<string, string[]> = {
     boolean: ['maybe'], int: ['abc', '1.5', '99999999999'], long: ['abc', '1e3'], double: ['abc'], enum: ['not-a-choice'], list: [], string: [], password: [],

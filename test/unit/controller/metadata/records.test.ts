@@ -38,6 +38,7 @@ const samples: MetadataRecord[] = [
   { type: 'RemoveUserScramCredentialRecord', data: { name: 'alice', mechanism: 2 } },
   { type: 'AccessControlEntryRecord', data: { id: 'c3RhbmRhcmRBY2xJZDAwMQ', resourceType: 2, resourceName: 'orders', patternType: 4, principal: 'User:alice', host: '*', operation: 4, permissionType: 3 } },
   { type: 'RemoveAccessControlEntryRecord', data: { id: 'c3RhbmRhcmRBY2xJZDAwMQ' } },
+  { type: 'ClientQuotaRecord', data: { entity: [{ entityType: 'user', entityName: 'alice' }, { entityType: 'client-id', entityName: null }], key: 'request_percentage', value: 12.5, remove: false } },
 ];
 
 test('every record type has a sample', () => {
