@@ -43,6 +43,7 @@ export { CooperativeStickyAssignor } from './client/sticky-assignor.js';
 export type { Assignment, Subscription, TopicPartitions } from './client/consumer-protocol.js';
 export type { BrokerAddress, ClusterOptions } from './client/cluster.js';
 export type { SaslOptions, SaslMechanismName } from './net/sasl-client.js';
+export type { TlsOptions } from './net/connection-options.js';
 export type { ScramCredentialChange, ScramMechanism, UserResult, UserScramCredentials } from './client/user-admin.js';
 export { SESSION_TIMEOUT_MS_DEFAULT, REBALANCE_TIMEOUT_MS_DEFAULT, HEARTBEAT_INTERVAL_MS_DEFAULT } from './client/group.js';
 

@@ -100,6 +100,8 @@ export class Connection {
     private readonly onClose: (c: Connection) => void,
     /** The SASL state on a SASL listener (src/security/sasl/session.ts); null on others. */
     private readonly sasl: SaslSession | null = null,
+    /** The principal before (or without) SASL: the client certificate's on an SSL listener, else User:ANONYMOUS. */
+    private readonly peerPrincipal = 'User:ANONYMOUS',
   ) {
     this.logger = logger.child({ connection: id, client: this.clientAddress });
     socket.setNoDelay(true);
@@ -356,7 +358,7 @@ export class Connection {
       apiVersion: header.apiVersion,
       correlationId: header.correlationId,
       clientId: header.clientId,
-      principal: this.sasl?.principal ?? 'User:ANONYMOUS',
+      principal: this.sasl?.principal ?? this.peerPrincipal,
       sasl: this.sasl ?? undefined,
       listenerName: this.listenerName,
       connectionId: this.id,

@@ -6,6 +6,7 @@
  * dropped, so the next fetch reconnects (to the endpoint the metadata image
  * has then: a restarted broker may come back on another port).
  */
+import type { ConnectionSecurity } from '../net/connection-options.js';
 import { BrokerConnections, type BrokerEndpointLookup } from './broker-connections.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FetchRequest, FetchResponse } from '../protocol/messages/01-fetch.js';
@@ -26,8 +27,8 @@ export type { BrokerEndpointLookup } from './broker-connections.js';
 export class BrokerFetchTransport implements ReplicaFetchTransport {
   private readonly brokers: BrokerConnections;
 
-  constructor(endpointOf: BrokerEndpointLookup, clientId: string) {
-    this.brokers = new BrokerConnections(endpointOf, { clientId, purpose: 'replica fetch', connectTimeoutMs: CONNECT_TIMEOUT_MS, maxResponseBytes: RESPONSE_BYTES_MAX });
+  constructor(endpointOf: BrokerEndpointLookup, clientId: string, security?: ConnectionSecurity) {
+    this.brokers = new BrokerConnections(endpointOf, { clientId, purpose: 'replica fetch', connectTimeoutMs: CONNECT_TIMEOUT_MS, maxResponseBytes: RESPONSE_BYTES_MAX, security });
   }
 
   fetch(leaderId: number, request: ReplicaFetchRequest): Promise<ReplicaFetchResponse> {

@@ -11,6 +11,7 @@ import { LOG_LEVELS, type LogLevel } from '../util/log.js';
 import { parseEndpoint, parseProtocolMapEntry, parseVoter, SECURITY_PROTOCOLS } from './listeners.js';
 import { TOPIC_CONFIGS, SEGMENT_BYTES_MIN, type TopicConfigKey } from './topic.js';
 import { securityConfigs } from './security-defs.js';
+import { sslConfigs } from './ssl-defs.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -198,7 +199,7 @@ const coordinatorConfigs = {
     doc: 'Tributary only: HTTP endpoints serving metrics (Prometheus text). Empty = off.' }),
 };
 
-export const BROKER_CONFIGS = defineConfigs({ ...serverConfigs, ...networkConfigs, ...securityConfigs, ...coordinatorConfigs });
+export const BROKER_CONFIGS = defineConfigs({ ...serverConfigs, ...networkConfigs, ...securityConfigs, ...sslConfigs, ...coordinatorConfigs });
 export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
 export type BrokerConfigValues = ConfigValues<typeof BROKER_CONFIGS>;
 

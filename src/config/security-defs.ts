@@ -4,7 +4,7 @@
  * `listener.name.<listener>.` prefix (listener-configs.ts). The SASL code
  * itself is in src/security; this file only defines and validates values.
  */
-import { int, listOf, long, password } from './def.js';
+import { enumOf, int, listOf, long, password } from './def.js';
 
 /** The SASL mechanisms Tributary implements (GSSAPI and OAUTHBEARER are not). */
 export const SASL_MECHANISM_NAMES = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
@@ -18,6 +18,10 @@ export const securityConfigs = {
     doc: 'KIP-368: a SASL session lasts this long (sent to clients as sessionLifetimeMs); after it a client must re-authenticate or its connection is closed. 0 = never.' }),
   'sasl.server.max.receive.size': int({ default: 524_288, min: 1, importance: 'low',
     doc: 'Largest frame accepted before a SASL connection is authenticated; a bigger one closes the connection.' }),
+  'sasl.mechanism.inter.broker.protocol': enumOf({ values: SASL_MECHANISM_NAMES, default: 'PLAIN', kafkaDefault: 'GSSAPI', importance: 'medium',
+    doc: 'Mechanism this broker logs in with on another broker\'s SASL inter-broker listener; the username and password are those of the listener\'s JAAS config (username="..." password="...").' }),
+  'sasl.mechanism.controller.protocol': enumOf({ values: SASL_MECHANISM_NAMES, default: 'PLAIN', kafkaDefault: 'GSSAPI', importance: 'medium',
+    doc: 'Mechanism this node logs in with on a controller\'s SASL controller listener; credentials from that listener\'s JAAS config.' }),
 };
 
 /**
