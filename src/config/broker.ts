@@ -240,13 +240,14 @@ function checkOther(v: BrokerConfigValues, explicit: ReadonlySet<string>, proble
  * files and keys are read when the listener starts (src/security/tls).
  */
 function checkSecurity(v: BrokerConfigValues, listeners: Endpoint[], interBroker: string, overrides: ListenerOverrides, problems: ConfigProblem[]): void {
+  const controllerNames = new Set(v['controller.listener.names'].map((n) => n.toUpperCase()));
   for (const name of overrides.keys()) {
-    if (!listeners.some((l) => l.name === name)) problems.push({ key: `listener.name.${name.toLowerCase()}`, message: `listener.name.${name.toLowerCase()}.*: ${name} is not one of listeners (${listeners.map((l) => l.name).join(', ')})` });
+    // A broker-only node may configure how it logs in to the controllers' listener, which it does not bind.
+    if (!listeners.some((l) => l.name === name) && !controllerNames.has(name)) problems.push({ key: `listener.name.${name.toLowerCase()}`, message: `listener.name.${name.toLowerCase()}.*: ${name} is not one of listeners (${listeners.map((l) => l.name).join(', ')})` });
   }
   const globalJaas = v['sasl.jaas.config'];
   const globalProblem = globalJaas === null ? undefined : jaasProblem('sasl.jaas.config', globalJaas.value);
   if (globalProblem !== undefined) problems.push({ key: 'sasl.jaas.config', message: globalProblem });
-  const controllerNames = new Set(v['controller.listener.names'].map((n) => n.toUpperCase()));
   for (const l of listeners) {
     if (!l.securityProtocol.startsWith('SASL_')) continue;
     const mechanisms = overrides.get(l.name)?.get('sasl.enabled.mechanisms')?.split(',').map((m) => m.trim()) ?? v['sasl.enabled.mechanisms'];
