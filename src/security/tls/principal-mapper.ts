@@ -19,7 +19,7 @@
 
 type Rule =
   | { readonly kind: 'default' }
-  | { readonly kind: 'rule'; readonly pattern: RegExp; readonly source: string; readonly groups: number; readonly replacement: string; readonly caseChange: '' | 'L' | 'U' };
+  | { readonly kind: 'rule'; readonly whole: RegExp; readonly every: RegExp; readonly groups: number; readonly replacement: string; readonly caseChange: '' | 'L' | 'U' };
 
 /** One rule: DEFAULT, or RULE:pattern/replacement/[LU] (Kafka's RULE_PATTERN). */
 const RULE_RE = /^(?:(DEFAULT)|RULE:((?:\\.|[^\\/])*)\/((?:\\.|[^\\/])*)\/([LU]?))/;
@@ -47,13 +47,16 @@ function parseRule(text: string): Rule {
   if (m === null || m[0].length !== text.length) throw new PrincipalMappingError(`invalid rule: ${text}`);
   if (m[1] !== undefined) return { kind: 'default' };
   const source = m[2] ?? '';
-  let pattern: RegExp;
+  let whole: RegExp;
+  let every: RegExp;
   try {
-    pattern = new RegExp(source);
+    // Kafka tests the pattern against the whole name (Matcher.matches), then rewrites with replaceAll.
+    whole = new RegExp(`^(?:${source})$`);
+    every = new RegExp(source, 'g');
   } catch (err) {
     throw new PrincipalMappingError(`invalid rule: ${text} (${(err as Error).message})`);
   }
-  return { kind: 'rule', pattern, source, groups: groupCount(source), replacement: (m[3] ?? '').replace(/\\\//g, '/'), caseChange: (m[4] ?? '') as '' | 'L' | 'U' };
+  return { kind: 'rule', whole, every, groups: groupCount(source), replacement: (m[3] ?? '').replace(/\\\//g, '/'), caseChange: (m[4] ?? '') as '' | 'L' | 'U' };
 }
 
 /** Java's replacement syntax: $n is a group, \x is x (JavaScript's $&, $` and $' have no meaning there). */
@@ -93,10 +96,10 @@ export class PrincipalMapper {
   map(distinguishedName: string): string | null {
     for (const rule of this.rules) {
       if (rule.kind === 'default') return distinguishedName;
-      if (!new RegExp(`^(?:${rule.source})$`).test(distinguishedName)) continue;
+      if (!rule.whole.test(distinguishedName)) continue;
       // As Kafka's String.replaceAll: every match is replaced (a pattern that
       // can match the empty string also matches at the end, as in Java).
-      const name = distinguishedName.replace(new RegExp(rule.source, 'g'), (...args: unknown[]) => {
+      const name = distinguishedName.replace(rule.every, (...args: unknown[]) => {
         const groups = args.slice(0, rule.groups + 1) as (string | undefined)[];
         return replaceWith(groups, rule.replacement);
       });
