@@ -43,6 +43,7 @@ export { CooperativeStickyAssignor } from './client/sticky-assignor.js';
 export type { Assignment, Subscription, TopicPartitions } from './client/consumer-protocol.js';
 export type { BrokerAddress, ClusterOptions } from './client/cluster.js';
 export type { SaslOptions, SaslMechanismName } from './net/sasl-client.js';
+export type { TlsOptions } from './net/connection-options.js';
 export type { ScramCredentialChange, ScramMechanism, UserResult, UserScramCredentials } from './client/user-admin.js';
 export type { Acl, AclCreateResult, AclDeleteResult, AclFilter } from './client/acl-admin.js';
 export type { ClientQuotaAlteration, ClientQuotaAlterResult, ClientQuotaEntity, ClientQuotaEntry, ClientQuotaFilter, ClientQuotaFilterComponent, QuotaEntityType } from './client/quota-admin.js';

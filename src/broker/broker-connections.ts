@@ -6,7 +6,7 @@
  * endpoint the metadata image has then (a restarted broker may come back on
  * another port); an endpoint that changed replaces the old connection.
  */
-import { Connection } from '../net/connection.js';
+import { Connection, type ConnectionSecurity } from '../net/connection.js';
 
 export interface BrokerEndpointLookup {
   /** Where broker `id` listens for other brokers, or undefined when unknown. */
@@ -19,6 +19,8 @@ export interface BrokerConnectionsOptions {
   readonly purpose: string;
   readonly connectTimeoutMs: number;
   readonly maxResponseBytes: number;
+  /** TLS and/or SASL of the inter-broker listener (src/security/node-links.ts); absent = PLAINTEXT. */
+  readonly security?: ConnectionSecurity | undefined;
 }
 
 interface Open {
@@ -69,6 +71,7 @@ export class BrokerConnections {
       connectTimeoutMs: this.opts.connectTimeoutMs,
       maxResponseBytes: this.opts.maxResponseBytes,
       negotiateVersions: false,
+      ...this.opts.security,
     });
     const open: Open = { ...endpoint, connection };
     this.open.set(id, open);

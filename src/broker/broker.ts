@@ -145,6 +145,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
       image,
       clock,
       logger: logger.child({ component: 'replica-fetcher' }),
+      security: settings.cluster?.links?.interBroker,
     });
   const parts: NodeParts = { settings, logger, logManager, hosted, replication, ...booted };
   const { services, registry, transactions } = assembleServices(parts, clock, metrics, topics);
@@ -327,6 +328,7 @@ function assembleServices(parts: NodeParts, clock: Clock, metrics: RequestMetric
     producerIds,
     clock,
     logger: parts.logger.child({ component: 'txn' }),
+    security: settings.cluster?.links?.interBroker,
   });
   const services: BrokerServices = {
     nodeId: settings.nodeId,

@@ -112,6 +112,8 @@ export class Connection {
     private readonly onClose: (c: Connection) => void,
     /** The SASL state on a SASL listener (src/security/sasl/session.ts); null on others. */
     private readonly sasl: SaslSession | null = null,
+    /** The principal before (or without) SASL: the client certificate's on an SSL listener, else User:ANONYMOUS. */
+    private readonly peerPrincipal = 'User:ANONYMOUS',
   ) {
     this.logger = logger.child({ connection: id, client: this.clientAddress });
     this.authorization = services.authorizer === null ? null : new ConnectionAuthorization(services.authorizer, socket.remoteAddress ?? '');
@@ -386,7 +388,7 @@ export class Connection {
 
   /** Queues the request's response slot (in arrival order) and runs its handler; the slot completes when the handler's result is in. */
   private handleRequest({ handler, header, body }: DecodedRequest, pooledFrame: Buffer | null, frameBytes: number): void {
-    const principal = this.sasl?.principal ?? 'User:ANONYMOUS';
+    const principal = this.sasl?.principal ?? this.peerPrincipal;
     const ctx: RequestContext = {
       apiKey: header.apiKey,
       apiVersion: header.apiVersion,

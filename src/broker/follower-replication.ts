@@ -5,6 +5,7 @@
  * replica.lag.time.max.ms, as Kafka schedules isr-expiration). A single node
  * runs neither: its partitions have one replica.
  */
+import type { ConnectionSecurity } from '../net/connection-options.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import { systemTimers } from '../util/timer.js';
@@ -33,6 +34,8 @@ export interface FollowerReplicationOptions {
   readonly image: () => MetadataImage;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** TLS/SASL of the inter-broker listener (ClusterSettings.links). */
+  readonly security?: ConnectionSecurity | undefined;
 }
 
 export interface FollowerReplication {
@@ -48,7 +51,7 @@ export function startFollowerReplication(opts: FollowerReplicationOptions): Foll
     return ep === undefined ? undefined : { host: ep.host, port: ep.port };
   };
   // The client id names the node, so logs and fault-injecting proxies can tell who is fetching.
-  const transport = new BrokerFetchTransport(endpointOf, `broker-${opts.nodeId}-replica-fetcher`);
+  const transport = new BrokerFetchTransport(endpointOf, `broker-${opts.nodeId}-replica-fetcher`, opts.security);
   const fetchers = new ReplicaFetcherManager({
     logs: hosted,
     transport,

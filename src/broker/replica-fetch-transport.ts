@@ -12,6 +12,7 @@
  * fetcher as an empty answer (it fetches again at once, with a full Fetch),
  * never as a failure that would back every partition off.
  */
+import type { ConnectionSecurity } from '../net/connection-options.js';
 import { BrokerConnections, type BrokerEndpointLookup } from './broker-connections.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FetchRequest, FetchResponse } from '../protocol/messages/01-fetch.js';
@@ -37,8 +38,8 @@ export class BrokerFetchTransport implements ReplicaFetchTransport {
   private readonly brokers: BrokerConnections;
   private readonly sessions = new Map<number, FetchSessionHandler<SessionWanted>>();
 
-  constructor(endpointOf: BrokerEndpointLookup, clientId: string) {
-    this.brokers = new BrokerConnections(endpointOf, { clientId, purpose: 'replica fetch', connectTimeoutMs: CONNECT_TIMEOUT_MS, maxResponseBytes: RESPONSE_BYTES_MAX });
+  constructor(endpointOf: BrokerEndpointLookup, clientId: string, security?: ConnectionSecurity) {
+    this.brokers = new BrokerConnections(endpointOf, { clientId, purpose: 'replica fetch', connectTimeoutMs: CONNECT_TIMEOUT_MS, maxResponseBytes: RESPONSE_BYTES_MAX, security });
   }
 
   async fetch(leaderId: number, request: ReplicaFetchRequest): Promise<ReplicaFetchResponse> {

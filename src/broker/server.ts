@@ -1,14 +1,19 @@
 /**
- * TCP listeners. Each accepted socket becomes a Connection; the server keeps
- * track of them for graceful shutdown (stop accepting, answer what is in
- * flight, then close).
+ * TCP and TLS listeners. Each accepted socket becomes a Connection; the
+ * server keeps track of them for graceful shutdown (stop accepting, answer
+ * what is in flight, then close). On an SSL or SASL_SSL listener the
+ * Connection is made once the TLS handshake is done, with the principal of
+ * the client certificate (src/security/tls/peer-principal.ts); the
+ * Connection reads decrypted bytes exactly as it reads plain ones.
  *
  * Connection limits (max.connections, max.connections.per.ip, ip
  * connection_creation_rate) are checked on accept by ConnectionQuotas
- * (src/security/quota/connection-quotas.ts); a refused socket is closed
- * before any byte is read, with a warning logged.
+ * (src/security/quota/connection-quotas.ts), on a TLS listener once the
+ * handshake is done; a refused socket is closed before any request is read,
+ * with a warning logged.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { Connection, type ConnectionLimits } from './connection.js';
 import type { HandlerRegistry } from './handler-registry.js';
@@ -16,6 +21,10 @@ import type { BrokerServices } from './services.js';
 import type { ListenerSecurity } from '../security/listener-security.js';
 import { SaslSession } from '../security/sasl/session.js';
 import type { Admission, ConnectionQuotas } from '../security/quota/connection-quotas.js';
+import { ANONYMOUS, peerPrincipal } from '../security/tls/peer-principal.js';
+
+/** A client that has not finished its TLS handshake by then is dropped. */
+const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /** Longest a connection over its IP's connection_creation_rate is held open before it is closed. */
 export const THROTTLED_CLOSE_DELAY_MS_MAX = 30_000;
@@ -81,7 +90,7 @@ export class SocketServer {
   async listen(spec: ListenerSpec, apis?: { registry: HandlerRegistry; services: BrokerServices }, gated = false): Promise<BoundListener> {
     const registry = apis?.registry ?? this.registry;
     const services = apis?.services ?? this.services;
-    const server = createServer({ noDelay: true }, (socket) => {
+    const server = this.createListener(spec, (socket, principal) => {
       const address = socket.remoteAddress ?? '';
       const admission = this.admission?.admit(spec.name, address);
       if (admission !== undefined && !admission.admitted) {
@@ -100,12 +109,12 @@ export class SocketServer {
           socket,
           serve: () => {
             served = true;
-            this.accept(spec, socket, registry, services, release);
+            this.accept(spec, socket, principal, registry, services, release);
           },
         });
         return;
       }
-      this.accept(spec, socket, registry, services, release);
+      this.accept(spec, socket, principal, registry, services, release);
     });
     server.maxConnections = 10_000;
     await new Promise<void>((resolve, reject) => {
@@ -139,7 +148,28 @@ export class SocketServer {
     }
   }
 
-  private accept(spec: ListenerSpec, socket: Socket, registry: HandlerRegistry, services: BrokerServices, release: () => void): void {
+  /** A plain TCP server, or a TLS one whose connections start once the handshake is done and the peer's principal is known. */
+  private createListener(spec: ListenerSpec, onSocket: (socket: Socket, principal: string) => void): Server {
+    const tls = spec.security?.tls ?? null;
+    if (tls === null) return createServer({ noDelay: true }, (socket) => onSocket(socket, ANONYMOUS));
+    const server = createTlsServer({ ...tls.serverOptions, noDelay: true, handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS }, (socket: TLSSocket) => {
+      const peer = peerPrincipal(socket, tls.principalMapper);
+      const client = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+      if (!peer.ok) {
+        this.logger.warn({ listener: spec.name, client, reason: peer.reason }, 'TLS client refused');
+        socket.destroy();
+        return;
+      }
+      // On SASL_SSL the principal comes from SASL; the certificate was only checked.
+      const principal = spec.security?.sasl === null ? peer.principal : null;
+      this.logger.debug({ listener: spec.name, client, principal, subject: peer.subject, protocol: socket.getProtocol(), cipher: socket.getCipher().name }, 'TLS connection established');
+      onSocket(socket, principal ?? ANONYMOUS);
+    });
+    server.on('tlsClientError', (err, socket) => this.logger.debug({ err, listener: spec.name, client: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}` }, 'TLS handshake failed'));
+    return server;
+  }
+
+  private accept(spec: ListenerSpec, socket: Socket, principal: string, registry: HandlerRegistry, services: BrokerServices, release: () => void): void {
     const id = `${spec.name}-${this.nextConnectionId++}`;
     const sasl = spec.security?.sasl ?? null;
     const session = sasl === null ? null : new SaslSession({ ...sasl, scramCredential: (m, user) => services.metadata.scramCredential(m, user) }, () => services.clock.monotonicMs());
@@ -147,7 +177,7 @@ export class SocketServer {
     const connection = new Connection(id, socket, spec.name, registry, services, limits, this.logger, (c) => {
       this.connections.delete(c);
       release();
-    }, session);
+    }, session, principal);
     this.connections.add(connection);
     this.acceptedByListener.set(spec.name, (this.acceptedByListener.get(spec.name) ?? 0) + 1);
   }

@@ -11,6 +11,8 @@ import { authorizerConfigFrom } from '../security/authorizer/config.js';
 import type { AuthorizerConfig } from '../security/authorizer/standard-authorizer.js';
 import type { TransactionSettings } from '../coordinator/transaction/transaction-service.js';
 import { quotaSettingsFromConfig, type QuotaSettings } from '../security/quota/settings.js';
+import type { ConnectionSecurity } from '../net/connection-options.js';
+import { nodeLinkSecurity } from '../security/node-links.js';
 
 export interface ListenerSettings {
   name: string;
@@ -106,6 +108,11 @@ export interface QuorumVoterSettings {
 }
 
 export interface ClusterSettings {
+  /**
+   * How this node connects to other nodes' inter-broker and controller
+   * listeners (TLS and/or SASL; src/security/node-links.ts). Absent = PLAINTEXT.
+   */
+  readonly links?: { readonly interBroker: ConnectionSecurity; readonly controller: ConnectionSecurity };
   /** process.roles */
   readonly roles: { readonly broker: boolean; readonly controller: boolean };
   /** controller.quorum.voters; empty = this node alone (combined mode only). */
@@ -251,6 +258,8 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
       selectorClass: config.get('replica.selector.class'),
     },
     cluster: {
+      // A lone node has no other node to connect to.
+      ...(config.quorumVoters.length === 0 ? {} : { links: { interBroker: nodeLinkSecurity(config, 'inter.broker'), controller: nodeLinkSecurity(config, 'controller') } }),
       roles: config.roles,
       voters: config.quorumVoters.map((v) => ({ id: v.id, host: v.host, port: v.port })),
       controllerListenerNames: config.get('controller.listener.names').map((n) => n.toUpperCase()),

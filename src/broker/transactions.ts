@@ -6,6 +6,7 @@
  * (KIP-890 part 1), which asks the id's coordinator with AddPartitionsToTxn
  * v4 verifyOnly (directly when the coordinator is this broker).
  */
+import type { ConnectionSecurity } from '../net/connection-options.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
@@ -29,6 +30,8 @@ export interface BrokerTransactionsOptions {
   readonly producerIds: ProducerIdManager;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** TLS/SASL of the inter-broker listener (ClusterSettings.links). */
+  readonly security?: ConnectionSecurity | undefined;
 }
 
 export interface BrokerTransactions {
@@ -41,7 +44,7 @@ export function createTransactions(opts: BrokerTransactionsOptions): BrokerTrans
     const eps = opts.endpointsOf(id);
     const ep = eps?.find((e) => e.name === opts.interBrokerListenerName) ?? eps?.[0];
     return ep === undefined ? undefined : { host: ep.host, port: ep.port };
-  }, `broker-${opts.nodeId}-txn-markers`);
+  }, `broker-${opts.nodeId}-txn-markers`, opts.security);
   const markers = new MarkerSender({
     transport,
     leaderOf: (tp) => {

@@ -10,6 +10,7 @@
  * A connection that fails is dropped, so the next attempt reconnects to the
  * endpoint the metadata has then.
  */
+import type { ConnectionSecurity } from '../net/connection-options.js';
 import { BrokerConnections, type BrokerEndpointLookup } from './broker-connections.js';
 import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../protocol/messages/27-write-txn-markers.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../protocol/messages/24-add-partitions-to-txn.js';
@@ -27,8 +28,8 @@ const RESPONSE_BYTES_MAX = 16 * 1024 * 1024;
 export class TxnBrokerChannel implements MarkerTransport {
   private readonly brokers: BrokerConnections;
 
-  constructor(endpointOf: BrokerEndpointLookup, clientId: string) {
-    this.brokers = new BrokerConnections(endpointOf, { clientId, purpose: 'transaction', connectTimeoutMs: CONNECT_TIMEOUT_MS, maxResponseBytes: RESPONSE_BYTES_MAX });
+  constructor(endpointOf: BrokerEndpointLookup, clientId: string, security?: ConnectionSecurity) {
+    this.brokers = new BrokerConnections(endpointOf, { clientId, purpose: 'transaction', connectTimeoutMs: CONNECT_TIMEOUT_MS, maxResponseBytes: RESPONSE_BYTES_MAX, security });
   }
 
   writeTxnMarkers(leaderId: number, marker: WireMarker): Promise<Map<string, number>> {

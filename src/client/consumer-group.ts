@@ -66,7 +66,7 @@ export function createMember<K, V>(
     ...(options.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: options.sessionTimeoutMs } : {}),
     ...(options.rebalanceTimeoutMs !== undefined ? { rebalanceTimeoutMs: options.rebalanceTimeoutMs } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
-    connection: { clientId: options.clientId ?? 'tributary-consumer', sasl: options.sasl ?? options.clusterOptions?.sasl },
+    connection: { clientId: options.clientId ?? 'tributary-consumer', sasl: options.sasl ?? options.clusterOptions?.sasl, tls: options.tls ?? options.clusterOptions?.tls },
     onAssigned: (_all, generation, added) => callbacks.assigned(added, generation),
     onRevoked: (partitions) => callbacks.revoked(partitions),
     onLost: (partitions) => callbacks.lost(partitions),

@@ -2,6 +2,7 @@
 import type { Assignor } from './assignors.js';
 import type { ClusterOptions } from './cluster.js';
 import type { SaslOptions } from '../net/sasl-client.js';
+import type { TlsOptions } from '../net/connection-options.js';
 import type { ConsumerRecord } from './consumer-decode.js';
 import { invalidArgument } from '../net/errors.js';
 import type { Deserializer } from './serde.js';
@@ -46,6 +47,8 @@ export interface ConsumerOptions<K, V> {
   clusterOptions?: Omit<ClusterOptions, 'bootstrap'>;
   /** SASL credentials for every connection (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512); wins over clusterOptions.sasl. */
   sasl?: SaslOptions;
+  /** TLS for every connection (an SSL or SASL_SSL listener): node tls options such as ca, cert, key, servername, rejectUnauthorized; wins over clusterOptions.tls. */
+  tls?: TlsOptions;
   /** Consumer group; without one only assign() works and nothing is committed. */
   groupId?: string;
   keyDeserializer?: Deserializer<K>;

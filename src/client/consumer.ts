@@ -456,6 +456,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.connecting ??= Cluster.connect({
       ...this.options.clusterOptions,
       ...(this.options.sasl === undefined ? {} : { sasl: this.options.sasl }),
+      ...(this.options.tls === undefined ? {} : { tls: this.options.tls }),
       bootstrap: this.options.bootstrap,
       clientId: this.options.clientId ?? 'tributary-consumer',
     }).then((cluster) => {

@@ -1,6 +1,6 @@
 /** The client library's public surface (see README.md). */
 export { Connection, decodeApiVersions, CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION } from '../net/connection.js';
-export type { ApiPair, ConnectionOptions, SendOptions, VersionRange, SaslOptions, SaslMechanismName } from '../net/connection.js';
+export type { ApiPair, ConnectionOptions, SendOptions, VersionRange, SaslOptions, SaslMechanismName, TlsOptions } from '../net/connection.js';
 export { Apis, request, supports, versionFor, type ClientApi } from './apis.js';
 export { Cluster, DEFAULT_BOOTSTRAP, REFRESH_METADATA_ERRORS, parseBootstrap } from './cluster.js';
 export type { BrokerAddress, BrokerNode, ClusterMetadata, ClusterOptions, PartitionMetadata, TopicMetadata } from './cluster.js';

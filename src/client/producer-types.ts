@@ -2,6 +2,7 @@
 import type { RecordHeaderInput } from '../protocol/record-batch/record.js';
 import type { Cluster, ClusterOptions } from './cluster.js';
 import type { SaslOptions } from '../net/sasl-client.js';
+import type { TlsOptions } from '../net/connection-options.js';
 import type { PartitionerOption, RandomSource } from './producer-partitioners.js';
 import type { Acks, CompressionName } from './records.js';
 
@@ -60,6 +61,8 @@ export interface ProducerOptions<K, V> {
   clusterOptions?: ClusterOptions;
   /** SASL credentials of the cluster client the producer connects; wins over clusterOptions.sasl. */
   sasl?: SaslOptions;
+  /** TLS of the cluster client the producer connects (node tls options: ca, cert, key, servername, rejectUnauthorized); wins over clusterOptions.tls. */
+  tls?: TlsOptions;
   keySerializer?: Serializer<K>;
   valueSerializer?: Serializer<V>;
   /** 0: fire and forget; 1: the leader appended; -1: all in-sync replicas (default -1). */

@@ -153,7 +153,11 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       return producer;
     }
     if (options.clusterOptions === undefined) throw invalidArgument('Producer.connect needs `cluster` or `clusterOptions`');
-    const cluster = await Cluster.connect(options.sasl === undefined ? options.clusterOptions : { ...options.clusterOptions, sasl: options.sasl });
+    const cluster = await Cluster.connect({
+      ...options.clusterOptions,
+      ...(options.sasl === undefined ? {} : { sasl: options.sasl }),
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
+    });
     try {
       const producer = new Producer<K, V>(cluster, true, options);
       // A transactional producer gets its id (and fences older instances of its id) before the first send.

@@ -12,6 +12,7 @@ import { parseEndpoint, parseProtocolMapEntry, parseVoter, SECURITY_PROTOCOLS } 
 import { TOPIC_CONFIGS, SEGMENT_BYTES_MIN, type TopicConfigKey } from './topic.js';
 import { securityConfigs } from './security-defs.js';
 import { quotaConfigs } from './quota-defs.js';
+import { sslConfigs } from './ssl-defs.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -197,7 +198,7 @@ const coordinatorConfigs = {
     doc: 'Tributary only: HTTP endpoints serving metrics (Prometheus text). Empty = off.' }),
 };
 
-export const BROKER_CONFIGS = defineConfigs({ ...serverConfigs, ...networkConfigs, ...securityConfigs, ...quotaConfigs, ...coordinatorConfigs });
+export const BROKER_CONFIGS = defineConfigs({ ...serverConfigs, ...networkConfigs, ...securityConfigs, ...sslConfigs, ...quotaConfigs, ...coordinatorConfigs });
 export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
 export type BrokerConfigValues = ConfigValues<typeof BROKER_CONFIGS>;
 

@@ -14,6 +14,7 @@ import { parseProperties } from './properties.js';
 import { TOPIC_CONFIG_KEYS, type TopicConfig } from './topic.js';
 import { effectiveTopicConfig, TOPIC_BROKER_SYNONYMS } from './topic-broker.js';
 import { jaasProblem, splitListenerKeys, type ListenerOverrides } from './listener-configs.js';
+import { parseJaasConfig } from './jaas.js';
 
 export { BROKER_CONFIGS, IGNORED_BROKER_KEYS, LOG_LEVELS, type LogLevel } from './broker-defs.js';
 
@@ -233,30 +234,38 @@ function checkOther(v: BrokerConfigValues, explicit: ReadonlySet<string>, proble
 
 /**
  * Security rules across keys: scoped keys name real listeners, JAAS configs
- * parse, a SASL listener offering PLAIN has users, and the listeners nodes
- * use between themselves are PLAINTEXT (our inter-node clients do not
- * authenticate yet; docs/security.md).
+ * parse, a SASL listener offering PLAIN has users, and a SASL listener that
+ * nodes use between themselves offers the mechanism they log in with and
+ * names their own credentials (docs/security.md, "Between nodes"). TLS
+ * files and keys are read when the listener starts (src/security/tls).
  */
 function checkSecurity(v: BrokerConfigValues, listeners: Endpoint[], interBroker: string, overrides: ListenerOverrides, problems: ConfigProblem[]): void {
+  const controllerNames = new Set(v['controller.listener.names'].map((n) => n.toUpperCase()));
   for (const name of overrides.keys()) {
-    if (!listeners.some((l) => l.name === name)) problems.push({ key: `listener.name.${name.toLowerCase()}`, message: `listener.name.${name.toLowerCase()}.*: ${name} is not one of listeners (${listeners.map((l) => l.name).join(', ')})` });
+    // A broker-only node may configure how it logs in to the controllers' listener, which it does not bind.
+    if (!listeners.some((l) => l.name === name) && !controllerNames.has(name)) problems.push({ key: `listener.name.${name.toLowerCase()}`, message: `listener.name.${name.toLowerCase()}.*: ${name} is not one of listeners (${listeners.map((l) => l.name).join(', ')})` });
   }
   const globalJaas = v['sasl.jaas.config'];
   const globalProblem = globalJaas === null ? undefined : jaasProblem('sasl.jaas.config', globalJaas.value);
   if (globalProblem !== undefined) problems.push({ key: 'sasl.jaas.config', message: globalProblem });
-  const controllerNames = new Set(v['controller.listener.names'].map((n) => n.toUpperCase()));
   for (const l of listeners) {
-    // A lone node (no voters) has no other node to talk to.
-    const lone = v['controller.quorum.voters'].length === 0;
-    const between = controllerNames.has(l.name) ? 'controller' : !lone && l.name === interBroker && v['process.roles'].includes('broker') ? 'inter-broker' : null;
-    if (between !== null && l.securityProtocol !== 'PLAINTEXT') {
-      problems.push({ key: 'listeners', message: `listeners: ${l.name} is the ${between} listener and uses ${l.securityProtocol}; nodes talk to each other over PLAINTEXT only for now: give them their own PLAINTEXT listener (inter.broker.listener.name, controller.listener.names)` });
-    }
     if (!l.securityProtocol.startsWith('SASL_')) continue;
     const mechanisms = overrides.get(l.name)?.get('sasl.enabled.mechanisms')?.split(',').map((m) => m.trim()) ?? v['sasl.enabled.mechanisms'];
-    const jaas = overrides.get(l.name)?.get('plain.sasl.jaas.config') ?? overrides.get(l.name)?.get('sasl.jaas.config') ?? globalJaas?.value;
-    if (mechanisms.includes('PLAIN') && jaas === undefined) {
+    const jaasOf = (mechanism: string): string | undefined => overrides.get(l.name)?.get(`${mechanism.toLowerCase()}.sasl.jaas.config`) ?? overrides.get(l.name)?.get('sasl.jaas.config') ?? globalJaas?.value;
+    if (mechanisms.includes('PLAIN') && jaasOf('PLAIN') === undefined) {
       problems.push({ key: 'sasl.enabled.mechanisms', message: `sasl.enabled.mechanisms: ${l.name} offers PLAIN but no JAAS config names its users; set listener.name.${l.name.toLowerCase()}.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_<name>="<password>"; or leave PLAIN out` });
+    }
+    // A lone node (no voters) has no other node to talk to.
+    const lone = v['controller.quorum.voters'].length === 0;
+    const between = controllerNames.has(l.name) ? 'controller' : !lone && l.name === interBroker && v['process.roles'].includes('broker') ? 'inter.broker' : null;
+    if (between === null) continue;
+    const key = between === 'controller' ? 'sasl.mechanism.controller.protocol' : 'sasl.mechanism.inter.broker.protocol';
+    const mechanism = v[key];
+    if (!mechanisms.includes(mechanism)) problems.push({ key, message: `${key}: ${l.name} is the ${between} listener but does not offer ${mechanism} (sasl.enabled.mechanisms: ${mechanisms.join(',')}); nodes log in to each other with ${key}` });
+    const jaas = jaasOf(mechanism);
+    const module = jaas === undefined ? undefined : parseJaasConfig(jaas);
+    if (typeof module !== 'object' || module.options.get('username') === undefined || module.options.get('password') === undefined) {
+      problems.push({ key, message: `${key}: ${l.name} is the ${between} listener; its JAAS config (listener.name.${l.name.toLowerCase()}.${mechanism.toLowerCase()}.sasl.jaas.config) needs username="..." password="..." for this node to log in to the others` });
     }
   }
 }

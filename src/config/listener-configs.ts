@@ -16,16 +16,17 @@ import { parseJaasConfig } from './jaas.js';
 import { LISTENER_SCOPED_KEYS, SASL_MECHANISM_NAMES, securityConfigs } from './security-defs.js';
 import { defineConfigs } from './def.js';
 import { QUOTA_LISTENER_SCOPED_KEYS, quotaConfigs } from './quota-defs.js';
+import { SSL_LISTENER_SCOPED_KEYS, sslConfigs } from './ssl-defs.js';
 
 const SCOPED_RE = /^listener\.name\.([^.]+)\.(.+)$/;
-const DEFS = defineConfigs({ ...securityConfigs, ...quotaConfigs }) as unknown as Readonly<Record<string, ConfigKey<unknown>>>;
+const DEFS = defineConfigs({ ...securityConfigs, ...sslConfigs, ...quotaConfigs }) as unknown as Readonly<Record<string, ConfigKey<unknown>>>;
 
 /** Listener name (upper case) -> key -> raw value. */
 export type ListenerOverrides = ReadonlyMap<string, ReadonlyMap<string, string>>;
 
 /** The definition a listener-scoped key is parsed with; undefined when the key cannot be scoped. */
 function scopedDef(key: string): ConfigKey<unknown> | undefined {
-  if (LISTENER_SCOPED_KEYS.has(key) || QUOTA_LISTENER_SCOPED_KEYS.has(key)) return DEFS[key];
+  if (LISTENER_SCOPED_KEYS.has(key) || QUOTA_LISTENER_SCOPED_KEYS.has(key) || SSL_LISTENER_SCOPED_KEYS.includes(key)) return DEFS[key];
   const m = /^([a-z0-9-]+)\.sasl\.jaas\.config$/.exec(key);
   if (m !== null && SASL_MECHANISM_NAMES.some((n) => n.toLowerCase() === m[1])) return DEFS['sasl.jaas.config'];
   return undefined;
@@ -51,7 +52,7 @@ export function splitListenerKeys(raw: Readonly<Record<string, string>>, problem
     const [, listener = '', scoped = ''] = m;
     const def = scopedDef(scoped);
     if (def === undefined) {
-      problems.push({ key, message: `${key}: ${scoped} cannot be set per listener; listener.name.<listener>. takes ${[...LISTENER_SCOPED_KEYS, ...QUOTA_LISTENER_SCOPED_KEYS].join(', ')} or <mechanism>.sasl.jaas.config`, ...at });
+      problems.push({ key, message: `${key}: ${scoped} cannot be set per listener; listener.name.<listener>. takes ${[...LISTENER_SCOPED_KEYS, ...QUOTA_LISTENER_SCOPED_KEYS].join(', ')}, ssl.* or <mechanism>.sasl.jaas.config`, ...at });
       continue;
     }
     const parsed = parseValue(def, value);

@@ -4,7 +4,7 @@
  * `listener.name.<listener>.` prefix (listener-configs.ts). The SASL code
  * itself is in src/security; this file only defines and validates values.
  */
-import { bool, int, listOf, long, password, str } from './def.js';
+import { bool, enumOf, int, listOf, long, password, str } from './def.js';
 
 /** The authorizer class names accepted: Kafka's StandardAuthorizer, or `standard` (docs/security.md). */
 export const STANDARD_AUTHORIZER_NAMES: readonly string[] = ['org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'standard'];
@@ -28,6 +28,10 @@ export const securityConfigs = {
     doc: 'With the authorizer on: a resource that no ACL names (literal, prefixed or wildcard, for any principal) is open to everyone. Default false: denied.' }),
   'sasl.server.max.receive.size': int({ default: 524_288, min: 1, importance: 'low',
     doc: 'Largest frame accepted before a SASL connection is authenticated; a bigger one closes the connection.' }),
+  'sasl.mechanism.inter.broker.protocol': enumOf({ values: SASL_MECHANISM_NAMES, default: 'PLAIN', kafkaDefault: 'GSSAPI', importance: 'medium',
+    doc: 'Mechanism this broker logs in with on another broker\'s SASL inter-broker listener; the username and password are those of the listener\'s JAAS config (username="..." password="...").' }),
+  'sasl.mechanism.controller.protocol': enumOf({ values: SASL_MECHANISM_NAMES, default: 'PLAIN', kafkaDefault: 'GSSAPI', importance: 'medium',
+    doc: 'Mechanism this node logs in with on a controller\'s SASL controller listener; credentials from that listener\'s JAAS config.' }),
 };
 
 /**

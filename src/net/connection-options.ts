@@ -5,7 +5,11 @@
  */
 import type { MessageSchema } from '../protocol/schema.js';
 import { invalidArgument } from './errors.js';
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import type { SaslOptions } from './sasl-client.js';
+
+/** node:tls client options (ca, cert, key, passphrase, servername, rejectUnauthorized...) for an SSL or SASL_SSL listener. */
+export type TlsOptions = Omit<TlsConnectionOptions, 'host' | 'port' | 'socket' | 'path' | 'onread'>;
 
 /** A request schema and its response schema, e.g. `{ request: MetadataRequest, response: MetadataResponse }`. */
 export interface ApiPair<Req extends MessageSchema = MessageSchema, Res extends MessageSchema = MessageSchema> {
@@ -39,9 +43,14 @@ export interface ConnectionOptions {
   maxQueuedRequests?: number;
   /** Send ApiVersions on connect (default true). */
   negotiateVersions?: boolean;
-  /** Authenticate with SASL after ApiVersions (sasl-client.ts); needs negotiateVersions. */
+  /** Authenticate with SASL after ApiVersions (sasl-client.ts); without negotiateVersions, right after connecting. */
   sasl?: SaslOptions | undefined;
+  /** Connect with TLS (an SSL or SASL_SSL listener); the server certificate is verified unless rejectUnauthorized is false. */
+  tls?: TlsOptions | undefined;
 }
+
+/** The security half of ConnectionOptions: what a listener's protocol asks of a client (`{}` for PLAINTEXT). */
+export type ConnectionSecurity = Pick<ConnectionOptions, 'sasl' | 'tls'>;
 
 /** Per-request options of `Connection.send`. */
 export interface SendOptions {

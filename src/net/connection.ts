@@ -48,7 +48,7 @@ import type { FrameReader } from './frame-reader.js';
 // Moved to their own modules; still importable from here.
 export { CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, CONNECT_TIMEOUT_MS_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT } from './connection-options.js';
 export { IN_FLIGHT_REQUESTS_MAX_DEFAULT, QUEUED_REQUESTS_MAX_DEFAULT, REQUEST_BYTES_MAX_DEFAULT, RESPONSE_BYTES_MAX_DEFAULT } from './connection-options.js';
-export type { ApiPair, ConnectionOptions, SendOptions, VersionRange } from './connection-options.js';
+export type { ApiPair, ConnectionOptions, ConnectionSecurity, SendOptions, TlsOptions, VersionRange } from './connection-options.js';
 export type { SaslOptions, SaslMechanismName } from './sasl-client.js';
 export { decodeApiVersions } from './connection-versions.js';
 
@@ -122,16 +122,15 @@ export class Connection {
   /** Opens a connection and (unless disabled) negotiates API versions. */
   static async connect(options: ConnectionOptions): Promise<Connection> {
     const input = socketInput(positive(options.maxResponseBytes ?? RESPONSE_BYTES_MAX_DEFAULT, 'maxResponseBytes'));
-    const socket = await openSocket(options.host, options.port, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT, input);
+    const socket = await openSocket(options.host, options.port, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT, input, options.tls);
     const connection = new Connection(socket, options, input);
-    if (options.negotiateVersions !== false) {
-      try {
-        await connection.negotiateVersions();
-        if (options.sasl !== undefined) await saslAuthenticate(connection, options.sasl);
-      } catch (err) {
-        connection.destroy();
-        throw err;
-      }
+    try {
+      if (options.negotiateVersions !== false) await connection.negotiateVersions();
+      // Without negotiation (inter-node links) the highest SASL versions are used: the peer is one of ours.
+      if (options.sasl !== undefined) await saslAuthenticate(connection, options.sasl);
+    } catch (err) {
+      connection.destroy();
+      throw err;
     }
     return connection;
   }

@@ -1,6 +1,7 @@
 /**
  * What one listener demands of its connections, resolved from the broker
- * config: its security protocol and, for SASL_PLAINTEXT and SASL_SSL, the
+ * config: its security protocol, for SSL and SASL_SSL its TLS settings
+ * (tls/tls-settings.ts) and, for SASL_PLAINTEXT and SASL_SSL, the
  * mechanisms it offers, the PLAIN users of its JAAS config, the session
  * lifetime (KIP-368) and the largest frame before authentication.
  *
@@ -15,6 +16,8 @@ import type { SecurityProtocol } from '../config/listeners.js';
 import { BROKER_CONFIGS } from '../config/broker.js';
 import { ConfigError } from '../config/errors.js';
 import type { SaslMechanism } from './sasl/mechanism.js';
+import { tlsListenerSettings, type TlsListenerSettings } from './tls/tls-settings.js';
+import { TlsConfigError } from './tls/pem-stores.js';
 
 export interface SaslListenerSettings {
   readonly mechanisms: readonly SaslMechanism[];
@@ -29,9 +32,11 @@ export interface ListenerSecurity {
   readonly protocol: SecurityProtocol;
   /** Null unless the protocol is SASL_PLAINTEXT or SASL_SSL. */
   readonly sasl: SaslListenerSettings | null;
+  /** Null unless the protocol is SSL or SASL_SSL (src/security/tls). */
+  readonly tls: TlsListenerSettings | null;
 }
 
-export const PLAINTEXT_SECURITY: ListenerSecurity = Object.freeze({ protocol: 'PLAINTEXT', sasl: null });
+export const PLAINTEXT_SECURITY: ListenerSecurity = Object.freeze({ protocol: 'PLAINTEXT', sasl: null, tls: null });
 
 /** The listener's value of a key: its own `listener.name.` override, else the broker-wide one. */
 function scoped<K extends 'sasl.enabled.mechanisms' | 'connections.max.reauth.ms' | 'sasl.server.max.receive.size'>(config: BrokerConfig, listener: string, key: K): ReturnType<BrokerConfig['get']> {
@@ -51,17 +56,26 @@ function plainUsersOf(config: BrokerConfig, listener: string): Map<string, strin
   return plainUsers(module);
 }
 
+function tlsOf(config: BrokerConfig, listener: string): TlsListenerSettings {
+  try {
+    return tlsListenerSettings(config, listener);
+  } catch (err) {
+    if (!(err instanceof TlsConfigError)) throw err;
+    throw new ConfigError('ERR_TRIB_CONFIG_INVALID', [{ key: err.key, message: err.message }], { cause: err });
+  }
+}
+
 /**
- * Throws ConfigError for SSL and SASL_SSL: TLS is not implemented yet, and a
- * listener that says SSL must never serve plain TCP.
+ * Reads the listener's TLS key and trust stores (SSL, SASL_SSL) and SASL
+ * settings (SASL_PLAINTEXT, SASL_SSL). Throws ConfigError when a store
+ * cannot be read or used, so a listener that says TLS never serves plain TCP.
  */
 export function listenerSecurityFromConfig(config: BrokerConfig, listener: string, protocol: SecurityProtocol): ListenerSecurity {
-  if (protocol === 'SSL' || protocol === 'SASL_SSL') {
-    throw new ConfigError('ERR_TRIB_CONFIG_INVALID', [{ key: 'listeners', message: `listeners: ${listener} uses ${protocol}, but TLS listeners are not implemented yet (docs/security.md); use PLAINTEXT or SASL_PLAINTEXT` }]);
-  }
-  if (protocol === 'PLAINTEXT') return { protocol, sasl: null };
+  const tls = protocol === 'SSL' || protocol === 'SASL_SSL' ? tlsOf(config, listener) : null;
+  if (protocol === 'PLAINTEXT' || protocol === 'SSL') return { protocol, sasl: null, tls };
   return {
     protocol,
+    tls,
     sasl: {
       mechanisms: scoped(config, listener, 'sasl.enabled.mechanisms') as readonly SaslMechanism[],
       plainUsers: plainUsersOf(config, listener),

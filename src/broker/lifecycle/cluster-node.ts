@@ -88,7 +88,7 @@ export class ClusterNode {
     ensureMetaProperties({ fs: opts.fs, dataDir: settings.dataDir, nodeId: settings.nodeId, clusterId: cluster.clusterId ?? undefined, random: systemRandom });
     // Taken before anything else runs: a crash from here on is not a clean stop (KIP-966).
     this.previousBrokerEpoch = takeCleanShutdownEpoch(opts.fs, settings.dataDir);
-    this.rpc = new ControllerRpc(cluster.voters, `tributary-node-${settings.nodeId}`);
+    this.rpc = new ControllerRpc(cluster.voters, `tributary-node-${settings.nodeId}`, cluster.links?.controller);
     this.log = RaftMetadataLog.open({
       fs: opts.fs,
       clock: opts.clock,
@@ -101,6 +101,7 @@ export class ClusterNode {
       raft: { electionTimeoutMs: cluster.electionTimeoutMs, fetchTimeoutMs: cluster.fetchTimeoutMs },
       snapshotIntervalBytes: cluster.snapshotIntervalBytes,
       onWarning: (message) => opts.logger.warn(message),
+      security: cluster.links?.controller,
     });
     this.channel = remoteControllerChannel({
       nodeId: settings.nodeId,

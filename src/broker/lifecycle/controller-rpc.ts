@@ -8,7 +8,7 @@
  * software, and the versions used are the ones the caller names (a
  * forwarded request keeps the client's version).
  */
-import { Connection, type ApiPair } from '../../net/connection.js';
+import { Connection, type ApiPair, type ConnectionSecurity } from '../../net/connection.js';
 import type { Infer, Input, MessageSchema } from '../../protocol/schema.js';
 import type { QuorumVoterSettings } from '../settings.js';
 
@@ -35,6 +35,8 @@ export class ControllerRpc {
   constructor(
     voters: readonly QuorumVoterSettings[],
     private readonly clientId: string,
+    /** TLS and/or SASL of the controller listener (src/security/node-links.ts); {} = PLAINTEXT. */
+    private readonly security: ConnectionSecurity = {},
   ) {
     this.voters = new Map(voters.map((v) => [v.id, v]));
   }
@@ -72,6 +74,7 @@ export class ControllerRpc {
         clientId: this.clientId,
         connectTimeoutMs: CONTROLLER_CONNECT_TIMEOUT_MS,
         negotiateVersions: false,
+        ...this.security,
       });
       this.connections.set(controllerId, pending);
       pending.catch(() => {

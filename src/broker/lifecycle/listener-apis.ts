@@ -29,12 +29,14 @@ export const CONTROLLER_ONLY_API_KEYS: ReadonlySet<number> = new Set([
 export const CONTROLLER_LISTENER_API_KEYS: ReadonlySet<number> = new Set([
   ...CONTROLLER_ONLY_API_KEYS,
   1, // Fetch (of __cluster_metadata-0, by followers and observers)
+  17, // SaslHandshake (a SASL controller listener; docs/security.md)
   18, // ApiVersions
   19, // CreateTopics
   20, // DeleteTopics
   30, // CreateAcls
   31, // DeleteAcls
   33, // AlterConfigs
+  36, // SaslAuthenticate
   37, // CreatePartitions
   43, // ElectLeaders
   44, // IncrementalAlterConfigs

@@ -11,7 +11,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { Admin } from '../../client/admin.js';
 import { Cluster, DEFAULT_BOOTSTRAP, parseBootstrap } from '../../client/cluster.js';
 import { ClientErrorCode, KafkaProtocolError, TributaryClientError } from '../../net/errors.js';
-import type { SaslOptions } from '../../net/sasl-client.js';
+import type { ConnectionSecurity } from '../../net/connection-options.js';
 import { loadCommandConfig } from './command-config.js';
 
 export const EXIT_RUNTIME = 1;
@@ -36,11 +36,11 @@ export function withClientOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('-b, --bootstrap <host:port[,host:port]>', 'brokers to bootstrap from').env(BOOTSTRAP_ENV).default(DEFAULT_BOOTSTRAP))
     .option('--request-timeout-ms <ms>', 'timeout of each request', positiveInt('--request-timeout-ms'), 30_000)
-    .option('--command-config <file>', 'Kafka client properties: security.protocol, sasl.mechanism, sasl.jaas.config (docs/security.md)');
+    .option('--command-config <file>', 'Kafka client properties: security.protocol, sasl.mechanism, sasl.jaas.config, ssl.* (docs/security.md)');
 }
 
-/** The connection security the command's --command-config asks for (`{ sasl }` or nothing). */
-export function clientSecurity(options: CommonOptions): { sasl?: SaslOptions } {
+/** The connection security the command's --command-config asks for (`{ sasl }`, `{ tls }`, both, or nothing). */
+export function clientSecurity(options: CommonOptions): ConnectionSecurity {
   return loadCommandConfig(options.commandConfig);
 }
 

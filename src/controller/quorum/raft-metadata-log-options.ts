@@ -11,6 +11,7 @@ import type { FileSystem, LogConfig } from '../../storage/index.js';
 import { MetadataLogError } from '../metadata-log.js';
 import type { NodeId, RaftConfig, RaftMessage } from '../raft/types.js';
 import type { RaftTransport, VoterEndpoint } from './transport.js';
+import type { ConnectionSecurity } from '../../net/connection-options.js';
 
 /** One periodic timer; returns its cancel function. The process supplies it (util/timer.ts: systemTimer). */
 export interface RaftTimer {
@@ -41,6 +42,8 @@ export interface RaftMetadataLogOptions {
   transport?: ((deliver: (message: RaftMessage) => void) => RaftTransport) | undefined;
   logConfig?: Partial<LogConfig> | undefined;
   onWarning?: ((message: string) => void) | undefined;
+  /** TLS/SASL of the controller listener, for the network transport; absent = PLAINTEXT. */
+  security?: ConnectionSecurity | undefined;
 }
 
 export const RAFT_TICK_INTERVAL_MS_DEFAULT = 10;

@@ -286,6 +286,7 @@ export class RaftMetadataLog implements MetadataLog, RaftEndpoint {
       requestTimeoutMs: Math.max(1000, 5 * this.config.requestTimeoutMs),
       snapshotChunkBytesMax: this.config.snapshotChunkBytesMax,
       onWarning: this.opts.onWarning,
+      security: this.opts.security,
       onPeerUnreachable: (id) => this.peerUnreachable(id),
     });
   }

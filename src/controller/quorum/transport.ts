@@ -20,7 +20,7 @@
  * `leaderUnreachable`). Request timeouts are not reported: a slow peer is not
  * a dead one, and the fetch timeout covers it.
  */
-import { Connection } from '../../net/connection.js';
+import { Connection, type ConnectionSecurity } from '../../net/connection.js';
 import { ConnectionClosedError, RequestTimeoutError } from '../../net/errors.js';
 import { EndQuorumEpochRequest, EndQuorumEpochResponse } from '../../protocol/messages/54-end-quorum-epoch.js';
 import { BeginQuorumEpochRequest, BeginQuorumEpochResponse } from '../../protocol/messages/53-begin-quorum-epoch.js';
@@ -67,6 +67,8 @@ export interface KafkaRaftTransportOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** The connection to a voter failed or was closed/reset by it (not a request timeout); called on every such failure. */
   onPeerUnreachable?: ((id: NodeId) => void) | undefined;
+  /** TLS and/or SASL of the controller listener (the node's own credentials); absent = PLAINTEXT. */
+  security?: ConnectionSecurity | undefined;
 }
 
 /** Messages held per peer while its connection opens (older ones are dropped). */
@@ -119,6 +121,7 @@ export class KafkaRaftTransport implements RaftTransport {
       clientId: `raft-${this.opts.self}`,
       requestTimeoutMs: this.opts.requestTimeoutMs,
       connectTimeoutMs: this.opts.connectTimeoutMs ?? this.opts.requestTimeoutMs,
+      ...this.opts.security,
     }).then(
       (conn) => {
         peer.connecting = false;

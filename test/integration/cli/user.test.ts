@@ -71,14 +71,17 @@ describe('tributary user and --command-config over SASL', { timeout: 180_000 }, 
     assert.match(missing.stderr, /RESOURCE_NOT_FOUND/);
   });
 
-  it('a wrong password in the command config fails with the broker\'s SASL error; no command config cannot talk to a SASL listener', async () => {
+  it('a wrong password in the command config fails with the broker\'s SASL error; JKS stores and unknown protocols are refused', async () => {
     const wrong = file('wrong.properties', ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=PLAIN', 'sasl.username=admin', 'sasl.password=nope']);
     const r = await cli(['topic', 'list', '--command-config', wrong]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /SASL_AUTHENTICATION_FAILED|Invalid username or password/);
-    const tls = file('tls.properties', ['security.protocol=SSL']);
-    const t = await cli(['topic', 'list', '--command-config', tls]);
+    const jks = file('jks.properties', ['security.protocol=SSL', 'ssl.truststore.type=JKS', 'ssl.truststore.location=/etc/ca.jks']);
+    const t = await cli(['topic', 'list', '--command-config', jks]);
     assert.notEqual(t.code, 0);
-    assert.match(t.stderr, /security.protocol=SSL is not supported/);
+    assert.match(t.stderr, /ssl.truststore.type=JKS is not supported: only PEM/);
+    const unknown = await cli(['topic', 'list', '--command-config', file('tls.properties', ['security.protocol=TLS'])]);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /security.protocol=TLS is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL/);
   });
 });

@@ -52,6 +52,10 @@ const KAFKA_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'transaction.remove.expired.transaction.cleanup.interval.ms': '3600000', 'producer.id.expiration.ms': '86400000', 'producer.id.expiration.check.interval.ms': '600000',
   'sasl.jaas.config': '', 'connections.max.reauth.ms': '0', 'sasl.server.max.receive.size': '524288',
   'authorizer.class.name': '', 'super.users': '', 'allow.everyone.if.no.acl.found': 'false',
+  'ssl.keystore.location': '', 'ssl.keystore.password': '', 'ssl.key.password': '', 'ssl.keystore.certificate.chain': '', 'ssl.keystore.key': '',
+  'ssl.truststore.location': '', 'ssl.truststore.password': '', 'ssl.truststore.certificates': '', 'ssl.client.auth': 'none',
+  'ssl.enabled.protocols': 'TLSv1.2,TLSv1.3', 'ssl.protocol': 'TLSv1.3', 'ssl.cipher.suites': '', 'ssl.principal.mapping.rules': 'DEFAULT',
+  'ssl.endpoint.identification.algorithm': 'https',
 };
 
 /**
@@ -64,6 +68,7 @@ const OUR_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'log.retention.ms': '604800000', 'log.roll.ms': '604800000', 'log.roll.jitter.ms': '0', 'log.flush.interval.ms': String(LONG_MAX),
   'log.level': 'info', 'metrics.listeners': '', 'log.open.files.max': '0',
   'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
+  'sasl.mechanism.inter.broker.protocol': 'PLAIN', 'sasl.mechanism.controller.protocol': 'PLAIN', 'ssl.keystore.type': '', 'ssl.truststore.type': '',
 };
 
 test('every broker key has a default equal to Kafka\'s, or a documented difference', () => {
@@ -100,6 +105,7 @@ function badValues(key: BrokerConfigKey): string[] {
     'sasl.jaas.config': ['PlainLoginModule required user_a="x"', 'PlainLoginModule maybe;'],
     'authorizer.class.name': ['kafka.security.authorizer.AclAuthorizer', 'com.example.MyAuthorizer'],
     'max.connections.per.ip.overrides': ['10.0.0.1', '10.0.0.1:x', ':5', '10.0.0.1:-1'],
+    'ssl.enabled.protocols': ['SSLv3', 'TLSv1.2,TLSv1'],
   };
   const byType: Record<string, string[]> = {
     boolean: ['maybe'], int: ['abc', '1.5', '99999999999'], long: ['abc', '1e3'], double: ['abc'], enum: ['not-a-choice'], list: [], string: [], password: [],
@@ -112,7 +118,10 @@ function badValues(key: BrokerConfigKey): string[] {
 }
 
 /** Free-form strings: any text is a valid value (checked across keys, if at all). */
-const FREE_FORM = new Set<BrokerConfigKey>(['super.users', 'broker.id', 'inter.broker.listener.name', 'broker.rack', 'log.dir', 'metadata.log.dir']);
+const FREE_FORM = new Set<BrokerConfigKey>(['super.users', 'broker.id', 'inter.broker.listener.name', 'broker.rack', 'log.dir', 'metadata.log.dir',
+  // Files and TLS strings: read and checked when the listener starts (src/security/tls).
+  'ssl.keystore.location', 'ssl.truststore.location', 'ssl.keystore.password', 'ssl.key.password', 'ssl.keystore.certificate.chain', 'ssl.keystore.key',
+  'ssl.truststore.password', 'ssl.truststore.certificates', 'ssl.protocol', 'ssl.cipher.suites', 'ssl.principal.mapping.rules', 'ssl.endpoint.identification.algorithm']);
 
 test('every broker key refuses bad values with a message naming the key', () => {
   for (const key of KEYS) {

@@ -47,20 +47,30 @@ test('listener.name.<listener>.* keys: known keys per listener, values checked, 
   assert.deepEqual(problems({ 'sasl.enabled.mechanisms': 'SCRAM-SHA-256' }), []);
 });
 
-test('nodes talk to each other over PLAINTEXT: a secured inter-broker or controller listener is refused', () => {
+test('a SASL listener between nodes must offer the nodes\' mechanism and carry their own username and password', () => {
+  const base = {
+    'process.roles': 'broker,controller', 'node.id': '1', 'controller.quorum.voters': '1@127.0.0.1:9093', 'controller.listener.names': 'CONTROLLER',
+    listeners: 'SASL_PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:9093', 'inter.broker.listener.name': 'SASL_PLAINTEXT',
+  };
+  assert.throws(() => parseBrokerConfig({ ...base, 'sasl.enabled.mechanisms': 'SCRAM-SHA-256' }), /sasl\.mechanism\.inter\.broker\.protocol: SASL_PLAINTEXT is the inter\.broker listener but does not offer PLAIN/);
   assert.throws(
-    () => parseBrokerConfig({
-      'process.roles': 'broker,controller', 'node.id': '1', 'controller.quorum.voters': '1@127.0.0.1:9093', 'controller.listener.names': 'CONTROLLER',
-      listeners: 'SASL_PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:9093', 'inter.broker.listener.name': 'SASL_PLAINTEXT', 'sasl.enabled.mechanisms': 'SCRAM-SHA-256',
-    }),
-    /SASL_PLAINTEXT is the inter-broker listener and uses SASL_PLAINTEXT/,
+    () => parseBrokerConfig({ ...base, 'listener.name.sasl_plaintext.plain.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="x";' }),
+    /needs username="\.\.\." password="\.\.\." for this node to log in/,
   );
+  const ok = parseBrokerConfig({ ...base, 'listener.name.sasl_plaintext.plain.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret";' });
+  assert.equal(ok.interBrokerListenerName, 'SASL_PLAINTEXT');
 });
 
-test('an SSL or SASL_SSL listener is refused when the broker settings are built (TLS is not implemented yet)', async () => {
+test('an SSL or SASL_SSL listener without a key store is refused when the broker settings are built', async () => {
   const { settingsFromConfig } = await import('../../../src/broker/settings.js');
   for (const protocol of ['SSL', 'SASL_SSL']) {
     const config = parseBrokerConfig({ listeners: `PLAINTEXT://127.0.0.1:0,${protocol}://127.0.0.1:0`, 'sasl.enabled.mechanisms': 'SCRAM-SHA-256' });
-    assert.throws(() => settingsFromConfig(config), new RegExp(`${protocol} uses ${protocol}, but TLS listeners are not implemented yet`));
+    assert.throws(() => settingsFromConfig(config), new RegExp(`listener ${protocol}: a TLS listener needs a key store`));
   }
+  const jks = parseBrokerConfig({ listeners: 'SSL://127.0.0.1:0', 'inter.broker.listener.name': 'SSL', 'listener.name.ssl.ssl.keystore.type': 'JKS', 'ssl.keystore.location': '/tmp/x.jks' });
+  assert.throws(() => settingsFromConfig(jks), /ssl\.keystore\.type=JKS is not supported/);
+  const missing = parseBrokerConfig({ listeners: 'SSL://127.0.0.1:0', 'inter.broker.listener.name': 'SSL', 'listener.name.ssl.ssl.keystore.location': '/nonexistent/server.pem' });
+  assert.throws(() => settingsFromConfig(missing), /ssl\.keystore\.location: cannot read \/nonexistent\/server\.pem \(no such file\)/);
+  const rules = parseBrokerConfig({ listeners: 'SSL://127.0.0.1:0', 'inter.broker.listener.name': 'SSL', 'ssl.principal.mapping.rules': 'RULE:^CN=(.*)$/$1/X' });
+  assert.throws(() => settingsFromConfig(rules), /ssl\.principal\.mapping\.rules: invalid rule|a TLS listener needs a key store/);
 });

@@ -1,0 +1,128 @@
+// A 3-node cluster (combined brokers + controllers, in this process) whose
+// nodes replicate over a SASL_SSL inter-broker listener and elect over a
+// SASL_SSL controller listener (docs/security.md, "Between nodes"): each
+// node logs in to the others with sasl.mechanism.inter.broker.protocol /
+// sasl.mechanism.controller.protocol and the username/password of the
+// listener's JAAS config, over TLS checked against the cluster's CA. An
+// RF-3 topic is produced with acks=all, its leader is stopped, the
+// partition fails over and every record is read back from the survivors.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { runBroker, type RunningBroker } from '../../../src/broker/broker.js';
+import { settingsFromConfig } from '../../../src/broker/settings.js';
+import { parseBrokerConfig } from '../../../src/config/broker.js';
+import { Admin } from '../../../src/client/admin.js';
+import { Producer } from '../../../src/client/producer.js';
+import { Consumer } from '../../../src/client/consumer.js';
+import { freePort } from '../../helpers/broker-process.js';
+import { FAST_CLUSTER_CONFIG } from '../../helpers/cluster-process.js';
+import { PLAIN_JAAS } from '../../helpers/sasl.js';
+import { createTestPki, KEY_PASSWORD, type TestPki } from '../../helpers/tls.js';
+import { uniqueName } from '../../helpers/records.js';
+
+const NODES = 3;
+const CLUSTER_ID = 'VGxzQ2x1c3RlclRlc3QwMQ';
+const RECORDS = 20;
+
+describe('3 nodes: SASL_SSL between brokers and between controllers', { timeout: 180_000 }, () => {
+  const brokers: (RunningBroker | null)[] = [];
+  const dirs: string[] = [];
+  const ports: number[] = [];
+  let pki: TestPki;
+  const sasl = { mechanism: 'PLAIN', username: 'admin', password: 'admin-secret' } as const;
+  const tls = (): { ca: string } => ({ ca: pki.ca });
+
+  before(async () => {
+    pki = createTestPki();
+    const all = await Promise.all(Array.from({ length: NODES * 2 }, () => freePort()));
+    const port = (node: number, kind: number): number => all[(node - 1) * 2 + kind] as number;
+    const voters = Array.from({ length: NODES }, (_, i) => `${i + 1}@127.0.0.1:${port(i + 1, 1)}`).join(',');
+    await Promise.all(Array.from({ length: NODES }, async (_, i) => {
+      const id = i + 1;
+      const dir = mkdtempSync(join(tmpdir(), `trib-tls-node${id}-`));
+      dirs.push(dir);
+      ports[i] = port(id, 0);
+      const config = parseBrokerConfig({
+        ...FAST_CLUSTER_CONFIG,
+        'node.id': String(id),
+        'process.roles': 'broker,controller',
+        'controller.quorum.voters': voters,
+        'controller.listener.names': 'CONTROLLER',
+        'cluster.id': CLUSTER_ID,
+        listeners: `INTERNAL://127.0.0.1:${port(id, 0)},CONTROLLER://127.0.0.1:${port(id, 1)}`,
+        'listener.security.protocol.map': 'INTERNAL:SASL_SSL,CONTROLLER:SASL_SSL',
+        'inter.broker.listener.name': 'INTERNAL',
+        'sasl.mechanism.inter.broker.protocol': 'PLAIN',
+        'sasl.mechanism.controller.protocol': 'PLAIN',
+        'listener.name.internal.plain.sasl.jaas.config': PLAIN_JAAS,
+        'listener.name.controller.plain.sasl.jaas.config': PLAIN_JAAS,
+        'listener.name.controller.sasl.enabled.mechanisms': 'PLAIN',
+        // Node-wide stores: the server side of both listeners and the client side of every inter-node link.
+        'ssl.keystore.location': pki.server.keystoreFile,
+        'ssl.key.password': KEY_PASSWORD,
+        'ssl.truststore.location': pki.caFile,
+        'log.dirs': dir,
+        'offsets.topic.replication.factor': '3',
+        'offsets.topic.num.partitions': '1',
+        'min.insync.replicas': '2',
+      });
+      brokers[i] = await runBroker(settingsFromConfig(config), pino({ level: 'warn' }));
+    }));
+  });
+  after(async () => {
+    await Promise.all(brokers.map((b) => b?.stop('test done')));
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    pki?.cleanup();
+  });
+
+  it('replicates an RF-3 topic over SASL_SSL and fails over when the leader stops', async () => {
+    const bootstrap = ports.map((p) => `127.0.0.1:${p}`).join(',');
+    const topic = uniqueName('tls-rf3');
+    const admin = await Admin.connect({ bootstrap, tls: tls(), sasl });
+    let leader = -1;
+    try {
+      assert.equal((await admin.describeCluster()).brokers.length, NODES, 'every node registered over the SASL_SSL controller listener');
+      assert.equal((await admin.createTopics([{ name: topic, numPartitions: 1, replicationFactor: 3 }]))[0]?.error, null);
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const p = (await admin.describeTopics([topic]))[0]?.partitions[0];
+        if (p !== undefined && p.leader >= 0 && p.isr.length === 3) {
+          leader = p.leader;
+          break;
+        }
+        assert.ok(Date.now() < deadline, `ISR never reached 3: ${JSON.stringify(p)}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    } finally {
+      await admin.close();
+    }
+    const producer = await Producer.connect({ clusterOptions: { bootstrap }, tls: tls(), sasl, acks: -1 });
+    for (let i = 0; i < RECORDS / 2; i++) await producer.send({ topic, partition: 0, value: Buffer.from(`v${i}`) });
+    await producer.close();
+
+    // The followers fetched over SASL_SSL (acks=all with min.insync.replicas=2 needed them); now the leader goes.
+    await brokers[leader - 1]?.stop('failover test');
+    brokers[leader - 1] = null;
+    const survivors = ports.filter((_, i) => i !== leader - 1).map((p) => `127.0.0.1:${p}`).join(',');
+    const after = await Producer.connect({ clusterOptions: { bootstrap: survivors }, tls: tls(), sasl, acks: -1 });
+    for (let i = RECORDS / 2; i < RECORDS; i++) await after.send({ topic, partition: 0, value: Buffer.from(`v${i}`) });
+    await after.close();
+
+    const consumer = new Consumer({ bootstrap: survivors, tls: tls(), sasl, autoOffsetReset: 'earliest' });
+    try {
+      consumer.assign([{ topic, partition: 0 }]);
+      const seen: string[] = [];
+      for await (const r of consumer) {
+        seen.push(String(r.value));
+        if (seen.length === RECORDS) break;
+      }
+      assert.deepEqual(seen, Array.from({ length: RECORDS }, (_, i) => `v${i}`));
+    } finally {
+      await consumer.close();
+    }
+  });
+});
