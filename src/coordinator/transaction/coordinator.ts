@@ -143,7 +143,7 @@ export class TransactionCoordinator {
         return failed(ErrorCode.CONCURRENT_TRANSACTIONS);
       case 'Ongoing':
         // A new producer instance: fence the old one and abort its transaction; the client retries.
-        this.completion.fenceAndAbort(shard, md);
+        this.completion.fenceAndAbort(shard, md, 'fenced');
         return failed(ErrorCode.CONCURRENT_TRANSACTIONS);
       case 'Empty':
       case 'CompleteCommit':
@@ -277,7 +277,7 @@ export class TransactionCoordinator {
     for (const shard of this.shards.values()) {
       for (const md of shard.txns.values()) {
         if (md.state === 'Ongoing' && !md.inFlight && md.txnStartTimestampMs + md.txnTimeoutMs < now) {
-          this.completion.fenceAndAbort(shard, md);
+          this.completion.fenceAndAbort(shard, md, 'timeout');
           n++;
         }
       }

@@ -63,6 +63,7 @@ const OUR_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'log.retention.ms': '604800000', 'log.roll.ms': '604800000', 'log.roll.jitter.ms': '0', 'log.flush.interval.ms': String(LONG_MAX),
   'log.level': 'info', 'metrics.listeners': '', 'log.open.files.max': '0',
   'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
+  'transaction.hanging.abort.enable': 'true', 'transaction.hanging.check.interval.ms': '60000',
 };
 
 test('every broker key has a default equal to Kafka\'s, or a documented difference', () => {
