@@ -46,6 +46,9 @@ const FENCED = new Set<number>([ErrorCode.PRODUCER_FENCED, ErrorCode.INVALID_PRO
 /** Attempts of one coordinator request before it fails (about a minute with the cluster's backoff). */
 const ATTEMPTS_MAX = 60;
 const KEY_TYPE_TRANSACTION = 1;
+/** CONCURRENT_TRANSACTIONS is waited out this often, this many times (30 s), before the usual backoff takes over. */
+const CONCURRENT_BACKOFF_MS = 20;
+const CONCURRENT_WAITS_MAX = 1_500;
 
 export type TransactionState = 'uninitialized' | 'ready' | 'inTransaction' | 'committing' | 'aborting' | 'abortable' | 'fenced';
 
@@ -85,12 +88,21 @@ export class TransactionManager {
 
   /** Runs `op` on the transaction coordinator, finding it again and retrying retriable errors. */
   private async onCoordinator<T>(what: string, op: (conn: Connection) => Promise<T>): Promise<T> {
+    let concurrentWaits = 0;
     for (let attempt = 0; ; attempt++) {
       try {
         const node = await findCoordinatorOnce(await this.cluster.anyConnection(), this.transactionalId, KEY_TYPE_TRANSACTION);
         if (!this.cluster.metadata.brokers.has(node.nodeId)) await this.cluster.refreshMetadata([]);
         return await op(await this.cluster.connectionTo(node.nodeId));
       } catch (err) {
+        // The previous transaction's markers are still being written: that takes milliseconds, so a short,
+        // flat wait (Java's client waits 20 ms for AddPartitionsToTxn) instead of the exponential backoff.
+        if (err instanceof KafkaProtocolError && err.kafkaErrorCode === ErrorCode.CONCURRENT_TRANSACTIONS && concurrentWaits < CONCURRENT_WAITS_MAX) {
+          concurrentWaits++;
+          attempt--;
+          await new Promise((resolve) => setTimeout(resolve, CONCURRENT_BACKOFF_MS));
+          continue;
+        }
         if (attempt + 1 >= ATTEMPTS_MAX || !isRetriable(err)) throw this.classify(err, what);
         await this.cluster.backoff(Math.min(attempt, 5));
       }
