@@ -77,6 +77,10 @@ export class TransactionManager {
   private producerEpoch = -1;
   private readonly added = new Set<string>();
   private readonly adding = new Set<string>();
+  /** Partitions met by the Sender and not yet in an AddPartitionsToTxn request. */
+  private readonly toAdd = new Map<string, { topic: string; partition: number }>();
+  private addScheduled = false;
+  private addInFlight = false;
   private abortCause: Error | null = null;
 
   constructor(
@@ -163,20 +167,43 @@ export class TransactionManager {
     if (this.added.has(key)) return true;
     if (this.state !== 'inTransaction' || this.adding.has(key)) return false;
     this.adding.add(key);
-    void this.addPartition(topic, partition).then(
-      () => this.added.add(key),
-      (err: unknown) => this.failSends(err),
-    ).finally(() => {
-      this.adding.delete(key);
-      this.sender.scheduleDrain();
-    });
+    this.toAdd.set(key, { topic, partition });
+    // Every partition the Sender meets in this drain goes in one request (as Java's client batches
+    // them): concurrent AddPartitionsToTxn for one id would only meet CONCURRENT_TRANSACTIONS.
+    if (!this.addScheduled && !this.addInFlight) {
+      this.addScheduled = true;
+      queueMicrotask(() => void this.sendAdds());
+    }
     return false;
   }
 
-  private async addPartition(topic: string, partition: number): Promise<void> {
+  /** One AddPartitionsToTxn for every partition waiting; the next batch goes when it is answered. */
+  private async sendAdds(): Promise<void> {
+    this.addScheduled = false;
+    if (this.addInFlight || this.toAdd.size === 0) return;
+    const batch = [...this.toAdd];
+    this.toAdd.clear();
+    this.addInFlight = true;
+    try {
+      await this.addPartitions(batch.map(([, tp]) => tp));
+      for (const [key] of batch) this.added.add(key);
+    } catch (err) {
+      this.failSends(err);
+    } finally {
+      for (const [key] of batch) this.adding.delete(key);
+      this.addInFlight = false;
+      if (this.toAdd.size > 0) void this.sendAdds();
+      this.sender.scheduleDrain();
+    }
+  }
+
+  private async addPartitions(partitions: readonly { topic: string; partition: number }[]): Promise<void> {
+    const byTopic = new Map<string, number[]>();
+    for (const tp of partitions) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
     await this.onCoordinator('AddPartitionsToTxn', async (conn) => {
       const { response } = await request(conn, TxnApis.AddPartitionsToTxn, () => ({
-        transactionalId: this.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch, topics: [{ name: topic, partitions: [partition] }],
+        transactionalId: this.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch,
+        topics: [...byTopic].map(([name, ps]) => ({ name, partitions: ps })),
       }));
       for (const t of response.results ?? []) for (const p of t.results) this.check(p.errorCode, 'AddPartitionsToTxn');
     });
