@@ -211,7 +211,7 @@ export async function runProduceBench(options: CommonOptions, settings: Producer
         let txn: TransactionalLoopResult | null = null;
         try {
           if (settings.transactionalId === null) result = await produceLoop(producer, settings, counters, latency, chunkMaker(settings));
-          else result = txn = await transactionalLoop(producer, settings, counters, latency, chunkMaker(settings));
+          else result = txn = await transactionalLoop(producer, settings, counters, latency, chunkMaker(settings), chunkSize(settings));
         } finally {
           progress.stop();
           await producer.close().catch(() => undefined);

@@ -9,7 +9,6 @@
 import type { Producer } from '../../client/producer.js';
 import type { ProducerRecord } from '../../client/producer-types.js';
 import type { ProducerBenchSettings } from './bench.js';
-import { chunkSize } from './bench-produce.js';
 import { LatencyHistogram, sleepUntil, type Counters } from './bench-stats.js';
 
 type Value = Buffer;
@@ -27,8 +26,9 @@ export async function transactionalLoop(
   counters: Counters,
   latency: LatencyHistogram,
   makeChunk: (n: number) => ProducerRecord<Value | null, Value>[],
+  /** Records per sendBatch() (bench-produce.ts chunkSize). */
+  chunk: number,
 ): Promise<TransactionalLoopResult> {
-  const chunk = chunkSize(settings);
   const commitLatency = new LatencyHistogram();
   let firstError: Error | null = null;
   let sent = 0;
