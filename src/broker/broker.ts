@@ -153,7 +153,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   const bound = await listenAndRegister(parts, server, services);
 
   const controllerTick = startLocalControllerTick(parts);
-  startServing(parts, exporter, services, server);
+  startServing(parts, exporter, services, server, transactions);
   const maintenance = startLogMaintenance({
     settings,
     clock,
@@ -407,7 +407,7 @@ function startLocalControllerTick({ clusterNode, metadata, logger }: NodeParts):
 }
 
 /** Loads and starts the consumer groups, and turns the metrics exporter (if any) to serving. */
-function startServing(parts: NodeParts, exporter: MetricsExporter | null, services: BrokerServices, server: SocketServer): void {
+function startServing(parts: NodeParts, exporter: MetricsExporter | null, services: BrokerServices, server: SocketServer, transactions: BrokerTransactions): void {
   const { settings, metadata, hosted, groupService } = parts;
   groupService.loadHostedPartitions();
   groupService.start();
@@ -431,6 +431,11 @@ function startServing(parts: NodeParts, exporter: MetricsExporter | null, servic
       elections: () => metadata.booted.controller.stats.elections,
       fastFences: () => metadata.booted.controller.stats.fastFences,
       partitionCounts: () => partitionCounts(metadata.booted.image(), metadata.booted.controller.electionPolicy),
+    },
+    transactions: {
+      states: () => transactions.service.coordinator.queries.countByState(),
+      outcomes: () => transactions.service.coordinator.completion.outcomes,
+      hanging: () => transactions.hanging.stats,
     },
   });
   exporter?.setState('serving');

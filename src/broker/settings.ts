@@ -242,6 +242,8 @@ export function settingsFromConfig(config: BrokerConfig): BrokerSettings {
       removeExpiredIntervalMs: config.get('transaction.remove.expired.transaction.cleanup.interval.ms'),
       writeTimeoutMs: config.get('offsets.commit.timeout.ms'),
       partitionVerification: config.get('transaction.partition.verification.enable'),
+      hangingAbort: config.get('transaction.hanging.abort.enable'),
+      hangingCheckIntervalMs: config.get('transaction.hanging.check.interval.ms'),
     },
     logConfigFor: (overrides) => logConfigOf(dynamic.topicConfig(toRecord(overrides))),
     topicRulesFor: (overrides) => topicRulesOf(dynamic.topicConfig(toRecord(overrides))),

@@ -4,7 +4,8 @@
  * markers sent with WriteTxnMarkers to the leaders the metadata image names,
  * on the inter-broker listener; and the partition leaders' TransactionVerifier
  * (KIP-890 part 1), which asks the id's coordinator with AddPartitionsToTxn
- * v4 verifyOnly (directly when the coordinator is this broker).
+ * v4 verifyOnly (directly when the coordinator is this broker); and the
+ * hanging transaction detector of the partitions led here.
  */
 import type { ConnectionSecurity } from '../net/connection-options.js';
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import { TxnBrokerChannel } from './txn-channel.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { TRANSACTION_STATE_TOPIC } from '../coordinator/transaction/log-store.js';
 import type { TransactionVerifier, TxnVerificationOutcome } from '../replication/txn-verification.js';
+import { HangingTransactionDetector } from './hanging-transactions.js';
 
 export interface BrokerTransactionsOptions {
   readonly nodeId: number;
@@ -36,8 +38,13 @@ export interface BrokerTransactionsOptions {
 
 export interface BrokerTransactions {
   readonly service: TransactionService;
+  /** Hanging transactions on the partitions led here (hanging-transactions.ts). */
+  readonly hanging: HangingTransactionDetector;
   close(): void;
 }
+
+/** transaction.hanging.check.interval.ms's default. */
+const HANGING_CHECK_INTERVAL_MS_DEFAULT = 60_000;
 
 export function createTransactions(opts: BrokerTransactionsOptions): BrokerTransactions {
   const transport = new TxnBrokerChannel((id) => {
@@ -66,9 +73,24 @@ export function createTransactions(opts: BrokerTransactionsOptions): BrokerTrans
   );
   // Without verification (Kafka's transaction.partition.verification.enable=false) leaders append transactional batches unchecked.
   if (opts.settings.partitionVerification !== false) opts.hosted.txnVerification.setVerifier(verifierFor(opts, service, transport));
+  const hanging = new HangingTransactionDetector({
+    hosted: opts.hosted,
+    clock: opts.clock,
+    logger: opts.logger,
+    maxTimeoutMs: opts.settings.maxTimeoutMs,
+    abortEnabled: opts.settings.hangingAbort !== false,
+    brokerIds: () => opts.metadata.brokers(opts.interBrokerListenerName).map((b) => b.nodeId),
+    coordinatorViews: (id, producerIds) => transport.coordinatorViews(id, producerIds),
+  });
+  const hangingTimer = setInterval(() => {
+    hanging.check().catch((err: unknown) => opts.logger.warn({ err }, 'hanging transaction check failed'));
+  }, opts.settings.hangingCheckIntervalMs ?? HANGING_CHECK_INTERVAL_MS_DEFAULT);
+  hangingTimer.unref();
   return {
     service,
+    hanging,
     close: () => {
+      clearInterval(hangingTimer);
       opts.hosted.txnVerification.setVerifier(null);
       service.stop();
       transport.close();

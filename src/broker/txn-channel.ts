@@ -6,7 +6,10 @@
  *   marker sender (src/coordinator/transaction/marker-sender.ts) owns the
  *   retries;
  * - partition leader to coordinator: AddPartitionsToTxn v4 with verifyOnly
- *   (KIP-890 part 1), for the leader's TransactionVerifier.
+ *   (KIP-890 part 1), for the leader's TransactionVerifier;
+ * - partition leader to every coordinator: ListTransactions and
+ *   DescribeTransactions for the producers of transactions that may be
+ *   hanging (hanging-transactions.ts).
  * A connection that fails is dropped, so the next attempt reconnects to the
  * endpoint the metadata has then.
  */
@@ -14,7 +17,10 @@ import type { ConnectionSecurity } from '../net/connection-options.js';
 import { BrokerConnections, type BrokerEndpointLookup } from './broker-connections.js';
 import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../protocol/messages/27-write-txn-markers.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../protocol/messages/24-add-partitions-to-txn.js';
+import { ListTransactionsRequest, ListTransactionsResponse } from '../protocol/messages/66-list-transactions.js';
+import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../protocol/messages/65-describe-transactions.js';
 import { ErrorCode } from '../protocol/errors.js';
+import type { CoordinatorTxnView } from '../coordinator/transaction/hanging.js';
 import { tpKey } from '../coordinator/transaction/state.js';
 import type { MarkerTransport, WireMarker } from '../coordinator/transaction/marker-sender.js';
 
@@ -63,6 +69,32 @@ export class TxnBrokerChannel implements MarkerTransport {
       if (response.errorCode !== ErrorCode.NONE) return response.errorCode;
       const result = response.resultsByTransaction.find((t) => t.transactionalId === ref.transactionalId)?.topicResults.find((t) => t.name === topic)?.results.find((r) => r.partitionIndex === partition);
       return result?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+    });
+  }
+
+  /**
+   * What coordinator `brokerId` knows of these producer ids: ListTransactions
+   * filtered by them, then DescribeTransactions of the ids it lists. Throws
+   * when the broker cannot answer (the caller then concludes nothing).
+   */
+  coordinatorViews(brokerId: number, producerIds: readonly bigint[]): Promise<CoordinatorTxnView[]> {
+    return this.brokers.use(brokerId, async (connection) => {
+      const listed = await connection.send({ request: ListTransactionsRequest, response: ListTransactionsResponse }, 0, { stateFilters: [], producerIdFilters: [...producerIds], durationFilter: -1n }, { timeoutMs: REQUEST_TIMEOUT_MS });
+      if (listed.errorCode !== ErrorCode.NONE) throw new Error(`ListTransactions on broker ${brokerId}: error ${listed.errorCode}`);
+      if (listed.transactionStates.length === 0) return [];
+      const ids = listed.transactionStates.map((t) => t.transactionalId);
+      const described = await connection.send({ request: DescribeTransactionsRequest, response: DescribeTransactionsResponse }, 0, { transactionalIds: ids }, { timeoutMs: REQUEST_TIMEOUT_MS });
+      return described.transactionStates.map((t) => {
+        // Moved or loading meanwhile: nothing can be concluded this round.
+        if (t.errorCode !== ErrorCode.NONE) throw new Error(`DescribeTransactions ${t.transactionalId} on broker ${brokerId}: error ${t.errorCode}`);
+        return {
+          transactionalId: t.transactionalId,
+          state: t.transactionState,
+          producerId: t.producerId,
+          producerEpoch: t.producerEpoch,
+          partitions: t.topics.flatMap((x) => x.partitions.map((partition) => ({ topic: x.topic, partition }))),
+        };
+      });
     });
   }
 

@@ -128,7 +128,11 @@ export class Fetcher<K, V> {
     let validate = false;
     for (const state of this.hooks.states()) {
       if (state.awaitingValidation && state.assigned) {
-        // A committed position with an epoch, or a leader change: validation first.
+        // A committed position with an epoch, or a leader change: validation first. The leader
+        // is still followed meanwhile: validation sends its epoch as CurrentLeaderEpoch, and a
+        // stale one is answered FENCED_LEADER_EPOCH for ever.
+        const leader = this.leaderOf(state.topic, state.partition);
+        if (leader !== null) this.leaderChanged(state, leader);
         validate = true;
         continue;
       }

@@ -15,6 +15,12 @@ import { STANDALONE_COMMIT, commitOffsets, fetchCommittedOffsets, type Committed
 import type { GroupMember } from './group.js';
 import type { TopicPartitions } from './consumer-protocol.js';
 import { listOffsetsMany } from './records.js';
+import { ErrorCode } from '../protocol/errors.js';
+
+/** A pending transactional offset commit is waited for this often, this many times (its transaction's timeout bounds it). */
+const UNSTABLE_BACKOFF_MS = 100;
+const UNSTABLE_ATTEMPTS_MAX = 600;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** What the offset logic needs from the Consumer. */
 export interface OffsetsHost<K, V> {
@@ -72,10 +78,7 @@ export class ConsumerOffsets<K, V> {
     if (this.host.groupId !== null) {
       const tps = groupByTopic(need);
       const groupId = this.host.groupId;
-      const cluster = await this.host.cluster();
-      const member = this.host.member();
-      const committed =
-        member !== null ? await member.fetchCommitted(tps) : await withCoordinator(cluster, groupId, (conn) => fetchCommittedOffsets(conn, groupId, tps));
+      const committed = await this.fetchStable(groupId, tps);
       for (const c of committed) {
         const s = this.host.states.get(partitionKey(c.topic, c.partition));
         if (s === undefined || c.error !== null || c.offset < 0n || s.position !== null) continue;
@@ -99,6 +102,28 @@ export class ConsumerOffsets<K, V> {
       s.requestReset(policy);
     }
     await this.resetOffsets();
+  }
+
+  /**
+   * The committed offsets a consumer starts from. read_committed asks with
+   * RequireStable (OffsetFetch v7+) and waits while a transaction's offset
+   * commit is pending (UNSTABLE_OFFSET_COMMIT), as Java's consumer does:
+   * starting from the offset before it would process again what that
+   * transaction is about to commit (a duplicate in a consume-transform-produce loop).
+   */
+  private async fetchStable(groupId: string, tps: readonly TopicPartitions[]): Promise<CommittedOffset[]> {
+    const requireStable = this.host.isolationLevel === 1;
+    for (let attempt = 1; ; attempt++) {
+      const cluster = await this.host.cluster();
+      const member = this.host.member();
+      const committed =
+        member !== null
+          ? await member.fetchCommitted(tps, { requireStable })
+          : await withCoordinator(cluster, groupId, (conn) => fetchCommittedOffsets(conn, groupId, tps, { requireStable }));
+      const unstable = committed.some((c) => c.error?.kafkaErrorCode === ErrorCode.UNSTABLE_OFFSET_COMMIT);
+      if (!unstable || this.host.closed() || attempt >= UNSTABLE_ATTEMPTS_MAX) return committed;
+      await sleep(UNSTABLE_BACKOFF_MS);
+    }
   }
 
   /** ListOffsets for every partition waiting for a reset; one run at a time (a request during a run runs again after it). */

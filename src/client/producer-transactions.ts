@@ -46,6 +46,9 @@ const FENCED = new Set<number>([ErrorCode.PRODUCER_FENCED, ErrorCode.INVALID_PRO
 /** Attempts of one coordinator request before it fails (about a minute with the cluster's backoff). */
 const ATTEMPTS_MAX = 60;
 const KEY_TYPE_TRANSACTION = 1;
+/** CONCURRENT_TRANSACTIONS is waited out this often, this many times (30 s), before the usual backoff takes over. */
+const CONCURRENT_BACKOFF_MS = 20;
+const CONCURRENT_WAITS_MAX = 1_500;
 
 export type TransactionState = 'uninitialized' | 'ready' | 'inTransaction' | 'committing' | 'aborting' | 'abortable' | 'fenced';
 
@@ -74,6 +77,10 @@ export class TransactionManager {
   private producerEpoch = -1;
   private readonly added = new Set<string>();
   private readonly adding = new Set<string>();
+  /** Partitions met by the Sender and not yet in an AddPartitionsToTxn request. */
+  private readonly toAdd = new Map<string, { topic: string; partition: number }>();
+  private addScheduled = false;
+  private addInFlight = false;
   private abortCause: Error | null = null;
 
   constructor(
@@ -85,12 +92,21 @@ export class TransactionManager {
 
   /** Runs `op` on the transaction coordinator, finding it again and retrying retriable errors. */
   private async onCoordinator<T>(what: string, op: (conn: Connection) => Promise<T>): Promise<T> {
+    let concurrentWaits = 0;
     for (let attempt = 0; ; attempt++) {
       try {
         const node = await findCoordinatorOnce(await this.cluster.anyConnection(), this.transactionalId, KEY_TYPE_TRANSACTION);
         if (!this.cluster.metadata.brokers.has(node.nodeId)) await this.cluster.refreshMetadata([]);
         return await op(await this.cluster.connectionTo(node.nodeId));
       } catch (err) {
+        // The previous transaction's markers are still being written: that takes milliseconds, so a short,
+        // flat wait (Java's client waits 20 ms for AddPartitionsToTxn) instead of the exponential backoff.
+        if (err instanceof KafkaProtocolError && err.kafkaErrorCode === ErrorCode.CONCURRENT_TRANSACTIONS && concurrentWaits < CONCURRENT_WAITS_MAX) {
+          concurrentWaits++;
+          attempt--;
+          await new Promise((resolve) => setTimeout(resolve, CONCURRENT_BACKOFF_MS));
+          continue;
+        }
         if (attempt + 1 >= ATTEMPTS_MAX || !isRetriable(err)) throw this.classify(err, what);
         await this.cluster.backoff(Math.min(attempt, 5));
       }
@@ -151,20 +167,43 @@ export class TransactionManager {
     if (this.added.has(key)) return true;
     if (this.state !== 'inTransaction' || this.adding.has(key)) return false;
     this.adding.add(key);
-    void this.addPartition(topic, partition).then(
-      () => this.added.add(key),
-      (err: unknown) => this.failSends(err),
-    ).finally(() => {
-      this.adding.delete(key);
-      this.sender.scheduleDrain();
-    });
+    this.toAdd.set(key, { topic, partition });
+    // Every partition the Sender meets in this drain goes in one request (as Java's client batches
+    // them): concurrent AddPartitionsToTxn for one id would only meet CONCURRENT_TRANSACTIONS.
+    if (!this.addScheduled && !this.addInFlight) {
+      this.addScheduled = true;
+      queueMicrotask(() => void this.sendAdds());
+    }
     return false;
   }
 
-  private async addPartition(topic: string, partition: number): Promise<void> {
+  /** One AddPartitionsToTxn for every partition waiting; the next batch goes when it is answered. */
+  private async sendAdds(): Promise<void> {
+    this.addScheduled = false;
+    if (this.addInFlight || this.toAdd.size === 0) return;
+    const batch = [...this.toAdd];
+    this.toAdd.clear();
+    this.addInFlight = true;
+    try {
+      await this.addPartitions(batch.map(([, tp]) => tp));
+      for (const [key] of batch) this.added.add(key);
+    } catch (err) {
+      this.failSends(err);
+    } finally {
+      for (const [key] of batch) this.adding.delete(key);
+      this.addInFlight = false;
+      if (this.toAdd.size > 0) void this.sendAdds();
+      this.sender.scheduleDrain();
+    }
+  }
+
+  private async addPartitions(partitions: readonly { topic: string; partition: number }[]): Promise<void> {
+    const byTopic = new Map<string, number[]>();
+    for (const tp of partitions) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
     await this.onCoordinator('AddPartitionsToTxn', async (conn) => {
       const { response } = await request(conn, TxnApis.AddPartitionsToTxn, () => ({
-        transactionalId: this.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch, topics: [{ name: topic, partitions: [partition] }],
+        transactionalId: this.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch,
+        topics: [...byTopic].map(([name, ps]) => ({ name, partitions: ps })),
       }));
       for (const t of response.results ?? []) for (const p of t.results) this.check(p.errorCode, 'AddPartitionsToTxn');
     });

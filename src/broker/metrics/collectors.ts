@@ -17,6 +17,7 @@ import type { ReplicaManager } from '../../replication/replica-manager.js';
 import { REQUEST_LATENCY_BUCKETS_SECONDS, type RequestMetrics } from '../request-metrics.js';
 import type { TrafficMetrics } from './traffic.js';
 import { registerQuotaMetrics, type QuotaMetricsSource } from './quota-collectors.js';
+import { registerTransactionMetrics, type TransactionMetricsSource } from './transactions.js';
 
 /** What the exporter reads; all of it at scrape time. */
 export interface MetricsSources {
@@ -39,6 +40,8 @@ export interface MetricsSources {
   readonly controller?: ControllerMetricsSource | undefined;
   /** Quota throttles, refused connections and per-principal usage (quota-collectors.ts). */
   readonly quotas?: QuotaMetricsSource | undefined;
+  /** The transaction coordinator and the hanging transaction detector (metrics/transactions.ts). */
+  readonly transactions?: TransactionMetricsSource | undefined;
 }
 
 export interface ControllerMetricsSource {
@@ -72,6 +75,7 @@ export function registerBrokerMetrics(registry: Registry, s: MetricsSources): vo
   registerRequestMetrics(registry, s);
   registerConnectionMetrics(registers, s);
   registerPartitionMetrics(registers, s);
+  if (s.transactions !== undefined) registerTransactionMetrics(registers, METRIC_PREFIX, s.transactions);
   registerGroupMetrics(registers, s);
   if (s.controller !== undefined) registerControllerMetrics(registers, s.controller);
   if (s.quotas !== undefined) registerQuotaMetrics(registry, s.quotas, METRIC_PREFIX);
@@ -311,6 +315,9 @@ function registerPartitionMetrics(registers: Registry[], s: MetricsSources): voi
   perPartition('log_end_offset', 'Offset the next appended record gets (Kafka Log LogEndOffset).', (p) => Number(p.logEndOffset));
   perPartition('log_start_offset', 'First offset still in the log (Kafka Log LogStartOffset).', (p) => Number(p.logStartOffset));
   perPartition('high_watermark', 'Offset below which records are committed and visible to consumers.', (p) => Number(p.highWatermark));
+  perPartition('last_stable_offset_lag', 'High watermark minus last stable offset: records held back from read_committed consumers by open transactions (on the leader; 0 on followers).', (p) =>
+    p.isLeader ? Number(p.highWatermark - p.lastStableOffset) : 0,
+  );
   perPartition('producer_ids', 'Idempotent producers whose state the partition keeps (Kafka Log ProducerIdCount).', (p) => p.log.producerState.size);
 
   const count = (metric: string, help: string, include: (p: PartitionView) => boolean): void => {

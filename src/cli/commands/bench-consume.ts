@@ -103,6 +103,7 @@ export class FetchSource implements BenchSource {
 
 export interface ConsumerSourceOptions extends SourceOptions {
   group: string | null;
+  isolationLevel?: 'read_uncommitted' | 'read_committed';
   maxPollRecords: number;
   /** Start at these offsets (by partition) instead of --from; assign mode only. */
   startOffsets?: ReadonlyMap<number, bigint>;
@@ -138,6 +139,7 @@ export class ConsumerSource implements BenchSource {
       clusterOptions: { requestTimeoutMs: common.requestTimeoutMs, ...clientSecurity(common) },
       ...(options.group === null ? {} : { groupId: options.group }),
       autoOffsetReset: options.from,
+      isolationLevel: options.isolationLevel ?? 'read_uncommitted',
       fetchMaxWaitMs: options.fetchMaxWaitMs,
       fetchMaxBytes: options.fetchMaxBytes,
       maxPartitionFetchBytes: options.partitionMaxBytes,
@@ -303,6 +305,7 @@ export async function runConsumeBench(options: CommonOptions, settings: Consumer
           settings: {
             from: settings.from,
             group: settings.group,
+            isolationLevel: settings.isolationLevel,
             maxPollRecords: settings.maxPollRecords,
             timeoutMs: settings.timeoutMs,
             fetchMaxWaitMs: settings.fetchMaxWaitMs,

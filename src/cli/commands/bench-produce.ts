@@ -21,6 +21,7 @@ import { Producer } from '../../client/producer.js';
 import type { ProducerOptions, ProducerRecord } from '../../client/producer-types.js';
 import { connectCluster, formatError, run, toJson, writeOut, type CommonOptions } from './common.js';
 import type { ProducerBenchSettings } from './bench.js';
+import { transactionalLoop, type TransactionalLoopResult } from './bench-transactions.js';
 import { LatencyHistogram, ProgressReporter, formatInt, formatLatencyLine, newCounters, rates, sleepUntil, type Counters, type LatencySummary } from './bench-stats.js';
 
 /** Paced runs send a chunk about every millisecond. */
@@ -59,6 +60,7 @@ export function producerOptionsFor(cluster: Cluster, settings: ProducerBenchSett
     bufferMemory: settings.bufferMemory,
     ...(settings.idempotent === null ? {} : { idempotent: settings.idempotent }),
     ...(settings.maxInFlight === null ? {} : { maxInFlight: settings.maxInFlight }),
+    ...(settings.transactionalId === null ? {} : { transactionalId: settings.transactionalId }),
   };
 }
 
@@ -164,6 +166,8 @@ export interface ProduceSummary {
   recordsPerSec: number;
   mbPerSec: number;
   latencyMs: LatencySummary;
+  /** With --transactional-id: transactions committed and commitTransaction's latency. */
+  transactions?: { committed: number; perSec: number; commitLatencyMs: LatencySummary };
   settings: Record<string, unknown>;
 }
 
@@ -179,6 +183,8 @@ export function settingsRecord(s: ProducerBenchSettings, partitions: number): Re
     throughput: s.throughput,
     idempotent: s.idempotent,
     maxInFlight: s.maxInFlight,
+    transactionalId: s.transactionalId,
+    recordsPerTransaction: s.transactionalId === null ? null : s.recordsPerTransaction,
     mode: s.perRecord ? 'send' : `sendBatch(${chunkSize(s)})`,
     partitions,
   };
@@ -202,8 +208,10 @@ export async function runProduceBench(options: CommonOptions, settings: Producer
         const progress = new ProgressReporter(settings.progress, 'acknowledged', counters);
         progress.start();
         let result;
+        let txn: TransactionalLoopResult | null = null;
         try {
-          result = await produceLoop(producer, settings, counters, latency, chunkMaker(settings));
+          if (settings.transactionalId === null) result = await produceLoop(producer, settings, counters, latency, chunkMaker(settings));
+          else result = txn = await transactionalLoop(producer, settings, counters, latency, chunkMaker(settings), chunkSize(settings));
         } finally {
           progress.stop();
           await producer.close().catch(() => undefined);
@@ -217,6 +225,7 @@ export async function runProduceBench(options: CommonOptions, settings: Producer
           elapsedMs: Math.round(result.elapsedMs * 1000) / 1000,
           ...rates(counters.records, counters.bytes, result.elapsedMs),
           latencyMs: latency.summary(),
+          ...(txn === null ? {} : { transactions: { committed: txn.transactions, perSec: Math.round((txn.transactions * 1000 * 100) / result.elapsedMs) / 100, commitLatencyMs: txn.commitLatency.summary() } }),
           settings: settingsRecord(settings, partitions),
         };
         await writeOut(settings.json ? `${toJson(summary)}\n` : formatProduceSummary(summary));
@@ -237,6 +246,7 @@ export function formatProduceSummary(s: ProduceSummary): string {
   const lines = [
     `Produced ${formatInt(s.records)} records (${(s.bytes / 1e6).toFixed(2)} MB) to ${s.topic} in ${(s.elapsedMs / 1000).toFixed(3)} s: ${formatInt(s.recordsPerSec)} records/s, ${s.mbPerSec.toFixed(2)} MB/s`,
     formatLatencyLine('Latency ms (send → ack)', s.latencyMs),
+    ...(s.transactions === undefined ? [] : [`Transactions: ${formatInt(s.transactions.committed)} committed, ${s.transactions.perSec} /s`, formatLatencyLine('Commit latency ms (commitTransaction)', s.transactions.commitLatencyMs)]),
     `Settings: ${formatSettings(s.settings)}`,
   ];
   if (s.errors > 0) lines.push(`Errors: ${s.errors}`);

@@ -43,6 +43,9 @@ export interface ProducerBenchSettings {
   idempotent: boolean | null;
   /** Batches in flight per partition; null: the producer's default. */
   maxInFlight: number | null;
+  /** bench produce --transactional-id: records go in transactions of recordsPerTransaction; null: no transactions. */
+  transactionalId: string | null;
+  recordsPerTransaction: number;
   perRecord: boolean;
   chunkRecords: number;
   createTopic: boolean;
@@ -58,6 +61,7 @@ export interface ConsumerBenchSettings {
   group: string | null;
   from: 'earliest' | 'latest';
   source: 'consumer' | 'fetch';
+  isolationLevel: 'read_uncommitted' | 'read_committed';
   maxPollRecords: number;
   timeoutMs: number;
   fetchMaxWaitMs: number;
@@ -87,6 +91,8 @@ export interface RawProducerOptions extends CommonOptions {
   throughput?: number;
   idempotent?: boolean;
   maxInFlight?: number;
+  transactionalId?: string;
+  recordsPerTransaction?: number;
   perRecord?: boolean;
   chunkRecords?: number;
   createTopic?: boolean;
@@ -102,6 +108,7 @@ export interface RawConsumerOptions extends CommonOptions {
   group?: string;
   from: 'earliest' | 'latest';
   source: 'consumer' | 'fetch';
+  isolationLevel: 'read_uncommitted' | 'read_committed';
   maxPollRecords: number;
   timeoutMs: number;
   fetchMaxWaitMs: number;
@@ -110,6 +117,9 @@ export interface RawConsumerOptions extends CommonOptions {
   json?: boolean;
   progress: boolean;
 }
+
+/** bench produce --records-per-transaction default. */
+export const RECORDS_PER_TRANSACTION_DEFAULT = 1_000;
 
 /** Thrown by the checks below; the actions turn it into a usage error (exit 2). */
 export class BenchUsageError extends Error {}
@@ -163,6 +173,9 @@ export function producerSettings(raw: RawProducerOptions, mode: 'produce' | 'e2e
   const recordSize = payloads === null ? (raw.recordSize ?? RECORD_SIZE_DEFAULT) : Math.round(payloads.reduce((s, p) => s + p.length, 0) / payloads.length);
   if (recordSize > raw.bufferMemory) throw new BenchUsageError(`--record-size ${recordSize} exceeds --buffer-memory ${raw.bufferMemory}`);
   const records = raw.records ?? (mode === 'e2e' ? throughput * 10 : RECORDS_DEFAULT);
+  if (raw.transactionalId !== undefined && parseAcks(raw.acks) !== -1) throw new BenchUsageError('--transactional-id needs --acks all (transactions need the idempotent producer)');
+  if (raw.transactionalId !== undefined && raw.idempotent === false) throw new BenchUsageError('--transactional-id needs the idempotent producer (drop --no-idempotent)');
+  if (raw.recordsPerTransaction !== undefined && raw.transactionalId === undefined) throw new BenchUsageError('--records-per-transaction needs --transactional-id');
   return {
     topic: raw.topic,
     records,
@@ -176,6 +189,8 @@ export function producerSettings(raw: RawProducerOptions, mode: 'produce' | 'e2e
     throughput,
     idempotent: raw.idempotent ?? null,
     maxInFlight: raw.maxInFlight ?? null,
+    transactionalId: raw.transactionalId ?? null,
+    recordsPerTransaction: raw.recordsPerTransaction ?? RECORDS_PER_TRANSACTION_DEFAULT,
     perRecord: raw.perRecord === true,
     chunkRecords: raw.chunkRecords ?? CHUNK_RECORDS_DEFAULT,
     createTopic: raw.createTopic === true,
@@ -189,8 +204,10 @@ export function consumerSettings(raw: RawConsumerOptions): ConsumerBenchSettings
   if (raw.topic === undefined || raw.topic === '') throw new BenchUsageError('--topic is required');
   if (raw.fetchMaxWaitMs > raw.timeoutMs) throw new BenchUsageError('--fetch-max-wait-ms must not exceed --timeout-ms');
   if (raw.group !== undefined && raw.source === 'fetch') throw new BenchUsageError('--group needs --source consumer (plain fetches have no group)');
+  if (raw.isolationLevel === 'read_committed' && raw.source === 'fetch') throw new BenchUsageError('--isolation-level read_committed needs --source consumer (it filters aborted transactions)');
   return {
     topic: raw.topic,
+    isolationLevel: raw.isolationLevel,
     records: raw.records ?? null,
     group: raw.group ?? null,
     from: raw.from,
@@ -236,7 +253,9 @@ function producerOptions(cmd: Command, mode: 'produce' | 'e2e'): Command {
   if (mode === 'produce') {
     cmd
       .option('--per-record', 'one send() (one promise) per record instead of sendBatch() per chunk')
-      .option('--chunk-records <n>', `records per sendBatch() call (default ${CHUNK_RECORDS_DEFAULT}; paced runs use smaller chunks)`, positiveInt('--chunk-records'));
+      .option('--chunk-records <n>', `records per sendBatch() call (default ${CHUNK_RECORDS_DEFAULT}; paced runs use smaller chunks)`, positiveInt('--chunk-records'))
+      .option('--transactional-id <id>', 'send in transactions of this transactional id (commit latency is reported too)')
+      .option('--records-per-transaction <n>', `records per transaction with --transactional-id (default ${RECORDS_PER_TRANSACTION_DEFAULT})`, positiveInt('--records-per-transaction'));
   }
   return cmd
     .option('--create-topic', 'create the topic first (kept if it exists)')
@@ -258,6 +277,7 @@ export function registerBenchCommands(program: Command): void {
     'tributary bench produce --topic perf --create-topic --records 1000000 --record-size 100 --acks 1',
     'tributary bench produce --topic perf --records 200000 --throughput 50000 --compression lz4 --json',
     'tributary bench produce --topic perf --payload-file values.txt --per-record',
+    'tributary bench produce --topic perf --transactional-id bench-tx --records-per-transaction 1000',
   ]);
   produce.action(async (options: RawProducerOptions, cmd: Command) => {
     checkBootstrap(cmd, options.bootstrap);
@@ -276,6 +296,7 @@ export function registerBenchCommands(program: Command): void {
         .option('-g, --group <id>', 'read as a member of this consumer group (subscribe; its committed offsets win over --from)')
         .option('--from <where>', 'earliest or latest (where to start without a committed offset)', choice('--from', ['earliest', 'latest'] as const), 'earliest')
         .option('--source <kind>', 'consumer (our Consumer) or fetch (plain Fetch requests, no Consumer)', choice('--source', ['consumer', 'fetch'] as const), 'consumer')
+        .option('--isolation-level <level>', 'read_uncommitted or read_committed (our Consumer only)', choice('--isolation-level', ['read_uncommitted', 'read_committed'] as const), 'read_uncommitted')
         .option('--max-poll-records <n>', 'Consumer maxPollRecords: records per batch', positiveInt('--max-poll-records'), 10_000)
         .option('--timeout-ms <ms>', 'stop when no record arrives for this long', positiveInt('--timeout-ms'), CONSUME_TIMEOUT_MS_DEFAULT)
         .option('--fetch-max-wait-ms <ms>', 'Fetch maxWaitMs', nonNegativeInt('--fetch-max-wait-ms'), 500)

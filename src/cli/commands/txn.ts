@@ -10,6 +10,7 @@
  */
 import { type Command, InvalidArgumentError } from 'commander';
 import { abortTransaction, describeProducers, describeTransaction, listTransactions } from '../../client/txn-admin.js';
+import { findHangingTransactions } from './txn-hanging.js';
 import { checkBootstrap, collect, formatTable, nonNegativeInt, toJson, usageError, withAdmin, withClientOptions, withExamples, writeOut, type CommonOptions } from './common.js';
 
 interface JsonOption extends CommonOptions {
@@ -20,7 +21,13 @@ interface ListOptions extends JsonOption {
   state?: string[];
   producerId?: string[];
   durationMs?: number;
+  hanging?: boolean;
+  topic?: string[];
+  maxTransactionTimeoutMs?: number;
 }
+
+/** Kafka's transaction.max.timeout.ms default, the threshold of find-hanging. */
+const MAX_TRANSACTION_TIMEOUT_MS_DEFAULT = 900_000;
 
 interface AbortOptions extends JsonOption {
   topic: string;
@@ -38,13 +45,17 @@ function bigintArg(value: string): bigint {
 export function registerTxnCommands(program: Command): void {
   const txn = program.command('txn').description('list, describe and abort transactions (KIP-664)');
   withExamples(txn, ['tributary txn list', 'tributary txn describe payments-tx', 'tributary txn abort --topic orders --partition 0 --producer-id 1001']);
-  withExamples(withClientOptions(txn.command('list').description('transactional ids of every coordinator')), ['tributary txn list', 'tributary txn list --state Ongoing --duration-ms 60000 --json'])
+  withExamples(withClientOptions(txn.command('list').description('transactional ids of every coordinator')), ['tributary txn list', 'tributary txn list --state Ongoing --duration-ms 60000 --json', 'tributary txn list --hanging --topic orders'])
     .option('--state <state>', 'only these states (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, PrepareEpochFence, Dead); repeatable', collect)
     .option('--producer-id <id>', 'only this producer id; repeatable', collect)
     .option('--duration-ms <ms>', 'only transactions open longer than this', nonNegativeInt('--duration-ms'))
+    .option('--hanging', 'instead: open transactions no coordinator knows (kafka-transactions.sh find-hanging), from every partition\'s producers')
+    .option('--topic <topic>', 'with --hanging: only this topic; repeatable', collect)
+    .option('--max-transaction-timeout-ms <ms>', 'with --hanging: open (since the producer\'s last write) at least this long (the brokers\' transaction.max.timeout.ms)', nonNegativeInt('--max-transaction-timeout-ms'))
     .option('--json', 'print JSON')
     .action(async (options: ListOptions, cmd: Command) => {
       checkBootstrap(cmd, options.bootstrap);
+      if (options.hanging === true) return listHanging(options);
       await withAdmin(options, async (admin) => {
         const filters = { states: options.state ?? [], producerIds: (options.producerId ?? []).map(bigintArg), ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }) };
         const txns = await listTransactions(admin.cluster, filters);
@@ -81,6 +92,18 @@ export function registerTxnCommands(program: Command): void {
         return writeOut(`${formatTable(['PARTITION', 'PRODUCER-ID', 'EPOCH', 'LAST-SEQUENCE', 'LAST-TIMESTAMP', 'COORDINATOR-EPOCH', 'TXN-START-OFFSET'], rows)}\n`);
       });
     });
+}
+
+async function listHanging(options: ListOptions): Promise<void> {
+  await withAdmin(options, async (admin) => {
+    const found = await findHangingTransactions(admin.cluster, {
+      maxTimeoutMs: options.maxTransactionTimeoutMs ?? MAX_TRANSACTION_TIMEOUT_MS_DEFAULT,
+      ...(options.topic === undefined ? {} : { topics: options.topic }),
+    });
+    if (options.json === true) return writeOut(`${toJson(found, 2)}\n`);
+    const rows = found.map((h) => [h.topic, String(h.partition), String(h.producerId), String(h.producerEpoch), String(h.coordinatorEpoch), String(h.firstOffset), String(Math.round(h.openForMs / 1000))]);
+    return writeOut(`${formatTable(['TOPIC', 'PARTITION', 'PRODUCER-ID', 'EPOCH', 'COORDINATOR-EPOCH', 'START-OFFSET', 'OPEN-S'], rows)}\n`);
+  });
 }
 
 function registerAbort(txn: Command): void {

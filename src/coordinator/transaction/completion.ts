@@ -40,7 +40,14 @@ type Decision = { kind: 'error'; code: number } | { kind: 'answered' } | { kind:
 
 const failed = (errorCode: number): ProducerIdAndEpoch => ({ errorCode, producerId: -1n, producerEpoch: -1 });
 
+/** Transactions this coordinator ended since start: commits, and aborts by who asked (for the broker's metrics). */
+export interface TxnOutcomes {
+  commits: number;
+  readonly aborts: { client: number; timeout: number; fenced: number };
+}
+
 export class TxnCompletion {
+  readonly outcomes: TxnOutcomes = { commits: 0, aborts: { client: 0, timeout: 0, fenced: 0 } };
   /** Transactions whose markers are being written (not sent twice). */
   private readonly markersInFlight = new Set<TxnMetadata>();
 
@@ -63,6 +70,8 @@ export class TxnCompletion {
     if (!this.isCurrent(shard) || md.inFlight) return failed(ErrorCode.CONCURRENT_TRANSACTIONS);
     const code = await this.persist(shard, md, target);
     if (code !== ErrorCode.NONE) return failed(code);
+    if (decision.committed) this.outcomes.commits++;
+    else this.outcomes.aborts.client++;
     this.sendMarkers(shard, md);
     // Version 2 answers the producer id and epoch the client continues with (EndTxn v5).
     const next = target.nextProducerId >= 0n ? { producerId: target.nextProducerId, producerEpoch: 0 } : { producerId: md.producerId, producerEpoch: md.producerEpoch };
@@ -95,12 +104,14 @@ export class TxnCompletion {
    * markers and by the coordinator. Used by InitProducerId of a new
    * instance and by the timeout scan; neither waits for it.
    */
-  fenceAndAbort(shard: Shard, md: TxnMetadata): void {
+  fenceAndAbort(shard: Shard, md: TxnMetadata, cause: 'timeout' | 'fenced'): void {
     if (md.inFlight || md.state !== 'Ongoing') return;
     const producerEpoch = Math.min(md.producerEpoch + 1, 0x7fff);
     const target: TxnLogEntry = { ...md.entry(), state: 'PrepareAbort', producerEpoch, txnLastUpdateTimestampMs: this.deps.clock.nowMs() };
     void this.persist(shard, md, target).then((code) => {
-      if (code === ErrorCode.NONE) this.sendMarkers(shard, md);
+      if (code !== ErrorCode.NONE) return;
+      this.outcomes.aborts[cause]++;
+      this.sendMarkers(shard, md);
     });
   }
 

@@ -119,7 +119,10 @@ export class TransactionCoordinator {
 
   private async initExisting(shard: Shard, md: TxnMetadata, input: InitProducerIdInput): Promise<ProducerIdAndEpoch> {
     if (md.inFlight) return failed(ErrorCode.CONCURRENT_TRANSACTIONS);
-    if (input.producerId >= 0n) {
+    // An id whose metadata was just created (epoch -1) takes any producer id and epoch, as Kafka
+    // (isValidProducerId): a client may name the id of its earlier idempotent session
+    // (@platformatic/kafka does, on its first transaction) or recover from UNKNOWN_PRODUCER_ID.
+    if (input.producerId >= 0n && md.producerEpoch >= 0) {
       // KIP-360: a producer bumping its own epoch must name its current id and epoch.
       // A retry of the InitProducerId that bumped the epoch, or a producer whose
       // transaction the coordinator aborted (timeout) with a bump: the current
@@ -140,7 +143,7 @@ export class TransactionCoordinator {
         return failed(ErrorCode.CONCURRENT_TRANSACTIONS);
       case 'Ongoing':
         // A new producer instance: fence the old one and abort its transaction; the client retries.
-        this.completion.fenceAndAbort(shard, md);
+        this.completion.fenceAndAbort(shard, md, 'fenced');
         return failed(ErrorCode.CONCURRENT_TRANSACTIONS);
       case 'Empty':
       case 'CompleteCommit':
@@ -274,7 +277,7 @@ export class TransactionCoordinator {
     for (const shard of this.shards.values()) {
       for (const md of shard.txns.values()) {
         if (md.state === 'Ongoing' && !md.inFlight && md.txnStartTimestampMs + md.txnTimeoutMs < now) {
-          this.completion.fenceAndAbort(shard, md);
+          this.completion.fenceAndAbort(shard, md, 'timeout');
           n++;
         }
       }

@@ -49,4 +49,11 @@ export class TxnQueries {
     }
     return out.sort((a, b) => (a.transactionalId < b.transactionalId ? -1 : a.transactionalId > b.transactionalId ? 1 : 0));
   }
+
+  /** Transactional ids of the loaded shards by state (for the metrics). */
+  countByState(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const shard of this.shards()) for (const md of shard.txns.values()) out.set(md.state, (out.get(md.state) ?? 0) + 1);
+    return out;
+  }
 }

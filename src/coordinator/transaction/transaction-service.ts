@@ -39,6 +39,10 @@ export interface TransactionSettings {
   readonly writeTimeoutMs: number;
   /** transaction.partition.verification.enable: partition leaders check with the coordinator before a transaction's first append (KIP-890 part 1). */
   readonly partitionVerification?: boolean;
+  /** transaction.hanging.abort.enable: partition leaders abort hanging transactions (hanging.ts). */
+  readonly hangingAbort?: boolean;
+  /** transaction.hanging.check.interval.ms */
+  readonly hangingCheckIntervalMs?: number;
 }
 
 const NOT_FOUND = { nodeId: -1, host: '', port: -1 };

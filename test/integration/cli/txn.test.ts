@@ -6,6 +6,7 @@
  * transaction's first offset, `txn abort` writes an ABORT marker on the
  * partition (the first offset is gone from DescribeProducers), and after the
  * producer commits a later transaction `txn describe` says CompleteCommit.
+ * `txn list --hanging` does not list a transaction its coordinator knows.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +51,8 @@ describe('tributary txn / producer', { timeout: 120_000 }, () => {
     const producers = await cli<{ partition: number; producerId: number; currentTxnStartOffset: number }[]>('producer', 'describe', TOPIC);
     const mine = producers.find((p) => p.producerId === described.producerId);
     assert.equal(mine?.currentTxnStartOffset, 0, 'the open transaction starts at offset 0');
+    // Open (past a 0 ms maximum), but its coordinator has it Ongoing with this partition: not hanging.
+    assert.deepEqual(await cli<unknown[]>('txn', 'list', '--hanging', '--topic', TOPIC, '--max-transaction-timeout-ms', '0'), []);
     await cli('txn', 'abort', '--topic', TOPIC, '--partition', '0', '--producer-id', String(described.producerId));
     const after = await cli<{ producerId: number; currentTxnStartOffset: number }[]>('producer', 'describe', TOPIC);
     assert.equal(after.find((p) => p.producerId === described.producerId)?.currentTxnStartOffset, -1, 'the marker closed it on the partition');

@@ -55,6 +55,7 @@ function rawConsumer(overrides: Partial<RawConsumerOptions> = {}, without: (keyo
     topic: 't',
     from: 'earliest',
     source: 'consumer',
+    isolationLevel: 'read_uncommitted',
     maxPollRecords: 10_000,
     timeoutMs: 10_000,
     fetchMaxWaitMs: 500,

@@ -207,3 +207,22 @@ test('a committed offset with its leader epoch is validated before the first fet
   assert.equal(warnings.length, 1);
   assert.match(warnings[0] as string, /position 10 \(epoch 0\) is past the leader's end offset 5/);
 });
+
+test('the leader moves again while a position waits for validation: validation follows it (CurrentLeaderEpoch of the newest leader)', async (t) => {
+  const { fake, consumer, take } = await setup(t);
+  fake.append(0, values('a', 3));
+  consumer.assign([{ topic: 't', partition: 0 }]);
+  await take(3);
+  // The first validation (under epoch 1) meets a second election (epoch 2) and is answered FENCED_LEADER_EPOCH:
+  // it must be sent again under epoch 2, not under the stale 1 for ever.
+  let elections = 0;
+  fake.beforeOffsetForLeaderEpoch = () => {
+    if (elections++ === 0) fake.moveLeader(0, 3);
+  };
+  fake.moveLeader(0, 2);
+  fake.append(0, values('b', 3));
+  const after = await take(3);
+  assert.deepEqual(after.map((r) => r.value), values('b', 3));
+  const asked = fake.requestsOf(23).map((r) => (r.req.body.topics as { partitions: { currentLeaderEpoch: number }[] }[])[0]?.partitions[0]?.currentLeaderEpoch);
+  assert.deepEqual([asked[0], asked.at(-1)], [1, 2], `validated under epoch 1, then 2 (${asked.join(',')})`);
+});

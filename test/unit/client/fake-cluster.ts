@@ -118,6 +118,9 @@ export class FakeCluster {
     return [...this.nodes.values()].map((b) => `127.0.0.1:${b.port}`).join(',');
   }
 
+  /** Called as each OffsetForLeaderEpoch arrives, before it is answered (e.g. to hold an election meanwhile). */
+  beforeOffsetForLeaderEpoch: ((node: number) => void) | null = null;
+
   /** Stops a broker: its connections close and new ones are refused; Metadata no longer lists it. */
   async kill(node: number): Promise<void> {
     const broker = this.nodes.get(node);
@@ -193,6 +196,7 @@ export class FakeCluster {
       case 2:
         return this.listOffsets(node, req);
       case 23:
+        this.beforeOffsetForLeaderEpoch?.(node);
         return this.offsetForLeaderEpoch(node, req);
       case 21:
         return this.deleteRecords(node, req);

@@ -69,6 +69,7 @@ const OUR_DEFAULTS: Partial<Record<BrokerConfigKey, string>> = {
   'log.level': 'info', 'metrics.listeners': '', 'log.open.files.max': '0',
   'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
   'sasl.mechanism.inter.broker.protocol': 'PLAIN', 'sasl.mechanism.controller.protocol': 'PLAIN', 'ssl.keystore.type': '', 'ssl.truststore.type': '',
+  'transaction.hanging.abort.enable': 'true', 'transaction.hanging.check.interval.ms': '60000',
 };
 
 test('every broker key has a default equal to Kafka\'s, or a documented difference', () => {

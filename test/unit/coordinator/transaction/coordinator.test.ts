@@ -117,6 +117,29 @@ describe('transaction coordinator', () => {
     assert.equal(w.coordinator.queries.list(['PrepareAbort'], []).length, 1);
   });
 
+  it('InitProducerId naming a producer: any for a new id (Kafka\'s epoch -1 rule), only the current one afterwards', async () => {
+    const w = world();
+    // @platformatic/kafka names the producer id of its idempotent session on its first transaction.
+    const first = await w.coordinator.initProducerId({ transactionalId: 'pk', transactionTimeoutMs: 1000, producerId: 7n, producerEpoch: 0 });
+    assert.deepEqual([first.errorCode, first.producerId, first.producerEpoch], [ErrorCode.NONE, 100n, 0]);
+    const stranger = await w.coordinator.initProducerId({ transactionalId: 'pk', transactionTimeoutMs: 1000, producerId: 7n, producerEpoch: 0 });
+    assert.equal(stranger.errorCode, ErrorCode.PRODUCER_FENCED);
+    const stale = await w.coordinator.initProducerId({ transactionalId: 'pk', transactionTimeoutMs: 1000, producerId: 100n, producerEpoch: 3 });
+    assert.equal(stale.errorCode, ErrorCode.PRODUCER_FENCED);
+    const own = await w.coordinator.initProducerId({ transactionalId: 'pk', transactionTimeoutMs: 1000, producerId: 100n, producerEpoch: 0 });
+    assert.deepEqual([own.errorCode, own.producerEpoch], [ErrorCode.NONE, 1]);
+  });
+
+  it('EndTxn before any partition is INVALID_TXN_STATE; a stale epoch is PRODUCER_FENCED', async () => {
+    const w = world();
+    await w.coordinator.initProducerId({ transactionalId: 'early', transactionTimeoutMs: 1000, producerId: -1n, producerEpoch: -1 });
+    const init = await w.coordinator.initProducerId({ transactionalId: 'early', transactionTimeoutMs: 1000, producerId: -1n, producerEpoch: -1 });
+    assert.equal(init.producerEpoch, 1);
+    const ref = { transactionalId: 'early', producerId: init.producerId, producerEpoch: init.producerEpoch };
+    assert.equal((await w.coordinator.endTxn({ ...ref, committed: true, transactionVersion: 1 })).errorCode, ErrorCode.INVALID_TXN_STATE);
+    assert.equal((await w.coordinator.endTxn({ ...ref, producerEpoch: ref.producerEpoch - 1, committed: false, transactionVersion: 1 })).errorCode, ErrorCode.PRODUCER_FENCED);
+  });
+
   it('a failed write changes nothing; an unknown id or producer is INVALID_PRODUCER_ID_MAPPING', async () => {
     let code: number = ErrorCode.NONE;
     const w = world({ failWrites: () => code });
