@@ -87,6 +87,7 @@ export {
   ConnectionError,
   KafkaProtocolError,
   ProducerFencedError,
+  TransactionAbortableError,
   LogTruncationError,
   ProtocolError,
   RequestTimeoutError,
