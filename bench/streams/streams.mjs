@@ -1,7 +1,7 @@
 /**
  * Streams throughput (build first: npm run build):
  *
- *   node bench/streams/streams.mjs [--count N] [--phases stateless,hand-stateless,wordcount,hand-wordcount,restore]
+ *   node bench/streams/streams.mjs [--count N] [--phases stateless,hand-stateless,wordcount,wordcount-eos,hand-wordcount,restore]
  *   DIST=/path/to/other/dist node bench/streams/streams.mjs   # the same phases on another build (before/after)
  *
  * One embedded broker (worker thread, same 2 cores). N one-word text records
@@ -40,7 +40,7 @@ const arg = (name, dflt) => {
 const COUNT = arg('count', 1_000_000);
 const PHASES = (() => {
   const i = process.argv.indexOf('--phases');
-  return i < 0 ? ['stateless', 'hand-stateless', 'wordcount', 'hand-wordcount', 'restore'] : process.argv[i + 1].split(',');
+  return i < 0 ? ['stateless', 'hand-stateless', 'wordcount', 'wordcount-eos', 'hand-wordcount', 'restore'] : process.argv[i + 1].split(',');
 })();
 const WORDS = 10_000;
 const PARTITIONS = 2;
@@ -94,9 +94,11 @@ const keptCount = await (async () => {
   return n;
 })();
 
-function streamsPhase(appId, topology) {
+function streamsPhase(appId, topology, guarantee = 'at_least_once') {
   return async () => {
-    const streams = new KafkaStreams(topology, { applicationId: appId, bootstrapServers: cluster.bootstrap, stateDir, commitIntervalMs: 1000, logger: () => {} });
+    // exactly_once_v2 commits at Kafka's default for it (100 ms): each commit is a transaction.
+    const commit = guarantee === 'exactly_once_v2' ? {} : { commitIntervalMs: 1000 };
+    const streams = new KafkaStreams(topology, { applicationId: appId, bootstrapServers: cluster.bootstrap, stateDir, processingGuarantee: guarantee, ...commit, logger: () => {} });
     await streams.start();
     return () => streams.close();
   };
@@ -136,26 +138,34 @@ if (PHASES.includes('stateless')) {
 if (PHASES.includes('hand-stateless')) {
   await phase('hand-written stateless loop', 'out-hand-stateless', keptCount, handPhase('bench-hand-stateless', 'out-hand-stateless', (r) => (keep(r.value) ? [r.key, r.value.toUpperCase()] : null)));
 }
-if (PHASES.includes('wordcount')) {
+function wordCountTopology(out) {
   const b = new StreamsBuilder();
   b.stream('bench-in', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
     .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
     .groupBy((_k, word) => word, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
     .count({ storeName: 'word-counts', storeType: 'persistent' })
     .toStream()
-    .to('out-wordcount', { keySerde: Serdes.String(), valueSerde: Serdes.Long() });
-  // Done when every repartitioned record is committed (with the record cache the output holds fewer than COUNT records),
-  // or when the output holds COUNT records (a build without the cache, run with DIST=).
-  const committed = async (started) => {
-    for (;;) {
-      const offsets = await admin.fetchGroupOffsets('bench-wordcount', ['bench-wordcount-word-counts-repartition']).catch(() => []);
-      const n = Array.isArray(offsets) ? offsets.reduce((sum, o) => sum + Math.max(0, Number(o.offset)), 0) : 0;
-      if (n >= COUNT || (await endOffsets('out-wordcount')) >= COUNT) return performance.now() - started;
-      if (performance.now() - started > 600_000) throw new Error(`word count: ${n}/${COUNT} committed after 600 s`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  await phase('streams word count (LMDB, at_least_once)', 'out-wordcount', COUNT, streamsPhase('bench-wordcount', b.build()), committed);
+    .to(out, { keySerde: Serdes.String(), valueSerde: Serdes.Long() });
+  return b.build();
+}
+
+// Done when every repartitioned record is committed (with the record cache the output holds fewer than COUNT records),
+// or when the output holds COUNT records (a build without the cache, run with DIST=).
+const committedBy = (appId, out) => async (started) => {
+  for (;;) {
+    const offsets = await admin.fetchGroupOffsets(appId, [`${appId}-word-counts-repartition`]).catch(() => []);
+    const n = Array.isArray(offsets) ? offsets.reduce((sum, o) => sum + Math.max(0, Number(o.offset)), 0) : 0;
+    if (n >= COUNT || (await endOffsets(out)) >= COUNT) return performance.now() - started;
+    if (performance.now() - started > 600_000) throw new Error(`word count: ${n}/${COUNT} committed after 600 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+if (PHASES.includes('wordcount')) {
+  await phase('streams word count (LMDB, at_least_once)', 'out-wordcount', COUNT, streamsPhase('bench-wordcount', wordCountTopology('out-wordcount')), committedBy('bench-wordcount', 'out-wordcount'));
+}
+if (PHASES.includes('wordcount-eos')) {
+  const app = 'bench-wordcount-eos';
+  await phase('streams word count (LMDB, exactly_once_v2)', 'out-wordcount-eos', COUNT, streamsPhase(app, wordCountTopology('out-wordcount-eos'), 'exactly_once_v2'), committedBy(app, 'out-wordcount-eos'));
 }
 if (PHASES.includes('hand-wordcount')) {
   const counts = new Map();
@@ -200,7 +210,7 @@ console.log('\n| phase | records | ms | records/s |\n|---|---|---|---|');
 for (const r of results) console.log(`| ${r.phase} | ${r.records} | ${r.ms} | ${r.recordsPerSec} |`);
 const rate = (prefix) => results.find((r) => r.phase.startsWith(prefix))?.recordsPerSec;
 const ratio = (a, b) => (rate(a) && rate(b) ? `${Math.round((rate(a) / rate(b)) * 100)}%` : 'n/a');
-console.log(`\nstateless: ${ratio('streams stateless', 'hand-written stateless')} of the hand-written loop; word count: ${ratio('streams word count', 'hand-written count')} of the hand-written loop`);
+console.log(`\nstateless: ${ratio('streams stateless', 'hand-written stateless')} of the hand-written loop; word count: ${ratio('streams word count (LMDB, at_least_once', 'hand-written count')} of the hand-written loop (exactly_once_v2: ${ratio('streams word count (LMDB, exactly_once_v2', 'hand-written count')})`);
 await admin.close();
 await cluster.stop();
 rmSync(stateDir, { recursive: true, force: true });

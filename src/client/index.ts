@@ -88,6 +88,7 @@ export {
   ConnectionError,
   KafkaProtocolError,
   ProducerFencedError,
+  TransactionAbortableError,
   LogTruncationError,
   ProtocolError,
   RequestTimeoutError,

@@ -20,6 +20,7 @@ import type { KTable } from './ktable.js';
 import type { Materialized } from './options.js';
 import type { SessionWindows } from './session-windows.js';
 import type { Window, Windowed } from './windows.js';
+import { windowRetentionMs } from './time-windowed-stream.js';
 
 /** Combines the aggregates of two sessions of `key` that a record joins into one. */
 export type Merger<K, VA> = (key: K, left: VA, right: VA) => VA;
@@ -54,7 +55,9 @@ export class SessionWindowedKStream<K, V> {
     const keySerde = materialized.keySerde ?? this.state.keySerde;
     const name = materialized.storeName ?? g.name('KSTREAM-AGGREGATE-STATE-STORE');
     const supplier = materialized.storeType === 'persistent' ? Stores.persistentKeyValueStore(name) : Stores.inMemoryKeyValueStore(name);
-    g.topology.addStateStore(sessionStoreBuilder(supplier, keySerde, materialized.valueSerde, materialized.loggingEnabled !== false, materialized.changelogConfig ?? {}));
+    // Kafka's default session store retention: inactivity gap + grace (a session can change until then).
+    const retentionMs = windowRetentionMs(materialized.retentionMs, this.windows.inactivityGapMs + this.windows.graceMs, name);
+    g.topology.addStateStore(sessionStoreBuilder(supplier, keySerde, materialized.valueSerde, materialized.loggingEnabled !== false, materialized.changelogConfig ?? {}, retentionMs));
     const node = g.processor(g.name('KSTREAM-AGGREGATE'), sessionAggregate<K, V, VA>(name, this.windows, initializer, aggregator, merger), [this.parentNode], [name]);
     const getter: ValueGetterSupplier<Windowed<K>, VA> = {
       stores: [name],
@@ -69,12 +72,12 @@ export class SessionWindowedKStream<K, V> {
   }
 }
 
-function sessionStoreBuilder<K, V>(supplier: BytesStoreSupplier, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined, logging: boolean, config: Record<string, string>): StoreBuilder<SessionStore<K, V>> {
+function sessionStoreBuilder<K, V>(supplier: BytesStoreSupplier, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined, logging: boolean, config: Record<string, string>, retentionMs: number): StoreBuilder<SessionStore<K, V>> {
   const make = (log: boolean, cfg: Record<string, string>): StoreBuilder<SessionStore<K, V>> => ({
     name: supplier.name,
     loggingEnabled: log,
     changelogConfig: cfg,
-    build: () => new SessionStore(supplier, keySerde, valueSerde, log),
+    build: () => new SessionStore(supplier, keySerde, valueSerde, log, retentionMs),
     withLoggingDisabled: () => make(false, {}),
     withLoggingEnabled: (c = {}) => make(true, { ...c }),
   });

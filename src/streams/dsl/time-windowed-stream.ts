@@ -4,10 +4,12 @@
  * is closed, that is its end plus grace is at or before the stream time
  * observed so far (such a late record is dropped, as Kafka drops it). The
  * result is a table keyed by `Windowed<K>`; each update is forwarded at
- * once, or only when the window closes with `suppress(untilWindowCloses)`.
+ * once (or, with the store's caching, each window's latest update at the
+ * next commit), or only when the window closes with `suppress(untilWindowCloses)`.
  */
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
+import { StreamRecord } from '../processor/record.js';
 import { Serdes, type Serde } from '../serdes.js';
 import { Stores } from '../state/stores.js';
 import { WindowStore } from '../state/window-store.js';
@@ -48,7 +50,9 @@ export class TimeWindowedKStream<K, V> {
     const name = materialized.storeName ?? g.name('KSTREAM-AGGREGATE-STATE-STORE');
     const supplier = materialized.storeType === 'persistent' ? Stores.persistentKeyValueStore(name) : Stores.inMemoryKeyValueStore(name);
     const retentionMs = windowRetentionMs(materialized.retentionMs, this.windows.sizeMs + this.windows.graceMs, name);
-    g.topology.addStateStore(windowStoreBuilder(supplier, keySerde, materialized.valueSerde, materialized.loggingEnabled !== false, materialized.changelogConfig ?? {}, retentionMs));
+    // Cached unless turned off, as Kafka's DSL stores: a window's updates between two commits go downstream once.
+    const caching = materialized.cachingEnabled !== false;
+    g.topology.addStateStore(windowStoreBuilder(supplier, keySerde, materialized.valueSerde, materialized.loggingEnabled !== false, materialized.changelogConfig ?? {}, retentionMs, caching));
     const node = g.processor(g.name('KSTREAM-AGGREGATE'), windowedAggregate<K, V, VA>(name, this.windows, initializer, aggregator), [this.parentNode], [name]);
     const getter: ValueGetterSupplier<Windowed<K>, VA> = {
       stores: [name],
@@ -72,12 +76,12 @@ export function windowRetentionMs(asked: number | undefined, minimumMs: number, 
   return asked;
 }
 
-function windowStoreBuilder<K, V>(supplier: ReturnType<typeof Stores.inMemoryKeyValueStore>, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined, logging: boolean, config: Record<string, string>, retentionMs: number): StoreBuilder<WindowStore<K, V>> {
+function windowStoreBuilder<K, V>(supplier: ReturnType<typeof Stores.inMemoryKeyValueStore>, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined, logging: boolean, config: Record<string, string>, retentionMs: number, caching: boolean): StoreBuilder<WindowStore<K, V>> {
   const make = (log: boolean, cfg: Record<string, string>): StoreBuilder<WindowStore<K, V>> => ({
     name: supplier.name,
     loggingEnabled: log,
     changelogConfig: cfg,
-    build: () => new WindowStore(supplier, keySerde, valueSerde, log, retentionMs),
+    build: () => new WindowStore(supplier, keySerde, valueSerde, log, retentionMs, caching),
     withLoggingDisabled: () => make(false, {}),
     withLoggingEnabled: (c = {}) => make(true, { ...c }),
   });
@@ -89,10 +93,15 @@ function windowedAggregate<K, V, VA>(storeName: string, windows: TimeWindows, in
     let context: ProcessorContext;
     let store: WindowStore<K, VA>;
     let observedStreamTimeMs = -1;
+    // A caching store forwards each window's latest change when its cache is flushed (Kafka's TimestampedTupleForwarder).
+    let cached = false;
     return {
       init(c) {
         context = c;
         store = c.getStateStore(storeName);
+        cached = store.setFlushListener((key, start, newValue, oldValue, timestampMs) =>
+          context.forward(new StreamRecord<Windowed<K>, Change<VA>>({ key, window: { start, end: start + windows.sizeMs } }, { newValue, oldValue }, timestampMs)),
+        );
       },
       process(record) {
         if (record.key === null || record.key === undefined || record.value === null || record.value === undefined) return;
@@ -105,7 +114,7 @@ function windowedAggregate<K, V, VA>(storeName: string, windows: TimeWindows, in
           const start = old ?? (initializer === null ? null : initializer());
           const next = start === null ? (record.value as unknown as VA) : aggregator(key, record.value as V, start);
           store.put(key, next, window.start);
-          context.forward(record.withKey<Windowed<K>>({ key, window }).withValue<Change<VA>>({ newValue: next, oldValue: old }));
+          if (!cached) context.forward(record.withKey<Windowed<K>>({ key, window }).withValue<Change<VA>>({ newValue: next, oldValue: old }));
         }
       },
     };

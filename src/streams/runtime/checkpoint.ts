@@ -4,6 +4,8 @@
  * up to which the store on disk holds the changelog. Written after each
  * commit (the stores were flushed and the changelog records acknowledged
  * before it); read when the task starts, so only the tail is restored.
+ * Under exactly_once_v2 it is written only when a task closes cleanly and
+ * deleted when the task starts running again (Kafka's rule).
  * Format: JSON `{ "version": 1, "offsets": { "<topic>:<partition>": "<offset>" } }`,
  * written to a temporary file and renamed, so a crash leaves the old or the new one.
  */
@@ -35,6 +37,11 @@ export function writeCheckpoint(dir: string, offsets: ReadonlyMap<string, bigint
   const tmp = join(dir, `${FILE}.tmp`);
   writeFileSync(tmp, JSON.stringify({ version: 1, offsets: Object.fromEntries([...offsets].map(([k, v]) => [k, v.toString()])) }));
   renameSync(tmp, join(dir, FILE));
+}
+
+/** Removes the checkpoint (exactly-once: the task runs again, its stores will hold uncommitted changes). */
+export function deleteCheckpoint(dir: string): void {
+  rmSync(join(dir, FILE), { force: true });
 }
 
 /** Removes the task's directory (no usable checkpoint: the stores start empty and restore in full). */

@@ -1,8 +1,7 @@
 /**
  * The KafkaStreams config (Kafka's StreamsConfig names in camelCase) and
- * its check. `exactly_once_v2` is part of the type because it is part of the
- * API, but it is refused at start: it needs transactions, which the broker
- * does not implement yet.
+ * its check, with Kafka's defaults (commit.interval.ms is 100 under
+ * exactly_once_v2, 30000 otherwise).
  */
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Serde } from '../serdes.js';
@@ -26,11 +25,15 @@ export interface StreamsConfig {
   applicationId: string;
   /** 'host:port[,host:port]'. */
   bootstrapServers: string;
-  /** Default 'at_least_once'. 'exactly_once_v2' is refused at start() until the broker supports transactions. */
+  /**
+   * Default 'at_least_once'. 'exactly_once_v2' (KIP-447): one transactional
+   * producer per stream thread, input offsets committed in its transactions,
+   * consumers and restoration read_committed.
+   */
   processingGuarantee?: ProcessingGuarantee;
   /** Where persistent state lives (default ./streams-state); the built-in stores of this version are in memory. */
   stateDir?: string;
-  /** How often offsets are committed after flushing output and stores (default 30000, as Kafka's at_least_once). */
+  /** How often offsets are committed after flushing output and stores (default 30000, or 100 under exactly_once_v2, as Kafka). */
   commitIntervalMs?: number;
   /** Record cache of the caching stores, per thread (Kafka's `statestore.cache.max.bytes`, default 10 MiB; 0 disables caching). */
   statestoreCacheMaxBytes?: number;
@@ -72,6 +75,8 @@ export interface ResolvedConfig extends Required<Omit<StreamsConfig, 'defaultKey
 }
 
 export const COMMIT_INTERVAL_MS_DEFAULT = 30_000;
+/** Kafka Streams' commit.interval.ms under exactly-once: output becomes visible to read_committed readers at each commit. */
+export const EOS_COMMIT_INTERVAL_MS_DEFAULT = 100;
 /** Kafka's default `statestore.cache.max.bytes`. */
 export const STATESTORE_CACHE_MAX_BYTES_DEFAULT = 10 * 1024 * 1024;
 const WALL_CLOCK_TICK_MS_DEFAULT = 100;
@@ -85,7 +90,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   if (typeof config.bootstrapServers !== 'string' || config.bootstrapServers === '') throw configError('bootstrapServers is required');
   const guarantee = config.processingGuarantee ?? 'at_least_once';
   if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') throw configError(`processingGuarantee must be 'at_least_once' or 'exactly_once_v2', got '${String(guarantee)}'`);
-  const commitIntervalMs = config.commitIntervalMs ?? COMMIT_INTERVAL_MS_DEFAULT;
+  const commitIntervalMs = config.commitIntervalMs ?? (guarantee === 'exactly_once_v2' ? EOS_COMMIT_INTERVAL_MS_DEFAULT : COMMIT_INTERVAL_MS_DEFAULT);
   if (!Number.isInteger(commitIntervalMs) || commitIntervalMs < 1) throw configError(`commitIntervalMs must be a positive integer, got ${commitIntervalMs}`);
   const logger = config.logger ?? stderrLogger;
   const statestoreCacheMaxBytes = config.statestoreCacheMaxBytes ?? STATESTORE_CACHE_MAX_BYTES_DEFAULT;
@@ -133,13 +138,6 @@ function productionHandler(option: StreamsConfig['productionExceptionHandler'], 
     log(response === 'CONTINUE' ? 'warn' : 'error', `cannot produce a record to '${record.topic}': ${(err as Error)?.message ?? String(err)}${response === 'CONTINUE' ? ' (dropped)' : ''}`);
     return response;
   };
-}
-
-/** Refuses what this version cannot do honestly. */
-export function checkSupported(config: ResolvedConfig): void {
-  if (config.processingGuarantee === 'exactly_once_v2') {
-    throw configError("processingGuarantee 'exactly_once_v2' needs transactions, which the broker does not support yet; use 'at_least_once'");
-  }
 }
 
 /** Where an instance answers interactive queries (Kafka's HostInfo). */

@@ -1,6 +1,6 @@
 /**
  * KafkaStreams: runs a topology against a cluster (Kafka Streams'
- * `KafkaStreams`), at least once. Start-up creates the internal topics and
+ * `KafkaStreams`), at least once or exactly once (exactly_once_v2). Start-up creates the internal topics and
  * the global stores, then a stream thread (stream-thread.ts) joins the group
  * `<applicationId>` with the streams assignor, which places tasks (one per
  * sub-topology and partition) stickily and in balance over the instances,
@@ -10,11 +10,11 @@
  * queries: the local stores, and where a key lives (queryMetadataForKey).
  */
 import { randomUUID } from 'node:crypto';
-import { Admin, Producer } from '../../client/index.js';
+import { Admin } from '../../client/index.js';
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { ReadOnlyKeyValueStore, StateStore } from '../state/store.js';
 import type { Topology } from '../topology.js';
-import { checkSupported, resolveConfig, type ResolvedConfig, type StreamsConfig } from './config.js';
+import { resolveConfig, type ResolvedConfig, type StreamsConfig } from './config.js';
 import { prepareTopics, type TopicLayout } from './internal-topics.js';
 import { StreamsState, type StateListener, type StreamsStateName } from './streams-state.js';
 import { compositeStore } from './queryable-store.js';
@@ -39,7 +39,6 @@ export class KafkaStreams {
   private readonly processId = randomUUID();
   private exceptionHandler: (error: unknown) => StreamThreadExceptionResponse = () => 'SHUTDOWN_CLIENT';
   private admin: Admin | null = null;
-  private producer: Producer<Buffer | null, Buffer | null> | null = null;
   private thread: StreamThread | null = null;
   private layout: TopicLayout | null = null;
   private globals: GlobalStores | null = null;
@@ -74,18 +73,15 @@ export class KafkaStreams {
 
   /**
    * Creates the internal topics, joins the group and resolves once the first
-   * assignment is processed and restored (state RUNNING). Refuses
-   * exactly_once_v2 (ERR_STREAMS_CONFIG) until the broker supports transactions.
+   * assignment is processed and restored (state RUNNING).
    */
   async start(): Promise<void> {
     if (this.state.current !== 'CREATED') throw new StreamsError(StreamsErrorCode.STATE, `start() can only be called once, in state CREATED (now ${this.state.current})`);
-    checkSupported(this.config);
     this.state.transition('REBALANCING');
     try {
       this.admin = await Admin.connect({ bootstrap: this.config.bootstrapServers, clientId: `${this.config.applicationId}-admin` });
       this.layout = await prepareTopics(this.admin, this.topology, this.config.applicationId, this.config.replicationFactor);
       await this.startGlobalThread();
-      this.producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: this.config.bootstrapServers, clientId: `${this.config.applicationId}-producer` } });
       await this.startThread();
     } catch (err) {
       await this.shutdown('ERROR');
@@ -142,7 +138,6 @@ export class KafkaStreams {
       topology: this.topology,
       config: this.config,
       admin: this.admin as Admin,
-      producer: this.producer as Producer<Buffer | null, Buffer | null>,
       layout: this.layout as TopicLayout,
       globalStores: this.globals?.stores,
       processId: this.processId,
@@ -225,7 +220,6 @@ export class KafkaStreams {
       await this.thread?.close(final === 'NOT_RUNNING');
       await this.globalThread?.close();
       this.globals?.close();
-      await this.producer?.close().catch(() => {});
       await this.admin?.close().catch(() => {});
       this.state.transition(final);
     })();

@@ -7,13 +7,18 @@
  * A failed send goes to the production exception handler (with the first
  * record of the failed sendBatch); 'FAIL' makes the next flush throw.
  */
-import type { Admin, Producer, ProducerRecord } from '../../client/index.js';
+import { ProducerFencedError, TransactionAbortableError, type Admin, type BatchAck, type ProducerRecord } from '../../client/index.js';
 
 /** Records collected before a sendBatch is forced (bounds memory within one consumed batch). */
 const COLLECT_RECORDS_MAX = 10_000;
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { ProductionExceptionHandler } from './config.js';
 import type { RecordCollector, SinkRecord } from './collector.js';
+
+/** Where the collector sends: the thread's StreamsProducer (transactional under exactly_once_v2). */
+export interface BatchSender {
+  sendBatch(records: readonly ProducerRecord<Buffer | null, Buffer | null>[]): Promise<BatchAck[]>;
+}
 
 /** Sends a task's output through the Producer. */
 export class ProducerCollector implements RecordCollector {
@@ -22,12 +27,14 @@ export class ProducerCollector implements RecordCollector {
   /** Resolves partition counts for sinks with a partitioner; sends wait in order behind a lookup. */
   private chain: Promise<void> = Promise.resolve();
   private chained = 0;
+  /** Bumped by discard(): acknowledgements and failures of sends before it are ignored. */
+  private generation = 0;
   private buffer: ProducerRecord<Buffer | null, Buffer | null>[] = [];
   /** Per partition written (`topic:partition`), the offset after the last acknowledged record (read for changelogs). */
   readonly changelogOffsets = new Map<string, bigint>();
 
   constructor(
-    private readonly producer: Producer<Buffer | null, Buffer | null>,
+    private readonly producer: BatchSender,
     private readonly admin: Admin,
     private readonly partitions: Map<string, number>,
     private readonly onError: ProductionExceptionHandler,
@@ -65,8 +72,10 @@ export class ProducerCollector implements RecordCollector {
     if (this.buffer.length === 0) return;
     const batch = this.buffer;
     this.buffer = [];
+    const generation = this.generation;
     const sent = this.producer.sendBatch(batch).then(
       (acks) => {
+        if (generation !== this.generation) return;
         for (const a of acks) {
           const k = `${a.topic}:${a.partition}`;
           const next = a.baseOffset + BigInt(a.recordCount);
@@ -74,6 +83,7 @@ export class ProducerCollector implements RecordCollector {
         }
       },
       (err: unknown) => {
+        if (generation !== this.generation) return;
         const first = batch[0] as ProducerRecord<Buffer | null, Buffer | null>;
         this.fail(err, { topic: first.topic, key: first.key ?? null, value: first.value, timestamp: 0, headers: [] });
       },
@@ -98,6 +108,19 @@ export class ProducerCollector implements RecordCollector {
     }
   }
 
+  /**
+   * Forgets what an aborted transaction wrote (exactly-once): records not yet
+   * handed over, a failure waiting for the next flush, and the changelog
+   * offsets reached (the restoration after the abort sets them again).
+   * Sends still in flight settle on their own; the abort makes them invisible.
+   */
+  discard(): void {
+    this.generation++;
+    this.buffer = [];
+    this.failure = null;
+    this.changelogOffsets.clear();
+  }
+
   private produce(record: SinkRecord, partition: number | undefined): void {
     const out: ProducerRecord<Buffer | null, Buffer | null> = { topic: record.topic, key: record.key, value: record.value, timestamp: record.timestamp };
     // No headers is the common case: leave the field out so the Producer converts nothing.
@@ -113,6 +136,11 @@ export class ProducerCollector implements RecordCollector {
   }
 
   private fail(err: unknown, record: SinkRecord): void {
+    // A fenced or aborted transaction is not the record's fault: the thread recovers, the handler is not asked (as Kafka).
+    if (err instanceof ProducerFencedError || err instanceof TransactionAbortableError) {
+      this.failure ??= err;
+      return;
+    }
     if (this.onError(err, record) === 'FAIL' && this.failure === null) this.failure = err;
   }
 }

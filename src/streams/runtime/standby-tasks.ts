@@ -43,6 +43,8 @@ export class StandbyTasks {
     private readonly bootstrap: string,
     private readonly clientId: string,
     private readonly onError: (err: unknown) => void,
+    /** Under exactly_once_v2 a standby replays only committed changes. */
+    private readonly readCommitted = false,
   ) {}
 
   has(id: string): boolean {
@@ -110,7 +112,7 @@ export class StandbyTasks {
 
   private ensureConsumer(): Consumer<Buffer | null, Buffer | null> {
     if (this.consumer !== null) return this.consumer;
-    const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: this.bootstrap, clientId: this.clientId, autoOffsetReset: 'earliest' });
+    const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: this.bootstrap, clientId: this.clientId, autoOffsetReset: 'earliest', isolationLevel: this.readCommitted ? 'read_committed' : 'read_uncommitted' });
     this.consumer = consumer;
     this.loop = (async () => {
       try {

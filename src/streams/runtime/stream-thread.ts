@@ -6,18 +6,30 @@
  * commits the offsets of the records processed, so a crash can repeat output
  * but never lose input (at least once).
  *
+ * Under exactly_once_v2 (KIP-447) the thread's producer is transactional
+ * (StreamsProducer) and the consumer reads `read_committed`. A commit flushes
+ * the stores and the output, adds the processed offsets to the transaction
+ * with the consumer's group metadata and commits it; processing waits while
+ * a commit runs, so every record sent belongs to exactly one transaction. A
+ * failed commit (fenced producer, group generation gone, abortable error)
+ * aborts the transaction, closes every task dirty (local state wiped),
+ * creates them again from the changelogs and rewinds the input to the
+ * committed offsets (`EosRecovery`); a fencing also rejoins the group.
+ *
  * Rebalances are cooperative: only the tasks that move are committed and
  * closed (revoked) or created and restored (assigned); the assignment's
  * userData carries the standby tasks, the hosts of every task (interactive
  * query routing) and the SHUTDOWN_REQUESTED error code.
  */
-import { Consumer, type Admin, type Producer } from '../../client/index.js';
+import { Consumer, type Admin } from '../../client/index.js';
 import type { StateStore } from '../state/store.js';
 import type { Topology } from '../topology.js';
 import type { AssignmentInfo } from './assignment-info.js';
 import type { ResolvedConfig } from './config.js';
 import type { TopicLayout } from './internal-topics.js';
 import { ProducerCollector } from './producer-collector.js';
+import { StreamsProducer } from './streams-producer.js';
+import { EosRecovery } from './eos-recovery.js';
 import { streamsAssignor } from './streams-assignor.js';
 import { TaskManager } from './task-manager.js';
 
@@ -39,7 +51,6 @@ export interface ThreadDeps {
   topology: Topology;
   config: ResolvedConfig;
   admin: Admin;
-  producer: Producer<Buffer | null, Buffer | null>;
   layout: TopicLayout;
   globalStores: ReadonlyMap<string, StateStore> | undefined;
   processId: string;
@@ -52,15 +63,27 @@ export class StreamThread {
   private loop: Promise<void> | null = null;
   private commitTimer: NodeJS.Timeout | null = null;
   private wallClockTimer: NodeJS.Timeout | null = null;
-  private committing: Promise<void> = Promise.resolve();
+  private committing: Promise<unknown> = Promise.resolve();
   private commitRunning = false;
   private shutdownRequested = false;
   private runningAfterRevoke = false;
+  private readonly producer: StreamsProducer;
+  private readonly eos: EosRecovery | null;
+  /** True while a commit (or an exactly-once recovery) runs: processing and punctuation wait under exactly-once. */
+  private inCommit = false;
 
   constructor(private readonly deps: ThreadDeps) {
-    const { config, layout } = deps;
-    const collector = new ProducerCollector(deps.producer, deps.admin, layout.partitions, config.onProductionError);
+    const { config, layout, processId } = deps;
+    const eos = config.processingGuarantee === 'exactly_once_v2';
+    // Kafka's names: the thread index is 1 (one stream thread per instance in this version).
+    this.producer = new StreamsProducer({
+      bootstrap: config.bootstrapServers,
+      clientId: `${config.applicationId}-${processId}-StreamThread-1-producer`,
+      transactionalId: eos ? `${config.applicationId}-${processId}-1` : null,
+    });
+    const collector = new ProducerCollector(this.producer, deps.admin, layout.partitions, config.onProductionError);
     this.tasks = new TaskManager(deps.topology, config, collector, deps.admin, () => this.requestCommit(), layout.partitions, deps.globalStores);
+    this.eos = eos ? new EosRecovery(this.producer, this.tasks, config.logger) : null;
   }
 
   /** Joins the group; resolves after the first assignment is processed. */
@@ -68,6 +91,7 @@ export class StreamThread {
     const { config, topology, hooks } = this.deps;
     const tasks = this.tasks;
     const subs = topology.subtopologies();
+    await this.producer.open();
     const consumer = new Consumer<Buffer | null, Buffer | null>({
       bootstrap: config.bootstrapServers,
       clientId: `${config.applicationId}-consumer`,
@@ -86,6 +110,7 @@ export class StreamThread {
       ],
       autoCommit: false,
       autoOffsetReset: 'earliest',
+      isolationLevel: this.eos !== null ? 'read_committed' : 'read_uncommitted',
       ...(config.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: config.sessionTimeoutMs } : {}),
       listeners: this.listeners(),
     });
@@ -94,7 +119,10 @@ export class StreamThread {
     await consumer.subscribe(sourceTopics);
     hooks.running();
     this.commitTimer = setInterval(() => this.requestCommit(), config.commitIntervalMs);
-    this.wallClockTimer = setInterval(() => this.guard(() => tasks.punctuateWallClock(Date.now())), config.wallClockTickMs);
+    // Under exactly-once a punctuation waits for the commit to end (its output belongs to the next transaction).
+    this.wallClockTimer = setInterval(() => {
+      if (this.eos === null || !this.inCommit) this.guard(() => tasks.punctuateWallClock(Date.now()));
+    }, config.wallClockTickMs);
     this.loop = this.run(consumer);
   }
 
@@ -123,14 +151,18 @@ export class StreamThread {
       onPartitionsRevoked: async (partitions) => {
         if (hooks.stopping()) return;
         hooks.rebalancing();
-        await this.commit();
-        this.tasks.closeFor(partitions);
+        const clean = await this.commit();
+        this.tasks.closeFor(partitions, clean);
         if (this.runningAfterRevoke) hooks.running();
       },
-      onPartitionsLost: (partitions) => {
+      onPartitionsLost: async (partitions) => {
         if (hooks.stopping()) return;
         hooks.rebalancing();
-        this.tasks.closeFor(partitions);
+        // Exactly-once: the open transaction holds work of the lost tasks too; it is aborted and the kept tasks start again.
+        const eos = this.eos;
+        const consumer = this.consumer;
+        if (eos !== null && consumer !== null) await this.exclusive(() => eos.recover(consumer, new Error('partitions lost'), partitions));
+        else this.tasks.closeFor(partitions, false);
       },
       onPartitionsAssigned: async (partitions) => {
         if (hooks.stopping()) return;
@@ -155,8 +187,17 @@ export class StreamThread {
   }
 
   private async run(consumer: Consumer<Buffer | null, Buffer | null>): Promise<void> {
+    const eos = this.eos;
     try {
-      for await (const batch of consumer.batches()) this.tasks.processBatch(batch);
+      for await (const batch of consumer.batches()) {
+        if (eos !== null) {
+          // Wait for a running commit; a batch handed out before a recovery rewound the input is stale.
+          const generation = eos.generation;
+          await this.committing;
+          if (generation !== eos.generation || !this.tasks.owns(batch)) continue;
+        }
+        this.tasks.processBatch(batch);
+      }
     } catch (err) {
       this.deps.hooks.fatal(err);
     }
@@ -179,18 +220,40 @@ export class StreamThread {
       .finally(() => void (this.commitRunning = false));
   }
 
-  /** One commit at a time: flush stores and output, then commit the processed offsets. */
-  commit(): Promise<void> {
-    const next = this.committing.then(async () => {
+  /**
+   * One commit at a time: flush stores and output, then commit the processed
+   * offsets (under exactly-once: in the transaction). Resolves false when an
+   * exactly-once commit failed and the tasks were re-initialised instead.
+   */
+  commit(): Promise<boolean> {
+    return this.exclusive(async () => {
       const consumer = this.consumer;
-      if (consumer === null) return;
+      if (consumer === null) return true;
       const offsets = this.tasks.takeOffsets();
       this.tasks.flushStores();
-      await this.tasks.collector.flush();
-      if (offsets.length > 0) await consumer.commit(offsets);
+      const collector = this.tasks.collector;
+      if (this.eos !== null) {
+        if (!(await this.eos.commit(consumer, offsets, () => collector.flush()))) return false;
+      } else {
+        await collector.flush();
+        if (offsets.length > 0) await consumer.commit(offsets);
+      }
       this.tasks.writeCheckpoints();
+      return true;
     });
-    this.committing = next.catch(() => {});
+  }
+
+  /** Runs `body` after the commits before it; processing waits on it under exactly-once. */
+  private exclusive<T>(body: () => Promise<T>): Promise<T> {
+    const next = this.committing.then(async () => {
+      this.inCommit = true;
+      try {
+        return await body();
+      } finally {
+        this.inCommit = false;
+      }
+    });
+    this.committing = next.then(() => undefined, () => undefined);
     return next;
   }
 
@@ -198,11 +261,19 @@ export class StreamThread {
   async close(commitFirst: boolean): Promise<void> {
     this.stopTimers();
     const consumer = this.consumer;
-    if (consumer !== null && commitFirst) await this.commit().catch((err: unknown) => this.deps.config.logger('error', `final commit failed: ${(err as Error)?.message}`));
+    let clean = false;
+    if (consumer !== null && commitFirst) {
+      clean = await this.commit().catch((err: unknown) => {
+        this.deps.config.logger('error', `final commit failed: ${(err as Error)?.message}`);
+        return false;
+      });
+    }
     this.consumer = null;
     await consumer?.close().catch(() => {});
     await this.loop?.catch(() => {});
-    await this.tasks.closeAll();
+    await this.tasks.closeAll(clean);
+    if (!clean) await this.producer.abortTransaction().catch(() => {});
+    await this.producer.close();
   }
 
   private stopTimers(): void {

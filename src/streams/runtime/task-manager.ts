@@ -14,7 +14,7 @@ import { restoreStores, type RestoreTarget } from './restore.js';
 import { StreamTask } from './stream-task.js';
 import type { RawRecord } from './collector.js';
 import { RecordCache } from '../state/record-cache.js';
-import { checkpointedOffsetSums, readCheckpoint, taskDir, wipeTaskDir, writeCheckpoint } from './checkpoint.js';
+import { checkpointedOffsetSums, deleteCheckpoint, readCheckpoint, taskDir, wipeTaskDir, writeCheckpoint } from './checkpoint.js';
 import { parseTaskId, taskIdOf } from './assignment-info.js';
 import { StandbyTasks, type StandbyTarget } from './standby-tasks.js';
 
@@ -38,7 +38,7 @@ export class TaskManager {
     private readonly globalStores: ReadonlyMap<string, StateStore> = new Map(),
   ) {
     this.cache = new RecordCache(config.statestoreCacheMaxBytes);
-    this.standbys = new StandbyTasks(config.bootstrapServers, `${config.applicationId}-standby-consumer`, (err) => config.logger('error', `standby changelog reader failed: ${(err as Error)?.message ?? String(err)}`));
+    this.standbys = new StandbyTasks(config.bootstrapServers, `${config.applicationId}-standby-consumer`, (err) => config.logger('error', `standby changelog reader failed: ${(err as Error)?.message ?? String(err)}`), config.processingGuarantee === 'exactly_once_v2');
     this.subtopologies = topology.subtopologies();
     for (const s of this.subtopologies) for (const t of s.sourceTopics) this.topicToSub.set(this.resolve(t), s.id);
   }
@@ -69,7 +69,9 @@ export class TaskManager {
       this.tasks.set(id, task);
       for (const t of own) targets.push({ task, store: t.store, topic: t.topic, partition: t.partition, from: t.from });
     }
-    const reached = await restoreStores(this.config.bootstrapServers, this.admin, targets, this.config.logger);
+    // Exactly-once: a checkpoint is only valid until the task runs again (it will hold uncommitted changes).
+    if (this.eos) for (const tp of partitions) deleteCheckpoint(taskDir(this.config.stateDir, this.config.applicationId, this.taskId(tp)));
+    const reached = await restoreStores({ bootstrap: this.config.bootstrapServers, admin: this.admin, log: this.config.logger, readCommitted: this.eos }, targets);
     for (const [k, offset] of reached) if (offset > (this.collector.changelogOffsets.get(k) ?? -1n)) this.collector.changelogOffsets.set(k, offset);
   }
 
@@ -144,40 +146,83 @@ export class TaskManager {
    * stores hold the changelog. The stores are flushed first, so every
    * acknowledged changelog offset is on disk: the checkpoint may lag the
    * disk (replaying a few changes is harmless) but never lead it.
+   * Under exactly_once_v2 active tasks are checkpointed only when they close
+   * cleanly (Kafka's rule): their stores may hold changes of a transaction
+   * that is later aborted, so after a crash they are wiped and restored.
    */
   writeCheckpoints(): void {
     this.flushStores();
-    for (const task of this.tasks.values()) {
-      const offsets = new Map<string, bigint>();
-      for (const store of task.stateStores.values()) {
-        if (!store.persistent || !this.topology.store(store.name)?.loggingEnabled) continue;
-        const k = `${changelogTopic(this.config.applicationId, store.name)}:${task.partition}`;
-        const offset = this.collector.changelogOffsets.get(k);
-        if (offset !== undefined) offsets.set(k, offset);
-      }
-      if (offsets.size > 0) writeCheckpoint(taskDir(this.config.stateDir, this.config.applicationId, task.id), offsets);
-    }
+    if (!this.eos) for (const task of this.tasks.values()) this.checkpoint(task);
     this.standbys.checkpoint();
   }
 
-  /** Closes the tasks of revoked or lost partitions (committed before, when revoked). */
-  closeFor(partitions: readonly TopicPartition[]): void {
+  private get eos(): boolean {
+    return this.config.processingGuarantee === 'exactly_once_v2';
+  }
+
+  private checkpoint(task: StreamTask): void {
+    const offsets = new Map<string, bigint>();
+    for (const store of task.stateStores.values()) {
+      if (!store.persistent || !this.topology.store(store.name)?.loggingEnabled) continue;
+      const k = `${changelogTopic(this.config.applicationId, store.name)}:${task.partition}`;
+      const offset = this.collector.changelogOffsets.get(k);
+      if (offset !== undefined) offsets.set(k, offset);
+    }
+    if (offsets.size > 0) writeCheckpoint(taskDir(this.config.stateDir, this.config.applicationId, task.id), offsets);
+  }
+
+  /**
+   * Closes a task. Clean (its work committed): under exactly-once its
+   * checkpoint is written now. Dirty under exactly-once: its local state may
+   * hold aborted changes, so its directory is wiped (restored in full next time).
+   */
+  private closeTask(task: StreamTask, clean: boolean): void {
+    if (this.eos && clean) {
+      task.flush();
+      this.checkpoint(task);
+    }
+    task.close();
+    if (this.eos && !clean) wipeTaskDir(taskDir(this.config.stateDir, this.config.applicationId, task.id));
+  }
+
+  /** Closes the tasks of revoked (committed before: clean) or lost (dirty) partitions. */
+  closeFor(partitions: readonly TopicPartition[], clean: boolean): void {
     for (const tp of partitions) {
       const id = this.taskId(tp);
-      this.tasks.get(id)?.close();
+      const task = this.tasks.get(id);
+      if (task !== undefined) this.closeTask(task, clean);
       this.tasks.delete(id);
       this.offsets.delete(`${tp.topic}:${tp.partition}`);
     }
     this.reconcileStandbys();
   }
 
-  /** Closes the active tasks and the standbys (their checkpoints written first). */
-  async closeAll(): Promise<void> {
-    for (const t of this.tasks.values()) t.close();
+  /** Closes the active tasks (clean: after a successful final commit) and the standbys (their checkpoints written first). */
+  async closeAll(clean: boolean): Promise<void> {
+    for (const t of this.tasks.values()) this.closeTask(t, clean);
     this.tasks.clear();
     this.offsets.clear();
     this.wantedStandbys.clear();
     await this.standbys.close();
+  }
+
+  /**
+   * After an aborted transaction (exactly-once): every active task is closed
+   * dirty (state wiped) and what the collector held is forgotten; the caller
+   * creates the tasks again (restoring from the changelogs) and rewinds the
+   * consumer to the committed offsets.
+   */
+  closeAllDirty(): void {
+    for (const t of this.tasks.values()) this.closeTask(t, false);
+    this.tasks.clear();
+    this.offsets.clear();
+    this.collector.discard();
+  }
+
+  /** Whether a task of this instance reads the partition now. */
+  owns(tp: { topic: string; partition: number }): boolean {
+    const sub = this.topicToSub.get(tp.topic);
+    return sub !== undefined && this.tasks.has(taskIdOf(sub, tp.partition));
   }
 
   /** Processes a batch of one partition; its offsets become committable. */

@@ -3,14 +3,22 @@
  * bytes store under `<key bytes><end><start>` (Kafka's session key schema),
  * so the sessions of a key are adjacent and ordered by end time and the
  * sessions that may touch a time range are one range scan. Every put and
- * remove goes to the changelog.
+ * remove goes to the changelog. With a retention (the DSL gives inactivity
+ * gap + grace, as Kafka, or Materialized.retentionMs), sessions that ended
+ * more than the retention before the latest session end put are deleted
+ * (and their deletion logged) a segment at a time, and reads no longer see
+ * them, so the store stays bounded however long the input.
  */
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Serde } from '../serdes.js';
 import { parseSessionKey, sessionKeyBytes } from '../dsl/session-windows.js';
 import type { Window, Windowed } from '../dsl/windows.js';
 import type { BytesStore, BytesStoreSupplier } from './bytes-store.js';
+import { Retention } from './retention.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from './store.js';
+
+/** A session key's time for retention: its end. */
+const sessionEndOf = (key: Buffer): number => Number(key.readBigInt64BE(key.length - 16));
 
 /** A session of a key and its aggregate. */
 export interface SessionEntry<K, V> {
@@ -37,13 +45,18 @@ export class SessionStore<K, V> implements StateStore, ReadOnlySessionStore<K, V
   private readonly inner: BytesStore;
   private context: StateStoreContext | null = null;
   private topic: string;
+  private readonly retention: Retention | null;
 
   constructor(
     supplier: BytesStoreSupplier,
     private keySerde: Serde<K> | undefined,
     private valueSerde: Serde<V> | undefined,
     private readonly logging: boolean,
+    retentionMs: number | null = null,
   ) {
+    // A session is closed when its end is *before* stream time - gap - grace (Kafka's strict check), so one
+    // ending exactly there is still live: the retention keeps one more millisecond than the window store's.
+    this.retention = retentionMs === null ? null : new Retention(retentionMs + 1, sessionEndOf);
     this.name = supplier.name;
     this.persistent = supplier.persistent;
     this.inner = supplier.get();
@@ -57,16 +70,33 @@ export class SessionStore<K, V> implements StateStore, ReadOnlySessionStore<K, V
     this.valueSerde ??= context.defaultValueSerde as Serde<V>;
     this.topic = changelogTopic(context.applicationId, this.name);
     if (this.inner.open(context.stateDir)) context.reportWiped(this.name);
-    context.registerRestore(this.name, (key, value) => (value === null ? this.inner.delete(key) : this.inner.put(key, value)));
+    context.registerRestore(this.name, (key, value) => {
+      if (value === null) this.inner.delete(key);
+      else this.inner.put(key, value);
+      this.retention?.track(key, value === null);
+    });
+    if (this.retention !== null) for (const [key] of this.inner.range(null, null)) this.retention.track(key, false);
   }
 
-  /** Sets the aggregate of the session `key.window` of `key.key` (null removes it). */
+  /** Sets the aggregate of the session `key.window` of `key.key` (null removes it); a session past retention is ignored. */
   put(key: Windowed<K>, value: V | null): void {
+    if (this.retention?.isExpired(key.window.end) === true) return;
     const k = sessionKeyBytes(this.keyBytes(key.key), key.window.start, key.window.end);
     const v = value === null ? null : (this.valueSerde as Serde<V>).serialize(this.topic, value);
+    this.write(k, v);
+    if (this.retention !== null) for (const old of this.retention.takeExpired()) this.write(old, null, false);
+  }
+
+  private write(k: Buffer, v: Buffer | null, track = true): void {
     if (v === null) this.inner.delete(k);
     else this.inner.put(k, v);
+    if (track) this.retention?.track(k, v === null);
     if (this.logging) this.open().logChange(this.name, k, v);
+  }
+
+  /** The number of sessions held (the retention tracks them; without one, counted by a scan). */
+  approximateNumEntries(): number {
+    return this.retention?.size ?? this.inner.size();
   }
 
   /** Removes a session. */
@@ -76,6 +106,7 @@ export class SessionStore<K, V> implements StateStore, ReadOnlySessionStore<K, V
 
   /** The value of the session [start, end] of `key`, or null when there is none. */
   fetchSession(key: K, start: number, end: number): V | null {
+    if (this.retention?.isExpired(end) === true) return null;
     const bytes = this.inner.get(sessionKeyBytes(this.keyBytes(key), start, end));
     return bytes === undefined ? null : (this.valueSerde as Serde<V>).deserialize(this.topic, bytes);
   }
@@ -83,7 +114,7 @@ export class SessionStore<K, V> implements StateStore, ReadOnlySessionStore<K, V
   /** The sessions of `key` that end at or after `earliestSessionEndMs` and start at or before `latestSessionStartMs` (Kafka's findSessions). */
   findSessions(key: K, earliestSessionEndMs: number, latestSessionStartMs: number): SessionEntry<K, V>[] {
     const kb = this.keyBytes(key);
-    const from = sessionKeyBytes(kb, 0, Math.max(0, earliestSessionEndMs));
+    const from = sessionKeyBytes(kb, 0, Math.max(0, earliestSessionEndMs, this.retention?.earliestMs ?? 0));
     const to = Buffer.concat([kb, Buffer.alloc(16)]);
     to.writeBigInt64BE(MAX_TIME, kb.length);
     to.writeBigInt64BE(MAX_TIME, kb.length + 8);

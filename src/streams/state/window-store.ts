@@ -6,12 +6,22 @@
  * With a retention, windows whose start is more than the retention behind
  * the latest start put are deleted (and their deletion logged), so the store
  * stays bounded; puts and reads of such windows are ignored.
+ *
+ * With caching (Kafka's CachingWindowStore; the DSL's windowed aggregations
+ * turn it on unless `cachingEnabled: false`), a put only updates the
+ * thread's record cache; the store, the changelog and the flush listener
+ * (the aggregation's downstream) get each window's latest value when the
+ * cache is flushed (commit) or evicts it, and reads see the cache first.
  */
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Serde } from '../serdes.js';
 import type { BytesStore, BytesStoreSupplier } from './bytes-store.js';
 import { Retention } from './retention.js';
+import type { CacheEntry, NamedCache } from './record-cache.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from './store.js';
+
+/** Told each window a cache flush writes through: the key, the window start, the new and the previous value. */
+export type WindowFlushListener<K, V> = (key: K, windowStart: number, newValue: V | null, oldValue: V | null, timestampMs: number) => void;
 
 /** The window start a store key ends with. */
 const windowStartOf = (key: Buffer): number => Number(key.readBigInt64BE(key.length - 8));
@@ -38,6 +48,8 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
   private context: StateStoreContext | null = null;
   private topic: string;
   private readonly retention: Retention | null;
+  private cache: NamedCache | null = null;
+  private listener: WindowFlushListener<K, V> | null = null;
 
   constructor(
     supplier: BytesStoreSupplier,
@@ -45,6 +57,7 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
     private valueSerde: Serde<V> | undefined,
     private readonly logging: boolean,
     retentionMs: number | null = null,
+    private readonly caching = false,
   ) {
     this.retention = retentionMs === null ? null : new Retention(retentionMs, windowStartOf);
     this.name = supplier.name;
@@ -66,6 +79,13 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
       this.retention?.track(key, value === null);
     });
     if (this.retention !== null) for (const [key] of this.inner.range(null, null)) this.retention.track(key, false);
+    if (this.caching && context.cache?.enabled === true) this.cache = context.cache.create((entries) => this.writeThrough(entries));
+  }
+
+  /** The downstream of a caching store's flushes; false when the store does not cache (the caller forwards itself). */
+  setFlushListener(listener: WindowFlushListener<K, V>): boolean {
+    this.listener = listener;
+    return this.cache !== null;
   }
 
   /** Sets the value of `key` in the window starting at `windowStart` (null deletes); a window past retention is ignored. */
@@ -73,8 +93,33 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
     if (this.retention?.isExpired(windowStart) === true) return;
     const k = this.storeKey(key, windowStart);
     const v = value === null ? null : (this.valueSerde as Serde<V>).serialize(this.topic, value);
+    if (this.cache !== null) {
+      const timestamp = this.open().recordTimestampMs();
+      this.cache.put(k.toString('latin1'), { key, keyBytes: k, value, valueBytes: v, valueSize: v?.length ?? 0, timestamp, dirty: true });
+      return;
+    }
     this.write(k, v);
+    this.expire();
+  }
+
+  private expire(): void {
     if (this.retention !== null) for (const old of this.retention.takeExpired()) this.write(old, null, false);
+  }
+
+  /** A cache flush: each window's latest value to the store, the changelog and the listener, then retention. */
+  private writeThrough(entries: CacheEntry[]): void {
+    const serde = this.valueSerde as Serde<V>;
+    for (const e of entries) {
+      const oldBytes = this.inner.get(e.keyBytes);
+      if (e.valueBytes === null && oldBytes === undefined) continue;
+      if (this.retention?.isExpired(windowStartOf(e.keyBytes)) === true) continue;
+      this.write(e.keyBytes, e.valueBytes, true, e.timestamp);
+      if (this.listener !== null) {
+        const oldValue = oldBytes === undefined ? null : serde.deserialize(this.topic, oldBytes);
+        this.listener(e.key as K, windowStartOf(e.keyBytes), e.value as V | null, oldValue, e.timestamp);
+      }
+    }
+    this.expire();
   }
 
   /** The number of windows held (the retention tracks them; without one, counted by a scan). */
@@ -82,37 +127,55 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
     return this.retention?.size ?? this.inner.size();
   }
 
-  private write(k: Buffer, v: Buffer | null, track = true): void {
+  private write(k: Buffer, v: Buffer | null, track = true, timestamp?: number): void {
     if (v === null) this.inner.delete(k);
     else this.inner.put(k, v);
     if (track) this.retention?.track(k, v === null);
-    if (this.logging) this.open().logChange(this.name, k, v);
+    if (this.logging) this.open().logChange(this.name, k, v, timestamp);
   }
 
   /** The value of `key` in the window starting at `windowStart`, or null. */
   fetch(key: K, windowStart: number): V | null {
     if (this.retention?.isExpired(windowStart) === true) return null;
-    const bytes = this.inner.get(this.storeKey(key, windowStart));
-    return bytes === undefined ? null : (this.valueSerde as Serde<V>).deserialize(this.topic, bytes);
+    const k = this.storeKey(key, windowStart);
+    const cached = this.cache?.get(k.toString('latin1'));
+    const bytes = cached !== undefined ? cached.valueBytes : this.inner.get(k);
+    return bytes === undefined || bytes === null ? null : (this.valueSerde as Serde<V>).deserialize(this.topic, bytes);
   }
 
-  /** The windows of `key` starting in [timeFrom, timeTo], oldest first. */
+  /** The windows of `key` starting in [timeFrom, timeTo], oldest first (the cache's unflushed windows included). */
   fetchRange(key: K, timeFrom: number, timeTo: number): WindowEntry<V>[] {
     const from = this.storeKey(key, Math.max(0, timeFrom, this.retention?.earliestMs ?? 0));
+    const to = this.storeKey(key, timeTo);
     const prefix = from.subarray(0, from.length - 8);
-    return this.inner
-      .range(from, this.storeKey(key, timeTo))
-      .filter(([k]) => k.length === from.length && k.subarray(0, prefix.length).equals(prefix))
-      .map(([k, v]) => ({ windowStart: Number(k.readBigInt64BE(k.length - 8)), value: (this.valueSerde as Serde<V>).deserialize(this.topic, v) as V }));
+    const mine = (k: Buffer): boolean => k.length === from.length && k.subarray(0, prefix.length).equals(prefix);
+    let entries: [Buffer, Buffer | null][] = this.inner.range(from, to).filter(([k]) => mine(k));
+    if (this.cache !== null && this.cache.dirtyCount > 0) {
+      const merged = new Map<string, [Buffer, Buffer | null]>(entries.map((e) => [e[0].toString('latin1'), e]));
+      for (const e of this.cache.dirtyEntries()) {
+        if (mine(e.keyBytes) && Buffer.compare(e.keyBytes, from) >= 0 && Buffer.compare(e.keyBytes, to) <= 0) merged.set(e.keyBytes.toString('latin1'), [e.keyBytes, e.valueBytes]);
+      }
+      entries = [...merged.values()].sort((a, b) => Buffer.compare(a[0], b[0]));
+    }
+    const serde = this.valueSerde as Serde<V>;
+    return entries.filter((e): e is [Buffer, Buffer] => e[1] !== null).map(([k, v]) => ({ windowStart: windowStartOf(k), value: serde.deserialize(this.topic, v) as V }));
   }
 
-  /** Makes writes durable (persistent stores). */
+  /** Writes the cache through (forwarding downstream) without making the store durable. */
+  flushCache(): void {
+    this.cache?.flush();
+  }
+
+  /** Writes the cache through, then makes writes durable (persistent stores). */
   flush(): void {
+    this.flushCache();
     this.inner.flush();
   }
 
-  /** Releases the store. */
+  /** Releases the store; cached writes not flushed are dropped (the input that made them is processed again). */
   close(): void {
+    this.cache?.clear();
+    this.cache = null;
     this.inner.close();
     this.context = null;
   }

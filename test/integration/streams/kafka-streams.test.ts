@@ -1,8 +1,8 @@
 /**
  * KafkaStreams against a real broker (startCluster): the word count gives the
  * same output as in the TopologyTestDriver, the store answers interactive
- * queries, a restart restores the store from its changelog, and
- * exactly_once_v2 is refused until the broker has transactions.
+ * queries, and a restart restores the store from its changelog
+ * (exactly_once_v2: exactly-once.test.ts).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -105,11 +105,6 @@ test('word count on a cluster matches the test driver, answers queries, restores
   await produceLines(input, ['a']);
   await waitFor(() => again.store<string, bigint>('word-counts').get('a') === 4n, 'a=4 after restore');
   await again.close();
-});
-
-test('exactly_once_v2 is refused at start() until the broker supports transactions', async () => {
-  const streams = new KafkaStreams(wordCount('x-in', 'x-out'), { applicationId: 'eos', bootstrapServers: cluster.bootstrap, processingGuarantee: 'exactly_once_v2' });
-  await assert.rejects(streams.start(), (err: { code?: string; message: string }) => err.code === StreamsErrorCode.CONFIG && /transactions/.test(err.message));
 });
 
 test('co-partitioning is checked at start', async () => {

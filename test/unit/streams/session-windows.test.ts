@@ -2,7 +2,9 @@
  * Session windows against Kafka Streams' semantics (KStreamSessionWindowAggregate):
  * sessions grow within the inactivity gap, a record bridging two sessions merges
  * them (tombstones for the replaced sessions, then the merged result), late
- * records beyond gap + grace are dropped, suppression emits one final result.
+ * records beyond gap + grace are dropped, suppression emits one final result;
+ * the store keeps sessions for gap + grace (or Materialized.retentionMs) and
+ * deletes older ones through its changelog.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,7 +36,8 @@ function run<V>(windows: SessionWindows, input: Input[], agg: (b: StreamsBuilder
   return { out, sessions: (k) => snapshot.get(k) ?? [], changelog };
 }
 
-const counting = (windows: SessionWindows) => (b: StreamsBuilder) => b.stream('in', { keySerde: S, valueSerde: S }).groupByKey().windowedBy(windows).count({ storeName: 'sessions' });
+// Sessions are kept 1 s here, so the store can be inspected after the run (the default, gap + grace, would drop the old ones: see the retention test).
+const counting = (windows: SessionWindows) => (b: StreamsBuilder) => b.stream('in', { keySerde: S, valueSerde: S }).groupByKey().windowedBy(windows).count({ storeName: 'sessions', retentionMs: 1000 });
 
 test('a record within the gap extends the session: tombstone of the old session, then the grown one', () => {
   const { out, sessions, changelog } = run(SessionWindows.ofInactivityGapWithNoGrace(5), [['a', 0], ['a', 3], ['b', 4], ['a', 20]], counting(SessionWindows.ofInactivityGapWithNoGrace(5)), L);
@@ -86,6 +89,26 @@ test('suppress(untilWindowCloses) emits each final session once, never a session
   const w = SessionWindows.ofInactivityGapWithNoGrace(5);
   const { out } = run(w, [['a', 0], ['a', 3], ['a', 20], ['a', 30]], (b) => counting(w)(b).suppress(Suppressed.untilWindowCloses()), L);
   assert.deepEqual(out, ['a@0-3=2@3', 'a@20-20=1@20']);
+});
+
+test('session store retention: gap + grace by default, older sessions deleted (and their deletion logged), a bounded store', () => {
+  const w = SessionWindows.ofInactivityGapAndGrace(5, 5);
+  const builder = new StreamsBuilder();
+  builder.stream('in', { keySerde: S, valueSerde: S }).groupByKey().windowedBy(w).count({ storeName: 'sessions' });
+  const driver = new TopologyTestDriver(builder.build(), { applicationId: 'app' });
+  const tin = driver.createInputTopic('in', S, S);
+  // 500 sessions per key (a record every 20 ms, gap 5): without retention the store would hold 1000.
+  for (let t = 0; t < 10_000; t += 20) for (const k of ['a', 'b']) tin.pipeInput(k, 'v', t);
+  const store = driver.getStateStore<SessionStore<string, bigint>>('sessions');
+  const held = store.approximateNumEntries();
+  assert.ok(held > 0 && held <= 2 * 3, `${held} sessions held`);
+  assert.deepEqual(store.fetch('a').map((e) => `${e.key.window.start}-${e.key.window.end}=${e.value}`), ['9980-9980=1'], 'only sessions within gap + grace of the latest end are visible');
+  assert.equal(store.fetchSession('a', 0, 0), null, 'the first session is gone');
+  const changelog = driver.createOutputTopic('app-sessions-changelog', WindowedSerdes.sessionWindowedSerdeFrom(S), L).readKeyValuesToList();
+  assert.ok(changelog.filter((r) => r.value === null).length >= 2 * 500 - 2 * 3, 'expired sessions are deleted from the changelog');
+  driver.close();
+  const refused = new StreamsBuilder();
+  assert.throws(() => refused.stream('in', { keySerde: S, valueSerde: S }).groupByKey().windowedBy(w).count({ storeName: 's', retentionMs: 9 }), /retentionMs 9 is shorter/);
 });
 
 test('SessionWindows validates its arguments; the session serde round-trips', () => {
