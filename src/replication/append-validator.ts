@@ -147,11 +147,16 @@ export interface ReplicatedBatches {
   readonly baseOffset: bigint;
   /** Offsets the batches span (sum of lastOffsetDelta + 1; compaction may have removed records inside). */
   readonly offsetCount: number;
+  /** Bytes of whole batches: a fetch cut by its byte limit may end inside a batch, which the next fetch gets whole. */
+  readonly wholeBytes: number;
 }
 
 /**
  * A follower's check of what it fetched from the leader: whole magic-2
- * batches whose CRC-32C holds, nothing else. The client rules do not apply:
+ * batches whose CRC-32C holds, nothing else. A fetch answer cut by its byte
+ * limit may end inside a batch; that partial batch is left for the next
+ * fetch (Kafka's followers skip it the same way), but the first batch must
+ * be whole (a leader always sends one whole batch). The client rules do not apply:
  * the leader already validated them, control batches (transaction markers)
  * are legitimate, and compacted batches have fewer records than their offset
  * span.
@@ -161,9 +166,16 @@ export function checkReplicatedBatches(buf: Buffer): ReplicatedBatches | AppendF
   let offsetCount = 0;
   while (position < buf.length) {
     const left = buf.length - position;
-    if (left < BATCH_HEADER_BYTES) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `${left} trailing bytes are not a record batch`);
+    if (left < BATCH_HEADER_BYTES) {
+      if (position > 0) break; // a partial trailing batch
+      return appendFailure(ErrorCode.CORRUPT_MESSAGE, `${left} bytes are not a record batch`);
+    }
     const size = BATCH_LOG_OVERHEAD + buf.readInt32BE(position + Offsets.batchLength);
-    if (size < BATCH_HEADER_BYTES || size > left) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `a batch of ${size} bytes at ${position} does not fit ${left}`);
+    if (size < BATCH_HEADER_BYTES) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `a batch of ${size} bytes at ${position} is too small`);
+    if (size > left) {
+      if (position > 0) break; // a partial trailing batch
+      return appendFailure(ErrorCode.CORRUPT_MESSAGE, `the first batch, of ${size} bytes, does not fit the ${left} fetched`);
+    }
     if (buf.readInt8(position + Offsets.magic) !== 2) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `batch at ${position} is not magic 2`);
     if (!batchCrcIsValid(buf, position, size)) return appendFailure(ErrorCode.CORRUPT_MESSAGE, `batch at ${position} fails its CRC-32C`);
     const lastOffsetDelta = buf.readInt32BE(position + Offsets.lastOffsetDelta);
@@ -172,5 +184,5 @@ export function checkReplicatedBatches(buf: Buffer): ReplicatedBatches | AppendF
     position += size;
   }
   if (offsetCount === 0) return appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch');
-  return { ok: true, baseOffset: buf.readBigInt64BE(Offsets.baseOffset), offsetCount };
+  return { ok: true, baseOffset: buf.readBigInt64BE(Offsets.baseOffset), offsetCount, wholeBytes: position };
 }

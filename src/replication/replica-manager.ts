@@ -361,7 +361,8 @@ export class ReplicaManager {
 
   /**
    * A follower's append of what it fetched from the leader: whole, CRC-checked
-   * batches (a corrupt transfer is refused, never written), starting exactly
+   * batches (a corrupt transfer is refused, never written; a partial last
+   * batch, where the fetch's byte limit cut it, waits for the next fetch), starting exactly
    * at this replica's log end. Nothing is re-stamped: offsets, timestamps and
    * leader epochs stay the leader's. A batch that does not start at the log
    * end answers OFFSET_OUT_OF_RANGE: the fetcher must truncate (by leader
@@ -377,9 +378,10 @@ export class ReplicaManager {
       return failed(e, appendFailure(ErrorCode.OFFSET_OUT_OF_RANGE, `replicated batches start at ${checked.baseOffset}, the log ends at ${p.logEndOffset}`));
     }
     try {
-      const r = p.appendAsFollower(records);
+      const whole = checked.wholeBytes === records.length ? records : records.subarray(0, checked.wholeBytes);
+      const r = p.appendAsFollower(whole);
       this.delayedFetches.onAppend(p);
-      return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, records.length, checked.offsetCount);
+      return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, whole.length, checked.offsetCount);
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
       return failed(e, appendFailure(ErrorCode.KAFKA_STORAGE_ERROR, `append to ${e.topic}-${e.partition} failed: ${err.message}`));

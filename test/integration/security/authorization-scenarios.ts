@@ -44,6 +44,8 @@ import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from 
 import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse } from '../../../src/protocol/messages/45-alter-partition-reassignments.js';
 import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from '../../../src/protocol/messages/46-list-partition-reassignments.js';
 import { OffsetDeleteRequest, OffsetDeleteResponse } from '../../../src/protocol/messages/47-offset-delete.js';
+import { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from '../../../src/protocol/messages/48-describe-client-quotas.js';
+import { AlterClientQuotasRequest, AlterClientQuotasResponse } from '../../../src/protocol/messages/49-alter-client-quotas.js';
 import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from '../../../src/protocol/messages/50-describe-user-scram-credentials.js';
 import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from '../../../src/protocol/messages/51-alter-user-scram-credentials.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from '../../../src/protocol/messages/55-describe-quorum.js';
@@ -129,6 +131,8 @@ export const SCENARIOS: Readonly<Record<number, Scenario>> = {
   45: call(AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, 0, () => ({ topics: [] })),
   46: call(ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, 0, () => ({ topics: null })),
   47: call(OffsetDeleteRequest, OffsetDeleteResponse, 0, () => ({ groupId: G, topics: [{ name: T, partitions: [{ partitionIndex: 0 }] }] })),
+  48: call(DescribeClientQuotasRequest, DescribeClientQuotasResponse, 1, () => ({ components: [], strict: false })),
+  49: call(AlterClientQuotasRequest, AlterClientQuotasResponse, 1, () => ({ entries: [{ entity: [{ entityType: 'user', entityName: 'matrix-quota-user' }], ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }] }], validateOnly: true })),
   50: call(DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, 0, () => ({ users: null })),
   51: call(AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, 0, () => ({ deletions: [{ name: 'matrix-no-such-user', mechanism: 1 }], upsertions: [] })),
   55: call(DescribeQuorumRequest, DescribeQuorumResponse, 0, () => ({ topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] })),

@@ -225,7 +225,19 @@ test('a follower appends the leader\'s batches as they are, at their offsets; it
   const corrupt = Buffer.from(bytes);
   corrupt.writeUInt8((corrupt.at(-1) ?? 0) ^ 0xff, corrupt.length - 1);
   assert.equal((await replicate(corrupt))[0]?.errorCode, ErrorCode.CORRUPT_MESSAGE);
-  assert.equal((await replicate(bytes.subarray(0, bytes.length - 3)))[0]?.errorCode, ErrorCode.CORRUPT_MESSAGE, 'a partial batch is refused');
   assert.equal((await leader.rm.appendRecords({ origin: 'replica', acks: 1, timeoutMs: 0, entries: [{ topic: 't', partition: 0, records: bytes }] }))[0]?.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
   assert.equal(p.logEndOffset, 3n);
+
+  // A fetch answer cut by its byte limit ends inside a batch: the whole batches go in, the rest comes with the next fetch.
+  const other = env();
+  const q = other.assign('t', 2, [2, SELF], 2, [2, SELF]);
+  assert.ok(q);
+  const replicateToOther = (records: unknown) => other.rm.appendRecords({ origin: 'replica', acks: 1, timeoutMs: 0, entries: [{ topic: 't', partition: 0, records }] });
+  const firstBatchBytes = readBatchHeader(bytes, 0).batchLength + 12;
+  assert.equal((await replicateToOther(bytes.subarray(0, firstBatchBytes - 1)))[0]?.errorCode, ErrorCode.CORRUPT_MESSAGE, 'a partial first batch is refused');
+  const [cut] = await replicateToOther(bytes.subarray(0, bytes.length - 3));
+  assert.deepEqual([cut?.errorCode, cut?.baseOffset, cut?.requiredOffset], [ErrorCode.NONE, 0n, 2n], 'the first batch only');
+  assert.equal(q.logEndOffset, 2n);
+  const [rest] = await replicateToOther(bytes.subarray(firstBatchBytes));
+  assert.deepEqual([rest?.errorCode, q.logEndOffset], [ErrorCode.NONE, 3n]);
 });
