@@ -10,17 +10,15 @@ import { groupByTopic } from './consumer-protocol.js';
 import type { PartitionState, ResetSpec } from './consumer-state.js';
 import { partitionKey } from './consumer-state.js';
 import { ClientErrorCode, TributaryClientError, invalidArgument, type KafkaProtocolError } from '../net/errors.js';
+import { ErrorCode } from '../protocol/errors.js';
 import { withCoordinator } from './group-apis.js';
 import { STANDALONE_COMMIT, commitOffsets, fetchCommittedOffsets, type CommittedOffset, type OffsetToCommit } from './group-offsets.js';
 import type { GroupMember } from './group.js';
 import type { TopicPartitions } from './consumer-protocol.js';
 import { listOffsetsMany } from './records.js';
-import { ErrorCode } from '../protocol/errors.js';
 
-/** A pending transactional offset commit is waited for this often, this many times (its transaction's timeout bounds it). */
-const UNSTABLE_BACKOFF_MS = 100;
-const UNSTABLE_ATTEMPTS_MAX = 600;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** The wait before asking again for a committed offset held by an open transaction (Java's retry.backoff.ms). */
+const UNSTABLE_RETRY_MS = 100;
 
 /** What the offset logic needs from the Consumer. */
 export interface OffsetsHost<K, V> {
@@ -75,12 +73,20 @@ export class ConsumerOffsets<K, V> {
   async initPositions(states: readonly PartitionState<K, V>[]): Promise<void> {
     const need = states.filter((s) => s.position === null && s.resetTo === null);
     if (need.length === 0) return;
+    /** Partitions whose committed offset is not stable yet (an open transaction holds one): neither reset nor started. */
+    const unstable = new Set<string>();
     if (this.host.groupId !== null) {
       const tps = groupByTopic(need);
       const groupId = this.host.groupId;
-      const committed = await this.fetchStable(groupId, tps);
+      const cluster = await this.host.cluster();
+      const member = this.host.member();
+      // read_committed asks for stable offsets only (KIP-447): a partition with a pending transactional commit waits.
+      const options = { requireStable: this.host.isolationLevel === 1 };
+      const committed =
+        member !== null ? await member.fetchCommitted(tps, options) : await withCoordinator(cluster, groupId, (conn) => fetchCommittedOffsets(conn, groupId, tps, options));
       for (const c of committed) {
         const s = this.host.states.get(partitionKey(c.topic, c.partition));
+        if (c.error?.kafkaErrorCode === ErrorCode.UNSTABLE_OFFSET_COMMIT) unstable.add(partitionKey(c.topic, c.partition));
         if (s === undefined || c.error !== null || c.offset < 0n || s.position !== null) continue;
         s.seekTo(c.offset);
         s.committed = c.offset;
@@ -94,7 +100,7 @@ export class ConsumerOffsets<K, V> {
     }
     const policy = this.host.autoOffsetReset;
     for (const s of need) {
-      if (s.position !== null || !s.assigned) continue;
+      if (s.position !== null || !s.assigned || unstable.has(partitionKey(s.topic, s.partition))) continue;
       if (policy === 'none') {
         this.host.fail(new TributaryClientError(ClientErrorCode.OFFSET_OUT_OF_RANGE, `${s.topic}-${s.partition}: no committed offset and autoOffsetReset is 'none' (seek() to start)`));
         continue;
@@ -102,28 +108,8 @@ export class ConsumerOffsets<K, V> {
       s.requestReset(policy);
     }
     await this.resetOffsets();
-  }
-
-  /**
-   * The committed offsets a consumer starts from. read_committed asks with
-   * RequireStable (OffsetFetch v7+) and waits while a transaction's offset
-   * commit is pending (UNSTABLE_OFFSET_COMMIT), as Java's consumer does:
-   * starting from the offset before it would process again what that
-   * transaction is about to commit (a duplicate in a consume-transform-produce loop).
-   */
-  private async fetchStable(groupId: string, tps: readonly TopicPartitions[]): Promise<CommittedOffset[]> {
-    const requireStable = this.host.isolationLevel === 1;
-    for (let attempt = 1; ; attempt++) {
-      const cluster = await this.host.cluster();
-      const member = this.host.member();
-      const committed =
-        member !== null
-          ? await member.fetchCommitted(tps, { requireStable })
-          : await withCoordinator(cluster, groupId, (conn) => fetchCommittedOffsets(conn, groupId, tps, { requireStable }));
-      const unstable = committed.some((c) => c.error?.kafkaErrorCode === ErrorCode.UNSTABLE_OFFSET_COMMIT);
-      if (!unstable || this.host.closed() || attempt >= UNSTABLE_ATTEMPTS_MAX) return committed;
-      await sleep(UNSTABLE_BACKOFF_MS);
-    }
+    // Java's consumer retries UNSTABLE_OFFSET_COMMIT after its retry backoff; the pull asks again once this resolves.
+    if (unstable.size > 0) await new Promise((resolve) => setTimeout(resolve, UNSTABLE_RETRY_MS));
   }
 
   /** ListOffsets for every partition waiting for a reset; one run at a time (a request during a run runs again after it). */
