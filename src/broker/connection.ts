@@ -116,7 +116,9 @@ export class Connection {
     private readonly peerPrincipal = 'User:ANONYMOUS',
   ) {
     this.logger = logger.child({ connection: id, client: this.clientAddress });
-    this.authorization = services.authorizer === null ? null : new ConnectionAuthorization(services.authorizer, socket.remoteAddress ?? '');
+    // Services built for a controller listener alone (tests, Raft only) may have no authorizer field at all.
+    const authorizer = services.authorizer ?? null;
+    this.authorization = authorizer === null ? null : new ConnectionAuthorization(authorizer, socket.remoteAddress ?? '');
     this.auditLogger = logger.child({ component: 'authorizer' });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
