@@ -6,6 +6,7 @@
  * KafkaApis answers e.g. JoinGroup with GROUP_AUTHORIZATION_FAILED). Checks
  * per resource stay in the handlers.
  */
+import { AclOperation } from '../protocol/acl-types.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { API_ACLS } from '../security/authorizer/api-acls.js';
 import type { RequestAuthorizer } from '../security/authorizer/request-authorizer.js';
@@ -50,4 +51,34 @@ export async function runAllowed<I, R>(items: readonly I[], allowed: (item: I) =
   for (const item of items) (allowed(item) ? ok : no).push(item);
   const answered = ok.length === 0 ? [] : await run(ok);
   return [...answered, ...no.map(denied)];
+}
+
+interface ConfigResourceRef {
+  readonly resourceType: number;
+  readonly resourceName: string;
+}
+
+interface ConfigResourceAnswer {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+}
+
+/**
+ * AlterConfigs and IncrementalAlterConfigs: ALTER_CONFIGS on each topic, or
+ * on the cluster for brokers, checked before forwarding; only the allowed
+ * resources are altered, the others answered TOPIC_ or CLUSTER_AUTHORIZATION_FAILED.
+ */
+export async function alterAllowedConfigs<R extends ConfigResourceRef, A extends ConfigResourceAnswer>(
+  authz: RequestAuthorizer,
+  resources: readonly R[],
+  alter: (allowed: readonly R[]) => Promise<readonly A[]>,
+): Promise<(A | ConfigResourceAnswer)[]> {
+  return runAllowed<R, A | ConfigResourceAnswer>(
+    resources,
+    (r) => configResourceAllowed(authz, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName),
+    alter,
+    (r) => ({ errorCode: configDeniedCode(r.resourceType), errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName }),
+  );
 }

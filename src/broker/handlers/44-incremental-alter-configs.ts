@@ -10,8 +10,7 @@
 // response.
 // On a node that is not the active controller the request is forwarded to
 // it unchanged (src/broker/controller-channel.ts); NOT_CONTROLLER while none is known.
-import { AclOperation } from '../../protocol/acl-types.js';
-import { configDeniedCode, configResourceAllowed, runAllowed } from '../request-authorization.js';
+import { alterAllowedConfigs } from '../request-authorization.js';
 import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../../protocol/messages/44-incremental-alter-configs.js';
 import { defineHandler } from '../handler.js';
 import { forwardToController } from '../controller-channel.js';
@@ -26,14 +25,8 @@ export const incrementalAlterConfigsHandler = defineHandler({
   request: IncrementalAlterConfigsRequest,
   response: IncrementalAlterConfigsResponse,
   async handle(ctx, req) {
-    // ALTER_CONFIGS on each topic, or on the cluster for brokers; checked before forwarding.
     if (!ctx.authz.enabled) return alter(ctx, req);
-    const responses = await runAllowed(
-      req.resources,
-      (r) => configResourceAllowed(ctx.authz, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName),
-      async (resources) => (await alter(ctx, { ...req, resources: [...resources] })).responses,
-      (r) => ({ errorCode: configDeniedCode(r.resourceType), errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName }),
-    );
+    const responses = await alterAllowedConfigs(ctx.authz, req.resources, async (resources) => (await alter(ctx, { ...req, resources: [...resources] })).responses);
     return { throttleTimeMs: 0, responses };
   },
   errorResponse,
