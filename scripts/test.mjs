@@ -55,13 +55,20 @@ lines.on('line', (line) => {
   process.stdout.write(`${line}\n`);
   const failed = /^(\s*)not ok \d+ - /.exec(line);
   if (failed) {
-    current = { indent: failed[1], lines: [line] };
+    current = { indent: failed[1], lines: [line], yamlDone: false };
     failures.push(current);
     return;
   }
   if (current === null) return;
+  // The YAML block ends with "  ..."; the test's diagnostics (t.diagnostic:
+  // seeds, fault logs, counts) follow it as "# " lines at the test's indent,
+  // and are often what explains the failure, so they are kept too.
+  if (current.yamlDone && (!line.startsWith(`${current.indent}# `) || line.startsWith(`${current.indent}# Subtest:`))) {
+    current = null;
+    return;
+  }
   if (current.lines.length < FAILURE_LINES_MAX) current.lines.push(line);
-  if (line === `${current.indent}  ...`) current = null;
+  if (line === `${current.indent}  ...`) current.yamlDone = true;
 });
 const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
 await linesDone;
