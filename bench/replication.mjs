@@ -68,8 +68,10 @@ async function startCluster() {
     runner: cliRunner({ main: join(dist, 'src/cli/main.js'), output: 'file', startTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: 15_000 }),
     overrides: { 'log.level': 'warn', ...OVERRIDES },
     readyTimeoutMs: READY_TIMEOUT_MS,
-    removeDir: root,
+    // KEEP_LOGS=1 keeps the nodes' directories (and their log files) for a look afterwards.
+    removeDir: process.env.KEEP_LOGS === '1' ? undefined : root,
   });
+  if (process.env.KEEP_LOGS === '1') log(`node directories and logs kept in ${root}`);
   await cluster.start();
   return cluster;
 }
@@ -172,6 +174,7 @@ async function failoverTrial(cluster, admin, producer, topic) {
   })();
   await sleep(1_000);
   killedAt = performance.now();
+  if (process.env.KEEP_LOGS === '1') log(`killing node ${victim.id} at ${Date.now()} (epoch ms, as in the nodes' logs)`);
   await victim.kill();
   const deadline = killedAt + FAILOVER_TIMEOUT_MS;
   while (firstAck === null && performance.now() < deadline) await sleep(5);

@@ -73,3 +73,18 @@ test('kill -9 fences a broker at once; SIGSTOP waits for the session timeout', {
     return listed(m, killed) && topic !== undefined && ledByKilled.every((p) => topic.partitions.find((x) => x.partition === p)?.leader === killed);
   });
 });
+
+test('kill -9 of the active controller: the next controller fences it at once (its listeners refuse), not after the session timeout', { timeout: 120_000 }, async (t) => {
+  // A long session timeout, so that a fence by expiry cannot pass for the fast one.
+  const sessionTimeoutMs = 30_000;
+  const cluster = await startCluster({ name: 'takeover-fencing', overrides: { 'broker.session.timeout.ms': String(sessionTimeoutMs) } });
+  t.after(() => cluster.cleanup());
+  const victim = await cluster.waitForActiveController([1, 2, 3]);
+  const witness = [1, 2, 3].find((id) => id !== victim)!;
+  await until(cluster, witness, 'every broker in service', 20_000, (m) => [1, 2, 3].every((id) => listed(m, id)));
+  await cluster.node(victim).kill9();
+  const fencedAfterMs = await until(cluster, witness, `node ${victim} fenced`, sessionTimeoutMs - 5_000, (m) => !listed(m, victim));
+  t.diagnostic(`kill -9 of the active controller ${victim}: fenced after ${Math.round(fencedAfterMs)} ms (session timeout ${sessionTimeoutMs} ms)`);
+  const next = await cluster.waitForActiveController([1, 2, 3].filter((id) => id !== victim));
+  assert.match(cluster.node(next).tail(400), /refused connections when this controller took over/);
+});

@@ -36,6 +36,7 @@ import { randomUuid } from '../../protocol/uuid.js';
 import { AlterPartitionSender, controllerAlterPartitionChannel } from '../alter-partition-sender.js';
 import { remoteControllerChannel, type ControllerChannel } from '../controller-channel.js';
 import { takeCleanShutdownEpoch, writeCleanShutdownMarker } from './clean-shutdown.js';
+import { deadBrokers, tcpDial } from './takeover-probe.js';
 import { HandlerRegistry } from '../handler-registry.js';
 import type { AnyHandler } from '../handler.js';
 import type { BrokerServices } from '../services.js';
@@ -161,6 +162,7 @@ export class ClusterNode {
       if (change.isLeader && !was) {
         this.opts.logger.info({ epoch: change.epoch }, 'this node is now the active controller');
         booted.controller.becomeActive();
+        void this.fenceDeadBrokersOnTakeover(booted);
         booted.controller.finalizeFeatures().catch((err: unknown) => this.opts.logger.warn({ err }, 'could not finalize feature levels'));
       } else if (!change.isLeader && was) {
         this.opts.logger.info({ leaderId: change.leaderId, epoch: change.epoch }, 'this node is no longer the active controller');
@@ -176,6 +178,25 @@ export class ClusterNode {
     if (this.cluster.autoLeaderRebalanceEnable) {
       this.balanceTimer = setInterval(() => void this.balanceLeaders(booted), this.cluster.leaderImbalanceCheckIntervalMs);
       this.balanceTimer.unref();
+    }
+  }
+
+  /**
+   * Right after taking over: fences the brokers whose listeners all refuse
+   * connections (their process is gone, often with the old controller)
+   * instead of waiting for their sessions to expire (takeover-probe.ts).
+   */
+  private async fenceDeadBrokersOnTakeover(booted: BootedController): Promise<void> {
+    const logger = this.opts.logger.child({ component: 'controller' });
+    try {
+      for (const b of await deadBrokers(booted.image().brokers(), booted.nodeId, tcpDial)) {
+        if (!this.active) return;
+        if (await booted.controller.fenceBrokerNow(b.brokerId, b.brokerEpoch)) {
+          logger.warn({ brokerId: b.brokerId, brokerEpoch: String(b.brokerEpoch) }, 'a broker refused connections when this controller took over: fenced it without waiting for its session to expire');
+        }
+      }
+    } catch (err) {
+      logger.debug({ err }, 'could not probe the brokers after taking over');
     }
   }
 
