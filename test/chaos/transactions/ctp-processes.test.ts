@@ -189,7 +189,12 @@ test('consume-transform-produce through kill -9 of the coordinator and of leader
   });
   for (const line of [
     `faults: ${log.join('; ')} (${faultsEnd - began} ms)`,
-    ...workers.map((w) => `worker ${w.partition}: ${w.done ? 'done' : 'NOT done'}, ${w.transactions.length} transactions, ${w.incarnations} incarnations; errors: ${[...new Set(w.errors.map((e) => e.replace(/\d+\/\d+\/\d+/g, 'L')))].slice(0, 4).join(' | ') || 'none'}`),
+    ...workers.map((w) => {
+      // How far it got (the input offset after its last committed transaction) and its last errors: what a stalled worker was stuck on.
+      const reached = Math.max(0, ...w.transactions.filter((x) => x.outcome === 'committed').map((x) => Math.max(...x.inputOffsets) + 1));
+      const errors = [...new Set(w.errors.map((e) => e.replace(/\d+\/\d+\/\d+/g, 'L')))];
+      return `worker ${w.partition}: ${w.done ? 'done' : 'NOT done'}, input committed to ${reached}/${INPUT_PER_PARTITION}, ${w.transactions.length} transactions, ${w.incarnations} incarnations; errors (first and last): ${[...errors.slice(0, 2), ...errors.slice(2).slice(-3)].join(' | ') || 'none'}`;
+    }),
     `transactions: ${JSON.stringify(check.counts)}; output read back: ${finalRead.length} records; live reader saw ${livePerPartition.join(' ')} per partition (errors ${reader.errors.length}: ${reader.errors.slice(0, 2).join(' | ')}); committed offsets ${committed.join(',')}`,
     `timing: work ${workEnd - began} ms`,
   ]) t.diagnostic(line);
