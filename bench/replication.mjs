@@ -20,7 +20,7 @@
 // the RF 3 phases print that and only RF 1 runs.
 //
 // Env (defaults): COUNT=1000000 SIZE=100 TRIALS=10 RATE=10000 LAT_SECONDS=10 SEND_EVERY_MS=5
-//   SETTLE_MS=3000 PHASE_TIMEOUT=300 PHASES="throughput failover latency" BROKER_DIST=dist OVERRIDES="k=v,k=v"
+//   SETTLE_MS=3000 PHASE_TIMEOUT=300 PHASES="throughput failover pause latency" BROKER_DIST=dist OVERRIDES="k=v,k=v"
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -37,7 +37,7 @@ const RATE = env('RATE', 10_000);
 const LAT_SECONDS = env('LAT_SECONDS', 10);
 const SEND_EVERY_MS = env('SEND_EVERY_MS', 5);
 const SETTLE_MS = env('SETTLE_MS', 3_000);
-const PHASES = (process.env.PHASES ?? 'throughput failover latency').split(/\s+/).filter(Boolean);
+const PHASES = (process.env.PHASES ?? 'throughput failover pause latency').split(/\s+/).filter(Boolean);
 const OVERRIDES = Object.fromEntries((process.env.OVERRIDES ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const PY = process.env.PY ?? '/usr/bin/python3';
 const PHASE_TIMEOUT_S = env('PHASE_TIMEOUT', 300);
@@ -155,8 +155,12 @@ async function throughput(cluster, admin, rf3Refused) {
   return rows;
 }
 
-/** One failover trial: ms from the kill to the first acknowledgement of a record sent after it. */
-async function failoverTrial(cluster, admin, producer, topic) {
+/**
+ * One failover trial: ms from the fault to the first acknowledgement of a record sent after it.
+ * `fault` 'kill' is kill -9 (restarted after); 'pause' is SIGSTOP (SIGCONT after), which no
+ * connection reset reveals, so the controller waits for broker.session.timeout.ms.
+ */
+async function failoverTrial(cluster, admin, producer, topic, fault) {
   const [d] = await admin.describeTopics([topic], { includeConfigs: false });
   const victim = cluster.node(d.partitions[0].leader);
   let killedAt = Infinity;
@@ -174,34 +178,36 @@ async function failoverTrial(cluster, admin, producer, topic) {
   })();
   await sleep(1_000);
   killedAt = performance.now();
-  if (process.env.KEEP_LOGS === '1') log(`killing node ${victim.id} at ${Date.now()} (epoch ms, as in the nodes' logs)`);
-  await victim.kill();
+  if (process.env.KEEP_LOGS === '1') log(`${fault === 'kill' ? 'killing' : 'pausing'} node ${victim.id} at ${Date.now()} (epoch ms, as in the nodes' logs)`);
+  if (fault === 'kill') await victim.kill();
+  else victim.pause();
   const deadline = killedAt + FAILOVER_TIMEOUT_MS;
   while (firstAck === null && performance.now() < deadline) await sleep(5);
   stop = true;
   await sender;
   const ms = firstAck === null ? null : Math.round(firstAck - killedAt);
-  await victim.start();
+  if (fault === 'kill') await victim.start();
+  else victim.resume();
   await cluster.waitForBrokers(cluster.ids, cluster.ids);
   await sleep(SETTLE_MS);
   return { victim: victim.id, ms };
 }
 
-async function failover(cluster, admin) {
-  const topic = `rep-failover-${Date.now()}`;
+async function failover(cluster, admin, fault) {
+  const topic = `rep-failover-${fault}-${Date.now()}`;
   await createTopic(admin, topic, 3, 2);
   const producer = await Producer.connect({ clusterOptions: { bootstrap: cluster.bootstrap }, acks: -1, lingerMs: 0, retries: 10_000, retryBackoffMs: 20, deliveryTimeoutMs: FAILOVER_TIMEOUT_MS, requestTimeoutMs: 5_000, allowAutoTopicCreation: false });
   const trials = [];
   try {
     for (let i = 0; i < TRIALS; i++) {
-      const t = await failoverTrial(cluster, admin, producer, topic);
-      log(`failover trial ${i + 1}/${TRIALS}: node ${t.victim} killed, next ack after ${t.ms ?? 'none within the timeout'} ms`);
+      const t = await failoverTrial(cluster, admin, producer, topic, fault);
+      log(`failover trial ${i + 1}/${TRIALS}: node ${t.victim} ${fault === 'kill' ? 'killed' : 'paused'}, next ack after ${t.ms ?? 'none within the timeout'} ms`);
       trials.push(t.ms ?? FAILOVER_TIMEOUT_MS);
     }
   } finally {
     await producer.close().catch(() => undefined);
   }
-  return [{ phase: 'failover', rf: 3, acks: 'all', trials, median_ms: median(trials), max_ms: Math.max(...trials) }];
+  return [{ phase: 'failover', fault, rf: 3, acks: 'all', trials, median_ms: median(trials), max_ms: Math.max(...trials) }];
 }
 
 async function latency(cluster, admin) {
@@ -217,7 +223,7 @@ function print(rows, refused) {
   if (refused) console.log(`${refused}; only RF 1 was measured`);
   for (const r of rows) {
     if (r.phase === 'throughput') console.log(`throughput ${r.client.padEnd(10)} RF ${r.rf} acks=${r.acks.padEnd(3)} ${String(r.records_per_s).padStart(9)} rec/s ${String(r.mb_per_s).padStart(7)} MB/s${r.of_rf1 ? `  (${Math.round(r.of_rf1 * 100)}% of RF 1)` : ''}${r.ok ? '' : `  NOT FINISHED: ${r.delivered} of ${COUNT} delivered within ${PHASE_TIMEOUT_S} s`}`);
-    if (r.phase === 'failover') console.log(`failover   kill -9 of the leader -> next acks=all ack: median ${r.median_ms} ms, max ${r.max_ms} ms (${r.trials.join(', ')})`);
+    if (r.phase === 'failover') console.log(`failover   ${r.fault === 'kill' ? 'kill -9' : 'SIGSTOP'} of the leader -> next acks=all ack: median ${r.median_ms} ms, max ${r.max_ms} ms (${r.trials.join(', ')})`);
     if (r.phase === 'latency') console.log(`latency    ${r.rate} rec/s RF 3 acks=all: p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms (produce ack p50 ${r.ack_p50_ms}, p99 ${r.ack_p99_ms})`);
   }
 }
@@ -230,7 +236,8 @@ try {
   refused = await createTopic(admin, `rep-probe-${Date.now()}`, 3, 2);
   if (refused) log(`${refused}: the RF 3 phases are skipped until replication lands`);
   if (PHASES.includes('throughput')) rows.push(...(await throughput(cluster, admin, refused !== null)));
-  if (refused === null && PHASES.includes('failover')) rows.push(...(await failover(cluster, admin)));
+  if (refused === null && PHASES.includes('failover')) rows.push(...(await failover(cluster, admin, 'kill')));
+  if (refused === null && PHASES.includes('pause')) rows.push(...(await failover(cluster, admin, 'pause')));
   if (refused === null && PHASES.includes('latency')) rows.push(...(await latency(cluster, admin)));
 } finally {
   await admin.close().catch(() => undefined);

@@ -8,7 +8,7 @@
 #   BUILD=0 PHASES=failover bash bench/replication.sh
 #
 # Env (defaults): BUILD=1 COUNT=1000000 SIZE=100 TRIALS=10 RATE=10000 LAT_SECONDS=10 SEND_EVERY_MS=5 SETTLE_MS=3000
-#   PHASES="throughput failover latency" OVERRIDES="k=v,k=v" (extra broker configs on every node)
+#   PHASES="throughput failover pause latency" OVERRIDES="k=v,k=v" (extra broker configs on every node)
 # While the brokers refuse replication factors above 1, it says so and measures RF 1 only.
 set -euo pipefail
 

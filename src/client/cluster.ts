@@ -14,13 +14,14 @@
 import { ZERO_UUID } from '../protocol/codec.js';
 import { ErrorCode, errorInfo } from '../protocol/errors.js';
 import { Apis, request } from './apis.js';
-import { Connection, type ConnectionOptions } from '../net/connection.js';
+import { Connection, REQUEST_TIMEOUT_MS_DEFAULT, type ConnectionOptions } from '../net/connection.js';
 import { sleep } from '../util/sleep.js';
 import {
   ClientErrorCode,
   ConnectionClosedError,
   ConnectionError,
   KafkaProtocolError,
+  RequestTimeoutError,
   TributaryClientError,
   invalidArgument,
 } from '../net/errors.js';
@@ -132,6 +133,10 @@ export class Cluster {
   private readonly bootstrapAddresses: readonly BrokerAddress[];
   private bootstrapConnection: Connection | null = null;
   private readonly connections = new Map<number, Promise<Connection>>();
+  /** The connections of `connections` that are open (set when one opens; a closed one is skipped where read). */
+  private readonly established = new Map<number, Connection>();
+  /** host:port -> epoch ms until which that broker is avoided by anyConnection (a request to it timed out). */
+  private readonly unresponsiveUntil = new Map<string, number>();
   private current: ClusterMetadata = { clusterId: null, controllerId: -1, brokers: new Map(), topics: new Map() };
   private closed = false;
   readonly retries: number;
@@ -164,22 +169,41 @@ export class Cluster {
 
   // ------------------------------------------------------------ connections
 
-  /** A connection to any broker: a live node connection, else the bootstrap one. */
+  /**
+   * A connection to any broker, for requests any broker answers (Metadata,
+   * FindCoordinator): the least loaded open one, as the Java client's
+   * leastLoadedNode, else a new one. A connection still being opened is
+   * never waited for here: a broker that accepts TCP but does not answer
+   * (SIGSTOP, a hung process) would hold up the metadata refresh that lets
+   * a client leave it, while the other brokers could answer at once.
+   */
   async anyConnection(): Promise<Connection> {
     this.assertOpen();
-    for (const [nodeId, pending] of this.connections) {
-      const conn = await pending.catch(() => null);
-      if (conn !== null && !conn.isClosed) return conn;
-      this.connections.delete(nodeId);
-    }
-    if (this.bootstrapConnection !== null && !this.bootstrapConnection.isClosed) return this.bootstrapConnection;
+    const now = Date.now();
+    const open = this.openConnections();
+    const answering = open.filter((c) => !this.unresponsive(c.address, now));
+    if (answering.length > 0) return leastLoaded(answering);
+    // Every open connection (if any) goes to a broker that stopped answering: try the others first.
     const errors: string[] = [];
-    const addresses = [...this.bootstrapAddresses, ...[...this.current.brokers.values()].map((b) => ({ host: b.host, port: b.port }))];
-    for (const address of addresses) {
+    const seen = new Set<string>();
+    const addresses = [...this.bootstrapAddresses, ...[...this.current.brokers.values()].map((b) => ({ host: b.host, port: b.port }))].filter((a) => {
+      const key = `${a.host}:${a.port}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    const ordered = [...addresses.filter((a) => !this.unresponsive(`${a.host}:${a.port}`, now)), ...addresses.filter((a) => this.unresponsive(`${a.host}:${a.port}`, now))];
+    for (const address of ordered) {
+      const already = open.find((c) => c.host === address.host && c.port === address.port);
+      if (already !== undefined) return already;
       try {
-        this.bootstrapConnection = await Connection.connect({ ...this.connectionOptions(), host: address.host, port: address.port });
-        return this.bootstrapConnection;
+        const conn = await Connection.connect({ ...this.connectionOptions(), host: address.host, port: address.port });
+        const previous = this.bootstrapConnection;
+        this.bootstrapConnection = conn;
+        if (previous !== null) void previous.close();
+        return conn;
       } catch (err) {
+        if (err instanceof RequestTimeoutError) this.markUnresponsive(`${address.host}:${address.port}`);
         errors.push((err as Error).message);
       }
     }
@@ -189,6 +213,39 @@ export class Cluster {
     );
   }
 
+  /** The open connections (node ones and the bootstrap one); closed ones are dropped, and a timed-out one marks its broker unresponsive. */
+  private openConnections(): Connection[] {
+    const open: Connection[] = [];
+    for (const [nodeId, conn] of this.established) {
+      if (!conn.isClosed) {
+        open.push(conn);
+        continue;
+      }
+      if (conn.closedByTimeout) this.markUnresponsive(conn.address);
+      this.established.delete(nodeId);
+    }
+    const boot = this.bootstrapConnection;
+    if (boot !== null && !boot.isClosed) open.push(boot);
+    else if (boot !== null && boot.closedByTimeout) this.markUnresponsive(boot.address);
+    return open;
+  }
+
+  /**
+   * A broker that let a request time out is avoided for requests any broker
+   * answers, for one request timeout (then it is tried again like the others).
+   */
+  private markUnresponsive(address: string): void {
+    this.unresponsiveUntil.set(address, Date.now() + (this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT));
+  }
+
+  private unresponsive(address: string, now: number): boolean {
+    const until = this.unresponsiveUntil.get(address);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.unresponsiveUntil.delete(address);
+    return false;
+  }
+
   /** The connection to broker `nodeId` (opened on first use, reopened when closed). */
   async connectionTo(nodeId: number): Promise<Connection> {
     this.assertOpen();
@@ -196,7 +253,11 @@ export class Cluster {
     if (existing !== undefined) {
       const conn = await existing.catch(() => null);
       if (conn !== null && !conn.isClosed) return conn;
-      if (this.connections.get(nodeId) === existing) this.connections.delete(nodeId);
+      if (this.connections.get(nodeId) === existing) {
+        this.connections.delete(nodeId);
+        this.established.delete(nodeId);
+        if (conn?.closedByTimeout === true) this.markUnresponsive(conn.address);
+      }
     }
     const broker = this.current.brokers.get(nodeId);
     if (broker === undefined) {
@@ -204,9 +265,15 @@ export class Cluster {
     }
     const pending = Connection.connect({ ...this.connectionOptions(), host: broker.host, port: broker.port });
     this.connections.set(nodeId, pending);
-    pending.catch(() => {
-      if (this.connections.get(nodeId) === pending) this.connections.delete(nodeId);
-    });
+    pending.then(
+      (conn) => {
+        if (this.connections.get(nodeId) === pending) this.established.set(nodeId, conn);
+      },
+      (err: unknown) => {
+        if (this.connections.get(nodeId) === pending) this.connections.delete(nodeId);
+        if (err instanceof RequestTimeoutError) this.markUnresponsive(`${broker.host}:${broker.port}`);
+      },
+    );
     return pending;
   }
 
@@ -333,6 +400,7 @@ export class Cluster {
     const all: Promise<void>[] = [];
     for (const pending of this.connections.values()) all.push(pending.then((c) => c.close(), () => undefined));
     this.connections.clear();
+    this.established.clear();
     if (this.bootstrapConnection !== null) all.push(this.bootstrapConnection.close());
     this.bootstrapConnection = null;
     await Promise.all(all);
@@ -351,6 +419,7 @@ export class Cluster {
     for (const [nodeId, pending] of this.connections) {
       if (brokers.has(nodeId)) continue;
       this.connections.delete(nodeId);
+      this.established.delete(nodeId);
       pending.then((c) => c.close(), () => undefined);
     }
   }
@@ -415,4 +484,15 @@ function toTopicMetadata(t: MetadataTopic): TopicMetadata {
 
 export function errorName(code: number): string {
   return errorInfo(code).name;
+}
+
+/** Java's leastLoadedNode: the connection with the fewest requests in flight; among equals a random one, so that one silent broker is not always tried first. */
+function leastLoaded(connections: readonly Connection[]): Connection {
+  const start = Math.floor(Math.random() * connections.length);
+  let best = connections[start] as Connection;
+  for (let i = 1; i < connections.length; i++) {
+    const c = connections[(start + i) % connections.length] as Connection;
+    if (c.inFlightCount < best.inFlightCount) best = c;
+  }
+  return best;
 }

@@ -98,6 +98,7 @@ export class Connection {
   private apiVersionsVersionUsed = -1;
   /** Fires when the earliest deadline of a pending request passes. */
   private readonly deadlines = new DeadlineTimer(() => this.onDeadline());
+  private timedOut = false;
 
   private constructor(socket: Socket, options: ConnectionOptions, input: SocketInput) {
     this.socket = socket;
@@ -125,7 +126,9 @@ export class Connection {
     const socket = await openSocket(options.host, options.port, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT, input, options.tls);
     const connection = new Connection(socket, options, input);
     try {
-      if (options.negotiateVersions !== false) await connection.negotiateVersions();
+      // The handshake is part of opening: a broker that accepts TCP but never answers (SIGSTOP, a hung
+      // process) fails within the connect timeout, not after a whole request timeout.
+      if (options.negotiateVersions !== false) await connection.negotiateVersions(Math.min(connection.requestTimeoutMs, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT));
       // Without negotiation (inter-node links) the highest SASL versions are used: the peer is one of ours.
       if (options.sasl !== undefined) await saslAuthenticate(connection, options.sasl);
     } catch (err) {
@@ -143,6 +146,11 @@ export class Connection {
   /** True once the connection is closed (by either side). */
   get isClosed(): boolean {
     return this.closedError !== null;
+  }
+
+  /** True when it was closed because a written request got no answer in time: the broker may be alive but not answering. */
+  get closedByTimeout(): boolean {
+    return this.timedOut;
   }
 
   /** Requests written and awaiting a response. */
@@ -331,6 +339,7 @@ export class Connection {
       }
       overdue.settled = true;
       const err = this.timeoutError(overdue);
+      this.timedOut = true;
       overdue.reject(err);
       this.destroy(new ConnectionClosedError(`connection to ${this.address} closed after ${this.describe(overdue)} timed out`, { cause: err }));
       return;
@@ -424,15 +433,15 @@ export class Connection {
 
   // ------------------------------------------------------- ApiVersions
 
-  private async negotiateVersions(): Promise<void> {
-    const negotiated = await negotiateApiVersions(this.address, (version) => this.sendApiVersions(version));
+  private async negotiateVersions(timeoutMs: number): Promise<void> {
+    const negotiated = await negotiateApiVersions(this.address, (version) => this.sendApiVersions(version, timeoutMs));
     this.brokerVersions = negotiated.brokerVersions;
     this.apiVersionsVersionUsed = negotiated.version;
   }
 
-  private sendApiVersions(version: number): Promise<ApiVersionsResponse> {
+  private sendApiVersions(version: number, timeoutMs: number): Promise<ApiVersionsResponse> {
     const body = { clientSoftwareName: CLIENT_SOFTWARE_NAME, clientSoftwareVersion: CLIENT_SOFTWARE_VERSION };
-    return this.enqueue(ApiVersionsRequest, version, body, (frame, start) => decodeApiVersions(frame, start, version), {}) as Promise<ApiVersionsResponse>;
+    return this.enqueue(ApiVersionsRequest, version, body, (frame, start) => decodeApiVersions(frame, start, version), { timeoutMs }) as Promise<ApiVersionsResponse>;
   }
 }
 
