@@ -37,6 +37,7 @@ import { DEFAULT_QUOTA_SETTINGS } from '../security/quota/settings.js';
 import type { QuotaEntityPart } from '../controller/metadata/client-quotas.js';
 import type { BrokerServices } from './services.js';
 import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
+import { nodeLinkAuthorizationWarnings } from '../security/node-links.js';
 import type { TopicRules } from '../replication/topic-rules.js';
 import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../config/broker.js';
@@ -167,6 +168,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   const stop = stopInOrder(parts, { exporter, maintenance, controllerTick, server, transactions });
 
   const { metadata } = parts;
+  for (const warning of nodeLinkAuthorizationWarnings(settings.cluster?.links, settings.authorizer?.superUsers ?? null)) logger.warn(warning);
   logger.info(
     { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, listeners: bound, dataDir: settings.dataDir, startupMs: Math.round(performance.now() - started) },
     'broker started',

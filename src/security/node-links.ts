@@ -67,3 +67,27 @@ export function nodeLinkSecurity(config: BrokerConfig, link: NodeLink): Connecti
   const sasl = protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL' ? saslCredentials(config, listener, link) : undefined;
   return { ...(tls === undefined ? {} : { tls }), ...(sasl === undefined ? {} : { sasl }) };
 }
+
+/**
+ * What would make this node's own inter-node requests fail authorization:
+ * with an authorizer on, the SASL users its links log in as must be super
+ * users (or be granted CLUSTER_ACTION and the rest by ACLs, which are not
+ * known at start). One line per user that is not in `super.users`; empty
+ * without an authorizer or without SASL links. (A certificate's principal
+ * over SSL depends on the mapping rules and is not checked here.)
+ */
+export function nodeLinkAuthorizationWarnings(links: { readonly interBroker: ConnectionSecurity; readonly controller: ConnectionSecurity } | undefined, superUsers: ReadonlySet<string> | null): string[] {
+  if (links === undefined || superUsers === null) return [];
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  for (const [name, link] of [['inter.broker', links.interBroker], ['controller', links.controller]] as const) {
+    const user = link.sasl?.username;
+    if (user === undefined || seen.has(user)) continue;
+    seen.add(user);
+    const principal = `User:${user}`;
+    if (!superUsers.has(principal)) {
+      warnings.push(`the ${name} link logs in as ${principal}, which is not in super.users: unless ACLs grant it CLUSTER_ACTION on the cluster (and what replication and transactions need), the other nodes will deny its requests`);
+    }
+  }
+  return warnings;
+}

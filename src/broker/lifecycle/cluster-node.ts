@@ -55,6 +55,15 @@ export const CONTROLLED_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 const SECURITY_PROTOCOL_IDS: Readonly<Record<string, number>> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
 
+/**
+ * The endpoints a broker registers: each listener with Kafka's id of its
+ * security protocol (from listener.security.protocol.map, so a listener named
+ * INTERNAL that runs SSL registers as SSL, not by its name).
+ */
+export function registrationEndpoints(listeners: readonly ListenerSettings[]): { name: string; host: string; port: number; securityProtocol: number }[] {
+  return listeners.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: SECURITY_PROTOCOL_IDS[e.security?.protocol ?? 'PLAINTEXT'] ?? 0 }));
+}
+
 export interface ClusterNodeOptions {
   readonly settings: BrokerSettings;
   readonly fs: FileSystem;
@@ -230,7 +239,7 @@ export class ClusterNode {
         brokerId: settings.nodeId,
         clusterId: booted.clusterId,
         incarnationId: randomUuid(),
-        endpoints: endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: SECURITY_PROTOCOL_IDS[e.name] ?? 0 })),
+        endpoints: registrationEndpoints(endpoints),
         rack: settings.rack,
         previousBrokerEpoch: this.previousBrokerEpoch,
       },

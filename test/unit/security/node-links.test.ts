@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseBrokerConfig } from '../../../src/config/broker.js';
-import { nodeLinkSecurity } from '../../../src/security/node-links.js';
+import { nodeLinkAuthorizationWarnings, nodeLinkSecurity } from '../../../src/security/node-links.js';
 import { createTestPki, KEY_PASSWORD, type TestPki } from '../../helpers/tls.js';
 
 const JAAS = (user: string): string => `org.apache.kafka.common.security.plain.PlainLoginModule required username="${user}" password="${user}-secret" user_${user}="${user}-secret";`;
@@ -65,5 +65,20 @@ describe('nodeLinkSecurity', () => {
     assert.deepEqual(nodeLinkSecurity(config, 'controller'), { sasl: { mechanism: 'PLAIN', username: 'broker3', password: 'broker3-secret' } });
     const missing = parseBrokerConfig({ ...base(), 'process.roles': 'broker', 'node.id': '3', listeners: 'PLAINTEXT://127.0.0.1:9096', 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT' });
     assert.throws(() => nodeLinkSecurity(missing, 'controller'), /sasl\.mechanism\.controller\.protocol: the JAAS config of listener CONTROLLER needs username/);
+  });
+});
+
+describe('nodeLinkAuthorizationWarnings', () => {
+  const sasl = (username: string) => ({ sasl: { mechanism: 'PLAIN' as const, username, password: 'x' } });
+  it('names each SASL user of the links that is not a super user, once', () => {
+    const warnings = nodeLinkAuthorizationWarnings({ interBroker: sasl('broker'), controller: sasl('broker') }, new Set(['User:admin']));
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? '', /User:broker, which is not in super.users/);
+  });
+  it('is quiet for super users, without an authorizer, and for links without SASL', () => {
+    assert.deepEqual(nodeLinkAuthorizationWarnings({ interBroker: sasl('broker'), controller: sasl('ctl') }, new Set(['User:broker', 'User:ctl'])), []);
+    assert.deepEqual(nodeLinkAuthorizationWarnings({ interBroker: sasl('broker'), controller: {} }, null), []);
+    assert.deepEqual(nodeLinkAuthorizationWarnings({ interBroker: {}, controller: {} }, new Set()), []);
+    assert.deepEqual(nodeLinkAuthorizationWarnings(undefined, new Set()), []);
   });
 });
