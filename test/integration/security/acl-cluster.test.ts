@@ -6,18 +6,10 @@
 // CreateTopics with one denied topic forwards only the allowed one.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import { runBroker, type RunningBroker } from '../../../src/broker/broker.js';
-import { settingsFromConfig } from '../../../src/broker/settings.js';
-import { parseBrokerConfig } from '../../../src/config/broker.js';
 import { Admin } from '../../../src/client/admin.js';
 import type { Acl } from '../../../src/client/acl-admin.js';
 import { Producer } from '../../../src/client/producer.js';
-import { freePort } from '../../helpers/broker-process.js';
-import { FAST_CLUSTER_CONFIG } from '../../helpers/cluster-process.js';
+import { startInProcessCluster, type InProcessCluster } from '../../helpers/in-process-cluster.js';
 import { PLAIN_JAAS } from '../../helpers/sasl.js';
 import { uniqueName } from '../../helpers/records.js';
 import { until } from '../../helpers/until.js';
@@ -30,43 +22,28 @@ const ALICE = { mechanism: 'PLAIN', username: 'alice', password: 'alice-secret' 
 const allow = (resourceType: Acl['resourceType'], resourceName: string, operation: Acl['operation'], patternType: Acl['patternType'] = 'LITERAL'): Acl => ({ resourceType, resourceName, patternType, principal: 'User:alice', host: '*', operation, permissionType: 'ALLOW' });
 
 describe('3 nodes: ACLs are metadata, enforced by every node', { timeout: 150_000 }, () => {
-  const brokers: RunningBroker[] = [];
-  const dirs: string[] = [];
+  let cluster: InProcessCluster;
   const saslPorts: number[] = [];
   const at = (i: number): string => `127.0.0.1:${saslPorts[i]}`;
 
   before(async () => {
-    const ports = await Promise.all(Array.from({ length: NODES * 3 }, () => freePort()));
-    const port = (node: number, kind: number): number => ports[(node - 1) * 3 + kind] as number;
-    const voters = Array.from({ length: NODES }, (_, i) => `${i + 1}@127.0.0.1:${port(i + 1, 2)}`).join(',');
-    await Promise.all(Array.from({ length: NODES }, async (_, i) => {
-      const id = i + 1;
-      const dir = mkdtempSync(join(tmpdir(), `trib-acl-node${id}-`));
-      dirs.push(dir);
-      saslPorts[i] = port(id, 1);
-      const config = parseBrokerConfig({
-        ...FAST_CLUSTER_CONFIG,
-        'node.id': String(id),
-        'process.roles': 'broker,controller',
-        'controller.quorum.voters': voters,
-        'controller.listener.names': 'CONTROLLER',
-        'cluster.id': CLUSTER_ID,
-        listeners: `PLAINTEXT://127.0.0.1:${port(id, 0)},SASL_PLAINTEXT://127.0.0.1:${port(id, 1)},CONTROLLER://127.0.0.1:${port(id, 2)}`,
+    cluster = await startInProcessCluster({
+      nodes: NODES,
+      clusterId: CLUSTER_ID,
+      portsPerNode: 3,
+      dirPrefix: 'trib-acl',
+      nodeConfig: (_id, [plain, sasl, controller]) => ({
+        listeners: `PLAINTEXT://127.0.0.1:${plain},SASL_PLAINTEXT://127.0.0.1:${sasl},CONTROLLER://127.0.0.1:${controller}`,
         'inter.broker.listener.name': 'PLAINTEXT',
         'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS,
         'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
         'super.users': 'User:admin;User:ANONYMOUS',
-        'log.dirs': dir,
-        'offsets.topic.replication.factor': '3',
         'offsets.topic.num.partitions': '3',
-      });
-      brokers.push(await runBroker(settingsFromConfig(config), pino({ level: 'warn' })));
-    }));
+      }),
+    });
+    for (const id of cluster.nodeIds) saslPorts.push(cluster.ports(id)[1] as number);
   });
-  after(async () => {
-    await Promise.all(brokers.map((b) => b.stop('test done')));
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+  after(() => cluster.close());
 
   it('ACLs made through each node reach every node; produce is refused, then allowed everywhere', async () => {
     const topic = uniqueName('acl-rf3');

@@ -8,18 +8,10 @@
 // names the SASL ports.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import { runBroker, type RunningBroker } from '../../../src/broker/broker.js';
-import { settingsFromConfig } from '../../../src/broker/settings.js';
-import { parseBrokerConfig } from '../../../src/config/broker.js';
 import { Admin } from '../../../src/client/admin.js';
 import { Producer } from '../../../src/client/producer.js';
 import { Consumer } from '../../../src/client/consumer.js';
-import { freePort } from '../../helpers/broker-process.js';
-import { FAST_CLUSTER_CONFIG } from '../../helpers/cluster-process.js';
+import { startInProcessCluster, type InProcessCluster } from '../../helpers/in-process-cluster.js';
 import { PLAIN_JAAS } from '../../helpers/sasl.js';
 import { uniqueName } from '../../helpers/records.js';
 
@@ -27,41 +19,25 @@ const NODES = 3;
 const CLUSTER_ID = 'U2FzbENsdXN0ZXJUZXN0MQ';
 
 describe('3 nodes: SASL_PLAINTEXT for clients, PLAINTEXT between nodes', { timeout: 120_000 }, () => {
-  const brokers: RunningBroker[] = [];
-  const dirs: string[] = [];
+  let cluster: InProcessCluster;
   const saslPorts: number[] = [];
 
   before(async () => {
-    const ports = await Promise.all(Array.from({ length: NODES * 3 }, () => freePort()));
-    const port = (node: number, kind: number): number => ports[(node - 1) * 3 + kind] as number;
-    const voters = Array.from({ length: NODES }, (_, i) => `${i + 1}@127.0.0.1:${port(i + 1, 2)}`).join(',');
-    const starts = Array.from({ length: NODES }, async (_, i) => {
-      const id = i + 1;
-      const dir = mkdtempSync(join(tmpdir(), `trib-sasl-node${id}-`));
-      dirs.push(dir);
-      saslPorts[i] = port(id, 1);
-      const config = parseBrokerConfig({
-        ...FAST_CLUSTER_CONFIG,
-        'node.id': String(id),
-        'process.roles': 'broker,controller',
-        'controller.quorum.voters': voters,
-        'controller.listener.names': 'CONTROLLER',
-        'cluster.id': CLUSTER_ID,
-        listeners: `PLAINTEXT://127.0.0.1:${port(id, 0)},SASL_PLAINTEXT://127.0.0.1:${port(id, 1)},CONTROLLER://127.0.0.1:${port(id, 2)}`,
+    cluster = await startInProcessCluster({
+      nodes: NODES,
+      clusterId: CLUSTER_ID,
+      portsPerNode: 3,
+      dirPrefix: 'trib-sasl',
+      nodeConfig: (_id, [plain, sasl, controller]) => ({
+        listeners: `PLAINTEXT://127.0.0.1:${plain},SASL_PLAINTEXT://127.0.0.1:${sasl},CONTROLLER://127.0.0.1:${controller}`,
         'inter.broker.listener.name': 'PLAINTEXT',
         'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS,
-        'log.dirs': dir,
-        'offsets.topic.replication.factor': '3',
         'offsets.topic.num.partitions': '3',
-      });
-      brokers.push(await runBroker(settingsFromConfig(config), pino({ level: 'warn' })));
+      }),
     });
-    await Promise.all(starts);
+    for (const id of cluster.nodeIds) saslPorts.push(cluster.ports(id)[1] as number);
   });
-  after(async () => {
-    await Promise.all(brokers.map((b) => b.stop('test done')));
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+  after(() => cluster.close());
 
   it('a SCRAM user made on one node logs in on all; an RF-3 topic round-trips over SASL', async () => {
     const admin = await Admin.connect({ bootstrap: `127.0.0.1:${saslPorts[0]}`, sasl: { mechanism: 'PLAIN', username: 'admin', password: 'admin-secret' } });

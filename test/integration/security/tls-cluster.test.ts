@@ -8,18 +8,10 @@
 // partition fails over and every record is read back from the survivors.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import { runBroker, type RunningBroker } from '../../../src/broker/broker.js';
-import { settingsFromConfig } from '../../../src/broker/settings.js';
-import { parseBrokerConfig } from '../../../src/config/broker.js';
 import { Admin } from '../../../src/client/admin.js';
 import { Producer } from '../../../src/client/producer.js';
 import { Consumer } from '../../../src/client/consumer.js';
-import { freePort } from '../../helpers/broker-process.js';
-import { FAST_CLUSTER_CONFIG } from '../../helpers/cluster-process.js';
+import { startInProcessCluster, type InProcessCluster } from '../../helpers/in-process-cluster.js';
 import { PLAIN_JAAS } from '../../helpers/sasl.js';
 import { createTestPki, KEY_PASSWORD, type TestPki } from '../../helpers/tls.js';
 import { uniqueName } from '../../helpers/records.js';
@@ -29,8 +21,7 @@ const CLUSTER_ID = 'VGxzQ2x1c3RlclRlc3QwMQ';
 const RECORDS = 20;
 
 describe('3 nodes: SASL_SSL between brokers and between controllers', { timeout: 180_000 }, () => {
-  const brokers: (RunningBroker | null)[] = [];
-  const dirs: string[] = [];
+  let cluster: InProcessCluster | undefined;
   const ports: number[] = [];
   let pki: TestPki;
   const sasl = { mechanism: 'PLAIN', username: 'admin', password: 'admin-secret' } as const;
@@ -38,22 +29,13 @@ describe('3 nodes: SASL_SSL between brokers and between controllers', { timeout:
 
   before(async () => {
     pki = createTestPki();
-    const all = await Promise.all(Array.from({ length: NODES * 2 }, () => freePort()));
-    const port = (node: number, kind: number): number => all[(node - 1) * 2 + kind] as number;
-    const voters = Array.from({ length: NODES }, (_, i) => `${i + 1}@127.0.0.1:${port(i + 1, 1)}`).join(',');
-    await Promise.all(Array.from({ length: NODES }, async (_, i) => {
-      const id = i + 1;
-      const dir = mkdtempSync(join(tmpdir(), `trib-tls-node${id}-`));
-      dirs.push(dir);
-      ports[i] = port(id, 0);
-      const config = parseBrokerConfig({
-        ...FAST_CLUSTER_CONFIG,
-        'node.id': String(id),
-        'process.roles': 'broker,controller',
-        'controller.quorum.voters': voters,
-        'controller.listener.names': 'CONTROLLER',
-        'cluster.id': CLUSTER_ID,
-        listeners: `INTERNAL://127.0.0.1:${port(id, 0)},CONTROLLER://127.0.0.1:${port(id, 1)}`,
+    cluster = await startInProcessCluster({
+      nodes: NODES,
+      clusterId: CLUSTER_ID,
+      portsPerNode: 2,
+      dirPrefix: 'trib-tls',
+      nodeConfig: (_id, [internal, controller]) => ({
+        listeners: `INTERNAL://127.0.0.1:${internal},CONTROLLER://127.0.0.1:${controller}`,
         'listener.security.protocol.map': 'INTERNAL:SASL_SSL,CONTROLLER:SASL_SSL',
         'inter.broker.listener.name': 'INTERNAL',
         'sasl.mechanism.inter.broker.protocol': 'PLAIN',
@@ -65,17 +47,14 @@ describe('3 nodes: SASL_SSL between brokers and between controllers', { timeout:
         'ssl.keystore.location': pki.server.keystoreFile,
         'ssl.key.password': KEY_PASSWORD,
         'ssl.truststore.location': pki.caFile,
-        'log.dirs': dir,
-        'offsets.topic.replication.factor': '3',
         'offsets.topic.num.partitions': '1',
         'min.insync.replicas': '2',
-      });
-      brokers[i] = await runBroker(settingsFromConfig(config), pino({ level: 'warn' }));
-    }));
+      }),
+    });
+    for (const id of cluster.nodeIds) ports.push(cluster.ports(id)[0] as number);
   });
   after(async () => {
-    await Promise.all(brokers.map((b) => b?.stop('test done')));
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await cluster?.close();
     pki?.cleanup();
   });
 
@@ -105,8 +84,7 @@ describe('3 nodes: SASL_SSL between brokers and between controllers', { timeout:
     await producer.close();
 
     // The followers fetched over SASL_SSL (acks=all with min.insync.replicas=2 needed them); now the leader goes.
-    await brokers[leader - 1]?.stop('failover test');
-    brokers[leader - 1] = null;
+    await cluster?.stopNode(leader, 'failover test');
     const survivors = ports.filter((_, i) => i !== leader - 1).map((p) => `127.0.0.1:${p}`).join(',');
     const after = await Producer.connect({ clusterOptions: { bootstrap: survivors }, tls: tls(), sasl, acks: -1 });
     for (let i = RECORDS / 2; i < RECORDS; i++) await after.send({ topic, partition: 0, value: Buffer.from(`v${i}`) });
