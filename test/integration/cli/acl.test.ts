@@ -7,49 +7,28 @@
 // her ACLs.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { brokerMain } from '../../helpers/broker-process.js';
-import { run as runTool, type RunResult } from '../../helpers/run.js';
-import { startSaslBroker, type SaslBroker } from '../../helpers/sasl.js';
+import type { RunResult } from '../../helpers/run.js';
+import { startSaslCli, type SaslCliSession } from '../../helpers/sasl-cli.js';
 import { uniqueName } from '../../helpers/records.js';
 import { Admin } from '../../../src/client/admin.js';
 
 describe('tributary acl over SASL with the authorizer on', { timeout: 180_000 }, () => {
-  let broker: SaslBroker;
-  let dir: string;
+  let session: SaslCliSession;
   let admin: string;
   let alice: string;
-  const file = (name: string, lines: readonly string[]): string => {
-    const path = join(dir, name);
-    writeFileSync(path, `${lines.join('\n')}\n`);
-    return path;
-  };
-  const cli = (args: readonly string[], input?: string): Promise<RunResult> =>
-    runTool(process.execPath, [brokerMain, ...args, '--bootstrap', `127.0.0.1:${broker.saslPort}`], { allowFailure: true, timeoutMs: 60_000, ...(input === undefined ? {} : { input }) });
-  const ok = async (args: readonly string[], input?: string): Promise<RunResult> => {
-    const r = await cli(args, input);
-    assert.equal(r.code, 0, `tributary ${args.join(' ')}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-    return r;
-  };
-  const login = (name: string, user: string, password: string): string =>
-    file(name, ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=PLAIN', `sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="${user}" password="${password}";`]);
+  const cli = (args: readonly string[], input?: string): Promise<RunResult> => session.cli(args, input);
+  const ok = (args: readonly string[], input?: string): Promise<RunResult> => session.ok(args, input);
 
   before(async () => {
-    broker = await startSaslBroker({ 'authorizer.class.name': 'standard', 'super.users': 'User:admin' });
-    dir = mkdtempSync(join(tmpdir(), 'trib-cli-acl-'));
-    admin = login('admin.properties', 'admin', 'admin-secret');
-    alice = login('alice.properties', 'alice', 'alice-secret');
+    session = await startSaslCli('trib-cli-acl', { 'authorizer.class.name': 'standard', 'super.users': 'User:admin' });
+    admin = session.login('admin.properties', 'admin', 'admin-secret');
+    alice = session.login('alice.properties', 'alice', 'alice-secret');
   });
-  after(async () => {
-    await broker?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => session?.close());
 
   it('add, list, remove; the grant decides whether alice may produce', async () => {
     const topic = uniqueName('team-a.orders');
-    const own = await Admin.connect({ bootstrap: `127.0.0.1:${broker.saslPort}`, sasl: { mechanism: 'PLAIN', username: 'admin', password: 'admin-secret' } });
+    const own = await Admin.connect({ bootstrap: `127.0.0.1:${session.broker.saslPort}`, sasl: { mechanism: 'PLAIN', username: 'admin', password: 'admin-secret' } });
     try {
       assert.equal((await own.createTopics([{ name: topic, numPartitions: 1, replicationFactor: 1 }]))[0]?.error, null);
     } finally {

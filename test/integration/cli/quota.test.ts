@@ -6,41 +6,20 @@
 // read from the broker's metrics.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Producer } from '../../../src/client/producer.js';
-import { brokerMain } from '../../helpers/broker-process.js';
-import { run as runTool, type RunResult } from '../../helpers/run.js';
-import { startSaslBroker, type SaslBroker } from '../../helpers/sasl.js';
+import type { RunResult } from '../../helpers/run.js';
+import { startSaslCli, type SaslCliSession } from '../../helpers/sasl-cli.js';
 
 describe('tributary quota and tenant describe', { timeout: 180_000 }, () => {
-  let broker: SaslBroker;
-  let dir: string;
-  let admin: string;
-  const cli = (args: readonly string[]): Promise<RunResult> =>
-    runTool(process.execPath, [brokerMain, ...args, '--bootstrap', `127.0.0.1:${broker.saslPort}`, '--command-config', admin], { allowFailure: true, timeoutMs: 60_000 });
-  const ok = async (args: readonly string[]): Promise<RunResult> => {
-    const r = await cli(args);
-    assert.equal(r.code, 0, `tributary ${args.join(' ')}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-    return r;
-  };
+  let session: SaslCliSession;
+  const cli = (args: readonly string[]): Promise<RunResult> => session.cli(args);
+  const ok = (args: readonly string[]): Promise<RunResult> => session.ok(args);
 
   before(async () => {
-    broker = await startSaslBroker({ 'metrics.listeners': 'http://127.0.0.1:0' });
-    dir = mkdtempSync(join(tmpdir(), 'trib-cli-quota-'));
-    admin = join(dir, 'admin.properties');
-    writeFileSync(admin, [
-      'security.protocol=SASL_PLAINTEXT',
-      'sasl.mechanism=PLAIN',
-      'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret";',
-      '',
-    ].join('\n'));
+    session = await startSaslCli('trib-cli-quota', { 'metrics.listeners': 'http://127.0.0.1:0' });
+    session.defaultArgs = ['--command-config', session.login('admin.properties', 'admin', 'admin-secret')];
   });
-  after(async () => {
-    await broker?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => session?.close());
 
   it('sets, lists and removes quotas', async () => {
     assert.match((await ok(['quota', 'set', '--user', 'alice', '--producer-byte-rate', '1048576'])).stdout, /Set producer_byte_rate=1048576 on \/config\/users\/alice\./);
@@ -65,10 +44,10 @@ describe('tributary quota and tenant describe', { timeout: 180_000 }, () => {
   });
 
   it('tenant describe: effective quotas with their level, usage from the metrics endpoint, the ACL hook', async () => {
-    const producer = await Producer.connect({ clusterOptions: { bootstrap: `127.0.0.1:${broker.saslPort}` }, sasl: { mechanism: 'PLAIN', username: 'alice', password: 'alice-secret' }, acks: 1 });
+    const producer = await Producer.connect({ clusterOptions: { bootstrap: `127.0.0.1:${session.broker.saslPort}` }, sasl: { mechanism: 'PLAIN', username: 'alice', password: 'alice-secret' }, acks: 1 });
     try {
       for (let i = 0; i < 20; i++) await producer.send({ topic: 'tenant-usage', value: Buffer.alloc(10_000, i) });
-      const metricsUrl = broker.broker.metricsAddresses[0]?.url ?? assert.fail('no metrics endpoint');
+      const metricsUrl = session.broker.broker.metricsAddresses[0]?.url ?? assert.fail('no metrics endpoint');
       const r = await ok(['tenant', 'describe', 'User:alice', '--metrics-url', metricsUrl, '--json']);
       const view = JSON.parse(r.stdout) as { quotas: { key: string; value?: number; from?: string }[]; usage: { produceBytesPerSec: number; connections: number; brokers: number }; acls: { available: boolean } };
       assert.deepEqual(view.quotas.find((q) => q.key === 'producer_byte_rate'), { key: 'producer_byte_rate', value: 1048576, from: '/config/users/alice' });

@@ -5,45 +5,23 @@
 // config with a wrong password fails with the broker's SASL error.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { brokerMain } from '../../helpers/broker-process.js';
-import { run as runTool, type RunResult } from '../../helpers/run.js';
-import { startSaslBroker, type SaslBroker } from '../../helpers/sasl.js';
+import type { RunResult } from '../../helpers/run.js';
+import { startSaslCli, type SaslCliSession } from '../../helpers/sasl-cli.js';
 import { uniqueName } from '../../helpers/records.js';
 
 describe('tributary user and --command-config over SASL', { timeout: 180_000 }, () => {
-  let broker: SaslBroker;
-  let dir: string;
-  const file = (name: string, lines: readonly string[]): string => {
-    const path = join(dir, name);
-    writeFileSync(path, `${lines.join('\n')}\n`);
-    return path;
-  };
-  const cli = (args: readonly string[], input?: string): Promise<RunResult> =>
-    runTool(process.execPath, [brokerMain, ...args, '--bootstrap', `127.0.0.1:${broker.saslPort}`], { allowFailure: true, timeoutMs: 60_000, ...(input === undefined ? {} : { input }) });
-  const ok = async (args: readonly string[], input?: string): Promise<RunResult> => {
-    const r = await cli(args, input);
-    assert.equal(r.code, 0, `tributary ${args.join(' ')}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-    return r;
-  };
+  let session: SaslCliSession;
+  const file = (name: string, lines: readonly string[]): string => session.file(name, lines);
+  const cli = (args: readonly string[], input?: string): Promise<RunResult> => session.cli(args, input);
+  const ok = (args: readonly string[], input?: string): Promise<RunResult> => session.ok(args, input);
 
   before(async () => {
-    broker = await startSaslBroker();
-    dir = mkdtempSync(join(tmpdir(), 'trib-cli-user-'));
+    session = await startSaslCli('trib-cli-user');
   });
-  after(async () => {
-    await broker?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => session?.close());
 
   it('creates, lists and deletes SCRAM users; a created user produces and consumes through the CLI', async () => {
-    const admin = file('admin.properties', [
-      'security.protocol=SASL_PLAINTEXT',
-      'sasl.mechanism=PLAIN',
-      'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret";',
-    ]);
+    const admin = session.login('admin.properties', 'admin', 'admin-secret');
     await ok(['user', 'create', 'dana', '--mechanism', 'SCRAM-SHA-256', '--password', 'dana-secret', '--iterations', '8192', '--command-config', admin]);
     await ok(['user', 'create', 'dana', '--mechanism', 'SCRAM-SHA-512', '--password', 'dana-secret', '--command-config', admin]);
     const listed = JSON.parse((await ok(['user', 'list', '--json', '--command-config', admin])).stdout) as { user: string; credentials: { mechanism: string; iterations: number }[] }[];
