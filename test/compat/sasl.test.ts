@@ -120,11 +120,17 @@ describe('real clients over SASL_PLAINTEXT', { timeout: 300_000 }, () => {
     });
   }
 
+  /** The client's own SASL_PLAINTEXT settings: librdkafka property names, kafka-python keyword arguments. */
+  const saslConfig = (client: 'confluent' | 'kafka_python', mechanism: string, username: string, password: string): Record<string, string> =>
+    client === 'confluent'
+      ? { 'security.protocol': 'SASL_PLAINTEXT', 'sasl.mechanism': mechanism, 'sasl.username': username, 'sasl.password': password }
+      : { security_protocol: 'SASL_PLAINTEXT', sasl_mechanism: mechanism, sasl_plain_username: username, sasl_plain_password: password };
+
   for (const client of ['confluent', 'kafka_python'] as const) {
     for (const user of USERS) {
       it(`${client === 'confluent' ? 'confluent-kafka-python' : 'kafka-python'} ${user.mechanism}: produce and read back; a wrong password fails`, async () => {
         const py = (password: string, value: string): Promise<PyResult> =>
-          runPythonJson<PyResult>('sasl_clients.py', client, { bootstrap: bootstrap(), mechanism: user.mechanism, username: user.username, password, topic, value }, { timeoutMs: 90_000 });
+          runPythonJson<PyResult>('secure_clients.py', client, { bootstrap: bootstrap(), config: saslConfig(client, user.mechanism, user.username, password), topic, value }, { timeoutMs: 90_000 });
         const value = `${client}-${user.mechanism}`;
         const ok = await py(user.password, value);
         assert.equal(ok.error, undefined, JSON.stringify(ok));

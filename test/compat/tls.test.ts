@@ -102,7 +102,7 @@ describe('real clients over SSL and SASL_SSL', { timeout: 300_000 }, () => {
       const value = `${p.client}-${p.protocol}`;
       // A topic of its own (auto-created), so the record read back from offset 0 is this one.
       const own = uniqueName(`tls-${p.client}`);
-      const result = await runPythonJson<PyResult>('tls_clients.py', p.client, { bootstrap: p.protocol === 'SSL' ? ssl() : saslSsl(), config: p.config(), topic: own, value }, { timeoutMs: 90_000 });
+      const result = await runPythonJson<PyResult>('secure_clients.py', p.client, { bootstrap: p.protocol === 'SSL' ? ssl() : saslSsl(), config: p.config(), topic: own, value }, { timeoutMs: 90_000 });
       assert.deepEqual(result, { value }, JSON.stringify(result));
       if (p.protocol === 'SSL') assert.deepEqual([...sslPrincipals(from)], [ALICE]);
     });

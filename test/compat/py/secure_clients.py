@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""SASL logins of confluent-kafka-python (librdkafka 2.0.2) and kafka-python 2.0.2
-for test/compat/sasl.test.ts.
+"""TLS and SASL connections of confluent-kafka-python (librdkafka) and
+kafka-python, for test/compat/tls.test.ts and test/compat/sasl.test.ts.
 
-Usage: /usr/bin/python3 sasl_clients.py <command> (JSON args on stdin)
+Usage: /usr/bin/python3 secure_clients.py <command> (JSON args on stdin)
 Prints one JSON object on its last stdout line.
 
-Commands (args: {bootstrap, mechanism, username, password, topic, value}):
+Commands (args: {bootstrap, config, topic, value}; `config` is the client's own
+security settings, librdkafka names for confluent, kafka-python keyword
+arguments for kafka_python):
   confluent     produce `value` to partition 0 of `topic`, read it back; or the error
   kafka_python  the same with kafka-python
 """
@@ -17,18 +19,13 @@ TIMEOUT_S = 20
 
 def confluent(args):
     from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
-    common = {
-        "bootstrap.servers": args["bootstrap"],
-        "security.protocol": "SASL_PLAINTEXT",
-        "sasl.mechanism": args["mechanism"],
-        "sasl.username": args["username"],
-        "sasl.password": args["password"],
-    }
+    common = {"bootstrap.servers": args["bootstrap"], **args["config"]}
     errors = []
     producer = Producer({**common, "error_cb": lambda e: errors.append(e), "message.timeout.ms": 10000})
     reports = []
     producer.produce(args["topic"], value=args["value"].encode(), partition=0, on_delivery=lambda err, msg: reports.append(err))
     producer.flush(TIMEOUT_S)
+    # A failed SASL login shows as an _AUTHENTICATION error, not as a delivery report.
     auth = [e for e in errors if e.name() == "_AUTHENTICATION"]
     if auth:
         return {"error": {"name": auth[0].name(), "str": auth[0].str()}}
@@ -52,15 +49,7 @@ def confluent(args):
 def kafka_python(args):
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
     from kafka.errors import KafkaError
-    common = {
-        "bootstrap_servers": args["bootstrap"],
-        "security_protocol": "SASL_PLAINTEXT",
-        "sasl_mechanism": args["mechanism"],
-        "sasl_plain_username": args["username"],
-        "sasl_plain_password": args["password"],
-        "request_timeout_ms": 10000,
-        "api_version_auto_timeout_ms": 10000,
-    }
+    common = {"bootstrap_servers": args["bootstrap"], "request_timeout_ms": 10000, "api_version_auto_timeout_ms": 10000, **args["config"]}
     try:
         producer = KafkaProducer(**common, max_block_ms=10000)
         producer.send(args["topic"], value=args["value"].encode(), partition=0).get(timeout=TIMEOUT_S)
