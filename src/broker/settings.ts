@@ -188,6 +188,7 @@ export function topicRulesOf(t: TopicConfig): TopicRules {
     minInsyncReplicas: t.minInsyncReplicas,
     compacted: t.cleanupPolicy.compact,
     compressionType: t.compressionType,
+    mirrorState: t.mirrorState,
   };
 }
 

@@ -36,6 +36,8 @@ export const TOPIC_BROKER_SYNONYMS: Readonly<Record<TopicConfigKey, readonly Bro
   'min.cleanable.dirty.ratio': ['log.cleaner.min.cleanable.ratio'],
   'min.compaction.lag.ms': ['log.cleaner.min.compaction.lag.ms'],
   'min.insync.replicas': ['min.insync.replicas'],
+  // No broker default: only a mirror (or an operator) sets it per topic.
+  'mirror.state': [],
   'preallocate': ['log.preallocate'],
   'retention.bytes': ['log.retention.bytes'],
   'retention.ms': ['log.retention.ms', 'log.retention.minutes', 'log.retention.hours'],
@@ -159,6 +161,7 @@ function toTopicConfig(v: TopicConfigValues, source: Record<TopicConfigKey, Topi
     minCleanableDirtyRatio: v['min.cleanable.dirty.ratio'],
     minCompactionLagMs: v['min.compaction.lag.ms'],
     minInsyncReplicas: v['min.insync.replicas'],
+    mirrorState: v['mirror.state'],
     preallocate: v['preallocate'],
     retentionBytes: v['retention.bytes'],
     retentionMs: v['retention.ms'],

@@ -386,6 +386,21 @@ export class Partition {
     this.onLogStartOffsetChanged();
   }
 
+  /**
+   * As leader of a partition that holds no records (log start = log end):
+   * the log restarts empty at `offset`, as a follower's does at its leader's
+   * start. Only an exact-mode mirror append does this (mirror-append.ts), so
+   * a copy of a source whose log no longer starts at 0 keeps its offsets;
+   * followers then find their log below this one's start and restart there.
+   */
+  restartEmptyAt(offset: bigint): void {
+    invariant(this.isLeader, 'only the leader restarts its empty log for a mirror');
+    invariant(this.log.logStartOffset === this.log.logEndOffset && offset > this.log.logEndOffset, 'an empty log restarts further on');
+    this.log.truncateFullyAndStartAt(offset);
+    this.afterTruncation();
+    this.onLogStartOffsetChanged();
+  }
+
   private afterTruncation(): void {
     const end = this.log.logEndOffset;
     this.leaderEpochs.truncateFromEnd(end, true);

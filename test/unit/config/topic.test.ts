@@ -33,6 +33,8 @@ const KAFKA_TOPIC_DEFAULTS: Record<string, string> = {
   'segment.jitter.ms': '0',
   'segment.ms': '604800000',
   'unclean.leader.election.enable': 'false',
+  // Tributary's own key (exact-mode mirror topics, docs/mirror.md); not one of Kafka's.
+  'mirror.state': 'none',
 };
 
 /** A value each key must refuse (beyond the type: below the minimum, outside the allowed set). */
@@ -62,6 +64,7 @@ const BAD_TOPIC_VALUES: Record<string, string[]> = {
   'segment.jitter.ms': ['-1'],
   'segment.ms': ['0'],
   'unclean.leader.election.enable': ['on'],
+  'mirror.state': ['ACTIVE', 'passive'],
 };
 
 test('the topic keys are exactly the ones listed here, and defaults equal Kafka\'s', () => {
