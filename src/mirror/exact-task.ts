@@ -2,6 +2,9 @@
  * MirrorSourceTask in exact mode (`mode = exact`, docs/mirror.md): one
  * PartitionCopier (exact-copier.ts) per assigned source partition, each
  * copying the partition's batches into the remote topic at the same offsets.
+ * Each copier has its own connections to both clusters, so one partition's
+ * long poll does not hold up another's request (a broker answers a
+ * connection's requests in order).
  * The task hands no records to the worker (poll() returns none): the copies
  * go through MirrorAppend, and the target's log end is the only position
  * kept, so Connect's source offsets are not used.
@@ -23,11 +26,11 @@ import { MIRROR_VERSION, decodePartitions } from './task-assignment.js';
 
 const POLL_WAIT_MS = 200;
 /** Bytes fetched per partition per request. */
-const FETCH_MAX_BYTES = 1024 * 1024;
+const FETCH_MAX_BYTES = 4 * 1024 * 1024;
 
 export class MirrorExactTask implements SourceTask {
-  private source: Cluster | null = null;
-  private target: Cluster | null = null;
+  /** Each copier's own clients: a copier's long-polling fetch (or acks=-1 append) must not hold the others' requests behind it on a shared connection, where a broker answers in order. */
+  private readonly clusters: Cluster[] = [];
   private readonly copiers: PartitionCopier[] = [];
   private readonly runs: Promise<void>[] = [];
   private failure: unknown = null;
@@ -43,8 +46,6 @@ export class MirrorExactTask implements SourceTask {
       process.stderr.write(`[MirrorExactTask ${config.source}->${config.target}] ${m}\n`);
     };
     const clientId = `mirror-${config.source}-${config.target}-exact`;
-    this.source = await Cluster.connect({ bootstrap: config.sourceBootstrap, clientId });
-    this.target = await Cluster.connect({ bootstrap: config.targetBootstrap, clientId });
     const partitions = decodePartitions(props['task.assigned.partitions']);
     const remote = (topic: string): string => config.policy.formatRemoteTopic(config.source, topic);
     const promoted = await promotedTopics(config.targetBootstrap, [...new Set(partitions.map((tp) => remote(tp.topic)))]);
@@ -54,9 +55,12 @@ export class MirrorExactTask implements SourceTask {
         log(`${targetTopic} is promoted (mirror.state=promoted): not copied into`);
         continue;
       }
+      const source = await Cluster.connect({ bootstrap: config.sourceBootstrap, clientId });
+      const target = await Cluster.connect({ bootstrap: config.targetBootstrap, clientId });
+      this.clusters.push(source, target);
       const copier = new PartitionCopier({
-        source: this.source,
-        target: this.target,
+        source,
+        target,
         sourceTopic: tp.topic,
         targetTopic,
         partition: tp.partition,
@@ -92,7 +96,7 @@ export class MirrorExactTask implements SourceTask {
   async stop(): Promise<void> {
     for (const c of this.copiers) c.stop();
     await Promise.allSettled(this.runs);
-    await Promise.all([this.source?.close(), this.target?.close()]);
+    await Promise.all(this.clusters.map((c) => c.close()));
   }
 }
 
