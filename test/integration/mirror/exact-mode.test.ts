@@ -6,7 +6,8 @@
  *   cluster's own), with the same log start, log end and high watermark,
  *   compared partition by partition; idempotent, transactional (committed
  *   and aborted, with their markers) and kafkajs batches, and a partition
- *   whose log no longer starts at 0;
+ *   whose log no longer starts at 0; again after the mirror is stopped,
+ *   A moves on, and the mirror restarts;
  * - the mirror topic refuses Produce (POLICY_VIOLATION);
  * - a kafkajs consumer that read part of A and committed there, switched to
  *   B with the offsets the mirror copied (no translation), reads exactly the
@@ -129,18 +130,30 @@ test('exact mode: identical partitions, read-only mirror topic, kafkajs failover
     const sourceEnds = await ends(a.bootstrap, 'orders');
     await until('B caught up with A', async () => ((await ends(b.bootstrap, 'orders')).every((e, p) => e === sourceEnds[p]) ? true : null), 60_000);
 
-    for (let p = 0; p < PARTITIONS; p++) {
-      const start = p === 2 ? 10n : 0n;
-      const src = await wholeLog(sourceCluster, 'orders', p, start);
-      const dst = await wholeLog(targetCluster, 'orders', p, start);
-      assert.ok(src.batches.length > 4, `partition ${p} has batches of every kind (${src.batches.length})`);
-      assert.equal(dst.batches.length, src.batches.length, `partition ${p}: as many batches`);
-      src.batches.forEach((batch, i) => {
-        assert.ok(withoutEpoch(dst.batches[i] as Buffer).equals(withoutEpoch(batch)), `partition ${p} batch ${i}: the same bytes (offsets, producer ids, sequences, CRC)`);
-      });
-      assert.equal(dst.highWatermark, src.highWatermark, `partition ${p}: the same high watermark`);
-      assert.equal(dst.logStartOffset, src.logStartOffset, `partition ${p}: the same log start`);
-    }
+    const samePartitions = async (): Promise<void> => {
+      for (let p = 0; p < PARTITIONS; p++) {
+        const start = p === 2 ? 10n : 0n;
+        const src = await wholeLog(sourceCluster, 'orders', p, start);
+        const dst = await wholeLog(targetCluster, 'orders', p, start);
+        assert.ok(src.batches.length > 4, `partition ${p} has batches of every kind (${src.batches.length})`);
+        assert.equal(dst.batches.length, src.batches.length, `partition ${p}: as many batches`);
+        src.batches.forEach((batch, i) => {
+          assert.ok(withoutEpoch(dst.batches[i] as Buffer).equals(withoutEpoch(batch)), `partition ${p} batch ${i}: the same bytes (offsets, producer ids, sequences, CRC)`);
+        });
+        assert.equal(dst.highWatermark, src.highWatermark, `partition ${p}: the same high watermark`);
+        assert.equal(dst.logStartOffset, src.logStartOffset, `partition ${p}: the same log start`);
+      }
+    };
+    await samePartitions();
+
+    // Stopped, A moves on, restarted: the copy resumes at B's log end, nothing lost or doubled.
+    await mirrors.pop()?.close();
+    await producer.sendBatch(Array.from({ length: 30 }, (_, i) => ({ topic: 'orders', partition: i % PARTITIONS, key: `later${i}`, value: `later ${i}` })));
+    mirrors.push(await startMirror(mm2('A', 'B', 'orders'), quiet));
+    const laterEnds = await ends(a.bootstrap, 'orders');
+    await until('B caught up again after a restart', async () => ((await ends(b.bootstrap, 'orders')).every((e, p) => e === laterEnds[p]) ? true : null), 60_000);
+    await samePartitions();
+    sourceEnds.splice(0, sourceEnds.length, ...laterEnds);
 
     // The mirror topic is read-only.
     await assert.rejects(produce(targetCluster, 'orders', 0, [{ key: null, value: Buffer.from('intruder') }]), (err: unknown) => err instanceof KafkaProtocolError && err.kafkaErrorName === 'POLICY_VIOLATION');
@@ -179,8 +192,8 @@ test('exact mode: identical partitions, read-only mirror topic, kafkajs failover
 
     // Switched to B, the consumer reads exactly what it had not read.
     const total = Number(sourceEnds.reduce((n, e) => n + e, 0n));
-    // What a read_committed reader sees: 4 rounds of 30, the committed transaction, kafkajs's 12, less the 10 deleted.
-    const visible = 4 * 30 + PARTITIONS + 12 - 10;
+    // What a read_committed reader sees: 5 rounds of 30, the committed transaction, kafkajs's 12, less the 10 deleted.
+    const visible = 5 * 30 + PARTITIONS + 12 - 10;
     const readOnB: string[] = [];
     const cb = kafka(b.bootstrap, 'exact-failover-b').consumer({ groupId: 'failover-app' });
     await cb.connect();
