@@ -154,6 +154,8 @@ test('exact mode: identical partitions, read-only mirror topic, kafkajs failover
     await until('B caught up again after a restart', async () => ((await ends(b.bootstrap, 'orders')).every((e, p) => e === laterEnds[p]) ? true : null), 60_000);
     await samePartitions();
     sourceEnds.splice(0, sourceEnds.length, ...laterEnds);
+    const [status] = await mirrorStatus(mm2('A', 'B', 'orders'));
+    assert.deepEqual([status?.states.MirrorSourceConnector, status?.partitions, status?.lagRecords], ['RUNNING', PARTITIONS, 0], 'status: positions are the mirror topic\'s ends');
 
     // The mirror topic is read-only.
     await assert.rejects(produce(targetCluster, 'orders', 0, [{ key: null, value: Buffer.from('intruder') }]), (err: unknown) => err instanceof KafkaProtocolError && err.kafkaErrorName === 'POLICY_VIOLATION');
