@@ -121,7 +121,7 @@ export class PartitionCopier {
 
   private async retry(cluster: Cluster, what: string, errorCode: number): Promise<void> {
     if (!RETRIABLE.has(errorCode) || ++this.retries > RETRIES_MAX) throw new ExactMirrorError(`${this.where}: ${what} failed with error ${errorCode}`);
-    await cluster.refreshMetadata([this.o.sourceTopic, this.o.targetTopic].filter((t, i) => (i === 0 ? cluster === this.o.source : cluster === this.o.target))).catch(() => undefined);
+    await cluster.refreshMetadata([cluster === this.o.source ? this.o.sourceTopic : this.o.targetTopic]).catch(() => undefined);
     await new Promise((r) => setTimeout(r, RETRY_BACKOFF_MS));
   }
 
