@@ -189,6 +189,7 @@ export function topicRulesOf(t: TopicConfig): TopicRules {
     compacted: t.cleanupPolicy.compact,
     compressionType: t.compressionType,
     mirrorState: t.mirrorState,
+    ...(t.mirrorPromotedOffsets.size > 0 ? { mirrorPromotedOffsets: t.mirrorPromotedOffsets } : {}),
   };
 }
 

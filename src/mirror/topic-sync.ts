@@ -28,8 +28,9 @@ export interface TopicSyncOptions {
   log: (m: string) => void;
 }
 
-/** Tributary's per-topic mirror marker: each cluster's own, never copied from the source. */
+/** Tributary's per-topic mirror marker: each cluster's own, never copied from the source (nor mirror.promoted.offsets). */
 const MIRROR_STATE = 'mirror.state';
+const isMirrorKey = (name: string): boolean => name.startsWith('mirror.');
 
 /** The source topics this flow replicates with their partition counts, sorted by name. */
 export async function replicatedTopics(sourceAdmin: Admin, o: TopicSyncOptions): Promise<Map<string, number>> {
@@ -55,7 +56,7 @@ async function configsToSync(sourceAdmin: Admin, topics: readonly string[], filt
   const out = new Map<string, Record<string, string>>();
   for (const [topic, entries] of described) {
     const kept: Record<string, string> = {};
-    for (const e of entries) if (e.source === 'DYNAMIC_TOPIC_CONFIG' && e.value !== null && !e.isSensitive && e.name !== MIRROR_STATE && !filter.matches(e.name)) kept[e.name] = e.value;
+    for (const e of entries) if (e.source === 'DYNAMIC_TOPIC_CONFIG' && e.value !== null && !e.isSensitive && !isMirrorKey(e.name) && !filter.matches(e.name)) kept[e.name] = e.value;
     out.set(topic, kept);
   }
   return out;

@@ -428,7 +428,8 @@ export class Partition {
    * can come between them. A duplicate appends nothing and reports where the
    * original landed.
    */
-  appendClientBatch(batch: Buffer, producer: ProducerBatchHeader | null): ClientAppendResult {
+  appendClientBatch(batch: Buffer, producer: ProducerBatchHeader | null, foreignProducersBelow: bigint | null = null): ClientAppendResult {
+    if (producer !== null && foreignProducersBelow !== null) this.forgetForeignProducer(producer.producerId, foreignProducersBelow);
     if (producer !== null) {
       const check = this.log.producerState.check(producer);
       if (check.kind === 'duplicate') {
@@ -438,6 +439,19 @@ export class Partition {
       if (check.kind === 'error') return { kind: 'rejected', error: check.error, message: check.message };
     }
     return { kind: 'appended', ...this.appendAsLeader(batch) };
+  }
+
+  /**
+   * A promoted mirror topic (mirror.promoted.offsets): a producer whose
+   * retained batches all lie below the promotion offset was the source
+   * cluster's, copied with its id; this cluster hands out its own ids, so a
+   * producer here with the same id is a different one. Its entry is
+   * forgotten before the check, so the new producer is neither fenced, nor
+   * out of sequence, nor taken for a retry of the copied batches.
+   */
+  private forgetForeignProducer(producerId: bigint, below: bigint): void {
+    const last = this.log.producerState.lastOffsetOf(producerId);
+    if (last !== null && last < below) this.log.producerState.forgetIdle(producerId);
   }
 
   private isrIsSelfOnly(): boolean {

@@ -336,7 +336,7 @@ export class ReplicaManager {
     const producer: ProducerBatchHeader | null = header.producerId >= 0n
       ? { producerId: header.producerId, epoch: header.producerEpoch, baseSequence: header.baseSequence, lastOffsetDelta: header.lastOffsetDelta }
       : null;
-    const appended = p.appendClientBatch(batch, producer);
+    const appended = p.appendClientBatch(batch, producer, rules.mirrorPromotedOffsets?.get(p.partition) ?? null);
     if (appended.kind === 'rejected') return this.rejected(req, e, appendFailure(PRODUCER_CODES[appended.error], appended.message));
     const logAppendTime = rules.messageTimestampType === 'LogAppendTime';
     if (appended.kind === 'duplicate') {

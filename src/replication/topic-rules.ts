@@ -19,5 +19,11 @@ export interface TopicRules {
    * mirror appends (mirror-append.ts); absent = `none`.
    */
   readonly mirrorState?: 'none' | 'active' | 'promoted';
+  /**
+   * mirror.promoted.offsets: per partition, where a promoted mirror topic's
+   * copied log ended. Producers known only from below it were the source
+   * cluster's (Partition.appendClientBatch).
+   */
+  readonly mirrorPromotedOffsets?: ReadonlyMap<number, bigint>;
   readonly compressionType?: 'uncompressed' | 'zstd' | 'lz4' | 'snappy' | 'gzip' | 'producer';
 }

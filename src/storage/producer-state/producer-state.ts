@@ -226,6 +226,31 @@ export class ProducerStateManager {
   }
 
   /**
+   * The last offset of the producer's retained batches; -1 when it has none
+   * (markers only), null when the producer is unknown. A mirror topic that
+   * was promoted compares it with the promotion offset: below it, the entry
+   * is another cluster's producer (src/replication/partition.ts).
+   */
+  lastOffsetOf(producerId: bigint): bigint | null {
+    const e = this.producers.get(producerId);
+    if (e === undefined) return null;
+    return e.batches[e.batches.length - 1]?.lastOffset ?? -1n;
+  }
+
+  /**
+   * Forgets a producer with no open transaction (returns whether it did):
+   * a promoted mirror topic's entry of another cluster's producer, before
+   * this cluster's producer with the same id writes (its first batch then
+   * starts a fresh entry). An open transaction is kept (it holds the LSO).
+   */
+  forgetIdle(producerId: bigint): boolean {
+    const e = this.producers.get(producerId);
+    if (e === undefined || e.currentTxnFirstOffset >= 0n) return false;
+    this.producers.delete(producerId);
+    return true;
+  }
+
+  /**
    * Checks one client batch against the state (see the module comment).
    * Call for batches in the order they will be appended; O(1).
    */

@@ -255,6 +255,15 @@ test('exact mode: identical partitions, read-only mirror topic, kafkajs failover
       }
     }, 15_000);
     assert.equal(written.baseOffset, sourceEnds[0], 'new records continue at the mirrored end');
+    assert.equal(promoted.promotedOffsets, sourceEnds.map((e, p) => `${p}:${e}`).join(','), 'where each copy ended is recorded');
+    // An idempotent producer of B (its id is B's, whatever ids A's producers had) writes after it.
+    const onB = await Producer.connect<string, string>({ clusterOptions: { bootstrap: b.bootstrap } });
+    try {
+      const acks = await onB.sendBatch(Array.from({ length: 5 }, (_, i) => ({ topic: 'orders', partition: 0, key: null, value: `on B ${i}` })));
+      assert.deepEqual([acks[0]?.baseOffset, acks.reduce((n, r) => n + r.recordCount, 0)], [(sourceEnds[0] ?? 0n) + 1n, 5]);
+    } finally {
+      await onB.close();
+    }
     assert.equal((await promoteMirrorTopic(b.bootstrap, 'orders')).previousState, 'promoted', 'promoting again changes nothing');
   } finally {
     await producer.close();

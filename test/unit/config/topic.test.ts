@@ -35,6 +35,7 @@ const KAFKA_TOPIC_DEFAULTS: Record<string, string> = {
   'unclean.leader.election.enable': 'false',
   // Tributary's own key (exact-mode mirror topics, docs/mirror.md); not one of Kafka's.
   'mirror.state': 'none',
+  'mirror.promoted.offsets': '',
 };
 
 /** A value each key must refuse (beyond the type: below the minimum, outside the allowed set). */
@@ -65,6 +66,7 @@ const BAD_TOPIC_VALUES: Record<string, string[]> = {
   'segment.ms': ['0'],
   'unclean.leader.election.enable': ['on'],
   'mirror.state': ['ACTIVE', 'passive'],
+  'mirror.promoted.offsets': ['0=5', '0:5,0:6', 'x:1'],
 };
 
 test('the topic keys are exactly the ones listed here, and defaults equal Kafka\'s', () => {
@@ -111,7 +113,7 @@ test('min.compaction.lag.ms may not exceed max.compaction.lag.ms', () => {
 });
 
 /** Tributary's own topic keys, which no broker key defaults. */
-const TOPIC_ONLY_KEYS = new Set(['mirror.state']);
+const TOPIC_ONLY_KEYS = new Set(['mirror.state', 'mirror.promoted.offsets']);
 
 test('every topic key has a broker synonym that exists in the broker config (but Tributary\'s topic-only keys)', () => {
   const broker = parseBrokerConfig({});

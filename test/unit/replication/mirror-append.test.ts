@@ -32,12 +32,16 @@ function env() {
   const fs = new MemoryFileSystem();
   const timers = new VirtualTimers();
   const states = new Map<string, TopicRules['mirrorState']>();
+  const promotedAt = new Map<string, ReadonlyMap<number, bigint>>();
   const { manager } = LogManager.open({ fs, clock: timers.clock, dataDir: '/data', defaultConfig: { ...DEFAULT_LOG_CONFIG } });
   const rm = new ReplicaManager({
     logManager: manager,
     localNodeId: SELF,
     logConfigFor: () => ({ ...DEFAULT_LOG_CONFIG }),
-    topicRules: (topic) => ({ ...RULES, mirrorState: states.get(topic) ?? 'none' }),
+    topicRules: (topic) => {
+      const at = promotedAt.get(topic);
+      return { ...RULES, mirrorState: states.get(topic) ?? 'none', ...(at === undefined ? {} : { mirrorPromotedOffsets: at }) };
+    },
     topicExists: () => true,
     clock: timers.clock,
     timers,
@@ -47,17 +51,17 @@ function env() {
     states.set(topic, state);
     return rm.applyAssignment({ topic, topicId: `${topic}-id`, partition: 0, leader, leaderEpoch: TARGET_EPOCH, partitionEpoch: 0, replicas: [SELF, 2], isr: leader === SELF ? [SELF] : [leader, SELF] });
   };
-  return { rm, states, host };
+  return { rm, states, promotedAt, host };
 }
 
 /** A batch as a source leader stored it: its offsets, its leader epoch. */
-function sourceBatch(baseOffset: bigint, values: string[], producer?: { id: bigint; sequence: number; transactional?: boolean }): Buffer {
+function sourceBatch(baseOffset: bigint, values: string[], producer?: { id: bigint; sequence: number; transactional?: boolean; epoch?: number }): Buffer {
   return buildRecordBatchSync({
     records: values.map((value) => ({ key: null, value })),
     baseOffset,
     partitionLeaderEpoch: SOURCE_EPOCH,
     timestampMs: 1_700_000_000_000n,
-    ...(producer === undefined ? {} : { producerId: producer.id, producerEpoch: 0, baseSequence: producer.sequence, transactional: producer.transactional ?? false }),
+    ...(producer === undefined ? {} : { producerId: producer.id, producerEpoch: producer.epoch ?? 0, baseSequence: producer.sequence, transactional: producer.transactional ?? false }),
   });
 }
 
@@ -150,4 +154,24 @@ test('the producer state and transactions follow copied batches; promoting lets 
   assert.deepEqual([ok?.errorCode, ok?.baseOffset], [ErrorCode.NONE, 4n]);
   const jump = buildRecordBatchSync({ records: [{ key: null, value: 'd' }], producerId: 7n, producerEpoch: 0, baseSequence: 9 });
   assert.equal((await rm.appendRecords(client('m', jump)))[0]?.errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+});
+
+test('after promote, this cluster\'s producers with a source producer\'s id are new producers: not fenced, not deduplicated', async () => {
+  const { rm, host, states, promotedAt } = env();
+  const p = host('m', 'active');
+  assert.ok(p);
+  await rm.appendRecords(mirror('m', sourceBatch(0n, ['a', 'b'], { id: 7n, sequence: 0 })));
+  await rm.appendRecords(mirror('m', sourceBatch(2n, ['c'], { id: 5n, sequence: 0, epoch: 3 })));
+  states.set('m', 'promoted');
+  promotedAt.set('m', new Map([[0, 3n]]));
+  // Producer 7 here has nothing to do with the source's producer 7: same epoch and sequences, other records.
+  const mine = buildRecordBatchSync({ records: [{ key: null, value: 'x' }, { key: null, value: 'y' }], producerId: 7n, producerEpoch: 0, baseSequence: 0 });
+  const [first] = await rm.appendRecords(client('m', Buffer.from(mine)));
+  assert.deepEqual([first?.errorCode, first?.baseOffset, first?.appendedRecords], [ErrorCode.NONE, 3n, 2], 'written, not taken for a retry of the copied batch');
+  const [retry] = await rm.appendRecords(client('m', Buffer.from(mine)));
+  assert.deepEqual([retry?.errorCode, retry?.baseOffset, retry?.appendedBytes], [ErrorCode.NONE, 3n, 0], 'its own retry is still deduplicated');
+  // Producer 5 at epoch 0 is not fenced by the source's epoch 3.
+  const [five] = await rm.appendRecords(client('m', buildRecordBatchSync({ records: [{ key: null, value: 'z' }], producerId: 5n, producerEpoch: 0, baseSequence: 0 })));
+  assert.deepEqual([five?.errorCode, five?.baseOffset], [ErrorCode.NONE, 5n]);
+  assert.equal(p.logEndOffset, 6n);
 });
