@@ -442,16 +442,16 @@ export class Partition {
   }
 
   /**
-   * A promoted mirror topic (mirror.promoted.offsets): a producer whose
-   * retained batches all lie below the promotion offset was the source
-   * cluster's, copied with its id; this cluster hands out its own ids, so a
-   * producer here with the same id is a different one. Its entry is
+   * A promoted mirror topic (mirror.promoted.offsets): what the producer
+   * state holds from below the promotion offset was the source cluster's
+   * producer with this id, copied; this cluster hands out its own ids, so
+   * a producer here with the same id is a different one. That part is
    * forgotten before the check, so the new producer is neither fenced, nor
-   * out of sequence, nor taken for a retry of the copied batches.
+   * out of sequence, nor taken for a retry of a copied batch (also after a
+   * restart, when the copied batches are read back into the state).
    */
   private forgetForeignProducer(producerId: bigint, below: bigint): void {
-    const last = this.log.producerState.lastOffsetOf(producerId);
-    if (last !== null && last < below) this.log.producerState.forgetIdle(producerId);
+    this.log.producerState.forgetBelow(producerId, below);
   }
 
   private isrIsSelfOnly(): boolean {

@@ -226,28 +226,21 @@ export class ProducerStateManager {
   }
 
   /**
-   * The last offset of the producer's retained batches; -1 when it has none
-   * (markers only), null when the producer is unknown. A mirror topic that
-   * was promoted compares it with the promotion offset: below it, the entry
-   * is another cluster's producer (src/replication/partition.ts).
+   * Forgets what the state holds of the producer from below `offset`: its
+   * retained batches there, and the whole entry when nothing of it is left
+   * (an open transaction started below is kept: it holds the LSO). A
+   * promoted mirror topic does this before a client batch is checked: below
+   * the promotion offset the producer was another cluster's, whose id this
+   * cluster may hand out again (src/replication/partition.ts). In memory
+   * only, as is the state itself between snapshots.
    */
-  lastOffsetOf(producerId: bigint): bigint | null {
+  forgetBelow(producerId: bigint, offset: bigint): void {
     const e = this.producers.get(producerId);
-    if (e === undefined) return null;
-    return e.batches[e.batches.length - 1]?.lastOffset ?? -1n;
-  }
-
-  /**
-   * Forgets a producer with no open transaction (returns whether it did):
-   * a promoted mirror topic's entry of another cluster's producer, before
-   * this cluster's producer with the same id writes (its first batch then
-   * starts a fresh entry). An open transaction is kept (it holds the LSO).
-   */
-  forgetIdle(producerId: bigint): boolean {
-    const e = this.producers.get(producerId);
-    if (e === undefined || e.currentTxnFirstOffset >= 0n) return false;
-    this.producers.delete(producerId);
-    return true;
+    if (e === undefined || (e.currentTxnFirstOffset >= 0n && e.currentTxnFirstOffset < offset)) return;
+    const kept = e.batches.filter((b) => b.firstOffset >= offset);
+    if (kept.length === e.batches.length && kept.length > 0) return;
+    if (kept.length === 0 && e.currentTxnFirstOffset < 0n) this.producers.delete(producerId);
+    else e.batches = kept;
   }
 
   /**
