@@ -23,7 +23,7 @@
  * Promoting a promoted topic changes nothing; promoting a topic that is no
  * mirror topic is refused.
  */
-import { Admin, Cluster, abortTransaction, describeProducers } from '../client/index.js';
+import { Admin, Cluster, abortTransaction, describeProducers, type ClusterOptions } from '../client/index.js';
 
 export class MirrorPromoteError extends Error {
   override readonly name = 'MirrorPromoteError';
@@ -39,9 +39,11 @@ export interface PromoteResult {
   readonly abortedTransactions: readonly string[];
 }
 
-export async function promoteMirrorTopic(bootstrap: string, topic: string): Promise<PromoteResult> {
-  const admin = await Admin.connect({ bootstrap, clientId: 'tributary-mirror-promote' });
-  const cluster = await Cluster.connect({ bootstrap, clientId: 'tributary-mirror-promote' });
+/** Promotes `topic` on the cluster at `bootstrap`; `connection` adds client options (SASL, TLS, timeouts). */
+export async function promoteMirrorTopic(bootstrap: string, topic: string, connection: Omit<ClusterOptions, 'bootstrap'> = {}): Promise<PromoteResult> {
+  const options = { clientId: 'tributary-mirror-promote', ...connection, bootstrap };
+  const admin = await Admin.connect(options);
+  const cluster = await Cluster.connect(options);
   try {
     const described = await admin.describeTopicConfigs([topic]);
     const entries = described?.get(topic);

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { Command } from 'commander';
 import { parseProperties } from '../../config/properties.js';
 import { mirrorMetrics, mirrorStatus, promoteMirrorTopic, startMirror } from '../../mirror/index.js';
-import { formatTable, run, withClientOptions, withExamples, type CommonOptions } from './common.js';
+import { clientSecurity, formatTable, run, withClientOptions, withExamples, type CommonOptions } from './common.js';
 
 function readProperties(path: string): Record<string, string> {
   const parsed = parseProperties(readFileSync(path, 'utf8'), path);
@@ -88,7 +88,7 @@ export function registerMirrorCommands(program: Command): void {
   ).action(async (topic: string, opts: CommonOptions & { bootstrapServer?: string }) => {
     const bootstrap = opts.bootstrapServer ?? opts.bootstrap;
     await run(async () => {
-      const r = await promoteMirrorTopic(bootstrap, topic);
+      const r = await promoteMirrorTopic(bootstrap, topic, { requestTimeoutMs: opts.requestTimeoutMs, ...clientSecurity(opts) });
       if (r.previousState === 'promoted') process.stdout.write(`${topic} was already promoted; nothing changed\n`);
       else process.stdout.write(`promoted ${topic}: it takes writes now${r.abortedTransactions.length > 0 ? `; aborted open copied transactions ${r.abortedTransactions.join(', ')}` : ''}\n`);
     }, { bootstrap });
