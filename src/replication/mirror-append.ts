@@ -23,6 +23,11 @@
  * and transaction markers stay as the source wrote them; the producer state
  * and the transaction index follow the batches as on a follower, without the
  * idempotence checks a client batch gets (the source made them).
+ *
+ * After `tributary mirror promote`, mirror.promoted.offsets says where each
+ * partition's copy ended: a client batch's producer is first forgotten below
+ * it (ProducerStateManager.forgetBelow), since the copied ids were the
+ * source cluster's and this cluster may hand out the same ids again.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { Offsets, batchSizeAt, setPartitionLeaderEpoch } from '../protocol/record-batch/header.js';

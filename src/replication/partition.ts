@@ -429,7 +429,9 @@ export class Partition {
    * original landed.
    */
   appendClientBatch(batch: Buffer, producer: ProducerBatchHeader | null, foreignProducersBelow: bigint | null = null): ClientAppendResult {
-    if (producer !== null && foreignProducersBelow !== null) this.forgetForeignProducer(producer.producerId, foreignProducersBelow);
+    // A promoted mirror topic (mirror.promoted.offsets): below the promotion offset this id was the
+    // source cluster's producer, not this one (src/replication/mirror-append.ts); forget that part.
+    if (producer !== null && foreignProducersBelow !== null) this.log.producerState.forgetBelow(producer.producerId, foreignProducersBelow);
     if (producer !== null) {
       const check = this.log.producerState.check(producer);
       if (check.kind === 'duplicate') {
@@ -439,19 +441,6 @@ export class Partition {
       if (check.kind === 'error') return { kind: 'rejected', error: check.error, message: check.message };
     }
     return { kind: 'appended', ...this.appendAsLeader(batch) };
-  }
-
-  /**
-   * A promoted mirror topic (mirror.promoted.offsets): what the producer
-   * state holds from below the promotion offset was the source cluster's
-   * producer with this id, copied; this cluster hands out its own ids, so
-   * a producer here with the same id is a different one. That part is
-   * forgotten before the check, so the new producer is neither fenced, nor
-   * out of sequence, nor taken for a retry of a copied batch (also after a
-   * restart, when the copied batches are read back into the state).
-   */
-  private forgetForeignProducer(producerId: bigint, below: bigint): void {
-    this.log.producerState.forgetBelow(producerId, below);
   }
 
   private isrIsSelfOnly(): boolean {
