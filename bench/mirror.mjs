@@ -9,8 +9,12 @@
 //            A.src holds COUNT records (start-up included, and shown apart)
 //   latency  with the mirror running, RATE records/s for LAT_SECONDS on A;
 //            p50/p99 of (time read on B) - (record timestamp)
+//   exact, exact-latency
+//            the same two with `A->B.mode = exact` (batches copied at their
+//            offsets into mirror topics), after the MM2 mirror stopped; the
+//            flow's source alias is X, so its topics are X.src and X.lat
 //
-// Env (defaults): COUNT=1000000 SIZE=1024 PARTITIONS=4 RATE=10000 LAT_SECONDS=10 PHASES="loop mirror latency"
+// Env (defaults): COUNT=1000000 SIZE=1024 PARTITIONS=4 RATE=10000 LAT_SECONDS=10 PHASES="loop mirror latency exact exact-latency"
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -26,7 +30,7 @@ const SIZE = env('SIZE', 1024);
 const PARTITIONS = env('PARTITIONS', 4);
 const RATE = env('RATE', 10_000);
 const LAT_SECONDS = env('LAT_SECONDS', 10);
-const PHASES = (process.env.PHASES ?? 'loop mirror latency').split(/\s+/).filter(Boolean);
+const PHASES = (process.env.PHASES ?? 'loop mirror latency exact exact-latency').split(/\s+/).filter(Boolean);
 const log = (m) => process.stderr.write(`[mirror.mjs] ${m}\n`);
 const RF1 = Object.fromEntries(['replication.factor', 'offset-syncs.topic.replication.factor', 'checkpoints.topic.replication.factor', 'heartbeats.topic.replication.factor',
   'config.storage.replication.factor', 'offset.storage.replication.factor', 'status.storage.replication.factor'].map((k) => [k, '1']));
@@ -93,25 +97,34 @@ async function loop(a, b) {
   figures('consume-and-produce loop', performance.now() - start);
 }
 
-async function mirrorPhase(a, b) {
+/** `startMirror` from alias `source` (A: MM2 mode, X: exact mode) to B, timed until B's copy of src holds COUNT records. */
+async function mirrorPhase(a, b, source, exact) {
   const start = performance.now();
-  const handle = await startMirror({ clusters: 'A, B', 'A.bootstrap.servers': a.bootstrap, 'B.bootstrap.servers': b.bootstrap, 'A->B.enabled': 'true', 'A->B.topics': 'src,lat', ...RF1 }, () => undefined);
-  const { doneMs, firstMs } = await waitTotal(b.bootstrap, 'A.src', COUNT);
-  figures('mirror (start-up included)', doneMs - start);
-  figures('mirror (from the first record)', doneMs - firstMs);
+  const flow = `${source}->B`;
+  const handle = await startMirror({
+    clusters: `${source}, B`, [`${source}.bootstrap.servers`]: a.bootstrap, 'B.bootstrap.servers': b.bootstrap,
+    [`${flow}.enabled`]: 'true', [`${flow}.topics`]: 'src,lat', ...(exact ? { [`${flow}.mode`]: 'exact' } : {}), ...RF1,
+  }, () => undefined);
+  const { doneMs, firstMs } = await waitTotal(b.bootstrap, `${source}.src`, COUNT);
+  const name = exact ? 'exact mirror' : 'mirror';
+  figures(`${name} (start-up included)`, doneMs - start);
+  figures(`${name} (from the first record)`, doneMs - firstMs);
   return handle;
 }
 
-async function latency(a, b) {
+async function latency(a, b, source = 'A') {
+  const remote = `${source}.lat`;
   const consumer = new Consumer({ bootstrap: b.bootstrap, autoOffsetReset: 'earliest' });
   const producer = await Producer.connect({ clusterOptions: { bootstrap: a.bootstrap }, lingerMs: 0 });
   const lat = [];
   const n = RATE * LAT_SECONDS;
-  // One record first, so A.lat exists and the first measured records do not include start-up.
+  // One record first, so the remote topic exists and holds all of lat: the measured records then exclude start-up.
   await producer.send({ topic: 'lat', value: 'first' });
-  await waitTotal(b.bootstrap, 'A.lat', 1);
-  consumer.assign([{ topic: 'A.lat', partition: 0 }]);
-  consumer.seek({ topic: 'A.lat', partition: 0 }, 1n);
+  const before = await total(a.bootstrap, 'lat');
+  await waitTotal(b.bootstrap, remote, before);
+  const from = BigInt(await total(b.bootstrap, remote));
+  consumer.assign([{ topic: remote, partition: 0 }]);
+  consumer.seek({ topic: remote, partition: 0 }, from);
   const reading = (async () => {
     for await (const batch of consumer.batches()) {
       const now = Date.now();
@@ -131,7 +144,7 @@ async function latency(a, b) {
   await consumer.close();
   lat.sort((x, y) => x - y);
   const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN;
-  console.log(`replication latency at ${RATE} rec/s: p50 ${q(0.5)} ms, p99 ${q(0.99)} ms (${lat.length} of ${n} records)`);
+  console.log(`${source === 'A' ? 'mirror' : 'exact mirror'} replication latency at ${RATE} rec/s: p50 ${q(0.5)} ms, p99 ${q(0.99)} ms (${lat.length} of ${n} records)`);
 }
 
 const config = { 'group.initial.rebalance.delay.ms': 0 };
@@ -141,8 +154,12 @@ try {
   log(`filling A: ${COUNT} x ${SIZE} B in ${PARTITIONS} partitions`);
   await fill(a);
   if (PHASES.includes('loop')) await loop(a, b);
-  if (PHASES.includes('mirror') || PHASES.includes('latency')) handle = await mirrorPhase(a, b);
-  if (PHASES.includes('latency')) await latency(a, b);
+  if (PHASES.includes('mirror') || PHASES.includes('latency')) handle = await mirrorPhase(a, b, 'A', false);
+  if (PHASES.includes('latency')) await latency(a, b, 'A');
+  await handle?.close();
+  handle = null;
+  if (PHASES.includes('exact') || PHASES.includes('exact-latency')) handle = await mirrorPhase(a, b, 'X', true);
+  if (PHASES.includes('exact-latency')) await latency(a, b, 'X');
 } finally {
   await handle?.close();
   await Promise.all([a.stop(), b.stop()]);

@@ -188,6 +188,8 @@ export function topicRulesOf(t: TopicConfig): TopicRules {
     minInsyncReplicas: t.minInsyncReplicas,
     compacted: t.cleanupPolicy.compact,
     compressionType: t.compressionType,
+    mirrorState: t.mirrorState,
+    ...(t.mirrorPromotedOffsets.size > 0 ? { mirrorPromotedOffsets: t.mirrorPromotedOffsets } : {}),
   };
 }
 

@@ -23,6 +23,8 @@ import {
   ListOffsetsResponse,
   MetadataRequest,
   MetadataResponse,
+  MirrorAppendRequest,
+  MirrorAppendResponse,
   ProduceRequest,
   ProduceResponse,
 } from '../protocol/messages/index.js';
@@ -54,6 +56,8 @@ export const Apis = {
   DescribeConfigs: api(DescribeConfigsRequest, DescribeConfigsResponse, 1, 4),
   /** v0-v2: a new producer id; v3+: the current id and epoch, to bump the epoch (KIP-360); v4: PRODUCER_FENCED. */
   InitProducerId: api(InitProducerIdRequest, InitProducerIdResponse, 0, 4),
+  /** Tributary's own (key 10000): exact-mode mirror appends (mirror-records.ts). */
+  MirrorAppend: api(MirrorAppendRequest, MirrorAppendResponse, 0, 0),
 } as const;
 
 /** The version to use for `api` on `connection`. */

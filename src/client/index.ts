@@ -80,6 +80,10 @@ export type {
   ProduceOptions,
   ProduceResult,
 } from './records.js';
+export { fetchRawBatches, mirrorAppend } from './mirror-records.js';
+export { abortTransaction, describeProducers } from './txn-admin.js';
+export type { AbortSpec, ActiveProducer } from './txn-admin.js';
+export type { MirrorAppendOptions, MirrorAppendResult, RawFetchOptions, RawFetchResult } from './mirror-records.js';
 export { DefaultPartitioner, murmur2, partitionForKey, toPositive } from './partitioner.js';
 export {
   ClientErrorCode,

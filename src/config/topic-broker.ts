@@ -11,7 +11,7 @@
 import { LONG_MAX, parseConfigs } from './def.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import type { BrokerConfigKey, BrokerConfigValues, BrokerSourceInfo } from './broker-defs.js';
-import { TOPIC_CONFIG_KEYS, TOPIC_CONFIGS, type TopicConfig, type TopicConfigKey, type TopicConfigSourceInfo, type TopicConfigValues } from './topic.js';
+import { parseMirrorPromotedOffsets, TOPIC_CONFIG_KEYS, TOPIC_CONFIGS, type TopicConfig, type TopicConfigKey, type TopicConfigSourceInfo, type TopicConfigValues } from './topic.js';
 
 /**
  * Broker keys that supply each topic key's default, in precedence order. The
@@ -36,6 +36,9 @@ export const TOPIC_BROKER_SYNONYMS: Readonly<Record<TopicConfigKey, readonly Bro
   'min.cleanable.dirty.ratio': ['log.cleaner.min.cleanable.ratio'],
   'min.compaction.lag.ms': ['log.cleaner.min.compaction.lag.ms'],
   'min.insync.replicas': ['min.insync.replicas'],
+  // No broker default: only a mirror (or an operator) sets it per topic.
+  'mirror.state': [],
+  'mirror.promoted.offsets': [],
   'preallocate': ['log.preallocate'],
   'retention.bytes': ['log.retention.bytes'],
   'retention.ms': ['log.retention.ms', 'log.retention.minutes', 'log.retention.hours'],
@@ -159,6 +162,8 @@ function toTopicConfig(v: TopicConfigValues, source: Record<TopicConfigKey, Topi
     minCleanableDirtyRatio: v['min.cleanable.dirty.ratio'],
     minCompactionLagMs: v['min.compaction.lag.ms'],
     minInsyncReplicas: v['min.insync.replicas'],
+    mirrorState: v['mirror.state'],
+    mirrorPromotedOffsets: parseMirrorPromotedOffsets(v['mirror.promoted.offsets']) ?? new Map(),
     preallocate: v['preallocate'],
     retentionBytes: v['retention.bytes'],
     retentionMs: v['retention.ms'],

@@ -11,7 +11,7 @@
  * topic-broker.ts.
  */
 import {
-  bool, CONFIG_SOURCE_ID, CONFIG_TYPE_ID, defineConfigs, double, enumOf, int, listOf, long, LONG_MAX,
+  bool, CONFIG_SOURCE_ID, CONFIG_TYPE_ID, defineConfigs, double, enumOf, int, listOf, long, LONG_MAX, str,
   type ConfigSource, type ConfigValues,
 } from './def.js';
 
@@ -20,6 +20,20 @@ export type CompressionType = (typeof COMPRESSION_TYPES)[number];
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
 export type TimestampType = (typeof TIMESTAMP_TYPES)[number];
 export const CLEANUP_POLICIES = ['delete', 'compact'] as const;
+/** Tributary's own `mirror.state` (exact-mode geo-replication, docs/mirror.md). */
+export const MIRROR_STATES = ['none', 'active', 'promoted'] as const;
+export type MirrorState = (typeof MIRROR_STATES)[number];
+
+/** `mirror.promoted.offsets` ("0:120,1:98": partition:offset pairs) as a map; null when malformed. */
+export function parseMirrorPromotedOffsets(text: string): Map<number, bigint> | null {
+  const out = new Map<number, bigint>();
+  for (const part of text.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+    const m = /^(\d{1,9}):(\d{1,19})$/.exec(part);
+    if (m === null || out.has(Number(m[1]))) return null;
+    out.set(Number(m[1]), BigInt(m[2] as string));
+  }
+  return out;
+}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The smallest segment Kafka allows (LegacyRecord.RECORD_OVERHEAD_V0). */
@@ -62,6 +76,12 @@ export const TOPIC_CONFIGS = defineConfigs({
     doc: 'With CreateTime, refuse batches whose timestamp is further than this in the future. Kafka 3.x default (Kafka 4.0 uses 1 hour).' }),
   'message.timestamp.type': enumOf({ ...dyn, values: TIMESTAMP_TYPES, default: 'CreateTime', importance: 'medium',
     doc: 'CreateTime keeps the producer timestamp; LogAppendTime stamps the broker time.' }),
+  // Tributary's own key, not Kafka's: a mirror topic of `tributary mirror` exact mode.
+  'mirror.state': enumOf({ ...dyn, values: MIRROR_STATES, default: 'none', importance: 'low',
+    doc: 'Tributary exact-mode mirroring (docs/mirror.md): "active" makes the topic a read-only mirror that only the mirror writes (Produce answers POLICY_VIOLATION); "promoted" is a former mirror topic that takes writes again; "none" is an ordinary topic.' }),
+  'mirror.promoted.offsets': str({ ...dyn, default: '', importance: 'low', expected: 'partition:offset pairs, comma-separated',
+    validate: (v) => (parseMirrorPromotedOffsets(v) === null ? 'expected partition:offset pairs such as 0:120,1:98' : undefined),
+    doc: 'Tributary exact-mode mirroring (docs/mirror.md): where each partition\'s copied log ended when `tributary mirror promote` made the topic writable; producers known only from below it were the source cluster\'s.' }),
   'min.cleanable.dirty.ratio': double({ ...dyn, default: 0.5, min: 0, max: 1, importance: 'medium',
     doc: 'Compact a log when this fraction of it is uncompacted.' }),
   'min.compaction.lag.ms': long({ ...dyn, default: 0, min: 0, importance: 'medium',
@@ -118,6 +138,8 @@ export interface TopicConfig {
   readonly minCleanableDirtyRatio: number;
   readonly minCompactionLagMs: number;
   readonly minInsyncReplicas: number;
+  readonly mirrorState: MirrorState;
+  readonly mirrorPromotedOffsets: ReadonlyMap<number, bigint>;
   readonly preallocate: boolean;
   readonly retentionBytes: number;
   readonly retentionMs: number;

@@ -6,13 +6,16 @@
  * `sync.group.offsets.enabled`, every `sync.group.offsets.interval.seconds`
  * it commits the translated offsets to the target groups that are idle
  * there. The offset syncs are read to their end before the first
- * checkpoint (translation is refused before).
+ * checkpoint (translation is refused before). In exact mode there are no
+ * offset syncs: a committed offset is the same on the target, held at the
+ * remote partition's end while the copy is behind (exactTranslator).
  */
-import type { Admin } from '../client/index.js';
+import type { Admin, CommittedOffset } from '../client/index.js';
 import { Schemas } from '../connect/data/schema.js';
 import type { SourceRecord, SourceTask } from '../connect/spi.js';
 import { CHECKPOINT_DEF, intervalMs, parseMirrorConfig, type MirrorConfig } from './connector-config.js';
-import { checkpointsFor, syncGroupOffsets, type CheckpointContext } from './checkpoints.js';
+import { checkpointsFor, exactTranslator, renameTopic, syncGroupOffsets, type CheckpointContext } from './checkpoints.js';
+import { replicable } from './policy.js';
 import { flowLabel, mirrorMetrics } from './metrics.js';
 import { OffsetSyncReader } from './offset-sync-reader.js';
 import { encodeCheckpoint, type Checkpoint } from './records.js';
@@ -48,12 +51,16 @@ export class MirrorCheckpointTask implements SourceTask {
     const log = (m: string): void => {
       process.stderr.write(`[MirrorCheckpointTask ${config.source}->${config.target}] ${m}\n`);
     };
-    const syncsBootstrap = config.c.string('offset-syncs.topic.location') === 'target' ? config.targetBootstrap : config.sourceBootstrap;
-    this.reader = new OffsetSyncReader(syncsBootstrap, config.policy.offsetSyncsTopic(config.target), log);
-    await this.reader.start();
+    // Exact mode needs no offset syncs: offsets are the same on both sides (exactTranslator).
+    if (!config.exact) {
+      const syncsBootstrap = config.c.string('offset-syncs.topic.location') === 'target' ? config.targetBootstrap : config.sourceBootstrap;
+      this.reader = new OffsetSyncReader(syncsBootstrap, config.policy.offsetSyncsTopic(config.target), log);
+      await this.reader.start();
+    }
     this.sourceAdmin = await connectAdmin(config.sourceBootstrap, config.source);
     this.targetAdmin = await connectAdmin(config.targetBootstrap, config.target);
-    this.ctx = { source: config.source, target: config.target, policy: config.policy, topicFilter: config.topicFilter, store: this.reader.store };
+    const store = this.reader?.store ?? exactTranslator(new Map());
+    this.ctx = { source: config.source, target: config.target, policy: config.policy, topicFilter: config.topicFilter, store };
     if (config.c.boolean('emit.checkpoints.enabled')) this.every(intervalMs(config.c, 'emit.checkpoints.interval.seconds'), () => this.emitCheckpoints());
     if (config.c.boolean('sync.group.offsets.enabled')) this.every(intervalMs(config.c, 'sync.group.offsets.interval.seconds'), () => this.syncOffsets());
   }
@@ -80,7 +87,8 @@ export class MirrorCheckpointTask implements SourceTask {
     const topic = config.policy.checkpointsTopic(config.source);
     for (const group of this.groups) {
       const committed = await sourceAdmin.fetchGroupOffsets(group);
-      for (const cp of checkpointsFor(ctx, group, committed)) {
+      const translating = config.exact ? { ...ctx, store: exactTranslator(await this.remoteEnds(committed)) } : ctx;
+      for (const cp of checkpointsFor(translating, group, committed)) {
         const key = `${group}\u0000${cp.topic}\u0000${cp.partition}`;
         const last = this.emitted.get(key);
         if (last !== undefined && last.upstreamOffset === cp.upstreamOffset && last.downstreamOffset === cp.downstreamOffset) continue;
@@ -101,6 +109,21 @@ export class MirrorCheckpointTask implements SourceTask {
       }
     }
     await this.updateLag();
+  }
+
+  /** Exact mode: the end offset of each committed partition's remote partition on the target, by upstream topic and partition. */
+  private async remoteEnds(committed: readonly CommittedOffset[]): Promise<Map<string, bigint>> {
+    const { ctx, targetAdmin } = this;
+    const ends = new Map<string, bigint>();
+    if (ctx === null || targetAdmin === null) return ends;
+    const wanted = committed.filter((o) => o.error === null && o.offset >= 0n && ctx.topicFilter.matches(o.topic) && replicable(ctx.policy, o.topic, ctx.target));
+    if (wanted.length === 0) return ends;
+    const listed = await targetAdmin.listOffsets(wanted.map((o) => ({ topic: renameTopic(ctx, o.topic), partition: o.partition, spec: 'latest' as const })));
+    wanted.forEach((o, i) => {
+      const end = listed[i];
+      if (end !== undefined && end.error === null) ends.set(`${o.topic}\u0000${o.partition}`, end.offset);
+    });
+    return ends;
   }
 
   /** Checkpoint lag per group: the largest distance from a translated offset to the end of its remote partition. */

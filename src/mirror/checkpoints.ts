@@ -8,16 +8,36 @@
  */
 import type { Admin, CommittedOffset } from '../client/index.js';
 import type { RegexFilter } from './filters.js';
-import type { OffsetSyncStore } from './offset-sync-store.js';
 import { replicable, type ReplicationPolicy } from './policy.js';
 import type { Checkpoint } from './records.js';
+
+/** Upstream offset -> downstream offset (OffsetSyncStore in MM2 mode, `exactTranslator` in exact mode); null: not translatable. */
+export interface OffsetTranslator {
+  translateDownstream(topic: string, partition: number, upstreamOffset: bigint): bigint | null;
+}
 
 export interface CheckpointContext {
   source: string;
   target: string;
   policy: ReplicationPolicy;
   topicFilter: RegexFilter;
-  store: OffsetSyncStore;
+  store: OffsetTranslator;
+}
+
+/**
+ * Exact mode: offsets are the same on both sides, so a committed offset is
+ * copied as it is; only while the mirror has not copied that far is it held
+ * at the remote partition's end (`ends`, by upstream topic and partition),
+ * so a consumer that fails over never starts past the data the target has.
+ */
+export function exactTranslator(ends: ReadonlyMap<string, bigint>): OffsetTranslator {
+  return {
+    translateDownstream(topic, partition, upstreamOffset) {
+      const end = ends.get(`${topic}\u0000${partition}`);
+      if (end === undefined) return null;
+      return upstreamOffset < end ? upstreamOffset : end;
+    },
+  };
 }
 
 /**

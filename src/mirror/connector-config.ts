@@ -32,6 +32,7 @@ export const COMMON_DEF = new ConfigDef()
   .define({ name: 'target.cluster.bootstrap.servers', type: 'LIST', importance: 'HIGH', documentation: 'Brokers of the target cluster.' })
   .define({ name: 'replication.policy.class', type: 'CLASS', defaultValue: 'org.apache.kafka.connect.mirror.DefaultReplicationPolicy', importance: 'LOW', documentation: 'How remote topics are named (DefaultReplicationPolicy or IdentityReplicationPolicy).' })
   .define({ name: 'replication.policy.separator', type: 'STRING', defaultValue: '.', importance: 'LOW', documentation: 'Separator between the cluster alias and the topic in remote topic names.' })
+  .define({ name: 'mode', type: 'STRING', defaultValue: 'mm2', importance: 'HIGH', documentation: 'mm2: MirrorMaker 2 replication (records re-produced, offsets translated); exact: Tributary\'s offset-preserving mode (batches copied into read-only mirror topics at the same offsets, group offsets copied as they are; docs/mirror.md).', validator: Validators.in('mm2', 'exact') })
   .define({ name: 'admin.timeout.ms', type: 'LONG', defaultValue: 60000, importance: 'LOW', documentation: 'Timeout of admin calls.', validator: positive });
 
 export const SOURCE_DEF = new ConfigDef()
@@ -82,6 +83,8 @@ export interface MirrorConfig {
   readonly targetBootstrap: string;
   readonly policy: ReplicationPolicy;
   readonly topicFilter: RegexFilter;
+  /** `mode = exact`: offset-preserving copies into mirror topics (exact-task.ts). */
+  readonly exact: boolean;
 }
 
 export function parseMirrorConfig(def: ConfigDef, props: Readonly<Record<string, string>>): MirrorConfig {
@@ -96,6 +99,7 @@ export function parseMirrorConfig(def: ConfigDef, props: Readonly<Record<string,
     targetBootstrap: c.list('target.cluster.bootstrap.servers').join(','),
     policy: policyFromConfig(props, source),
     topicFilter: hasTopics ? new RegexFilter('topics', c.list('topics'), c.list('topics.exclude')) : new RegexFilter('topics', ['.*'], []),
+    exact: c.string('mode') === 'exact',
   };
 }
 

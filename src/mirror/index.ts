@@ -10,3 +10,5 @@ export { startMirror, MIRROR_PLUGIN_PATH, type MirrorHandle } from './dedicated.
 export { translateOffsets, applyTranslatedOffsets, readCheckpoints, type TranslateOffsetsOptions } from './translate.js';
 export { mirrorStatus, type FlowStatus } from './status.js';
 export { mirrorMetrics } from './metrics.js';
+export { promoteMirrorTopic, MirrorPromoteError, type PromoteResult } from './promote.js';
+export { ExactMirrorError } from './exact-copier.js';

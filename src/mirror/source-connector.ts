@@ -6,7 +6,8 @@
  * configs, and spreads the partitions over `tasks.max` tasks round-robin.
  * Every `refresh.topics.interval.seconds` it looks again: a new topic or
  * partition creates what is missing and asks the worker for new task
- * configs.
+ * configs. With `mode = exact` the remote topics are read-only mirror
+ * topics and the tasks copy batches at their offsets (exact-task.ts).
  */
 import { Admin } from '../client/index.js';
 import type { ConfigDef, ConfigValue } from '../connect/config-def.js';
@@ -14,6 +15,7 @@ import type { SourceConnector, SourceConnectorContext, SourceTaskClass } from '.
 import { SOURCE_DEF, intervalMs, parseMirrorConfig, validateMirror, type MirrorConfig } from './connector-config.js';
 import { RegexFilter } from './filters.js';
 import { MirrorSourceTask } from './source-task.js';
+import { MirrorExactTask } from './exact-task.js';
 import { syncTopicAcls } from './acl-sync.js';
 import { createRemoteTopics, ensureInternalTopic, partitionsOf, replicatedTopics, syncTopicConfigs, type TopicSyncOptions } from './topic-sync.js';
 import { MIRROR_VERSION, encodePartitions } from './task-assignment.js';
@@ -58,11 +60,13 @@ export class MirrorSourceConnector implements SourceConnector {
       configFilter: new RegexFilter('config.properties.exclude', config.c.list('config.properties.exclude'), []),
       replicationFactor: config.c.number('replication.factor'),
       syncConfigs: config.c.boolean('sync.topic.configs.enabled'),
+      exact: config.exact,
       log,
     };
     this.sourceAdmin = await connectAdmin(config.sourceBootstrap, config.source);
     this.targetAdmin = await connectAdmin(config.targetBootstrap, config.target);
     const syncsAdmin = config.c.string('offset-syncs.topic.location') === 'target' ? this.targetAdmin : this.sourceAdmin;
+    // Exact mode keeps offsets: there is nothing to sync, but the topic is created all the same for tools that read it.
     await ensureInternalTopic(syncsAdmin, config.policy.offsetSyncsTopic(config.target), config.c.number('offset-syncs.topic.replication.factor'));
     this.topics = await replicatedTopics(this.sourceAdmin, this.syncOptions);
     await createRemoteTopics(this.sourceAdmin, this.targetAdmin, this.topics, this.syncOptions);
@@ -131,7 +135,7 @@ export class MirrorSourceConnector implements SourceConnector {
   }
 
   taskClass(): SourceTaskClass {
-    return MirrorSourceTask;
+    return this.mirror?.exact === true ? MirrorExactTask : MirrorSourceTask;
   }
 
   async stop(): Promise<void> {

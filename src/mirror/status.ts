@@ -5,11 +5,14 @@
  * position of each source partition from `mm2-offsets.A.internal` (flushed
  * every offset.flush.interval.ms), the lag in records (source end offset
  * minus that position) and in seconds (age of the oldest record not yet
- * replicated), and the age of the newest checkpoint.
+ * replicated), and the age of the newest checkpoint. In exact mode the
+ * position is the remote partition's end on the target.
  */
 import { Admin, Consumer } from '../client/index.js';
+import { TOPICS_EXCLUDE_DEFAULT } from './connector-config.js';
+import { RegexFilter } from './filters.js';
 import { parseMm2Config, type Flow, type Mm2Config } from './mm2-config.js';
-import { policyFromConfig } from './policy.js';
+import { policyFromConfig, replicable } from './policy.js';
 import { readTopic } from './topic-reader.js';
 import { readCheckpoints } from './translate.js';
 
@@ -62,6 +65,28 @@ async function positions(bootstrap: string, source: string): Promise<Position[]>
   return [...latest.values()];
 }
 
+const list = (v: string | undefined, d: string): string[] => (v ?? d).split(',').map((x) => x.trim()).filter((x) => x !== '');
+
+/**
+ * Exact mode keeps no source offsets: where each source partition stands is
+ * the end of its remote partition on the target (the copy position itself).
+ */
+async function exactPositions(config: Mm2Config, flow: Flow): Promise<Position[]> {
+  const policy = policyFromConfig(flow.props, flow.source);
+  const filter = new RegexFilter('topics', list(flow.props.topics, '.*'), list(flow.props['topics.exclude'], TOPICS_EXCLUDE_DEFAULT));
+  const source = await Admin.connect({ bootstrap: config.bootstrap.get(flow.source) ?? '', clientId: 'mirror-status' });
+  const target = await Admin.connect({ bootstrap: config.bootstrap.get(flow.target) ?? '', clientId: 'mirror-status' });
+  try {
+    const topics = (await source.listTopics({ includeInternal: false })).filter((t) => filter.matches(t.name) && replicable(policy, t.name, flow.target));
+    const parts = topics.flatMap((t) => Array.from({ length: t.partitionCount }, (_, partition) => ({ topic: t.name, partition })));
+    if (parts.length === 0) return [];
+    const ends = await target.listOffsets(parts.map((p) => ({ topic: policy.formatRemoteTopic(flow.source, p.topic), partition: p.partition, spec: 'latest' as const })));
+    return parts.map((p, i) => ({ ...p, next: ends[i]?.error === null ? (ends[i]?.offset ?? 0n) : 0n }));
+  } finally {
+    await Promise.all([source.close(), target.close()]);
+  }
+}
+
 /** The timestamp of the record at `offset` in the source partition (null when it cannot be read in time). */
 async function timestampAt(bootstrap: string, p: Position): Promise<number | null> {
   const consumer = new Consumer({ bootstrap, clientId: 'mirror-status', autoOffsetReset: 'earliest', maxPollRecords: 1 });
@@ -80,7 +105,7 @@ async function timestampAt(bootstrap: string, p: Position): Promise<number | nul
 async function flowStatus(config: Mm2Config, flow: Flow): Promise<FlowStatus> {
   const sourceBootstrap = config.bootstrap.get(flow.source) ?? '';
   const targetBootstrap = config.bootstrap.get(flow.target) ?? '';
-  const pos = await positions(targetBootstrap, flow.source);
+  const pos = flow.props.mode === 'exact' ? await exactPositions(config, flow) : await positions(targetBootstrap, flow.source);
   let lagRecords = 0n;
   let oldest: Position | null = null;
   const admin = await Admin.connect({ bootstrap: sourceBootstrap, clientId: 'mirror-status' });

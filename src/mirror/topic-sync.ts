@@ -23,8 +23,14 @@ export interface TopicSyncOptions {
   configFilter: RegexFilter;
   replicationFactor: number;
   syncConfigs: boolean;
+  /** Exact mode: remote topics are created as read-only mirror topics (mirror.state=active). */
+  exact: boolean;
   log: (m: string) => void;
 }
+
+/** Tributary's per-topic mirror marker: each cluster's own, never copied from the source (nor mirror.promoted.offsets). */
+const MIRROR_STATE = 'mirror.state';
+const isMirrorKey = (name: string): boolean => name.startsWith('mirror.');
 
 /** The source topics this flow replicates with their partition counts, sorted by name. */
 export async function replicatedTopics(sourceAdmin: Admin, o: TopicSyncOptions): Promise<Map<string, number>> {
@@ -50,7 +56,7 @@ async function configsToSync(sourceAdmin: Admin, topics: readonly string[], filt
   const out = new Map<string, Record<string, string>>();
   for (const [topic, entries] of described) {
     const kept: Record<string, string> = {};
-    for (const e of entries) if (e.source === 'DYNAMIC_TOPIC_CONFIG' && e.value !== null && !e.isSensitive && !filter.matches(e.name)) kept[e.name] = e.value;
+    for (const e of entries) if (e.source === 'DYNAMIC_TOPIC_CONFIG' && e.value !== null && !e.isSensitive && !isMirrorKey(e.name) && !filter.matches(e.name)) kept[e.name] = e.value;
     out.set(topic, kept);
   }
   return out;
@@ -66,7 +72,8 @@ export async function createRemoteTopics(sourceAdmin: Admin, targetAdmin: Admin,
     const remote = o.policy.formatRemoteTopic(o.source, topic);
     const have = existing.get(remote);
     if (have === undefined) {
-      create.push({ name: remote, numPartitions: count, ...(o.replicationFactor > 0 ? { replicationFactor: o.replicationFactor } : {}), configs: configs.get(topic) ?? {} });
+      const own = { ...(configs.get(topic) ?? {}), ...(o.exact ? { [MIRROR_STATE]: 'active' } : {}) };
+      create.push({ name: remote, numPartitions: count, ...(o.replicationFactor > 0 ? { replicationFactor: o.replicationFactor } : {}), configs: own });
     } else if (have < count) {
       o.log(`adding partitions to ${remote}: ${have} -> ${count}`);
       await targetAdmin.createPartitions(remote, count);
@@ -76,7 +83,7 @@ export async function createRemoteTopics(sourceAdmin: Admin, targetAdmin: Admin,
   const results = await targetAdmin.createTopics(create);
   for (const r of results) {
     if (r.error !== null && r.error.kafkaErrorName !== 'TOPIC_ALREADY_EXISTS') throw new Error(`creating remote topic ${r.name} on ${o.target} failed: ${r.error.message}`);
-    if (r.error === null) o.log(`created remote topic ${r.name} on ${o.target}`);
+    if (r.error === null) o.log(`created ${o.exact ? 'mirror topic' : 'remote topic'} ${r.name} on ${o.target}`);
   }
 }
 

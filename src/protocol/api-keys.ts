@@ -70,6 +70,8 @@ export const ApiKey = {
   AllocateProducerIds: 67,
   ConsumerGroupHeartbeat: 68,
   DescribeTopicPartitions: 75,
+  /** Tributary's own (exact-mode mirroring); its keys start at 10000, outside Kafka's range. */
+  MirrorAppend: 10000,
 } as const;
 
 export type ApiKeyName = keyof typeof ApiKey;

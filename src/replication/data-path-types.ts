@@ -7,8 +7,12 @@
 import type { ReadAllocator } from '../storage/fs.js';
 import type { AbortedTxn } from '../storage/txn-index.js';
 
-/** Who is appending: a producing client, a coordinator writing its internal topic, or a follower copying its leader. */
-export type AppendOrigin = 'client' | 'coordinator' | 'replica';
+/**
+ * Who is appending: a producing client, a coordinator writing its internal
+ * topic, a follower copying its leader, or an exact-mode mirror copying
+ * another cluster's partition into a mirror topic it leads (mirror-append.ts).
+ */
+export type AppendOrigin = 'client' | 'coordinator' | 'replica' | 'mirror';
 
 export interface AppendEntry {
   readonly topic: string;

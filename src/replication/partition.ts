@@ -386,6 +386,21 @@ export class Partition {
     this.onLogStartOffsetChanged();
   }
 
+  /**
+   * As leader of a partition that holds no records (log start = log end):
+   * the log restarts empty at `offset`, as a follower's does at its leader's
+   * start. Only an exact-mode mirror append does this (mirror-append.ts), so
+   * a copy of a source whose log no longer starts at 0 keeps its offsets;
+   * followers then find their log below this one's start and restart there.
+   */
+  restartEmptyAt(offset: bigint): void {
+    invariant(this.isLeader, 'only the leader restarts its empty log for a mirror');
+    invariant(this.log.logStartOffset === this.log.logEndOffset && offset > this.log.logEndOffset, 'an empty log restarts further on');
+    this.log.truncateFullyAndStartAt(offset);
+    this.afterTruncation();
+    this.onLogStartOffsetChanged();
+  }
+
   private afterTruncation(): void {
     const end = this.log.logEndOffset;
     this.leaderEpochs.truncateFromEnd(end, true);
@@ -413,7 +428,10 @@ export class Partition {
    * can come between them. A duplicate appends nothing and reports where the
    * original landed.
    */
-  appendClientBatch(batch: Buffer, producer: ProducerBatchHeader | null): ClientAppendResult {
+  appendClientBatch(batch: Buffer, producer: ProducerBatchHeader | null, foreignProducersBelow: bigint | null = null): ClientAppendResult {
+    // A promoted mirror topic (mirror.promoted.offsets): below the promotion offset this id was the
+    // source cluster's producer, not this one (src/replication/mirror-append.ts); forget that part.
+    if (producer !== null && foreignProducersBelow !== null) this.log.producerState.forgetBelow(producer.producerId, foreignProducersBelow);
     if (producer !== null) {
       const check = this.log.producerState.check(producer);
       if (check.kind === 'duplicate') {

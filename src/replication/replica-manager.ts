@@ -39,6 +39,7 @@ import type {
   AppendEntry, AppendRequest, DivergingEpoch, FetchPartition, FetchPartitionResult, FetchRequestParams, FetchResult, PartitionAppendResult, ReadResult,
 } from './data-path-types.js';
 import { divergingEpoch, leaderEpochError } from './leader-epoch-checks.js';
+import { appendMirrored } from './mirror-append.js';
 import { Partition, type IsrChangeOutcome, type IsrChangeProposal, type PartitionState, type ReplicationPolicy } from './partition.js';
 import { DelayedFetches } from './delayed-fetch.js';
 import { partitionBounds, readPartition, type ReadUpTo } from './partition-read.js';
@@ -297,12 +298,16 @@ export class ReplicaManager {
       return failed(e, appendFailure(code, `${e.topic}-${e.partition} is not hosted on this broker`));
     }
     if (req.origin === 'replica') return this.appendReplicated(p, e);
+    if (req.origin === 'mirror') return this.appendFromMirror(p, e);
     if (!p.isLeader) return failed(e, appendFailure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${p.leaderId} leads ${e.topic}-${e.partition}`));
     return req.origin === 'coordinator' ? this.appendFromCoordinator(p, e) : this.appendFromClient(req, p, e);
   }
 
   private appendFromClient(req: AppendRequest, p: Partition, e: AppendEntry): PartitionAppendResult | Promise<PartitionAppendResult> {
     const rules = this.deps.topicRules(e.topic);
+    if (rules.mirrorState === 'active') {
+      return this.rejected(req, e, appendFailure(ErrorCode.POLICY_VIOLATION, `${e.topic} is a read-only mirror topic (mirror.state=active): only tributary mirror writes it until it is promoted`));
+    }
     if (req.acks === -1 && p.isr.length < rules.minInsyncReplicas) {
       return failed(e, appendFailure(ErrorCode.NOT_ENOUGH_REPLICAS, `${p.isr.length} in-sync replicas, min.insync.replicas is ${rules.minInsyncReplicas}`));
     }
@@ -331,7 +336,7 @@ export class ReplicaManager {
     const producer: ProducerBatchHeader | null = header.producerId >= 0n
       ? { producerId: header.producerId, epoch: header.producerEpoch, baseSequence: header.baseSequence, lastOffsetDelta: header.lastOffsetDelta }
       : null;
-    const appended = p.appendClientBatch(batch, producer);
+    const appended = p.appendClientBatch(batch, producer, rules.mirrorPromotedOffsets?.get(p.partition) ?? null);
     if (appended.kind === 'rejected') return this.rejected(req, e, appendFailure(PRODUCER_CODES[appended.error], appended.message));
     const logAppendTime = rules.messageTimestampType === 'LogAppendTime';
     if (appended.kind === 'duplicate') {
@@ -386,6 +391,14 @@ export class ReplicaManager {
       if (!(err instanceof StorageError)) throw err;
       return failed(e, appendFailure(ErrorCode.KAFKA_STORAGE_ERROR, `append to ${e.topic}-${e.partition} failed: ${err.message}`));
     }
+  }
+
+  /** An exact-mode mirror's copied batches, appended by this leader at their own offsets (mirror-append.ts). */
+  private appendFromMirror(p: Partition, e: AppendEntry): PartitionAppendResult {
+    const r = appendMirrored(p, e.records, this.deps.topicRules(e.topic));
+    if (!r.ok) return failed(e, r);
+    this.delayedFetches.onAppend(p);
+    return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, r.bytes, r.offsetCount);
   }
 
   private rejected(req: AppendRequest, e: AppendEntry, f: AppendFailure): PartitionAppendResult {

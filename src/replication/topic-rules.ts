@@ -13,5 +13,17 @@ export interface TopicRules {
   /** cleanup.policy includes compact: every record needs a key. */
   readonly compacted: boolean;
   /** compression.type: a codec other than `producer` makes Produce recompress batches in another codec. */
+  /**
+   * mirror.state (exact-mode mirroring, docs/mirror.md): `active` refuses
+   * client appends (POLICY_VIOLATION) and is the only state that takes
+   * mirror appends (mirror-append.ts); absent = `none`.
+   */
+  readonly mirrorState?: 'none' | 'active' | 'promoted';
+  /**
+   * mirror.promoted.offsets: per partition, where a promoted mirror topic's
+   * copied log ended. Producers known only from below it were the source
+   * cluster's (Partition.appendClientBatch).
+   */
+  readonly mirrorPromotedOffsets?: ReadonlyMap<number, bigint>;
   readonly compressionType?: 'uncompressed' | 'zstd' | 'lz4' | 'snappy' | 'gzip' | 'producer';
 }

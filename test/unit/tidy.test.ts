@@ -54,8 +54,9 @@ test('deterministic layers take Clock/Random/FileSystem instead of globals', () 
 test('each handler declares a range inside its schema, is registered, and documents its versions', () => {
   const registry = new HandlerRegistry(allHandlers); // throws on a range outside the schema
   const dir = join(root, 'src', 'broker', 'handlers');
-  const files = readdirSync(dir).filter((f) => /^\d\d-.*\.ts$/.test(f));
-  const keys = files.map((f) => Number(f.slice(0, 2)));
+  const files = readdirSync(dir).filter((f) => /^\d{2,5}-.*\.ts$/.test(f));
+  const keyOf = (f: string): number => Number(f.slice(0, f.indexOf('-')));
+  const keys = files.map(keyOf);
   assert.deepEqual(
     [...keys].sort((a, b) => a - b),
     registry.ranges().map((r) => r.apiKey),
@@ -63,7 +64,7 @@ test('each handler declares a range inside its schema, is registered, and docume
   );
   for (const f of files) {
     const text = readFileSync(join(dir, f), 'utf8');
-    assert.match(text, new RegExp(`^// ${Number(f.slice(0, 2))} [A-Z]`), `${f} starts with a "// <key> <Name>" version-notes comment`);
+    assert.match(text, new RegExp(`^// ${keyOf(f)} [A-Z]`), `${f} starts with a "// <key> <Name>" version-notes comment`);
   }
   for (const h of allHandlers) {
     assert.equal(apiSchemas.get(h.apiKey)?.request, h.request, `${h.name} uses the registered request schema`);

@@ -57,6 +57,7 @@ import { alterPartitionHandler } from './56-alter-partition.js';
 import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
 import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
+import { mirrorAppendHandler } from './10000-mirror-append.js';
 
 export const allHandlers: readonly AnyHandler[] = [
   produceHandler,
@@ -116,4 +117,5 @@ export const allHandlers: readonly AnyHandler[] = [
   brokerHeartbeatHandler,
   allocateProducerIdsHandler,
   describeTopicPartitionsHandler,
+  mirrorAppendHandler,
 ] as unknown as readonly AnyHandler[];

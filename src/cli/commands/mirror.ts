@@ -2,14 +2,15 @@
  * `tributary mirror`: MirrorMaker 2's dedicated mode (`tributary mirror
  * mm2.properties`, as connect-mirror-maker.sh) and `tributary mirror status
  * mm2.properties` (flows, connector states, lag in records and seconds,
- * checkpoint age). docs/mirror.md is the guide.
+ * checkpoint age), and `tributary mirror promote TOPIC` (an exact-mode
+ * mirror topic becomes writable, promote.ts). docs/mirror.md is the guide.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Command } from 'commander';
 import { parseProperties } from '../../config/properties.js';
-import { mirrorMetrics, mirrorStatus, startMirror } from '../../mirror/index.js';
-import { formatTable, withExamples } from './common.js';
+import { mirrorMetrics, mirrorStatus, promoteMirrorTopic, startMirror } from '../../mirror/index.js';
+import { clientSecurity, formatTable, run, withClientOptions, withExamples, type CommonOptions } from './common.js';
 
 function readProperties(path: string): Record<string, string> {
   const parsed = parseProperties(readFileSync(path, 'utf8'), path);
@@ -61,7 +62,7 @@ export function registerMirrorCommands(program: Command): void {
         metrics?.close();
         await handle.close();
       }),
-    ['tributary mirror config/mm2.properties', 'tributary mirror status config/mm2.properties'],
+    ['tributary mirror config/mm2.properties', 'tributary mirror status config/mm2.properties', 'tributary mirror promote A.orders --bootstrap-server b1:9092'],
   );
   const status = mirror
     .command('status')
@@ -78,4 +79,19 @@ export function registerMirrorCommands(program: Command): void {
       process.stdout.write(formatTable(['FLOW', 'STATES', 'PARTITIONS', 'LAG-RECORDS', 'LAG-SECONDS', 'CHECKPOINT-AGE-S'], rows) + '\n');
     });
   withExamples(status, ['tributary mirror status config/mm2.properties --json']);
+  const promote = withClientOptions(
+    mirror
+      .command('promote')
+      .description('make an exact-mode mirror topic writable (its source cluster is gone): mirror.state=promoted, open copied transactions aborted')
+      .argument('<topic>', 'the mirror topic on this cluster')
+      .option('--bootstrap-server <host:port>', 'same as --bootstrap (Kafka tools\' name)'),
+  ).action(async (topic: string, opts: CommonOptions & { bootstrapServer?: string }) => {
+    const bootstrap = opts.bootstrapServer ?? opts.bootstrap;
+    await run(async () => {
+      const r = await promoteMirrorTopic(bootstrap, topic, { requestTimeoutMs: opts.requestTimeoutMs, ...clientSecurity(opts) });
+      if (r.previousState === 'promoted') process.stdout.write(`${topic} was already promoted; nothing changed\n`);
+      else process.stdout.write(`promoted ${topic}: it takes writes now${r.abortedTransactions.length > 0 ? `; aborted open copied transactions ${r.abortedTransactions.join(', ')}` : ''}\n`);
+    }, { bootstrap });
+  });
+  withExamples(promote, ['tributary mirror promote orders --bootstrap-server b1:9092']);
 }

@@ -60,6 +60,7 @@ import { DescribeTransactionsRequest, DescribeTransactionsResponse } from './65-
 import { ListTransactionsRequest, ListTransactionsResponse } from './66-list-transactions.js';
 import { AllocateProducerIdsRequest, AllocateProducerIdsResponse } from './67-allocate-producer-ids.js';
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './75-describe-topic-partitions.js';
+import { MirrorAppendRequest, MirrorAppendResponse } from './10000-mirror-append.js';
 
 export interface ApiSchemas {
   readonly apiKey: number;
@@ -126,6 +127,8 @@ export const apiSchemas: ReadonlyMap<number, ApiSchemas> = new Map<number, ApiSc
   [66, { apiKey: 66, name: 'ListTransactions', request: ListTransactionsRequest, response: ListTransactionsResponse }],
   [67, { apiKey: 67, name: 'AllocateProducerIds', request: AllocateProducerIdsRequest, response: AllocateProducerIdsResponse }],
   [75, { apiKey: 75, name: 'DescribeTopicPartitions', request: DescribeTopicPartitionsRequest, response: DescribeTopicPartitionsResponse }],
+  // Tributary's own keys start at 10000, far above Kafka's (docs/compatibility.md).
+  [10000, { apiKey: 10000, name: 'MirrorAppend', request: MirrorAppendRequest, response: MirrorAppendResponse }],
 ]);
 
 export * from './00-produce.js';
@@ -182,3 +185,4 @@ export * from './62-broker-registration.js';
 export * from './63-broker-heartbeat.js';
 export * from './67-allocate-producer-ids.js';
 export * from './75-describe-topic-partitions.js';
+export * from './10000-mirror-append.js';

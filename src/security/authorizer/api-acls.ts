@@ -216,4 +216,6 @@ export const API_ACLS: Readonly<Record<number, ApiAcl>> = {
   66: { name: 'ListTransactions', requires: [req('DESCRIBE', 'TRANSACTIONAL_ID', 'NONE', 'filter')] },
   67: clusterRow('AllocateProducerIds', 'CLUSTER_ACTION'),
   75: { name: 'DescribeTopicPartitions', requires: [req('DESCRIBE', 'TOPIC', 'TOPIC_AUTHORIZATION_FAILED', 'resource')] },
+  // Tributary's own API (docs/compatibility.md): copying another cluster's history into a mirror topic is managing the topic.
+  10000: { name: 'MirrorAppend', requires: [req('ALTER', 'TOPIC', 'TOPIC_AUTHORIZATION_FAILED', 'resource')] },
 };

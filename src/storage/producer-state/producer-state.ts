@@ -226,6 +226,24 @@ export class ProducerStateManager {
   }
 
   /**
+   * Forgets what the state holds of the producer from below `offset`: its
+   * retained batches there, and the whole entry when nothing of it is left
+   * (an open transaction started below is kept: it holds the LSO). A
+   * promoted mirror topic does this before a client batch is checked: below
+   * the promotion offset the producer was another cluster's, whose id this
+   * cluster may hand out again (src/replication/partition.ts). In memory
+   * only, as is the state itself between snapshots.
+   */
+  forgetBelow(producerId: bigint, offset: bigint): void {
+    const e = this.producers.get(producerId);
+    if (e === undefined || (e.currentTxnFirstOffset >= 0n && e.currentTxnFirstOffset < offset)) return;
+    const kept = e.batches.filter((b) => b.firstOffset >= offset);
+    if (kept.length === e.batches.length && kept.length > 0) return;
+    if (kept.length === 0 && e.currentTxnFirstOffset < 0n) this.producers.delete(producerId);
+    else e.batches = kept;
+  }
+
+  /**
    * Checks one client batch against the state (see the module comment).
    * Call for batches in the order they will be appended; O(1).
    */

@@ -54,6 +54,7 @@ import { DescribeProducersRequest, DescribeProducersResponse } from '../../../sr
 import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../../../src/protocol/messages/65-describe-transactions.js';
 import { ListTransactionsRequest, ListTransactionsResponse } from '../../../src/protocol/messages/66-list-transactions.js';
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from '../../../src/protocol/messages/75-describe-topic-partitions.js';
+import { MirrorAppendRequest, MirrorAppendResponse } from '../../../src/protocol/messages/10000-mirror-append.js';
 import { recordBatch } from '../../helpers/raw-kafka.js';
 
 /** The resources scenarios act on (the topic exists; the group and transactional id are made by the setup). */
@@ -143,4 +144,6 @@ export const SCENARIOS: Readonly<Record<number, Scenario>> = {
     filtered: { visible: (r) => (r as ListTransactionsResponse).transactionStates.some((t) => t.transactionalId === TX) },
   }),
   75: call(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, 0, () => ({ topics: [{ name: T }] })),
+  // A probe (null records): the topic is no mirror topic, so an allowed principal gets POLICY_VIOLATION, not an authorization error.
+  10000: call(MirrorAppendRequest, MirrorAppendResponse, 0, () => ({ acks: 1, timeoutMs: 5000, topics: [{ name: T, partitions: [{ index: 0, records: null }] }] })),
 };

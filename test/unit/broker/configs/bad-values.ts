@@ -15,6 +15,10 @@ export function badValueFor(def: ConfigKey<unknown>): string {
     case 'list':
       if (def.allowed !== undefined) return 'no-such-value';
       break;
+    case 'string':
+      // Tributary's partition:offset list (src/config/topic.ts).
+      if (def.name === 'mirror.promoted.offsets') return '0=12';
+      break;
     default:
       break;
   }

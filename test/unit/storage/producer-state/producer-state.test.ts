@@ -165,3 +165,32 @@ describe('producer state: expiry', () => {
     assert.equal(h.s.size, 0);
   });
 });
+
+describe('producer state: forgetting what lies below an offset (promoted mirror topics)', () => {
+  it('drops the batches below it, the entry when none is left, and then checks against the rest only', () => {
+    const s = new ProducerStateManager();
+    const apply = (baseSequence: number, firstOffset: bigint, epoch = 0): void => {
+      s.apply({ producerId: P, epoch, baseSequence, lastOffsetDelta: 1, firstOffset, maxTimestampMs: 1n, control: false, transactional: false, marker: null }, 1);
+    };
+    // Copied from the source: sequences 0-1 and 2-3 at offsets 0-3; promoted at 4.
+    apply(0, 0n);
+    apply(2, 2n);
+    s.forgetBelow(P, 4n);
+    assert.equal(s.get(P), undefined, 'nothing of it above the promotion offset: forgotten');
+    // After a restart the copied batches come back mixed with this cluster's producer's (same id and epoch).
+    apply(0, 0n);
+    apply(2, 2n);
+    apply(0, 4n);
+    assert.equal(kind(s.check({ producerId: P, epoch: 0, baseSequence: 2, lastOffsetDelta: 1 })), 'duplicate', 'without forgetting, the copied 2-3 looks like a retry');
+    s.forgetBelow(P, 4n);
+    assert.equal(kind(s.check({ producerId: P, epoch: 0, baseSequence: 2, lastOffsetDelta: 1 })), 'append', 'with it, 2-3 is the next batch of this cluster\'s producer');
+    assert.equal(kind(s.check({ producerId: P, epoch: 0, baseSequence: 0, lastOffsetDelta: 1 })), 'duplicate', 'its own retry still is one');
+  });
+
+  it('keeps an open transaction that started below (it holds the last stable offset)', () => {
+    const s = new ProducerStateManager();
+    s.apply({ producerId: P, epoch: 0, baseSequence: 0, lastOffsetDelta: 0, firstOffset: 0n, maxTimestampMs: 1n, control: false, transactional: true, marker: null }, 1);
+    s.forgetBelow(P, 4n);
+    assert.notEqual(s.get(P), undefined);
+  });
+});
