@@ -12,7 +12,6 @@ export interface TopicRules {
   readonly minInsyncReplicas: number;
   /** cleanup.policy includes compact: every record needs a key. */
   readonly compacted: boolean;
-  /** compression.type: a codec other than `producer` makes Produce recompress batches in another codec. */
   /**
    * mirror.state (exact-mode mirroring, docs/mirror.md): `active` refuses
    * client appends (POLICY_VIOLATION) and is the only state that takes
@@ -25,5 +24,6 @@ export interface TopicRules {
    * cluster's (Partition.appendClientBatch).
    */
   readonly mirrorPromotedOffsets?: ReadonlyMap<number, bigint>;
+  /** compression.type: a codec other than `producer` makes Produce recompress batches in another codec. */
   readonly compressionType?: 'uncompressed' | 'zstd' | 'lz4' | 'snappy' | 'gzip' | 'producer';
 }
