@@ -257,7 +257,10 @@ export class StreamTask {
         task.forwardTo([child], record);
       },
       getStateStore<S extends StateStore>(name: string): S {
-        const store = task.stores.get(name) ?? task.options.globalStores?.get(name);
+        // Global stores are readable by every processor without being connected (as in Kafka).
+        const global = task.options.globalStores?.get(name);
+        if (global !== undefined) return global as S;
+        const store = task.stores.get(name);
         if (store === undefined || !allowed.has(name)) throw new StreamsError(StreamsErrorCode.STORE, `processor '${inst.node.name}' is not connected to a store '${name}' (connect it with addStateStore or connectProcessorAndStateStores)`);
         return store as S;
       },

@@ -47,9 +47,9 @@ export class TopologyTestDriver {
   private wallClockMs: number;
   private offset = 0n;
   private closed = false;
-  /** Persistent stores live in a temporary directory, removed on close. */
-  /** GlobalKTable stores: a record piped into their topic updates them at once. */
+  /** Global stores: a record piped into their topic updates them at once (through their processor, if any). */
   private readonly globals: GlobalStores;
+  /** Persistent stores live in a temporary directory, removed on close. */
   private readonly stateDir = mkdtempSync(join(tmpdir(), 'tributary-test-driver-'));
 
   constructor(
@@ -62,9 +62,10 @@ export class TopologyTestDriver {
     const nodes = topology.subtopologies().flatMap((s) => s.nodes);
     const defaultKeySerde = config.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>);
     const defaultValueSerde = config.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>);
-    this.globals = new GlobalStores(topology, { applicationId: this.applicationId, defaultKeySerde, defaultValueSerde });
+    const onDeserializationError = config.deserializationExceptionHandler ?? (() => 'FAIL');
+    this.globals = new GlobalStores(topology, { applicationId: this.applicationId, defaultKeySerde, defaultValueSerde, stateDir: join(this.stateDir, 'global'), wallClockMs: () => this.wallClockMs, onDeserializationError });
     this.task = new StreamTask({
-      globalStores: this.globals.stores,
+      globalStores: this.globals.readOnlyStores,
       applicationId: this.applicationId,
       taskId: '0_0',
       partition: 0,
@@ -78,7 +79,7 @@ export class TopologyTestDriver {
         logChange: (topic, _partition, key, value, timestamp) => void this.queue(this.changelogs, topic).push({ topic, key, value, timestamp, headers: [] }),
       },
       wallClockMs: () => this.wallClockMs,
-      onDeserializationError: config.deserializationExceptionHandler ?? (() => 'FAIL'),
+      onDeserializationError,
       cache: new RecordCache(config.statestoreCacheMaxBytes ?? STATESTORE_CACHE_MAX_BYTES_DEFAULT),
     });
     this.task.init();
@@ -135,7 +136,7 @@ export class TopologyTestDriver {
 
   private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers: StreamHeaders): void {
     this.assertOpen();
-    if (this.globals.reads(topic)) return this.globals.apply(topic, key, value);
+    if (this.globals.reads(topic)) return this.globals.apply(this.raw(topic, key, value, timestamp, headers));
     this.task.process(this.raw(topic, key, value, timestamp, headers));
     this.drainInternal();
     this.task.punctuateStreamTime();
