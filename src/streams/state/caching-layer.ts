@@ -46,9 +46,9 @@ export class CachingLayer {
     return this.cache !== null;
   }
 
-  /** Caches a write (dirty until the next flush). */
-  put(id: string, entry: CacheEntry): void {
-    (this.cache as NamedCache).put(id, entry);
+  /** Caches a write (dirty until the next flush; `valueBytes` null: serialized at the flush, or a deletion when `value` is null). */
+  put(id: string, key: unknown, keyBytes: Buffer, value: unknown, valueBytes: Buffer | null, valueSize: number, timestamp: number): void {
+    (this.cache as NamedCache).put(id, key, keyBytes, value, valueBytes, valueSize, timestamp);
   }
 
   /** The cached entry of a key (clean or dirty), if any. */

@@ -114,7 +114,7 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
       const valueBytes = primitive ? null : this.serdes()[1].serialize(this.topic, value);
       const valueSize = primitive ? primitiveSize(value) : (valueBytes?.length ?? 0);
       const timestamp = this.open().recordTimestampMs();
-      this.cache.put(this.keyId(key, keyBytes), { key, keyBytes, value, valueBytes, valueSize, timestamp, dirty: true });
+      this.cache.put(this.keyId(key, keyBytes), key, keyBytes, value, valueBytes, valueSize, timestamp);
       return;
     }
     const valueBytes = value === null ? null : this.serdes()[1].serialize(this.topic, value);

@@ -52,18 +52,29 @@ export class NamedCache {
     return this.entries.get(id);
   }
 
-  /** Adds or replaces an entry (dirty: to be written through at the next flush), then evicts if over budget. */
-  put(id: string, entry: CacheEntry): void {
+  /**
+   * Writes a dirty entry (to be written through at the next flush), then
+   * evicts if over budget. A key already cached is updated in place: an
+   * aggregation rewrites the same keys over and over, and allocating an
+   * entry per write showed up as garbage-collection time.
+   */
+  put(id: string, key: unknown, keyBytes: Buffer, value: unknown, valueBytes: Buffer | null, valueSize: number, timestamp: number): void {
     const seq = ++this.seq;
     const old = this.entries.get(id);
     if (old !== undefined) {
-      this.owner.sizeBytes += sizeOf(entry) - sizeOf(old);
-      Object.assign(old, entry, { seq });
+      this.owner.sizeBytes += valueSize - old.valueSize;
+      old.value = value;
+      old.valueBytes = valueBytes;
+      old.valueSize = valueSize;
+      old.timestamp = timestamp;
+      old.dirty = true;
+      old.seq = seq;
     } else {
-      this.entries.set(id, Object.assign(entry, { seq, placedSeq: seq }));
+      const entry = { key, keyBytes, value, valueBytes, valueSize, timestamp, dirty: true, seq, placedSeq: seq };
+      this.entries.set(id, entry);
       this.owner.sizeBytes += sizeOf(entry);
     }
-    if (entry.dirty) this.dirty.add(id);
+    this.dirty.add(id);
     if (this.owner.sizeBytes > this.owner.maxBytes) this.owner.evictFrom(this);
   }
 

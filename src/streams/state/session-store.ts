@@ -118,7 +118,7 @@ export class SessionStore<K, V> implements StateStore, ReadOnlySessionStore<K, V
     if (this.cache.active) {
       // The windowed key is kept with its own window object: the caller may reuse the one it passed.
       const entryKey: Windowed<K> = { key: key.key, window: { start: key.window.start, end: key.window.end } };
-      this.cache.put(k.toString('latin1'), { key: entryKey, keyBytes: k, value, valueBytes: v, valueSize: v?.length ?? 0, timestamp: this.open().recordTimestampMs(), dirty: true });
+      this.cache.put(k.toString('latin1'), entryKey, k, value, v, v?.length ?? 0, this.open().recordTimestampMs());
       return;
     }
     this.write(k, v);

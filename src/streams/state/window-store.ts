@@ -106,7 +106,7 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
     const v = value === null ? null : (this.valueSerde as Serde<V>).serialize(this.topic, value);
     if (this.cache.active) {
       const timestamp = this.open().recordTimestampMs();
-      this.cache.put(k.toString('latin1'), { key, keyBytes: k, value, valueBytes: v, valueSize: v?.length ?? 0, timestamp, dirty: true });
+      this.cache.put(k.toString('latin1'), key, k, value, v, v?.length ?? 0, timestamp);
       return;
     }
     this.write(k, v);
