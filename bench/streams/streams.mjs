@@ -99,7 +99,9 @@ function streamsPhase(appId, topology, guarantee = 'at_least_once') {
     // exactly_once_v2 commits at Kafka's default for it (100 ms): each commit is a transaction.
     const commit = guarantee === 'exactly_once_v2' ? {} : { commitIntervalMs: 1000 };
     const streams = new KafkaStreams(topology, { applicationId: appId, bootstrapServers: cluster.bootstrap, stateDir, processingGuarantee: guarantee, ...commit, logger: () => {} });
+    const starting = performance.now();
     await streams.start();
+    console.log(JSON.stringify({ phase: appId, startMs: Math.round(performance.now() - starting) }));
     return () => streams.close();
   };
 }

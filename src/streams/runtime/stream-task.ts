@@ -16,6 +16,9 @@ import type { Topology, TopologyNode } from '../topology.js';
 import type { RawRecord, RecordCollector, SinkRecord } from './collector.js';
 import { Punctuations } from './punctuation.js';
 
+/** Topic names remembered by `resolve` (a topic extractor may name unboundedly many topics). */
+const RESOLVED_TOPICS_MAX = 10_000;
+
 /** What a deserialization exception handler decides (Kafka's DeserializationHandlerResponse). */
 export type DeserializationHandlerResponse = 'CONTINUE' | 'FAIL';
 
@@ -57,6 +60,7 @@ export class StreamTask {
   private readonly stores = new Map<string, StateStore>();
   private readonly restorers = new Map<string, (key: Buffer, value: Buffer | null) => void>();
   private readonly changelogs = new Map<string, string | null>();
+  private readonly resolved = new Map<string, string>();
   /** Persistent stores that started empty because their files were unreadable. */
   readonly wipedStores = new Set<string>();
   private readonly punctuations = new Punctuations();
@@ -243,8 +247,18 @@ export class StreamTask {
     return new StreamsError(StreamsErrorCode.PROCESSING, `task ${this.id}: processor '${this.currentNode}' failed in ${what}${where}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
   }
 
+  /**
+   * The full name of a topic as the topology names it. Remembered per name:
+   * a sink asks for every record, and a fresh `<applicationId>-<topic>`
+   * string per record also made every later map lookup of it hash it again.
+   */
   private resolve(topic: string): string {
-    return this.options.topology.isInternalTopic(topic) ? `${this.options.applicationId}-${topic}` : topic;
+    let full = this.resolved.get(topic);
+    if (full === undefined) {
+      full = this.options.topology.isInternalTopic(topic) ? `${this.options.applicationId}-${topic}` : topic;
+      if (this.resolved.size < RESOLVED_TOPICS_MAX) this.resolved.set(topic, full);
+    }
+    return full;
   }
 
   private processorContext(inst: NodeInstance): ProcessorContext {

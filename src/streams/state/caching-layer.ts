@@ -51,6 +51,11 @@ export class CachingLayer {
     (this.cache as NamedCache).put(id, key, keyBytes, value, valueBytes, valueSize, timestamp);
   }
 
+  /** Writes a new value for a key already cached; false when it is not (then `put` it). */
+  update(id: string, value: unknown, valueBytes: Buffer | null, valueSize: number, timestamp: number): boolean {
+    return (this.cache as NamedCache).update(id, value, valueBytes, valueSize, timestamp);
+  }
+
   /** The cached entry of a key (clean or dirty), if any. */
   entry(id: string): CacheEntry | undefined {
     return this.cache?.get(id);

@@ -11,7 +11,7 @@
  * a cached primitive value is returned as is, an object is deserialized
  * again so that callers cannot change what the cache holds.
  */
-import type { Serde } from '../serdes.js';
+import { writesUtf8, type Serde } from '../serdes.js';
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { BytesStore, BytesStoreSupplier } from './bytes-store.js';
 import { CachingLayer } from './caching-layer.js';
@@ -42,6 +42,8 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private topic: string;
   private readonly cache: CachingLayer;
   private lastKey: unknown = undefined;
+  /** The key serde is Serdes.String: cache ids are the keys themselves (see `stringId`). */
+  private utf8Keys = false;
   private lastKeyId: string | null = null;
   private lastKeyBytes: Buffer | null = null;
   private listener: CacheFlushListener<K, V> | null = null;
@@ -89,6 +91,7 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
       if (++restored % RESTORE_FLUSH_RECORDS === 0) this.inner.flush();
     });
     this.cache.open(context.cache, this.caching);
+    this.utf8Keys = writesUtf8(this.keySerde as Serde<unknown>);
   }
 
   setFlushListener(listener: CacheFlushListener<K, V>): boolean {
@@ -97,26 +100,33 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   get(key: K): V | null {
-    const keyBytes = this.serializeKey(key);
     if (this.cache.active) {
-      const cached = this.cache.entry(this.keyId(key, keyBytes));
+      // A cache hit under a string id needs no key bytes at all.
+      const stringId = this.stringId(key);
+      const keyBytes = stringId === null ? this.serializeKey(key) : null;
+      const cached = this.cache.entry(stringId ?? this.keyId(key, keyBytes as Buffer));
       if (cached !== undefined) return isPrimitive(cached.value) ? (cached.value as V | null) : this.serdes()[1].deserialize(this.topic, cached.valueBytes);
+      const bytes = this.inner.get(keyBytes ?? this.serializeKey(key));
+      return bytes === undefined ? null : this.serdes()[1].deserialize(this.topic, bytes);
     }
-    const bytes = this.inner.get(keyBytes);
+    const bytes = this.inner.get(this.serializeKey(key));
     return bytes === undefined ? null : this.serdes()[1].deserialize(this.topic, bytes);
   }
 
   put(key: K, value: V | null): void {
-    const keyBytes = this.serializeKey(key);
     if (this.cache.active) {
       // A primitive is kept as is and serialized at the flush (its size estimated); an object is serialized now, so later changes to it do not leak in.
       const primitive = isPrimitive(value);
       const valueBytes = primitive ? null : this.serdes()[1].serialize(this.topic, value);
       const valueSize = primitive ? primitiveSize(value) : (valueBytes?.length ?? 0);
       const timestamp = this.open().recordTimestampMs();
-      this.cache.put(this.keyId(key, keyBytes), key, keyBytes, value, valueBytes, valueSize, timestamp);
+      const stringId = this.stringId(key);
+      if (stringId !== null && this.cache.update(stringId, value, valueBytes, valueSize, timestamp)) return;
+      const keyBytes = this.serializeKey(key);
+      this.cache.put(stringId ?? this.keyId(key, keyBytes), key, keyBytes, value, valueBytes, valueSize, timestamp);
       return;
     }
+    const keyBytes = this.serializeKey(key);
     const valueBytes = value === null ? null : this.serdes()[1].serialize(this.topic, value);
     this.writeInner(keyBytes, valueBytes);
     if (this.logging) this.open().logChange(this.name, keyBytes, valueBytes);
@@ -126,6 +136,19 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private bytesOf(e: CacheEntry): Buffer | null {
     if (e.value === null) return null;
     return e.valueBytes ?? this.serdes()[1].serialize(this.topic, e.value as V);
+  }
+
+  /**
+   * Under Serdes.String the key itself is its cache id: its UTF-8 bytes and
+   * the string determine each other once lone surrogates are replaced (as the
+   * encoder replaces them), so an aggregation's get and put find the entry
+   * without encoding the key or making an id from its bytes. Null: the id
+   * comes from the key's bytes (`keyId`); one store uses one kind only.
+   */
+  private stringId(key: K): string | null {
+    if (!this.utf8Keys || typeof key !== 'string') return null;
+    const s = key as unknown as string & { isWellFormed(): boolean; toWellFormed(): string };
+    return s.isWellFormed() ? s : s.toWellFormed();
   }
 
   /**

@@ -59,23 +59,29 @@ export class NamedCache {
    * entry per write showed up as garbage-collection time.
    */
   put(id: string, key: unknown, keyBytes: Buffer, value: unknown, valueBytes: Buffer | null, valueSize: number, timestamp: number): void {
+    if (this.update(id, value, valueBytes, valueSize, timestamp)) return;
     const seq = ++this.seq;
-    const old = this.entries.get(id);
-    if (old !== undefined) {
-      this.owner.sizeBytes += valueSize - old.valueSize;
-      old.value = value;
-      old.valueBytes = valueBytes;
-      old.valueSize = valueSize;
-      old.timestamp = timestamp;
-      old.dirty = true;
-      old.seq = seq;
-    } else {
-      const entry = { key, keyBytes, value, valueBytes, valueSize, timestamp, dirty: true, seq, placedSeq: seq };
-      this.entries.set(id, entry);
-      this.owner.sizeBytes += sizeOf(entry);
-    }
+    const entry = { key, keyBytes, value, valueBytes, valueSize, timestamp, dirty: true, seq, placedSeq: seq };
+    this.entries.set(id, entry);
+    this.owner.sizeBytes += sizeOf(entry);
     this.dirty.add(id);
     if (this.owner.sizeBytes > this.owner.maxBytes) this.owner.evictFrom(this);
+  }
+
+  /** Writes a new value for a key already cached (as `put`); false when the key is not cached. */
+  update(id: string, value: unknown, valueBytes: Buffer | null, valueSize: number, timestamp: number): boolean {
+    const old = this.entries.get(id);
+    if (old === undefined) return false;
+    this.owner.sizeBytes += valueSize - old.valueSize;
+    old.value = value;
+    old.valueBytes = valueBytes;
+    old.valueSize = valueSize;
+    old.timestamp = timestamp;
+    old.dirty = true;
+    old.seq = ++this.seq;
+    this.dirty.add(id);
+    if (this.owner.sizeBytes > this.owner.maxBytes) this.owner.evictFrom(this);
+    return true;
   }
 
   /** The entries not written through yet. */
