@@ -42,14 +42,27 @@ export class NamedCache {
   private readonly entries = new Map<string, CacheEntry & { seq: number; placedSeq: number }>();
   private readonly dirty = new Set<string>();
   private seq = 0;
+  private lastId: string | null = null;
+  private lastEntry: (CacheEntry & { seq: number; placedSeq: number }) | undefined = undefined;
 
   constructor(
     private readonly owner: RecordCache,
     private readonly flushDirty: (entries: CacheEntry[]) => void,
   ) {}
 
+  /**
+   * The entry of `id`. The last one found is remembered: an aggregation gets
+   * a key and then puts it, and the put finds the entry by comparing the id
+   * with the last one instead of hashing it into the Map again.
+   */
   get(id: string): CacheEntry | undefined {
-    return this.entries.get(id);
+    if (id === this.lastId) return this.lastEntry;
+    const entry = this.entries.get(id);
+    if (entry !== undefined) {
+      this.lastId = id;
+      this.lastEntry = entry;
+    }
+    return entry;
   }
 
   /**
@@ -70,16 +83,19 @@ export class NamedCache {
 
   /** Writes a new value for a key already cached (as `put`); false when the key is not cached. */
   update(id: string, value: unknown, valueBytes: Buffer | null, valueSize: number, timestamp: number): boolean {
-    const old = this.entries.get(id);
+    const old = id === this.lastId ? this.lastEntry : this.entries.get(id);
     if (old === undefined) return false;
     this.owner.sizeBytes += valueSize - old.valueSize;
     old.value = value;
     old.valueBytes = valueBytes;
     old.valueSize = valueSize;
     old.timestamp = timestamp;
-    old.dirty = true;
     old.seq = ++this.seq;
-    this.dirty.add(id);
+    // An entry is dirty exactly while its id is in `dirty`.
+    if (!old.dirty) {
+      old.dirty = true;
+      this.dirty.add(id);
+    }
     if (this.owner.sizeBytes > this.owner.maxBytes) this.owner.evictFrom(this);
     return true;
   }
@@ -126,6 +142,7 @@ export class NamedCache {
       }
       if (e.dirty) this.flush();
       this.entries.delete(id);
+      this.forgetLast();
       this.owner.sizeBytes -= sizeOf(e);
       return true;
     }
@@ -136,6 +153,12 @@ export class NamedCache {
     for (const e of this.entries.values()) this.owner.sizeBytes -= sizeOf(e);
     this.entries.clear();
     this.dirty.clear();
+    this.forgetLast();
+  }
+
+  private forgetLast(): void {
+    this.lastId = null;
+    this.lastEntry = undefined;
   }
 }
 
