@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
+import { until } from '../../helpers/until.js';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { KafkaStreams, Serdes, Stores, Topology, type KeyValueStore, type Processor, type ProcessorContext } from '../../../src/streams/index.js';
 
@@ -85,14 +86,6 @@ function topology(products: string, orders: string, out: string): Topology {
     .addSink('Out', out, { keySerde: S, valueSerde: S }, 'Enrich');
 }
 
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 test('addGlobalStore on a cluster: bootstrapped through the processor, follows the topic, queryable, rebuilt the same after a restart', async () => {
   const id = Date.now();
   const [products, orders, out] = [`gs-products-${id}`, `gs-orders-${id}`, `gs-out-${id}`];
@@ -109,7 +102,7 @@ test('addGlobalStore on a cluster: bootstrapped through the processor, follows t
     assert.throws(() => (catalogue as unknown as KeyValueStore<string, string>).put('p9', 'x'), /read-only/);
     assert.deepEqual(Object.fromEntries(await read(out, 2)), { o1: 'p1:2|GREEN APPLE', o2: 'p3:unknown' });
     await produce(products, [['p2', 'nashi']]);
-    await waitFor(() => streams.store<string, string>('catalogue').get('p2') === '2|NASHI', 'the update of p2');
+    await until('the update of p2 in the global store', async () => (streams.store<string, string>('catalogue').get('p2') === '2|NASHI' ? true : null));
     await produce(orders, [['o3', 'p2']]);
     assert.equal((await read(out, 3)).get('o3'), 'p2:2|NASHI');
   } finally {
