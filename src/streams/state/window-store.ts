@@ -99,17 +99,22 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
     return this.cache.active;
   }
 
-  /** Sets the value of `key` in the window starting at `windowStart` (null deletes); a window past retention is ignored. */
-  put(key: K, value: V | null, windowStart: number): void {
+  /**
+   * Sets the value of `key` in the window starting at `windowStart` (null
+   * deletes); a window past retention is ignored. `timestampMs` is the
+   * window's timestamp for the changelog and a cached flush (default: the
+   * record being processed).
+   */
+  put(key: K, value: V | null, windowStart: number, timestampMs?: number): void {
     if (this.retention?.isExpired(windowStart) === true) return;
     const k = this.storeKey(key, windowStart);
     const v = value === null ? null : (this.valueSerde as Serde<V>).serialize(this.topic, value);
     if (this.cache.active) {
-      const timestamp = this.open().recordTimestampMs();
+      const timestamp = timestampMs ?? this.open().recordTimestampMs();
       this.cache.put(k.toString('latin1'), key, k, value, v, v?.length ?? 0, timestamp);
       return;
     }
-    this.write(k, v);
+    this.write(k, v, true, timestampMs);
     this.expire();
   }
 
