@@ -5,7 +5,7 @@ export { StreamRecord, KeyValue, type StreamHeader, type StreamHeaders } from '.
 export type { Cancellable, Processor, ProcessorContext, ProcessorSupplier, PunctuationType, RecordMetadata as StreamRecordMetadata } from './processor/processor.js';
 export { Topology } from './topology.js';
 export type { SinkOptions, SourceOptions, StreamPartitioner, TimestampExtractor, TopicNameExtractor } from './topology.js';
-export type { NodeDescription, SubtopologyDescription, TopologyDescription } from './topology-description.js';
+export type { GlobalStoreDescription, NodeDescription, SubtopologyDescription, TopologyDescription } from './topology-description.js';
 export { StreamsBuilder } from './dsl/streams-builder.js';
 export { KStream } from './dsl/kstream.js';
 export { KTable } from './dsl/ktable.js';

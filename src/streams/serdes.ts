@@ -51,6 +51,15 @@ const stringSerde: Serde<string> = {
   deserialize: (_topic, data) => (data === null ? null : data.toString('utf8')),
 };
 
+/**
+ * Whether `serde` writes a string as exactly its UTF-8 bytes (Serdes.String):
+ * the runtime then hands the string to the Producer, which encodes it into
+ * the batch directly, instead of allocating a Buffer per key and value.
+ */
+export function writesUtf8(serde: Serde<unknown>): boolean {
+  return serde === (stringSerde as Serde<unknown>);
+}
+
 const longSerde = fixed<bigint>(
   'Long',
   8,

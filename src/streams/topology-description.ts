@@ -22,14 +22,26 @@ export interface SubtopologyDescription {
   nodes: NodeDescription[];
 }
 
+/** A global store added with its own processor (`addGlobalStore`), as `describe()` reports it. */
+export interface GlobalStoreDescription {
+  /** Numbered after the sub-topologies (a global store generates no task, so task ids do not count it). */
+  id: number;
+  store: string;
+  topic: string;
+  sourceName: string;
+  processorName: string;
+}
+
 /** What `Topology.describe()` returns; `toString()` prints it as Kafka does. */
 export interface TopologyDescription {
   subtopologies: SubtopologyDescription[];
+  globalStores: GlobalStoreDescription[];
   toString(): string;
 }
 
 export function describeTopology(
   subtopologies: Subtopology[],
+  globals: Omit<GlobalStoreDescription, 'id'>[],
   children: (name: string) => TopologyNode[],
   lookup: (name: string) => TopologyNode | undefined,
 ): TopologyDescription {
@@ -44,10 +56,11 @@ export function describeTopology(
       successors: children(n.name).map((c) => c.name),
     })),
   }));
-  return { subtopologies: described, toString: () => format(described, lookup) };
+  const globalStores = globals.map((g, i) => ({ id: subtopologies.length + i, ...g }));
+  return { subtopologies: described, globalStores, toString: () => format(described, globalStores, lookup) };
 }
 
-function format(subtopologies: SubtopologyDescription[], lookup: (name: string) => TopologyNode | undefined): string {
+function format(subtopologies: SubtopologyDescription[], globalStores: GlobalStoreDescription[], lookup: (name: string) => TopologyNode | undefined): string {
   const lines = ['Topologies:'];
   subtopologies.forEach((s, i) => {
     lines.push(`${i === 0 ? '   ' : '  '}Sub-topology: ${s.id}`);
@@ -62,5 +75,10 @@ function format(subtopologies: SubtopologyDescription[], lookup: (name: string) 
     }
     lines.push('');
   });
+  for (const g of globalStores) {
+    lines.push(`${lines.length === 1 ? '   ' : '  '}Sub-topology: ${g.id} for global store (will not generate tasks)`);
+    lines.push(`    Source: ${g.sourceName} (topics: [${g.topic}])`, `      --> ${g.processorName}`);
+    lines.push(`    Processor: ${g.processorName} (stores: [${g.store}])`, '      --> none', `      <-- ${g.sourceName}`, '');
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -60,11 +60,23 @@ export interface InternalTopicSpec {
   sizedLikeReaderOf?: string;
 }
 
-/** A store fed by every partition of a topic in every instance (a GlobalKTable's), outside the task graph (internal). */
+/** The user's processor that maintains a global store (`addGlobalStore`), with the names of its two nodes. */
+export interface GlobalStoreProcessor {
+  sourceName: string;
+  processorName: string;
+  supplier: ProcessorSupplier;
+}
+
+/**
+ * A store fed by every partition of a topic in every instance, outside the
+ * task graph (internal): a GlobalKTable's (records put as they are) or one
+ * added by `addGlobalStore` (records handed to the user's processor).
+ */
 export interface GlobalStoreSpec {
   builder: StoreBuilder;
   topic: string;
   options: SourceOptions;
+  processor: GlobalStoreProcessor | null;
 }
 
 /** The graph of a stream processing application. */
@@ -102,6 +114,24 @@ export class Topology {
     return this.add({ kind: 'sink', name, topic: topic as string | TopicNameExtractor, options, parents: parentNames, index: this.counter++ });
   }
 
+  /**
+   * Adds a global store (Kafka's `Topology.addGlobalStore`): every instance
+   * holds all partitions of `topic` in it, and `supplier`'s processor, the
+   * only writer, decides what each record of the topic puts there. Every
+   * processor of the topology reads it (read-only) without being connected.
+   * As in Kafka since 3.8 (KAFKA-7663), restoring at start-up replays the
+   * topic through the processor too; the topic is the store's only
+   * changelog, so the builder must have logging disabled. The processor
+   * forwards nothing (it has no children) and cannot schedule punctuations.
+   */
+  addGlobalStore<K, V>(builder: StoreBuilder, sourceName: string, options: SourceOptions<K, V>, topic: string, processorName: string, supplier: ProcessorSupplier<K, V, void, void>): this {
+    if (builder.loggingEnabled) throw topologyError(`global store '${builder.name}' must not have logging enabled (its topic '${topic}' is its changelog): use withLoggingDisabled()`);
+    if (sourceName === processorName) throw topologyError(`global store '${builder.name}': the source and the processor need different names (both '${sourceName}')`);
+    for (const name of [sourceName, processorName]) if (name === '' || this.nodeMap.has(name) || this.globalNodeNames().has(name)) throw topologyError(`a node named '${name}' already exists`);
+    this.addGlobal(builder, topic, options as SourceOptions, { sourceName, processorName, supplier: supplier as ProcessorSupplier });
+    return this;
+  }
+
   /** Adds a store and connects it to the named processors. */
   addStateStore(builder: StoreBuilder, ...processorNames: string[]): this {
     if (this.storeMap.has(builder.name)) throw topologyError(`store '${builder.name}' is already added`);
@@ -125,6 +155,7 @@ export class Topology {
       if (node.kind === 'source') continue;
       for (const parent of node.parents) {
         const p = this.nodeMap.get(parent);
+        if (p === undefined && this.globalNodeNames().has(parent)) throw topologyError(`${node.kind} '${node.name}' names '${parent}', a node of a global store, as its parent (a global store's nodes have no children)`);
         if (p === undefined) throw topologyError(`${node.kind} '${node.name}' names an unknown parent '${parent}'`);
         if (p.kind === 'sink') throw topologyError(`${node.kind} '${node.name}' names the sink '${parent}' as its parent (a sink has no children)`);
       }
@@ -139,7 +170,7 @@ export class Topology {
   /** The sub-topologies, stores and topics, printable as Kafka prints them. */
   describe(): TopologyDescription {
     this.validate();
-    return describeTopology(this.subtopologies(), (name) => this.children(name), (name) => this.nodeMap.get(name));
+    return describeTopology(this.subtopologies(), [...this.globals].flatMap(([store, g]) => (g.processor === null ? [] : [{ store, topic: g.topic, sourceName: g.processor.sourceName, processorName: g.processor.processorName }])), (name) => this.children(name), (name) => this.nodeMap.get(name));
   }
 
   // ---- used by the DSL and the runtimes (not part of the public API) ----
@@ -155,11 +186,8 @@ export class Topology {
   }
 
   /** @internal Adds the store of a GlobalKTable: it reads all of `topic` in every instance; its topic is its changelog. */
-  addGlobalStore(builder: StoreBuilder, topic: string, options: SourceOptions): void {
-    if (this.storeMap.has(builder.name) || this.globals.has(builder.name)) throw topologyError(`store '${builder.name}' is already added`);
-    for (const node of this.nodeMap.values()) if (node.kind === 'source' && node.topics.includes(topic)) throw topologyError(`topic '${topic}' is read by both '${node.name}' and the global store '${builder.name}'`);
-    if ([...this.globals.values()].some((g) => g.topic === topic)) throw topologyError(`topic '${topic}' feeds two global stores`);
-    this.globals.set(builder.name, { builder, topic, options });
+  addGlobalTableStore(builder: StoreBuilder, topic: string, options: SourceOptions): void {
+    this.addGlobal(builder, topic, options, null);
   }
 
   /** @internal The global stores, by name. */
@@ -239,6 +267,20 @@ export class Topology {
     }));
   }
 
+  private addGlobal(builder: StoreBuilder, topic: string, options: SourceOptions, processor: GlobalStoreProcessor | null): void {
+    if (this.storeMap.has(builder.name) || this.globals.has(builder.name)) throw topologyError(`store '${builder.name}' is already added`);
+    for (const node of this.nodeMap.values()) if (node.kind === 'source' && node.topics.includes(topic)) throw topologyError(`topic '${topic}' is read by both '${node.name}' and the global store '${builder.name}'`);
+    if ([...this.globals.values()].some((g) => g.topic === topic)) throw topologyError(`topic '${topic}' feeds two global stores`);
+    this.globals.set(builder.name, { builder, topic, options, processor });
+  }
+
+  /** The source and processor names of the global stores added with a processor. */
+  private globalNodeNames(): Set<string> {
+    const names = new Set<string>();
+    for (const g of this.globals.values()) if (g.processor !== null) names.add(g.processor.sourceName).add(g.processor.processorName);
+    return names;
+  }
+
   private connectAll(processorNames: string[], storeNames: string[]): this {
     for (const p of processorNames) {
       const node = this.nodeMap.get(p);
@@ -250,7 +292,7 @@ export class Topology {
 
   private add(node: TopologyNode): this {
     if (node.name === '') throw topologyError('a node name must not be empty');
-    if (this.nodeMap.has(node.name)) throw topologyError(`a node named '${node.name}' already exists`);
+    if (this.nodeMap.has(node.name) || this.globalNodeNames().has(node.name)) throw topologyError(`a node named '${node.name}' already exists`);
     this.nodeMap.set(node.name, node);
     return this;
   }

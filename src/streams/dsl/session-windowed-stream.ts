@@ -7,8 +7,12 @@
  * stream time - gap - grace: a late record, dropped), every session it
  * replaced is removed and forwarded as a tombstone, then the merged session
  * is stored and forwarded with its new aggregate, stamped with its end time.
+ * With the store's caching (the default, as Kafka's), the store forwards
+ * instead, at each cache flush: every session's latest aggregate, or its
+ * removal, once, stamped with its end time (Kafka's SessionCacheFlushListener).
  */
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
+import { StreamRecord } from '../processor/record.js';
 import { Serdes, type Serde } from '../serdes.js';
 import { SessionStore } from '../state/session-store.js';
 import type { BytesStoreSupplier } from '../state/bytes-store.js';
@@ -57,7 +61,8 @@ export class SessionWindowedKStream<K, V> {
     const supplier = materialized.storeType === 'persistent' ? Stores.persistentKeyValueStore(name) : Stores.inMemoryKeyValueStore(name);
     // Kafka's default session store retention: inactivity gap + grace (a session can change until then).
     const retentionMs = windowRetentionMs(materialized.retentionMs, this.windows.inactivityGapMs + this.windows.graceMs, name);
-    g.topology.addStateStore(sessionStoreBuilder(supplier, keySerde, materialized.valueSerde, materialized.loggingEnabled !== false, materialized.changelogConfig ?? {}, retentionMs));
+    const caching = materialized.cachingEnabled !== false;
+    g.topology.addStateStore(sessionStoreBuilder(supplier, keySerde, materialized.valueSerde, materialized.loggingEnabled !== false, materialized.changelogConfig ?? {}, retentionMs, caching));
     const node = g.processor(g.name('KSTREAM-AGGREGATE'), sessionAggregate<K, V, VA>(name, this.windows, initializer, aggregator, merger), [this.parentNode], [name]);
     const getter: ValueGetterSupplier<Windowed<K>, VA> = {
       stores: [name],
@@ -72,12 +77,12 @@ export class SessionWindowedKStream<K, V> {
   }
 }
 
-function sessionStoreBuilder<K, V>(supplier: BytesStoreSupplier, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined, logging: boolean, config: Record<string, string>, retentionMs: number): StoreBuilder<SessionStore<K, V>> {
+function sessionStoreBuilder<K, V>(supplier: BytesStoreSupplier, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined, logging: boolean, config: Record<string, string>, retentionMs: number, caching: boolean): StoreBuilder<SessionStore<K, V>> {
   const make = (log: boolean, cfg: Record<string, string>): StoreBuilder<SessionStore<K, V>> => ({
     name: supplier.name,
     loggingEnabled: log,
     changelogConfig: cfg,
-    build: () => new SessionStore(supplier, keySerde, valueSerde, log, retentionMs),
+    build: () => new SessionStore(supplier, keySerde, valueSerde, log, retentionMs, caching),
     withLoggingDisabled: () => make(false, {}),
     withLoggingEnabled: (c = {}) => make(true, { ...c }),
   });
@@ -89,10 +94,12 @@ function sessionAggregate<K, V, VA>(storeName: string, windows: SessionWindows, 
     let context: ProcessorContext;
     let store: SessionStore<K, VA>;
     let observedStreamTimeMs = -1;
+    let cached = false;
     return {
       init(c) {
         context = c;
         store = c.getStateStore(storeName);
+        cached = store.setFlushListener((key, newValue, oldValue) => context.forward(new StreamRecord<Windowed<K>, Change<VA>>(key, { newValue, oldValue }, key.window.end)));
       },
       process(record) {
         if (record.key === null || record.key === undefined || record.value === null || record.value === undefined) return;
@@ -113,11 +120,11 @@ function sessionAggregate<K, V, VA>(storeName: string, windows: SessionWindows, 
         const replaced = window.start === ts && window.end === ts ? [] : merged;
         for (const session of replaced) {
           store.remove(session.key);
-          context.forward(record.withKey<Windowed<K>>(session.key).withValue<Change<VA>>({ newValue: null, oldValue: session.value }).withTimestamp(session.key.window.end));
+          if (!cached) context.forward(record.withKey<Windowed<K>>(session.key).withValue<Change<VA>>({ newValue: null, oldValue: session.value }).withTimestamp(session.key.window.end));
         }
         const next = aggregator(key, record.value as V, agg as VA);
         store.put({ key, window }, next);
-        context.forward(record.withKey<Windowed<K>>({ key, window }).withValue<Change<VA>>({ newValue: next, oldValue: null }).withTimestamp(window.end));
+        if (!cached) context.forward(record.withKey<Windowed<K>>({ key, window }).withValue<Change<VA>>({ newValue: next, oldValue: null }).withTimestamp(window.end));
       },
     };
   };

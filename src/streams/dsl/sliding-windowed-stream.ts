@@ -16,7 +16,7 @@
  * largest record timestamp in the window.
  */
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
-import type { StreamRecord } from '../processor/record.js';
+import { StreamRecord } from '../processor/record.js';
 import { Serdes, type Serde } from '../serdes.js';
 import { JoinWindowBuffer, type BufferedRecord } from '../state/join-buffer-store.js';
 import type { StateStore, StoreBuilder } from '../state/store.js';
@@ -64,7 +64,9 @@ export class SlidingWindowedKStream<K, V> {
     // A record within grace reads records up to 2d + 1 before it and windows starting d + 1 before it: keep 3d + grace + 2.
     const needMs = 3 * this.windows.timeDifferenceMs + this.windows.graceMs + 2;
     const retentionMs = windowRetentionMs(materialized.retentionMs, needMs, name);
-    g.topology.addStateStore(builder(name, (log) => new WindowStore<K, VA>(supplier(name), keySerde, materialized.valueSerde, log, retentionMs), logging, materialized.changelogConfig ?? {}));
+    // The windows' store caches as Kafka's sliding-window aggregation store does (not the record buffer, which Kafka does not have).
+    const caching = materialized.cachingEnabled !== false;
+    g.topology.addStateStore(builder(name, (log) => new WindowStore<K, VA>(supplier(name), keySerde, materialized.valueSerde, log, retentionMs, caching), logging, materialized.changelogConfig ?? {}));
     g.topology.addStateStore(builder(recordsName, (log) => new JoinWindowBuffer<K, V>(supplier(recordsName), keySerde, this.state.valueSerde, log, needMs), logging, {}));
     const processor = slidingAggregate<K, V, VA>(name, recordsName, this.windows, initializer, aggregator);
     const node = g.processor(g.name('KSTREAM-AGGREGATE'), processor, [this.parentNode], [name, recordsName]);
@@ -109,15 +111,17 @@ function slidingAggregate<K, V, VA>(storeName: string, recordsName: string, wind
     let store: WindowStore<K, VA>;
     let buffer: JoinWindowBuffer<K, V>;
     let observedStreamTimeMs = -1;
+    let cached = false;
     const update = (record: StreamRecord<unknown, unknown>, key: K, start: number, records: BufferedRecord<V>[]): void => {
       const inWindow = records.filter((r) => r.timestamp >= start && r.timestamp <= start + d);
       if (inWindow.length === 0) return;
       let agg: VA | null = initializer === null ? null : initializer();
       for (const r of inWindow) agg = aggregator(key, r.value, agg as VA);
-      const old = store.fetch(key, start);
-      store.put(key, agg, start);
-      const window = { start, end: start + d };
       const maxTs = Math.max(...inWindow.map((r) => r.timestamp));
+      if (cached) return store.put(key, agg, start, maxTs); // the cache forwards the window's latest change at its flush
+      const old = store.fetch(key, start);
+      store.put(key, agg, start, maxTs);
+      const window = { start, end: start + d };
       context.forward(record.withKey<Windowed<K>>({ key, window }).withValue<Change<VA>>({ newValue: agg, oldValue: old }).withTimestamp(maxTs));
     };
     return {
@@ -125,6 +129,9 @@ function slidingAggregate<K, V, VA>(storeName: string, recordsName: string, wind
         context = c;
         store = c.getStateStore(storeName);
         buffer = c.getStateStore(recordsName);
+        cached = store.setFlushListener((key, start, newValue, oldValue, timestampMs) =>
+          context.forward(new StreamRecord<Windowed<K>, Change<VA>>({ key, window: { start, end: start + d } }, { newValue, oldValue }, timestampMs)),
+        );
       },
       process(record) {
         if (record.key === null || record.key === undefined || record.value === null || record.value === undefined) return;

@@ -15,6 +15,8 @@ import type { DslNodeFactory } from './node-factory.js';
 import type { Consumed, Materialized } from './options.js';
 import { tableSource } from './table-processors.js';
 import type { SourceOptions, Topology } from '../topology.js';
+import type { ProcessorSupplier } from '../processor/processor.js';
+import type { StoreBuilder } from '../state/store.js';
 
 /** The one place that knows every DSL class: they build one another through it. */
 const dslNodeFactory: DslNodeFactory = {
@@ -62,8 +64,21 @@ export class StreamsBuilder {
     const g = this.graph;
     const name = materialized.storeName ?? g.name(`${topic}-STATE-STORE`);
     const builder = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), materialized.keySerde ?? consumed.keySerde, materialized.valueSerde ?? consumed.valueSerde).withLoggingDisabled();
-    g.topology.addGlobalStore(builder, topic, sourceOptions(consumed));
+    g.topology.addGlobalTableStore(builder, topic, sourceOptions(consumed));
     return new GlobalKTable<K, V>(name);
+  }
+
+  /**
+   * Adds a global store maintained by your processor (Kafka's
+   * `StreamsBuilder.addGlobalStore`): see `Topology.addGlobalStore`. The
+   * source and processor are named as Kafka names them (`KSTREAM-SOURCE-<n>`,
+   * `KTABLE-SOURCE-<n>`), or `consumed.name` for the source.
+   */
+  addGlobalStore<K, V>(storeBuilder: StoreBuilder, topic: string, consumed: Consumed<K, V>, stateUpdateSupplier: ProcessorSupplier<K, V, void, void>): this {
+    const g = this.graph;
+    const source = consumed.name ?? g.name('KSTREAM-SOURCE');
+    g.topology.addGlobalStore(storeBuilder, source, sourceOptions(consumed), topic, g.name('KTABLE-SOURCE'), stateUpdateSupplier);
+    return this;
   }
 
   /** The topology built so far, checked (ERR_STREAMS_TOPOLOGY names the node at fault). */

@@ -5,13 +5,27 @@
  */
 import type { StreamHeaders } from '../processor/record.js';
 
-/** A record a sink wrote, serialized, with its final topic name. */
+/**
+ * A record a sink or a store's changelog writes, serialized, with its final
+ * topic name. A string key or value stands for its UTF-8 bytes (what
+ * Serdes.String writes), left for the Producer's batch builder to encode
+ * without an intermediate Buffer. The shape is the Producer's record, so the
+ * runtime hands it over as it is: no copy per record.
+ */
 export interface SinkRecord {
   topic: string;
-  key: Buffer | null;
-  value: Buffer | null;
+  key: Buffer | string | null;
+  value: Buffer | string | null;
   timestamp: number;
-  headers: StreamHeaders;
+  /** Absent when the record has none (the common case: the Producer then converts nothing). */
+  headers?: StreamHeaders;
+  /** Set by the collector: a changelog's partition, or the sink partitioner's choice. */
+  partition?: number;
+}
+
+/** The bytes of a SinkRecord key or value (a string is its UTF-8 encoding). */
+export function sinkBytes(data: Buffer | string | null): Buffer | null {
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
 }
 
 /** A record read from a topic, not yet deserialized. */

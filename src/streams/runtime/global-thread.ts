@@ -9,6 +9,7 @@
 import { Consumer, type Admin } from '../../client/index.js';
 import type { StreamsLogger } from './config.js';
 import type { GlobalStores } from './global-stores.js';
+import type { RawRecord } from './collector.js';
 
 /** Keeps the global stores up to date with their topics. */
 export class GlobalThread {
@@ -35,6 +36,7 @@ export class GlobalThread {
     this.consumer = consumer;
     consumer.assign(partitions);
     let applied = 0;
+    let bootstrapError: unknown = null;
     let caughtUp!: () => void;
     const ready = new Promise<void>((resolve) => (caughtUp = resolve));
     if (behind.size === 0) caughtUp();
@@ -42,7 +44,11 @@ export class GlobalThread {
       try {
         for await (const batch of consumer.batches()) {
           // The fetch buffers are reused: the stores keep copies.
-          for (const r of batch.records) this.globals.apply(batch.topic, r.key === null ? null : Buffer.from(r.key), r.value === null ? null : Buffer.from(r.value));
+          for (const r of batch.records) {
+            const record = r as RawRecord; // a consumer record has every RawRecord field
+            this.globals.apply({ ...record, key: r.key === null ? null : Buffer.from(r.key), value: r.value === null ? null : Buffer.from(r.value) });
+          }
+          this.globals.flush();
           applied += batch.records.length;
           const end = behind.get(`${batch.topic}:${batch.partition}`);
           const last = batch.records.at(-1);
@@ -50,12 +56,14 @@ export class GlobalThread {
           if (behind.size === 0) caughtUp();
         }
       } catch (err) {
-        if (this.consumer !== null) this.onError(err);
+        if (behind.size > 0) bootstrapError = err; // start() fails with it
+        else if (this.consumer !== null) this.onError(err);
       } finally {
         caughtUp();
       }
     })();
     await ready;
+    if (bootstrapError !== null) throw bootstrapError;
     log('info', `global stores bootstrapped from ${topics.join(', ')}: ${applied} records in ${Math.round(performance.now() - started)} ms`);
   }
 

@@ -10,6 +10,7 @@
  * queries: the local stores, and where a key lives (queryMetadataForKey).
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { Admin } from '../../client/index.js';
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { ReadOnlyKeyValueStore, StateStore } from '../state/store.js';
@@ -99,7 +100,7 @@ export class KafkaStreams {
   /** A read-only view of a key-value store over every local active task (interactive queries). */
   store<K = unknown, V = unknown>(name: string): ReadOnlyKeyValueStore<K, V> {
     if (this.state.current !== 'RUNNING') throw new StreamsError(StreamsErrorCode.STORE, `store '${name}' cannot be queried in state ${this.state.current} (wait for RUNNING)`);
-    const global = this.globals?.stores.get(name);
+    const global = this.globals?.readOnlyStores.get(name);
     if (global !== undefined) return global as unknown as ReadOnlyKeyValueStore<K, V>;
     if (this.topology.store(name) === undefined) throw new StreamsError(StreamsErrorCode.STORE, `the topology has no store '${name}'`);
     return compositeStore<K, V>(name, () => this.localStores(name));
@@ -139,7 +140,7 @@ export class KafkaStreams {
       config: this.config,
       admin: this.admin as Admin,
       layout: this.layout as TopicLayout,
-      globalStores: this.globals?.stores,
+      globalStores: this.globals?.readOnlyStores,
       processId: this.processId,
       hooks: {
         rebalancing: () => void (this.thread === thread && this.moveTo('REBALANCING')),
@@ -171,7 +172,14 @@ export class KafkaStreams {
   private async startGlobalThread(): Promise<void> {
     if (this.topology.globalStores.size === 0) return;
     const c = this.config;
-    this.globals = new GlobalStores(this.topology, { applicationId: c.applicationId, defaultKeySerde: c.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>), defaultValueSerde: c.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>) });
+    this.globals = new GlobalStores(this.topology, {
+      applicationId: c.applicationId,
+      defaultKeySerde: c.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>),
+      defaultValueSerde: c.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>),
+      stateDir: join(c.stateDir, c.applicationId, 'global'),
+      wallClockMs: () => Date.now(),
+      onDeserializationError: c.onDeserializationError,
+    });
     this.globalThread = new GlobalThread(this.globals, c.bootstrapServers, `${c.applicationId}-global-consumer`, (err) => this.onFatal(err));
     await this.globalThread.start(this.admin as Admin, c.logger);
   }

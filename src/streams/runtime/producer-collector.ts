@@ -13,11 +13,11 @@ import { ProducerFencedError, TransactionAbortableError, type Admin, type BatchA
 const COLLECT_RECORDS_MAX = 10_000;
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { ProductionExceptionHandler } from './config.js';
-import type { RecordCollector, SinkRecord } from './collector.js';
+import { sinkBytes, type RecordCollector, type SinkRecord } from './collector.js';
 
 /** Where the collector sends: the thread's StreamsProducer (transactional under exactly_once_v2). */
 export interface BatchSender {
-  sendBatch(records: readonly ProducerRecord<Buffer | null, Buffer | null>[]): Promise<BatchAck[]>;
+  sendBatch(records: readonly ProducerRecord<Buffer | string | null, Buffer | string | null>[]): Promise<BatchAck[]>;
 }
 
 /** Sends a task's output through the Producer. */
@@ -29,7 +29,7 @@ export class ProducerCollector implements RecordCollector {
   private chained = 0;
   /** Bumped by discard(): acknowledgements and failures of sends before it are ignored. */
   private generation = 0;
-  private buffer: ProducerRecord<Buffer | null, Buffer | null>[] = [];
+  private buffer: SinkRecord[] = [];
   /** Per partition written (`topic:partition`), the offset after the last acknowledged record (read for changelogs). */
   readonly changelogOffsets = new Map<string, bigint>();
 
@@ -64,7 +64,7 @@ export class ProducerCollector implements RecordCollector {
   }
 
   logChange(topic: string, partition: number, key: Buffer, value: Buffer | null, timestamp: number): void {
-    this.produce({ topic, key, value, timestamp, headers: [] }, partition);
+    this.produce({ topic, key, value, timestamp }, partition);
   }
 
   /** Hands what was collected to the Producer (one sendBatch). */
@@ -84,8 +84,7 @@ export class ProducerCollector implements RecordCollector {
       },
       (err: unknown) => {
         if (generation !== this.generation) return;
-        const first = batch[0] as ProducerRecord<Buffer | null, Buffer | null>;
-        this.fail(err, { topic: first.topic, key: first.key ?? null, value: first.value, timestamp: 0, headers: [] });
+        this.fail(err, batch[0] as SinkRecord);
       },
     );
     this.track(sent);
@@ -121,12 +120,10 @@ export class ProducerCollector implements RecordCollector {
     this.changelogOffsets.clear();
   }
 
+  /** Queues a record for the next sendBatch: the record itself is the Producer's record (the task made it for this). */
   private produce(record: SinkRecord, partition: number | undefined): void {
-    const out: ProducerRecord<Buffer | null, Buffer | null> = { topic: record.topic, key: record.key, value: record.value, timestamp: record.timestamp };
-    // No headers is the common case: leave the field out so the Producer converts nothing.
-    if (record.headers.length > 0) out.headers = record.headers;
-    if (partition !== undefined) out.partition = partition;
-    this.buffer.push(out);
+    if (partition !== undefined) record.partition = partition;
+    this.buffer.push(record);
     if (this.buffer.length >= COLLECT_RECORDS_MAX) this.drain();
   }
 
@@ -141,6 +138,6 @@ export class ProducerCollector implements RecordCollector {
       this.failure ??= err;
       return;
     }
-    if (this.onError(err, record) === 'FAIL' && this.failure === null) this.failure = err;
+    if (this.onError(err, { topic: record.topic, key: sinkBytes(record.key), value: sinkBytes(record.value) }) === 'FAIL' && this.failure === null) this.failure = err;
   }
 }

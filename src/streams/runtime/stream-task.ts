@@ -9,12 +9,15 @@
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, RecordMetadata } from '../processor/processor.js';
 import { StreamRecord } from '../processor/record.js';
-import type { Serde } from '../serdes.js';
+import { writesUtf8, type Serde } from '../serdes.js';
 import type { RecordCache } from '../state/record-cache.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from '../state/store.js';
 import type { Topology, TopologyNode } from '../topology.js';
-import type { RawRecord, RecordCollector } from './collector.js';
+import type { RawRecord, RecordCollector, SinkRecord } from './collector.js';
 import { Punctuations } from './punctuation.js';
+
+/** Topic names remembered by `resolve` (a topic extractor may name unboundedly many topics). */
+const RESOLVED_TOPICS_MAX = 10_000;
 
 /** What a deserialization exception handler decides (Kafka's DeserializationHandlerResponse). */
 export type DeserializationHandlerResponse = 'CONTINUE' | 'FAIL';
@@ -56,6 +59,8 @@ export class StreamTask {
   private readonly sources = new Map<string, NodeInstance>();
   private readonly stores = new Map<string, StateStore>();
   private readonly restorers = new Map<string, (key: Buffer, value: Buffer | null) => void>();
+  private readonly changelogs = new Map<string, string | null>();
+  private readonly resolved = new Map<string, string>();
   /** Persistent stores that started empty because their files were unreadable. */
   readonly wipedStores = new Set<string>();
   private readonly punctuations = new Punctuations();
@@ -218,11 +223,13 @@ export class StreamTask {
   private sink(node: Extract<TopologyNode, { kind: 'sink' }>, record: StreamRecord<unknown, unknown>): void {
     const name = typeof node.topic === 'string' ? node.topic : node.topic(record.key, record.value, { sourceTopic: this.current?.topic ?? null });
     const topic = this.resolve(name);
-    const key = (node.options.keySerde ?? this.options.defaultKeySerde).serialize(topic, record.key);
-    const value = (node.options.valueSerde ?? this.options.defaultValueSerde).serialize(topic, record.value);
+    const key = serializeForSink(node.options.keySerde ?? this.options.defaultKeySerde, topic, record.key);
+    const value = serializeForSink(node.options.valueSerde ?? this.options.defaultValueSerde, topic, record.value);
     const partitioner = node.options.partitioner;
     const choose = partitioner === undefined ? undefined : (n: number) => partitioner(topic, record.key, record.value, n);
-    this.options.collector.send({ topic, key, value, timestamp: record.timestamp, headers: record.headers }, choose);
+    const out: SinkRecord = { topic, key, value, timestamp: record.timestamp };
+    if (record.headers.length > 0) out.headers = record.headers;
+    this.options.collector.send(out, choose);
   }
 
   /** Runs processor code; wraps what it throws with the node's name (once, at the innermost node). */
@@ -240,8 +247,18 @@ export class StreamTask {
     return new StreamsError(StreamsErrorCode.PROCESSING, `task ${this.id}: processor '${this.currentNode}' failed in ${what}${where}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
   }
 
+  /**
+   * The full name of a topic as the topology names it. Remembered per name:
+   * a sink asks for every record, and a fresh `<applicationId>-<topic>`
+   * string per record also made every later map lookup of it hash it again.
+   */
   private resolve(topic: string): string {
-    return this.options.topology.isInternalTopic(topic) ? `${this.options.applicationId}-${topic}` : topic;
+    let full = this.resolved.get(topic);
+    if (full === undefined) {
+      full = this.options.topology.isInternalTopic(topic) ? `${this.options.applicationId}-${topic}` : topic;
+      if (this.resolved.size < RESOLVED_TOPICS_MAX) this.resolved.set(topic, full);
+    }
+    return full;
   }
 
   private processorContext(inst: NodeInstance): ProcessorContext {
@@ -257,7 +274,10 @@ export class StreamTask {
         task.forwardTo([child], record);
       },
       getStateStore<S extends StateStore>(name: string): S {
-        const store = task.stores.get(name) ?? task.options.globalStores?.get(name);
+        // Global stores are readable by every processor without being connected (as in Kafka).
+        const global = task.options.globalStores?.get(name);
+        if (global !== undefined) return global as S;
+        const store = task.stores.get(name);
         if (store === undefined || !allowed.has(name)) throw new StreamsError(StreamsErrorCode.STORE, `processor '${inst.node.name}' is not connected to a store '${name}' (connect it with addStateStore or connectProcessorAndStateStores)`);
         return store as S;
       },
@@ -280,6 +300,16 @@ export class StreamTask {
     };
   }
 
+  /** The changelog topic of a store, or null when it logs nothing (looked up once per store: every change asks). */
+  private changelogOf(store: string): string | null {
+    let topic = this.changelogs.get(store);
+    if (topic === undefined) {
+      topic = this.options.topology.store(store)?.loggingEnabled === true ? changelogTopic(this.options.applicationId, store) : null;
+      this.changelogs.set(store, topic);
+    }
+    return topic;
+  }
+
   private storeContext(): StateStoreContext {
     const o = this.options;
     return {
@@ -292,12 +322,18 @@ export class StreamTask {
       cache: o.cache ?? null,
       recordTimestampMs: () => (this.currentTimestampMs >= 0 ? this.currentTimestampMs : Math.max(this.streamTimeMs, 0)),
       logChange: (store, key, value, timestampMs) => {
-        if (o.topology.store(store)?.loggingEnabled !== true) return;
+        const topic = this.changelogOf(store);
+        if (topic === null) return;
         const timestamp = timestampMs ?? (this.currentTimestampMs >= 0 ? this.currentTimestampMs : Math.max(this.streamTimeMs, 0));
-        o.collector.logChange(changelogTopic(o.applicationId, store), o.partition, key, value, timestamp);
+        o.collector.logChange(topic, o.partition, key, value, timestamp);
       },
       registerRestore: (store, restore) => void this.restorers.set(store, restore),
       reportWiped: (store) => void this.wipedStores.add(store),
     };
   }
+}
+
+/** A sink's key or value: a string under Serdes.String is handed on as it is (the Producer writes it as UTF-8). */
+function serializeForSink(serde: Serde<unknown>, topic: string, data: unknown): Buffer | string | null {
+  return typeof data === 'string' && writesUtf8(serde) ? data : serde.serialize(topic, data);
 }

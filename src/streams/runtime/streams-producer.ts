@@ -18,7 +18,8 @@ import type { ConsumerGroupMetadata } from '../../client/producer-transactions.j
 /** Kafka Streams' `transaction.timeout.ms` under exactly-once: a crashed thread's open transaction is aborted by the coordinator after this long. */
 export const EOS_TRANSACTION_TIMEOUT_MS = 10_000;
 
-type Bytes = Buffer | null;
+/** Bytes, or a string the Producer writes as UTF-8. */
+type Bytes = Buffer | string | null;
 
 export interface StreamsProducerOptions {
   bootstrap: string;

@@ -11,10 +11,11 @@
  * a cached primitive value is returned as is, an object is deserialized
  * again so that callers cannot change what the cache holds.
  */
-import type { Serde } from '../serdes.js';
+import { writesUtf8, type Serde } from '../serdes.js';
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { BytesStore, BytesStoreSupplier } from './bytes-store.js';
-import type { CacheEntry, NamedCache } from './record-cache.js';
+import { CachingLayer } from './caching-layer.js';
+import type { CacheEntry } from './record-cache.js';
 import { changelogTopic, type CacheFlushListener, type KeyValueEntry, type KeyValueStore, type StateStoreContext } from './store.js';
 
 /** Restored records written to a persistent store per transaction. */
@@ -39,8 +40,10 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private keySerde: Serde<K> | undefined;
   private valueSerde: Serde<V> | undefined;
   private topic: string;
-  private cache: NamedCache | null = null;
+  private readonly cache: CachingLayer;
   private lastKey: unknown = undefined;
+  /** The key serde is Serdes.String: cache ids are the keys themselves (see `stringId`). */
+  private utf8Keys = false;
   private lastKeyId: string | null = null;
   private lastKeyBytes: Buffer | null = null;
   private listener: CacheFlushListener<K, V> | null = null;
@@ -58,6 +61,20 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
     this.keySerde = keySerde;
     this.valueSerde = valueSerde;
     this.topic = supplier.name;
+    this.cache = new CachingLayer(this.inner, {
+      valueBytes: (e) => this.bytesOf(e),
+      write: (e, valueBytes) => {
+        this.writeInner(e.keyBytes, valueBytes);
+        if (this.logging) this.open().logChange(this.name, e.keyBytes, valueBytes, e.timestamp);
+      },
+      forward: (e, valueBytes, oldBytes) => {
+        if (this.listener === null) return;
+        const valueSerde = this.serdes()[1];
+        const oldValue = oldBytes === undefined ? null : valueSerde.deserialize(this.topic, oldBytes);
+        const newValue = valueBytes === null ? null : isPrimitive(e.value) ? (e.value as V) : valueSerde.deserialize(this.topic, valueBytes);
+        this.listener(e.key as K, newValue, oldValue, e.timestamp);
+      },
+    });
   }
 
   init(context: StateStoreContext): void {
@@ -73,62 +90,65 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
       // Restored records are acknowledged changelog records: writing them to disk early is safe, and bounds the overlay of a large restore.
       if (++restored % RESTORE_FLUSH_RECORDS === 0) this.inner.flush();
     });
-    if (this.caching && context.cache?.enabled === true) this.cache = context.cache.create((entries) => this.writeThrough(entries));
+    this.cache.open(context.cache, this.caching);
+    this.utf8Keys = writesUtf8(this.keySerde as Serde<unknown>);
   }
 
   setFlushListener(listener: CacheFlushListener<K, V>): boolean {
     this.listener = listener;
-    return this.cache !== null;
+    return this.cache.active;
   }
 
   get(key: K): V | null {
-    const keyBytes = this.serializeKey(key);
-    if (this.cache !== null) {
-      const cached = this.cache.get(this.keyId(key, keyBytes));
+    if (this.cache.active) {
+      // A cache hit under a string id needs no key bytes at all.
+      const stringId = this.stringId(key);
+      const keyBytes = stringId === null ? this.serializeKey(key) : null;
+      const cached = this.cache.entry(stringId ?? this.keyId(key, keyBytes as Buffer));
       if (cached !== undefined) return isPrimitive(cached.value) ? (cached.value as V | null) : this.serdes()[1].deserialize(this.topic, cached.valueBytes);
+      const bytes = this.inner.get(keyBytes ?? this.serializeKey(key));
+      return bytes === undefined ? null : this.serdes()[1].deserialize(this.topic, bytes);
     }
-    const bytes = this.inner.get(keyBytes);
+    const bytes = this.inner.get(this.serializeKey(key));
     return bytes === undefined ? null : this.serdes()[1].deserialize(this.topic, bytes);
   }
 
   put(key: K, value: V | null): void {
-    const keyBytes = this.serializeKey(key);
-    if (this.cache !== null) {
+    if (this.cache.active) {
       // A primitive is kept as is and serialized at the flush (its size estimated); an object is serialized now, so later changes to it do not leak in.
       const primitive = isPrimitive(value);
       const valueBytes = primitive ? null : this.serdes()[1].serialize(this.topic, value);
       const valueSize = primitive ? primitiveSize(value) : (valueBytes?.length ?? 0);
       const timestamp = this.open().recordTimestampMs();
-      this.cache.put(this.keyId(key, keyBytes), { key, keyBytes, value, valueBytes, valueSize, timestamp, dirty: true });
+      const stringId = this.stringId(key);
+      if (stringId !== null && this.cache.update(stringId, value, valueBytes, valueSize, timestamp)) return;
+      const keyBytes = this.serializeKey(key);
+      this.cache.put(stringId ?? this.keyId(key, keyBytes), key, keyBytes, value, valueBytes, valueSize, timestamp);
       return;
     }
+    const keyBytes = this.serializeKey(key);
     const valueBytes = value === null ? null : this.serdes()[1].serialize(this.topic, value);
     this.writeInner(keyBytes, valueBytes);
     if (this.logging) this.open().logChange(this.name, keyBytes, valueBytes);
-  }
-
-  /** A flush of the cache: each dirty entry to the store, the changelog and the listener (unless it deletes what was never there). */
-  private writeThrough(entries: CacheEntry[]): void {
-    const context = this.open();
-    const valueSerde = this.serdes()[1];
-    for (const e of entries) {
-      const valueBytes = this.bytesOf(e);
-      const oldBytes = this.inner.get(e.keyBytes);
-      if (valueBytes === null && oldBytes === undefined) continue;
-      this.writeInner(e.keyBytes, valueBytes);
-      if (this.logging) context.logChange(this.name, e.keyBytes, valueBytes, e.timestamp);
-      if (this.listener !== null) {
-        const oldValue = oldBytes === undefined ? null : valueSerde.deserialize(this.topic, oldBytes);
-        const newValue = valueBytes === null ? null : isPrimitive(e.value) ? (e.value as V) : valueSerde.deserialize(this.topic, valueBytes);
-        this.listener(e.key as K, newValue, oldValue, e.timestamp);
-      }
-    }
   }
 
   /** The serialized value of a cache entry (null: a deletion). */
   private bytesOf(e: CacheEntry): Buffer | null {
     if (e.value === null) return null;
     return e.valueBytes ?? this.serdes()[1].serialize(this.topic, e.value as V);
+  }
+
+  /**
+   * Under Serdes.String the key itself is its cache id: its UTF-8 bytes and
+   * the string determine each other once lone surrogates are replaced (as the
+   * encoder replaces them), so an aggregation's get and put find the entry
+   * without encoding the key or making an id from its bytes. Null: the id
+   * comes from the key's bytes (`keyId`); one store uses one kind only.
+   */
+  private stringId(key: K): string | null {
+    if (!this.utf8Keys || typeof key !== 'string') return null;
+    const s = key as unknown as string & { isWellFormed(): boolean; toWellFormed(): string };
+    return s.isWellFormed() ? s : s.toWellFormed();
   }
 
   /**
@@ -160,16 +180,15 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   range(from: K | null, to: K | null): KeyValueEntry<K, V>[] {
     const lo = from === null ? null : this.serializeKey(from);
     const hi = to === null ? null : this.serializeKey(to);
-    return this.decode(this.withDirty(this.inner.range(lo, hi), lo, hi));
+    return this.decode(this.cache.range(lo, hi));
   }
 
   all(): KeyValueEntry<K, V>[] {
-    return this.decode(this.withDirty(this.inner.range(null, null), null, null));
+    return this.decode(this.cache.range(null, null));
   }
 
   approximateNumEntries(): number {
     let n = this.inner.size();
-    if (this.cache === null) return n;
     for (const e of this.cache.dirtyEntries()) {
       const stored = this.inner.get(e.keyBytes) !== undefined;
       if (e.value === null && stored) n--;
@@ -186,26 +205,14 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   /** Writes the cache through without making the store durable (what the test driver does after each input). */
   flushCache(): void {
-    this.cache?.flush();
+    this.cache.flush();
   }
 
   /** Closes the store; cached writes not flushed are dropped (the input that made them is reprocessed). */
   close(): void {
-    this.cache?.clear();
-    this.cache = null;
+    this.cache.clear();
     this.inner.close();
     this.context = null;
-  }
-
-  /** Range results of the bytes store with the cache's unflushed writes applied. */
-  private withDirty(entries: [Buffer, Buffer][], lo: Buffer | null, hi: Buffer | null): [Buffer, Buffer][] {
-    if (this.cache === null || this.cache.dirtyCount === 0) return entries;
-    const merged = new Map<string, [Buffer, Buffer | null]>(entries.map((e) => [e[0].toString('latin1'), e]));
-    for (const e of this.cache.dirtyEntries()) {
-      if ((lo !== null && Buffer.compare(e.keyBytes, lo) < 0) || (hi !== null && Buffer.compare(e.keyBytes, hi) > 0)) continue;
-      merged.set(e.keyBytes.toString('latin1'), [e.keyBytes, this.bytesOf(e)]);
-    }
-    return [...merged.keys()].sort().map((k) => merged.get(k) as [Buffer, Buffer | null]).filter((e): e is [Buffer, Buffer] => e[1] !== null);
   }
 
   private decode(entries: [Buffer, Buffer][]): KeyValueEntry<K, V>[] {

@@ -42,29 +42,62 @@ export class NamedCache {
   private readonly entries = new Map<string, CacheEntry & { seq: number; placedSeq: number }>();
   private readonly dirty = new Set<string>();
   private seq = 0;
+  private lastId: string | null = null;
+  private lastEntry: (CacheEntry & { seq: number; placedSeq: number }) | undefined = undefined;
 
   constructor(
     private readonly owner: RecordCache,
     private readonly flushDirty: (entries: CacheEntry[]) => void,
   ) {}
 
+  /**
+   * The entry of `id`. The last one found is remembered: an aggregation gets
+   * a key and then puts it, and the put finds the entry by comparing the id
+   * with the last one instead of hashing it into the Map again.
+   */
   get(id: string): CacheEntry | undefined {
-    return this.entries.get(id);
+    if (id === this.lastId) return this.lastEntry;
+    const entry = this.entries.get(id);
+    if (entry !== undefined) {
+      this.lastId = id;
+      this.lastEntry = entry;
+    }
+    return entry;
   }
 
-  /** Adds or replaces an entry (dirty: to be written through at the next flush), then evicts if over budget. */
-  put(id: string, entry: CacheEntry): void {
+  /**
+   * Writes a dirty entry (to be written through at the next flush), then
+   * evicts if over budget. A key already cached is updated in place: an
+   * aggregation rewrites the same keys over and over, and allocating an
+   * entry per write showed up as garbage-collection time.
+   */
+  put(id: string, key: unknown, keyBytes: Buffer, value: unknown, valueBytes: Buffer | null, valueSize: number, timestamp: number): void {
+    if (this.update(id, value, valueBytes, valueSize, timestamp)) return;
     const seq = ++this.seq;
-    const old = this.entries.get(id);
-    if (old !== undefined) {
-      this.owner.sizeBytes += sizeOf(entry) - sizeOf(old);
-      Object.assign(old, entry, { seq });
-    } else {
-      this.entries.set(id, Object.assign(entry, { seq, placedSeq: seq }));
-      this.owner.sizeBytes += sizeOf(entry);
-    }
-    if (entry.dirty) this.dirty.add(id);
+    const entry = { key, keyBytes, value, valueBytes, valueSize, timestamp, dirty: true, seq, placedSeq: seq };
+    this.entries.set(id, entry);
+    this.owner.sizeBytes += sizeOf(entry);
+    this.dirty.add(id);
     if (this.owner.sizeBytes > this.owner.maxBytes) this.owner.evictFrom(this);
+  }
+
+  /** Writes a new value for a key already cached (as `put`); false when the key is not cached. */
+  update(id: string, value: unknown, valueBytes: Buffer | null, valueSize: number, timestamp: number): boolean {
+    const old = id === this.lastId ? this.lastEntry : this.entries.get(id);
+    if (old === undefined) return false;
+    this.owner.sizeBytes += valueSize - old.valueSize;
+    old.value = value;
+    old.valueBytes = valueBytes;
+    old.valueSize = valueSize;
+    old.timestamp = timestamp;
+    old.seq = ++this.seq;
+    // An entry is dirty exactly while its id is in `dirty`.
+    if (!old.dirty) {
+      old.dirty = true;
+      this.dirty.add(id);
+    }
+    if (this.owner.sizeBytes > this.owner.maxBytes) this.owner.evictFrom(this);
+    return true;
   }
 
   /** The entries not written through yet. */
@@ -109,6 +142,7 @@ export class NamedCache {
       }
       if (e.dirty) this.flush();
       this.entries.delete(id);
+      this.forgetLast();
       this.owner.sizeBytes -= sizeOf(e);
       return true;
     }
@@ -119,6 +153,12 @@ export class NamedCache {
     for (const e of this.entries.values()) this.owner.sizeBytes -= sizeOf(e);
     this.entries.clear();
     this.dirty.clear();
+    this.forgetLast();
+  }
+
+  private forgetLast(): void {
+    this.lastId = null;
+    this.lastEntry = undefined;
   }
 }
 

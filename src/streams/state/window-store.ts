@@ -17,7 +17,7 @@ import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Serde } from '../serdes.js';
 import type { BytesStore, BytesStoreSupplier } from './bytes-store.js';
 import { Retention } from './retention.js';
-import type { CacheEntry, NamedCache } from './record-cache.js';
+import { CachingLayer } from './caching-layer.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from './store.js';
 
 /** Told each window a cache flush writes through: the key, the window start, the new and the previous value. */
@@ -48,7 +48,7 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
   private context: StateStoreContext | null = null;
   private topic: string;
   private readonly retention: Retention | null;
-  private cache: NamedCache | null = null;
+  private readonly cache: CachingLayer;
   private listener: WindowFlushListener<K, V> | null = null;
 
   constructor(
@@ -64,6 +64,17 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
     this.persistent = supplier.persistent;
     this.inner = supplier.get();
     this.topic = supplier.name;
+    this.cache = new CachingLayer(this.inner, {
+      valueBytes: (e) => e.valueBytes,
+      accept: (e) => this.retention?.isExpired(windowStartOf(e.keyBytes)) !== true,
+      write: (e, valueBytes) => this.write(e.keyBytes, valueBytes, true, e.timestamp),
+      forward: (e, _valueBytes, oldBytes) => {
+        if (this.listener === null) return;
+        const oldValue = oldBytes === undefined ? null : (this.valueSerde as Serde<V>).deserialize(this.topic, oldBytes);
+        this.listener(e.key as K, windowStartOf(e.keyBytes), e.value as V | null, oldValue, e.timestamp);
+      },
+      afterFlush: () => this.expire(),
+    });
   }
 
   /** Opens the store for a task (called by the task). */
@@ -79,47 +90,36 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
       this.retention?.track(key, value === null);
     });
     if (this.retention !== null) for (const [key] of this.inner.range(null, null)) this.retention.track(key, false);
-    if (this.caching && context.cache?.enabled === true) this.cache = context.cache.create((entries) => this.writeThrough(entries));
+    this.cache.open(context.cache, this.caching);
   }
 
   /** The downstream of a caching store's flushes; false when the store does not cache (the caller forwards itself). */
   setFlushListener(listener: WindowFlushListener<K, V>): boolean {
     this.listener = listener;
-    return this.cache !== null;
+    return this.cache.active;
   }
 
-  /** Sets the value of `key` in the window starting at `windowStart` (null deletes); a window past retention is ignored. */
-  put(key: K, value: V | null, windowStart: number): void {
+  /**
+   * Sets the value of `key` in the window starting at `windowStart` (null
+   * deletes); a window past retention is ignored. `timestampMs` is the
+   * window's timestamp for the changelog and a cached flush (default: the
+   * record being processed).
+   */
+  put(key: K, value: V | null, windowStart: number, timestampMs?: number): void {
     if (this.retention?.isExpired(windowStart) === true) return;
     const k = this.storeKey(key, windowStart);
     const v = value === null ? null : (this.valueSerde as Serde<V>).serialize(this.topic, value);
-    if (this.cache !== null) {
-      const timestamp = this.open().recordTimestampMs();
-      this.cache.put(k.toString('latin1'), { key, keyBytes: k, value, valueBytes: v, valueSize: v?.length ?? 0, timestamp, dirty: true });
+    if (this.cache.active) {
+      const timestamp = timestampMs ?? this.open().recordTimestampMs();
+      this.cache.put(k.toString('latin1'), key, k, value, v, v?.length ?? 0, timestamp);
       return;
     }
-    this.write(k, v);
+    this.write(k, v, true, timestampMs);
     this.expire();
   }
 
   private expire(): void {
     if (this.retention !== null) for (const old of this.retention.takeExpired()) this.write(old, null, false);
-  }
-
-  /** A cache flush: each window's latest value to the store, the changelog and the listener, then retention. */
-  private writeThrough(entries: CacheEntry[]): void {
-    const serde = this.valueSerde as Serde<V>;
-    for (const e of entries) {
-      const oldBytes = this.inner.get(e.keyBytes);
-      if (e.valueBytes === null && oldBytes === undefined) continue;
-      if (this.retention?.isExpired(windowStartOf(e.keyBytes)) === true) continue;
-      this.write(e.keyBytes, e.valueBytes, true, e.timestamp);
-      if (this.listener !== null) {
-        const oldValue = oldBytes === undefined ? null : serde.deserialize(this.topic, oldBytes);
-        this.listener(e.key as K, windowStartOf(e.keyBytes), e.value as V | null, oldValue, e.timestamp);
-      }
-    }
-    this.expire();
   }
 
   /** The number of windows held (the retention tracks them; without one, counted by a scan). */
@@ -138,8 +138,7 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
   fetch(key: K, windowStart: number): V | null {
     if (this.retention?.isExpired(windowStart) === true) return null;
     const k = this.storeKey(key, windowStart);
-    const cached = this.cache?.get(k.toString('latin1'));
-    const bytes = cached !== undefined ? cached.valueBytes : this.inner.get(k);
+    const bytes = this.cache.get(k);
     return bytes === undefined || bytes === null ? null : (this.valueSerde as Serde<V>).deserialize(this.topic, bytes);
   }
 
@@ -149,21 +148,13 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
     const to = this.storeKey(key, timeTo);
     const prefix = from.subarray(0, from.length - 8);
     const mine = (k: Buffer): boolean => k.length === from.length && k.subarray(0, prefix.length).equals(prefix);
-    let entries: [Buffer, Buffer | null][] = this.inner.range(from, to).filter(([k]) => mine(k));
-    if (this.cache !== null && this.cache.dirtyCount > 0) {
-      const merged = new Map<string, [Buffer, Buffer | null]>(entries.map((e) => [e[0].toString('latin1'), e]));
-      for (const e of this.cache.dirtyEntries()) {
-        if (mine(e.keyBytes) && Buffer.compare(e.keyBytes, from) >= 0 && Buffer.compare(e.keyBytes, to) <= 0) merged.set(e.keyBytes.toString('latin1'), [e.keyBytes, e.valueBytes]);
-      }
-      entries = [...merged.values()].sort((a, b) => Buffer.compare(a[0], b[0]));
-    }
     const serde = this.valueSerde as Serde<V>;
-    return entries.filter((e): e is [Buffer, Buffer] => e[1] !== null).map(([k, v]) => ({ windowStart: windowStartOf(k), value: serde.deserialize(this.topic, v) as V }));
+    return this.cache.range(from, to, mine).map(([k, v]) => ({ windowStart: windowStartOf(k), value: serde.deserialize(this.topic, v) as V }));
   }
 
   /** Writes the cache through (forwarding downstream) without making the store durable. */
   flushCache(): void {
-    this.cache?.flush();
+    this.cache.flush();
   }
 
   /** Writes the cache through, then makes writes durable (persistent stores). */
@@ -174,8 +165,7 @@ export class WindowStore<K, V> implements StateStore, ReadOnlyWindowStore<K, V> 
 
   /** Releases the store; cached writes not flushed are dropped (the input that made them is processed again). */
   close(): void {
-    this.cache?.clear();
-    this.cache = null;
+    this.cache.clear();
     this.inner.close();
     this.context = null;
   }

@@ -5,12 +5,20 @@
  */
 import type { StreamHeaders } from '../processor/record.js';
 import type { Serde } from '../serdes.js';
-import type { SinkRecord } from '../runtime/collector.js';
 
 /** A record read back from an output topic. */
 export interface TestRecord<K, V> {
   key: K | null;
   value: V | null;
+  timestamp: number;
+  headers: StreamHeaders;
+}
+
+/** A record the topology wrote, as the driver keeps it: bytes, as a broker holds them (internal). */
+export interface DriverRecord {
+  topic: string;
+  key: Buffer | null;
+  value: Buffer | null;
   timestamp: number;
   headers: StreamHeaders;
 }
@@ -69,7 +77,7 @@ export class TestOutputTopic<K, V> {
     private readonly topic: string,
     private readonly keySerde: Serde<K>,
     private readonly valueSerde: Serde<V>,
-    private readonly queue: SinkRecord[],
+    private readonly queue: DriverRecord[],
   ) {}
 
   /** The next record (throws when there is none). */

@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { StreamHeaders } from '../processor/record.js';
 import { Serdes, type Serde } from '../serdes.js';
-import type { RawRecord, SinkRecord } from '../runtime/collector.js';
+import { sinkBytes, type RawRecord } from '../runtime/collector.js';
 import { GlobalStores } from '../runtime/global-stores.js';
 import { RecordCache } from '../state/record-cache.js';
 import { StreamTask, type DeserializationExceptionHandler } from '../runtime/stream-task.js';
 import type { KeyValueStore, StateStore } from '../state/store.js';
 import type { Topology } from '../topology.js';
-import { TestInputTopic, TestOutputTopic } from './test-topics.js';
+import { TestInputTopic, TestOutputTopic, type DriverRecord } from './test-topics.js';
 
 /** Kafka's default `statestore.cache.max.bytes` (10 MiB). */
 const STATESTORE_CACHE_MAX_BYTES_DEFAULT = 10 * 1024 * 1024; // Kafka's default
@@ -40,16 +40,16 @@ export interface TestDriverConfig {
 /** Runs a topology without a broker. */
 export class TopologyTestDriver {
   private readonly task: StreamTask;
-  private readonly outputs = new Map<string, SinkRecord[]>();
-  private readonly changelogs = new Map<string, SinkRecord[]>();
-  private readonly pending: SinkRecord[] = [];
+  private readonly outputs = new Map<string, DriverRecord[]>();
+  private readonly changelogs = new Map<string, DriverRecord[]>();
+  private readonly pending: DriverRecord[] = [];
   private readonly applicationId: string;
   private wallClockMs: number;
   private offset = 0n;
   private closed = false;
-  /** Persistent stores live in a temporary directory, removed on close. */
-  /** GlobalKTable stores: a record piped into their topic updates them at once. */
+  /** Global stores: a record piped into their topic updates them at once (through their processor, if any). */
   private readonly globals: GlobalStores;
+  /** Persistent stores live in a temporary directory, removed on close. */
   private readonly stateDir = mkdtempSync(join(tmpdir(), 'tributary-test-driver-'));
 
   constructor(
@@ -62,9 +62,10 @@ export class TopologyTestDriver {
     const nodes = topology.subtopologies().flatMap((s) => s.nodes);
     const defaultKeySerde = config.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>);
     const defaultValueSerde = config.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>);
-    this.globals = new GlobalStores(topology, { applicationId: this.applicationId, defaultKeySerde, defaultValueSerde });
+    const onDeserializationError = config.deserializationExceptionHandler ?? (() => 'FAIL');
+    this.globals = new GlobalStores(topology, { applicationId: this.applicationId, defaultKeySerde, defaultValueSerde, stateDir: join(this.stateDir, 'global'), wallClockMs: () => this.wallClockMs, onDeserializationError });
     this.task = new StreamTask({
-      globalStores: this.globals.stores,
+      globalStores: this.globals.readOnlyStores,
       applicationId: this.applicationId,
       taskId: '0_0',
       partition: 0,
@@ -74,11 +75,16 @@ export class TopologyTestDriver {
       defaultKeySerde,
       defaultValueSerde,
       collector: {
-        send: (record) => (this.isInternal(record.topic) ? this.pending.push(record) : this.queue(this.outputs, record.topic).push(record)),
+        send: (sent) => {
+          // What the driver's topics hold is bytes, as a broker would (a string is the UTF-8 the Producer would write).
+          const record: DriverRecord = { topic: sent.topic, key: sinkBytes(sent.key), value: sinkBytes(sent.value), timestamp: sent.timestamp, headers: sent.headers ?? [] };
+          if (this.isInternal(record.topic)) this.pending.push(record);
+          else this.queue(this.outputs, record.topic).push(record);
+        },
         logChange: (topic, _partition, key, value, timestamp) => void this.queue(this.changelogs, topic).push({ topic, key, value, timestamp, headers: [] }),
       },
       wallClockMs: () => this.wallClockMs,
-      onDeserializationError: config.deserializationExceptionHandler ?? (() => 'FAIL'),
+      onDeserializationError,
       cache: new RecordCache(config.statestoreCacheMaxBytes ?? STATESTORE_CACHE_MAX_BYTES_DEFAULT),
     });
     this.task.init();
@@ -135,7 +141,7 @@ export class TopologyTestDriver {
 
   private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers: StreamHeaders): void {
     this.assertOpen();
-    if (this.globals.reads(topic)) return this.globals.apply(topic, key, value);
+    if (this.globals.reads(topic)) return this.globals.apply(this.raw(topic, key, value, timestamp, headers));
     this.task.process(this.raw(topic, key, value, timestamp, headers));
     this.drainInternal();
     this.task.punctuateStreamTime();
@@ -167,7 +173,7 @@ export class TopologyTestDriver {
     return topic.startsWith(prefix) && this.topology.isInternalTopic(topic.slice(prefix.length));
   }
 
-  private queue(map: Map<string, SinkRecord[]>, topic: string): SinkRecord[] {
+  private queue(map: Map<string, DriverRecord[]>, topic: string): DriverRecord[] {
     let q = map.get(topic);
     if (q === undefined) map.set(topic, (q = []));
     return q;

@@ -126,6 +126,23 @@ test('a caching store: reads and ranges see unflushed writes; a flush writes eac
   store.close();
 });
 
+test('a caching store keyed by Serdes.String: keys with the same UTF-8 bytes are one entry, as in the store', () => {
+  const logged: string[] = [];
+  const store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('s'), S, S).withCachingEnabled().build();
+  store.init(storeContext(new RecordCache(1 << 20), logged));
+  // Lone surrogates encode as U+FFFD: these three keys are the same bytes.
+  store.put('a\uD800', '1');
+  assert.equal(store.get('a\uDC00'), '1');
+  store.put('a\uFFFD', '2');
+  assert.equal(store.get('a\uD800'), '2');
+  store.flush();
+  assert.deepEqual(logged, ['a\uFFFD=2@7']);
+  store.put('a\uDC00', '3');
+  assert.equal(store.get('a\uFFFD'), '3');
+  assert.equal(store.approximateNumEntries(), 1);
+  store.close();
+});
+
 test('a store without caching writes through and does not take a flush listener', () => {
   const logged: string[] = [];
   const store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('s'), S, S).build();
