@@ -116,6 +116,15 @@ export class Partition {
    * log end offset has not moved since).
    */
   get leaderEpochs(): LeaderEpochCache {
+    return this.openLeaderEpochs();
+  }
+
+  /**
+   * Opens the leader epoch cache now. The replica manager does it for a log
+   * it has just created, so the new partition's first epoch is checkpointed
+   * (fsynced) by CreateTopics rather than by its first Produce.
+   */
+  openLeaderEpochs(): LeaderEpochCache {
     if (this.epochCache === null) {
       this.epochCache = openLeaderEpochCache(this.log);
       this.assignLeaderEpochStart();

@@ -83,7 +83,8 @@ abstract class SparseIndexFile {
   reset(): void {
     this.entries = 0;
     this.persisted = 0;
-    this.file.truncate(0);
+    // Already empty (a small segment's index): no call, and no descriptor opened for it.
+    if (this.file.size() !== 0) this.file.truncate(0);
   }
 
   /** Writes buffered entries in one call. */

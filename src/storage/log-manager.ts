@@ -141,6 +141,7 @@ export class LogManager {
         partition: tp.partition,
         config: opts.configFor?.(tp.topic) ?? manager.defaultConfig,
         onCheckpointNeeded: () => manager.checkpoint(),
+        dirExists: true,
       };
       const recoveryPoint = recoveryPoints?.get(name);
       const logStartOffset = startOffsets?.get(name);

@@ -44,6 +44,8 @@ export interface PartitionLogOptions {
    * `syncRecovered`). The LogManager sets it; default false.
    */
   deferRecoveryFlush?: boolean;
+  /** The directory exists (the LogManager listed it): opening makes no mkdir call. */
+  dirExists?: boolean;
   /**
    * Called when the recovery point went down or the log start offset went up,
    * so the owner rewrites its checkpoint files before anything else happens.
@@ -138,9 +140,10 @@ export class PartitionLog {
       logStartOffset: opts.logStartOffset ?? null,
       hadCleanShutdown: opts.hadCleanShutdown ?? false,
       syncRecovered: opts.deferRecoveryFlush !== true,
+      dirExists: opts.dirExists === true,
     });
     const log = new PartitionLog({ ...opts, config }, loaded.segments, loaded.logStartOffset, loaded.recoveryPoint);
-    const producerState = log.producerFiles.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs());
+    const producerState = log.producerFiles.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs(), loaded.fileNames);
     const txnIndexes = rebuildTxnIndexes(opts.fs, opts.dir, loaded.segments, loaded.logStartOffset);
     return { log, report: { ...loaded.report, producerState, txnIndexes } };
   }
@@ -188,12 +191,13 @@ export class PartitionLog {
     const loaded = loadLog({
       fs: this.fs, dir: this.dir, config: this.cfg, nowMs,
       recoveryPoint: this.recoveryPointOffset, logStartOffset: this.startOffset, hadCleanShutdown: true, syncRecovered: false,
+      dirExists: opts.dirExists === true,
     });
     this.loadedSegments = loaded.segments;
     this.startOffset = loaded.logStartOffset;
     this.recoveryPointOffset = loaded.recoveryPoint;
     this.rolledSinceFlush = loaded.recoveryPoint < this.active.baseOffset;
-    const producerState = this.producerFiles.load(this, true, nowMs);
+    const producerState = this.producerFiles.load(this, true, nowMs, loaded.fileNames);
     if (this.pendingHighWatermark !== null) this.producerFiles.state.onHighWatermarkUpdated(this.pendingHighWatermark);
     this.pendingHighWatermark = null;
     const txnIndexes = rebuildTxnIndexes(this.fs, this.dir, loaded.segments, loaded.logStartOffset);
