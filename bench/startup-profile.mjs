@@ -2,7 +2,7 @@
 // Profiles one broker start-up on an existing data directory (issue 17), for
 // example one kept by `KEEP_DATA=1 node bench/partitions.mjs`.
 //
-//   node bench/startup-profile.mjs DATA_DIR [--stop] [--out FILE.cpuprofile]
+//   node bench/startup-profile.mjs DATA_DIR [--stop] [--heap] [--out FILE.cpuprofile]
 //   node --trace-gc bench/startup-profile.mjs DATA_DIR      # GC lines on stdout
 //
 // Runs the broker in this process (as `tributary start` does, log.level=warn,
@@ -14,6 +14,7 @@
 // after a crash, so running it twice profiles a clean start (if the directory
 // was stopped cleanly) and then a recovery. With --stop it shuts the broker
 // down gracefully instead (timed; leaves the directory clean).
+// --heap also writes a heap snapshot after the start (FILE.heapsnapshot).
 // Summarise the profile with `node bench/top-profile.mjs FILE`.
 import { Session } from 'node:inspector/promises';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -84,18 +85,24 @@ const config = loadBrokerConfig({
 });
 const logger = createLogger(config.get('log.level'), { pretty: false });
 const t1 = performance.now();
+const cpu0 = process.cpuUsage();
 const broker = await startBroker(config, { logger });
 const startMs = performance.now() - t1;
+const cpu = process.cpuUsage(cpu0);
 const { profile } = await session.post('Profiler.stop');
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(profile));
 const status = readFileSync('/proc/self/status', 'utf8');
 const line = {
-  dataDir, load: loadavg()[0], importMs: Math.round(t1 - t0), startMs: Math.round(startMs),
+  dataDir, load: loadavg()[0], importMs: Math.round(t1 - t0), startMs: Math.round(startMs), startCpuMs: Math.round((cpu.user + cpu.system) / 1000),
   rssMiB: Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024),
   heapUsedMiB: Math.round(process.memoryUsage().heapUsed / 1048576),
   openFds: readdirSync('/proc/self/fd').length, ...logCounts(broker), gcCount: gc.count, gcMs: Math.round(gc.ms), profile: out,
 };
+if (args.includes('--heap')) {
+  const { writeHeapSnapshot } = await import('node:v8');
+  line.heapSnapshot = writeHeapSnapshot(out.replace(/\.cpuprofile$/, '') + '.heapsnapshot');
+}
 if (args.includes('--stop')) {
   const s = performance.now();
   await broker.stop('profile done');
