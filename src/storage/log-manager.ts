@@ -124,6 +124,9 @@ export class LogManager {
     const deletionsCompleted: string[] = [];
     let deferred = 0;
     const ignored = opts.isIgnoredDir ?? ((name: string) => name.startsWith('__cluster_metadata'));
+    // One of each for every log (tens of thousands at start-up), not one per log.
+    const onCheckpointNeeded = (): void => manager.checkpoint();
+    const nowMs = opts.clock.nowMs();
     for (const name of fs.subdirectories(dataDir)) {
       const path = join(dataDir, name);
       if (name.endsWith('-delete')) {
@@ -140,7 +143,7 @@ export class LogManager {
         topic: tp.topic,
         partition: tp.partition,
         config: opts.configFor?.(tp.topic) ?? manager.defaultConfig,
-        onCheckpointNeeded: () => manager.checkpoint(),
+        onCheckpointNeeded,
         dirExists: true,
       };
       const recoveryPoint = recoveryPoints?.get(name);
@@ -151,7 +154,7 @@ export class LogManager {
         manager.logs.set(name, log);
         // Its first retention check (which loads it) waits one interval, so
         // start-up does not load every deferred log in its first ticks.
-        manager.lastRetentionMs.set(log, opts.clock.nowMs());
+        manager.lastRetentionMs.set(log, nowMs);
         deferred++;
         continue;
       }

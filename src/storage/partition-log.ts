@@ -94,7 +94,8 @@ export class PartitionLog {
   private readonly deferredEndOffset: bigint;
   /** A high watermark given before a deferred log was loaded, for its producer state once loaded. */
   private pendingHighWatermark: bigint | null = null;
-  private readonly deferredOpts: PartitionLogOptions | null;
+  /** A deferred log's `onDeferredLoad` (the rest of its options are in the fields). */
+  private readonly onDeferredLoad: ((report: RecoveryReport) => void) | undefined;
   private startOffset: bigint;
   private recoveryPointOffset: bigint;
   private lastFlushMs: number;
@@ -106,7 +107,8 @@ export class PartitionLog {
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
   private readonly boundCache = new BoundPositionCache();
   /** Idempotent producer state and its `.snapshot` files (producer-state/); loaded with the segments. */
-  private readonly producerFiles: LogProducerState;
+  private producerFiles: LogProducerState | null;
+  private readonly dirExists: boolean;
 
   private constructor(opts: PartitionLogOptions, segments: LogSegment[] | null, logStartOffset: bigint, recoveryPoint: bigint) {
     this.topic = opts.topic;
@@ -116,7 +118,8 @@ export class PartitionLog {
     this.clock = opts.clock;
     this.cfg = opts.config;
     this.loadedSegments = segments;
-    this.deferredOpts = segments === null ? opts : null;
+    this.onDeferredLoad = opts.onDeferredLoad;
+    this.dirExists = opts.dirExists === true;
     this.deferredEndOffset = recoveryPoint;
     this.startOffset = logStartOffset;
     // Recovery validated everything after the old recovery point, and fsynced
@@ -125,7 +128,8 @@ export class PartitionLog {
     this.rolledSinceFlush = segments !== null && recoveryPoint < (segments[segments.length - 1] as LogSegment).baseOffset;
     this.lastFlushMs = opts.clock.nowMs();
     this.onCheckpointNeeded = opts.onCheckpointNeeded ?? (() => {});
-    this.producerFiles = new LogProducerState(opts.fs, opts.dir);
+    // A deferred log creates its producer state when it is loaded (less per idle partition).
+    this.producerFiles = segments === null ? null : new LogProducerState(opts.fs, opts.dir);
   }
 
   /** Opens the directory (creating it when missing), recovering it as needed. */
@@ -143,7 +147,7 @@ export class PartitionLog {
       dirExists: opts.dirExists === true,
     });
     const log = new PartitionLog({ ...opts, config }, loaded.segments, loaded.logStartOffset, loaded.recoveryPoint);
-    const producerState = log.producerFiles.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs(), loaded.fileNames);
+    const producerState = log.producers.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs(), loaded.fileNames);
     const txnIndexes = rebuildTxnIndexes(opts.fs, opts.dir, loaded.segments, loaded.logStartOffset);
     return { log, report: { ...loaded.report, producerState, txnIndexes } };
   }
@@ -175,7 +179,7 @@ export class PartitionLog {
 
   private get producers(): LogProducerState {
     if (this.loadedSegments === null) this.loadDeferred();
-    return this.producerFiles;
+    return this.producerFiles as LogProducerState;
   }
 
   /**
@@ -185,25 +189,26 @@ export class PartitionLog {
    * descriptors) it throws and the next use tries again.
    */
   private loadDeferred(): LogSegment[] {
-    const opts = this.deferredOpts as PartitionLogOptions;
     const nowMs = this.clock.nowMs();
     const before = { start: this.startOffset, recoveryPoint: this.recoveryPointOffset };
     const loaded = loadLog({
       fs: this.fs, dir: this.dir, config: this.cfg, nowMs,
       recoveryPoint: this.recoveryPointOffset, logStartOffset: this.startOffset, hadCleanShutdown: true, syncRecovered: false,
-      dirExists: opts.dirExists === true,
+      dirExists: this.dirExists,
     });
     this.loadedSegments = loaded.segments;
     this.startOffset = loaded.logStartOffset;
     this.recoveryPointOffset = loaded.recoveryPoint;
     this.rolledSinceFlush = loaded.recoveryPoint < this.active.baseOffset;
-    const producerState = this.producerFiles.load(this, true, nowMs, loaded.fileNames);
-    if (this.pendingHighWatermark !== null) this.producerFiles.state.onHighWatermarkUpdated(this.pendingHighWatermark);
+    const producers = new LogProducerState(this.fs, this.dir);
+    this.producerFiles = producers;
+    const producerState = producers.load(this, true, nowMs, loaded.fileNames);
+    if (this.pendingHighWatermark !== null) producers.state.onHighWatermarkUpdated(this.pendingHighWatermark);
     this.pendingHighWatermark = null;
     const txnIndexes = rebuildTxnIndexes(this.fs, this.dir, loaded.segments, loaded.logStartOffset);
     // Only damaged files change the bounds the checkpoints gave (a cut tail).
     if (loaded.logStartOffset !== before.start || loaded.recoveryPoint !== before.recoveryPoint) this.onCheckpointNeeded();
-    opts.onDeferredLoad?.({ ...loaded.report, producerState, txnIndexes });
+    this.onDeferredLoad?.({ ...loaded.report, producerState, txnIndexes });
     return loaded.segments;
   }
 
@@ -214,7 +219,7 @@ export class PartitionLog {
    */
   onHighWatermarkUpdated(highWatermark: bigint): void {
     if (this.loadedSegments === null) this.pendingHighWatermark = highWatermark;
-    else this.producerFiles.state.onHighWatermarkUpdated(highWatermark);
+    else this.producers.state.onHighWatermarkUpdated(highWatermark);
   }
 
   get config(): Readonly<LogConfig> {
