@@ -17,6 +17,8 @@ import type { Logger } from 'pino';
 import { NodeFileSystem } from '../storage/fs.js';
 import { resolveOpenFilesMax } from './open-files.js';
 import { LogManager } from '../storage/log-manager.js';
+import type { RecoveryReport } from '../storage/log-loader.js';
+import type { LogConfig } from '../storage/config.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { HandlerRegistry } from './handler-registry.js';
 import { allHandlers } from './handlers/index.js';
@@ -112,7 +114,7 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
   const hosted = new ReplicaManager({
     logManager,
     localNodeId: settings.nodeId,
-    logConfigFor: (topic) => settings.logConfigFor(topics.overridesOf(topic)),
+    logConfigFor: topics.logConfigFor,
     topicRules: topics.topicRules,
     topicExists: (topic) => metadataService?.topicExists(topic) ?? false,
     clock,
@@ -181,6 +183,8 @@ interface TopicConfigs {
   readonly topicOverrides: Map<string, ReadonlyMap<string, string>>;
   readonly overridesOf: (topic: string) => ReadonlyMap<string, string>;
   readonly topicRules: (topic: string) => TopicRules;
+  /** The topic's log config (shared by its partitions: a log never modifies it). */
+  readonly logConfigFor: (topic: string) => LogConfig;
   readonly dynamicConfig: DynamicBrokerConfig;
 }
 
@@ -191,11 +195,23 @@ function topicConfigs(settings: BrokerSettings): TopicConfigs {
   // partition, so cache them per overrides map (a config change replaces the
   // topic's map, which drops the cached entry with it).
   let rulesCache = new WeakMap<ReadonlyMap<string, string>, TopicRules>();
+  // The same for log configs: opening 10,000 partitions resolved one per partition (issue 17).
+  let logConfigCache = new WeakMap<ReadonlyMap<string, string>, LogConfig>();
   // Dynamic broker defaults (AlterConfigs on a broker resource) change every topic's rules.
   const dynamicConfig = settings.dynamicConfig ?? new DynamicBrokerConfig(parseBrokerConfig({}));
   dynamicConfig.onChange(() => {
     rulesCache = new WeakMap();
+    logConfigCache = new WeakMap();
   });
+  const logConfigFor = (topic: string): LogConfig => {
+    const overrides = overridesOf(topic);
+    let cfg = logConfigCache.get(overrides);
+    if (!cfg) {
+      cfg = settings.logConfigFor(overrides);
+      logConfigCache.set(overrides, cfg);
+    }
+    return cfg;
+  };
   const topicRules = (topic: string): TopicRules => {
     const overrides = overridesOf(topic);
     let rules = rulesCache.get(overrides);
@@ -205,12 +221,25 @@ function topicConfigs(settings: BrokerSettings): TopicConfigs {
     }
     return rules;
   };
-  return { topicOverrides, overridesOf, topicRules, dynamicConfig };
+  return { topicOverrides, overridesOf, topicRules, logConfigFor, dynamicConfig };
 }
 
-/** Opens (recovers) every log in the data dir and logs what recovery found. `replicaManager` is asked lazily, by the cleaner. */
+/** Logs what recovery found in one log that needs an operator's attention (a cut tail, unusable producer snapshots). */
+function logRecoveryProblems(r: RecoveryReport, logger: Logger): void {
+  if (r.truncations.length > 0 || r.segmentsDropped.length > 0) logger.warn({ recovery: r }, 'recovered a log with a damaged tail');
+  const ps = r.producerState;
+  if (ps !== undefined && ps.snapshotProblems.length > 0) {
+    logger.warn({ dir: r.dir, problems: ps.snapshotProblems, rebuiltFrom: ps.snapshotLoaded ?? 'log start', batchesScanned: ps.batchesScanned }, 'ignored unusable producer state snapshots; rebuilt the state from an older one or the log');
+  }
+}
+
+/**
+ * Opens every log in the data dir and logs what recovery found. After a
+ * clean shutdown the logs are deferred (loaded on first use; their reports
+ * are logged then). `replicaManager` is asked lazily, by the cleaner.
+ */
 function openLogs(settings: BrokerSettings, fs: NodeFileSystem, clock: Clock, logger: Logger, replicaManager: () => ReplicaManager | undefined): LogManager {
-  const { manager: logManager, reports, hadCleanShutdown, checkpointProblems, deletionsCompleted } = LogManager.open({
+  const { manager: logManager, reports, deferred, hadCleanShutdown, checkpointProblems, deletionsCompleted } = LogManager.open({
     fs,
     clock,
     dataDir: settings.dataDir,
@@ -222,17 +251,12 @@ function openLogs(settings: BrokerSettings, fs: NodeFileSystem, clock: Clock, lo
       // truncate the newer record that made an older one obsolete.
       cleanableBound: (log) => replicaManager()?.get(log.topic, log.partition)?.lastStableOffset ?? log.logStartOffset,
     },
+    onDeferredLoad: (r) => logRecoveryProblems(r, logger),
   });
-  for (const r of reports) {
-    if (r.truncations.length > 0 || r.segmentsDropped.length > 0) logger.warn({ recovery: r }, 'recovered a log with a damaged tail');
-    const ps = r.producerState;
-    if (ps !== undefined && ps.snapshotProblems.length > 0) {
-      logger.warn({ dir: r.dir, problems: ps.snapshotProblems, rebuiltFrom: ps.snapshotLoaded ?? 'log start', batchesScanned: ps.batchesScanned }, 'ignored unusable producer state snapshots; rebuilt the state from an older one or the log');
-    }
-  }
+  for (const r of reports) logRecoveryProblems(r, logger);
   for (const p of checkpointProblems) logger.warn({ problem: p }, 'ignored an unreadable checkpoint file');
   for (const d of deletionsCompleted) logger.info({ dir: d }, 'finished an interrupted topic deletion');
-  logger.info({ logs: reports.length, cleanShutdown: hadCleanShutdown, openFilesMax: fs.handles.openFilesMax, filesOpen: fs.handles.openCount }, 'logs loaded');
+  logger.info({ logs: reports.length + deferred, deferred, cleanShutdown: hadCleanShutdown, openFilesMax: fs.handles.openFilesMax, filesOpen: fs.handles.openCount }, 'logs loaded');
   return logManager;
 }
 

@@ -78,8 +78,8 @@ export class Partition {
   private leaderEpochStartOffset = 0n;
   /** Bytes appended, below the high watermark, below the LSO: what delayed fetches wait on (read-only outside). */
   readonly visible = new VisibleBytes();
-  /** Epoch -> first offset, from the batch headers (OffsetForLeaderEpoch). */
-  readonly leaderEpochs: LeaderEpochCache;
+  /** The leader epoch cache once opened (`leaderEpochs`), else null. */
+  private epochCache: LeaderEpochCache | null = null;
   /** Appends that must await (key checks, recompression) queue here, in arrival order. */
   readonly appendQueue = new AppendQueue();
   /** Called after the high watermark moved up (the ReplicaManager completes delayed produces and wakes fetches). */
@@ -102,9 +102,34 @@ export class Partition {
     // On a restart the log holds only what reached this replica; on a single
     // node that is exactly what was committed.
     this.highWatermarkOffset = this.isrIsSelfOnly() ? log.logEndOffset : log.logStartOffset;
-    this.leaderEpochs = openLeaderEpochCache(log);
-    this.assignLeaderEpochStart();
-    log.producerState.onHighWatermarkUpdated(this.highWatermarkOffset);
+    log.onHighWatermarkUpdated(this.highWatermarkOffset);
+  }
+
+  /**
+   * Epoch -> first offset, from the batch headers (OffsetForLeaderEpoch).
+   * Opened (its `leader-epoch-checkpoint` read) on first use, not when the
+   * partition is opened: a restart with thousands of partitions reads none
+   * of these files until a partition is written to or asked about (issue 17).
+   * Every append and truncation goes through it first, so it is open before
+   * the log changes; opening it records the current epoch's start if this
+   * node leads (what `assignLeaderEpochStart` did while it was closed: the
+   * log end offset has not moved since).
+   */
+  get leaderEpochs(): LeaderEpochCache {
+    return this.openLeaderEpochs();
+  }
+
+  /**
+   * Opens the leader epoch cache now. The replica manager does it for a log
+   * it has just created, so the new partition's first epoch is checkpointed
+   * (fsynced) by CreateTopics rather than by its first Produce.
+   */
+  openLeaderEpochs(): LeaderEpochCache {
+    if (this.epochCache === null) {
+      this.epochCache = openLeaderEpochCache(this.log);
+      this.assignLeaderEpochStart();
+    }
+    return this.epochCache;
   }
 
   get leaderId(): number {
@@ -291,6 +316,8 @@ export class Partition {
    * change of leader or epoch; a no-op when nothing changed.
    */
   assignLeaderEpochStart(): void {
+    // Not opened yet: opening it does this (see leaderEpochs).
+    if (this.epochCache === null) return;
     if (this.isLeader && this.leaderEpoch >= 0 && this.leaderEpoch >= this.leaderEpochs.latestEpoch) {
       this.leaderEpochs.assign(this.leaderEpoch, this.log.logEndOffset);
     }
@@ -325,8 +352,9 @@ export class Partition {
   /** Appends validated batches as leader; offsets are assigned by the log. */
   appendAsLeader(batches: Buffer): AppendResult {
     invariant(this.isLeader, 'only the leader appends client batches');
+    const epochs = this.leaderEpochs; // opened before the log moves
     const result = this.log.append(batches);
-    this.trackEpochs(batches);
+    this.trackEpochs(epochs, batches);
     // A marker may move the LSO up without the high watermark moving.
     this.visible.onAppend(result.lastOffset + 1n, batches.length, this.highWatermarkOffset, this.lastStableOffset);
     this.maybeAdvanceHighWatermark();
@@ -345,8 +373,9 @@ export class Partition {
   appendAsFollower(batches: Buffer): AppendResult {
     invariant(!this.isLeader, 'only a follower appends replicated batches');
     invariant(batches.readBigInt64BE(Offsets.baseOffset) === this.log.logEndOffset, 'replicated batches start at the log end');
+    const epochs = this.leaderEpochs; // opened before the log moves
     const result = this.log.append(batches);
-    this.trackEpochs(batches);
+    this.trackEpochs(epochs, batches);
     // A marker may move the LSO up without the high watermark moving.
     this.visible.onAppend(result.lastOffset + 1n, batches.length, this.highWatermarkOffset, this.lastStableOffset);
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
@@ -373,16 +402,18 @@ export class Partition {
   truncateTo(offset: bigint): bigint {
     invariant(!this.isLeader, 'only a follower truncates its log to the leader\'s');
     const before = this.log.logEndOffset;
+    const epochs = this.leaderEpochs; // opened before the log moves
     this.log.truncateTo(offset);
-    this.afterTruncation();
+    this.afterTruncation(epochs);
     return before - this.log.logEndOffset;
   }
 
   /** As follower: the leader's log starts past our end (retention moved it): start over, empty, at `offset`. */
   truncateFullyAndStartAt(offset: bigint): void {
     invariant(!this.isLeader, 'only a follower restarts its log at the leader\'s start');
+    const epochs = this.leaderEpochs; // opened before the log moves
     this.log.truncateFullyAndStartAt(offset);
-    this.afterTruncation();
+    this.afterTruncation(epochs);
     this.onLogStartOffsetChanged();
   }
 
@@ -396,16 +427,17 @@ export class Partition {
   restartEmptyAt(offset: bigint): void {
     invariant(this.isLeader, 'only the leader restarts its empty log for a mirror');
     invariant(this.log.logStartOffset === this.log.logEndOffset && offset > this.log.logEndOffset, 'an empty log restarts further on');
+    const epochs = this.leaderEpochs; // opened before the log moves
     this.log.truncateFullyAndStartAt(offset);
-    this.afterTruncation();
+    this.afterTruncation(epochs);
     this.onLogStartOffsetChanged();
   }
 
-  private afterTruncation(): void {
+  private afterTruncation(epochs: LeaderEpochCache): void {
     const end = this.log.logEndOffset;
-    this.leaderEpochs.truncateFromEnd(end, true);
+    epochs.truncateFromEnd(end, true);
     if (this.highWatermarkOffset > end) this.highWatermarkOffset = end;
-    this.log.producerState.onHighWatermarkUpdated(this.highWatermarkOffset);
+    this.log.onHighWatermarkUpdated(this.highWatermarkOffset);
     this.visible.onTruncated(end);
   }
 
@@ -476,7 +508,7 @@ export class Partition {
 
   private setHighWatermark(next: bigint): void {
     this.highWatermarkOffset = next;
-    this.log.producerState.onHighWatermarkUpdated(next);
+    this.log.onHighWatermarkUpdated(next);
     this.visible.onBounds(next, this.lastStableOffset);
   }
 
@@ -485,17 +517,18 @@ export class Partition {
    * (base offsets were written by the log). Normally they carry the current
    * epoch, already assigned, so this is a comparison per batch.
    */
-  private trackEpochs(batches: Buffer): void {
+  private trackEpochs(epochs: LeaderEpochCache, batches: Buffer): void {
     for (let p = 0; p + BATCH_HEADER_BYTES <= batches.length; p += batchSizeAt(batches, p)) {
       const epoch = batches.readInt32BE(p + Offsets.partitionLeaderEpoch);
-      if (epoch >= 0) this.leaderEpochs.assign(epoch, batches.readBigInt64BE(p + Offsets.baseOffset));
+      if (epoch >= 0) epochs.assign(epoch, batches.readBigInt64BE(p + Offsets.baseOffset));
     }
   }
 
   /** Log start moved (retention, DeleteRecords): the high watermark is at least there. */
   onLogStartOffsetChanged(): void {
     if (this.highWatermarkOffset < this.log.logStartOffset) this.setHighWatermark(this.log.logStartOffset);
-    this.leaderEpochs.truncateFromStart(this.log.logStartOffset);
+    // A cache not opened yet does this when it opens.
+    this.epochCache?.truncateFromStart(this.log.logStartOffset);
   }
 
   /**

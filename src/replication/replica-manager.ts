@@ -193,6 +193,8 @@ export class ReplicaManager {
   }
 
   private openPartition(a: PartitionAssignment, state: PartitionState): Partition {
+    // A log from the data dir (a restart) opens its epoch cache on first use; a new one now (Partition.openLeaderEpochs).
+    const created = this.deps.logManager.getLog(a.topic, a.partition) === undefined;
     const log = this.deps.logManager.getOrCreateLog(a.topic, a.partition, this.deps.logConfigFor(a.topic));
     const policy: ReplicationPolicy = {
       minInsyncReplicas: () => this.deps.topicRules(a.topic).minInsyncReplicas,
@@ -206,6 +208,7 @@ export class ReplicaManager {
     };
     p.onUnderMinIsr = (q) => this.delayedProduces.failAll(q, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
     p.onIsrChangeProposed = (q, proposal) => this.sendIsrChange(q, proposal);
+    if (created) p.openLeaderEpochs();
     this.partitions.set(key(a.topic, a.partition), p);
     return p;
   }

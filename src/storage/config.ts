@@ -93,7 +93,15 @@ function check(ok: boolean, name: string, value: number, rule: string): void {
 }
 
 /** Returns a validated copy; throws StorageError(ERR_TRIB_STORAGE_INVALID_CONFIG). */
+/**
+ * Configs validateLogConfig returned: validated already, and never modified
+ * (logs replace their config, they do not change it), so the thousands of
+ * partitions of a topic share one object instead of one copy each.
+ */
+const validatedConfigs = new WeakSet<LogConfig>();
+
 export function validateLogConfig(cfg: LogConfig): LogConfig {
+  if (validatedConfigs.has(cfg)) return cfg;
   const int = (v: number): boolean => Number.isSafeInteger(v);
   check(int(cfg.segmentBytes) && cfg.segmentBytes >= 14 && cfg.segmentBytes <= SEGMENT_BYTES_MAX,
     'segmentBytes', cfg.segmentBytes, `must be an integer in [14, ${SEGMENT_BYTES_MAX}]`);
@@ -115,5 +123,7 @@ export function validateLogConfig(cfg: LogConfig): LogConfig {
   check(int(c.maxCompactionLagMs) && c.maxCompactionLagMs >= 1, 'maxCompactionLagMs', c.maxCompactionLagMs, 'must be an integer >= 1');
   check(c.minCompactionLagMs <= c.maxCompactionLagMs, 'minCompactionLagMs', c.minCompactionLagMs,
     `must not exceed maxCompactionLagMs ${c.maxCompactionLagMs}`);
-  return { ...cfg };
+  const copy = Object.freeze({ ...cfg });
+  validatedConfigs.add(copy);
+  return copy;
 }

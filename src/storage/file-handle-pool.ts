@@ -71,7 +71,12 @@ export class FileHandlePool {
     return this.lru.size + this.pinnedOpen;
   }
 
-  /** Opens a file and returns a handle whose descriptor is open (it is about to be used). */
+  /**
+   * Opens a file and returns a handle. The descriptor of an existing file is
+   * opened on its first use (recovery after a crash opens three files per
+   * partition and often never touches two of them: empty indexes); a
+   * missing file is created now.
+   */
   open(path: string, create: boolean): PooledFileHandle {
     const { O_RDWR, O_CREAT } = nodeFs.constants;
     // A stat first (no exception when missing: an ENOENT or EEXIST error
@@ -79,10 +84,13 @@ export class FileHandlePool {
     // gives the size and tells a file created now (nothing to fsync until
     // written) from an existing one. Storage is the only writer of these files.
     const st = nodeFs.statSync(path, { throwIfNoEntry: false });
-    const existed = st !== undefined;
-    const fd = this.openFd(path, create ? O_RDWR | O_CREAT : O_RDWR);
-    const h = new PooledFileHandle(path, this, fd, existed ? st.size : 0, existed);
-    this.lru.set(h, true);
+    let h: PooledFileHandle;
+    if (st !== undefined) {
+      h = new PooledFileHandle(path, this, -1, st.size, true);
+    } else {
+      h = new PooledFileHandle(path, this, this.openFd(path, create ? O_RDWR | O_CREAT : O_RDWR), 0, false);
+      this.lru.set(h, true);
+    }
     let set = this.byPath.get(path);
     if (set === undefined) this.byPath.set(path, (set = new Set()));
     set.add(h);

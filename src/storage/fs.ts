@@ -38,6 +38,8 @@ export interface FileSystem {
   mkdirp(path: string): void;
   /** Entry names (files and directories) of a directory, sorted. */
   readdir(path: string): string[];
+  /** Names of the directories directly in a directory, sorted (one call, no stat per entry). */
+  subdirectories(path: string): string[];
   /** Atomic rename of a file or directory (replaces an existing file). */
   rename(from: string, to: string): void;
   unlink(path: string): void;
@@ -102,6 +104,11 @@ export class NodeFileSystem implements FileSystem {
 
   readdir(path: string): string[] {
     return this.handles.withRelief(path, () => nodeFs.readdirSync(path)).sort();
+  }
+
+  subdirectories(path: string): string[] {
+    const entries = this.handles.withRelief(path, () => nodeFs.readdirSync(path, { withFileTypes: true }));
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
   }
 
   rename(from: string, to: string): void {

@@ -15,6 +15,14 @@ import type { FileHandle } from './fs.js';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
 export const TIME_INDEX_ENTRY_BYTES = 12;
+/**
+ * The arrays of an index with no entries, shared (never written: an append
+ * grows them into new arrays first). Most segments of a node with many
+ * partitions are too small for an entry; four typed arrays each was ~0.7 KiB
+ * per partition.
+ */
+const EMPTY_INT32 = new Int32Array(0);
+const EMPTY_BIGINT64 = new BigInt64Array(0);
 /** Buffered entries are written out once this many are pending. */
 const PERSIST_EVERY_ENTRIES = 64;
 
@@ -66,6 +74,8 @@ abstract class SparseIndexFile {
   protected readWholeFile(): Buffer | null {
     const size = this.file.size();
     if (size % this.entryBytes !== 0) return null;
+    // Empty: no read (which would open a descriptor for nothing).
+    if (size === 0) return Buffer.alloc(0);
     const buf = Buffer.allocUnsafe(size);
     return this.file.read(buf, 0, size, 0) === size ? buf : null;
   }
@@ -83,7 +93,8 @@ abstract class SparseIndexFile {
   reset(): void {
     this.entries = 0;
     this.persisted = 0;
-    this.file.truncate(0);
+    // Already empty (a small segment's index): no call, and no descriptor opened for it.
+    if (this.file.size() !== 0) this.file.truncate(0);
   }
 
   /** Writes buffered entries in one call. */
@@ -109,8 +120,8 @@ abstract class SparseIndexFile {
 
 /** Sparse relativeOffset -> position. */
 export class OffsetIndex extends SparseIndexFile {
-  private rel: Int32Array = new Int32Array(0);
-  private pos: Int32Array = new Int32Array(0);
+  private rel: Int32Array = EMPTY_INT32;
+  private pos: Int32Array = EMPTY_INT32;
 
   constructor(file: FileHandle, maxEntries: number) {
     super(file, OFFSET_INDEX_ENTRY_BYTES, maxEntries);
@@ -169,8 +180,8 @@ export class OffsetIndex extends SparseIndexFile {
     const buf = this.readWholeFile();
     if (buf === null) return false;
     const n = buf.length / OFFSET_INDEX_ENTRY_BYTES;
-    const rel = new Int32Array(Math.max(n, 16));
-    const pos = new Int32Array(Math.max(n, 16));
+    const rel = n === 0 ? EMPTY_INT32 : new Int32Array(Math.max(n, 16));
+    const pos = n === 0 ? EMPTY_INT32 : new Int32Array(Math.max(n, 16));
     for (let i = 0; i < n; i++) {
       const r = buf.readInt32BE(i * 8);
       const p = buf.readInt32BE(i * 8 + 4);
@@ -197,8 +208,8 @@ export class OffsetIndex extends SparseIndexFile {
 
 /** Sparse maxTimestampSoFar -> relativeOffset of that timestamp's batch. */
 export class TimeIndex extends SparseIndexFile {
-  private ts: BigInt64Array = new BigInt64Array(0);
-  private rel: Int32Array = new Int32Array(0);
+  private ts: BigInt64Array = EMPTY_BIGINT64;
+  private rel: Int32Array = EMPTY_INT32;
 
   constructor(file: FileHandle, maxEntries: number) {
     super(file, TIME_INDEX_ENTRY_BYTES, maxEntries);
@@ -262,8 +273,8 @@ export class TimeIndex extends SparseIndexFile {
     const buf = this.readWholeFile();
     if (buf === null) return false;
     const n = buf.length / TIME_INDEX_ENTRY_BYTES;
-    const ts = new BigInt64Array(Math.max(n, 16));
-    const rel = new Int32Array(Math.max(n, 16));
+    const ts = n === 0 ? EMPTY_BIGINT64 : new BigInt64Array(Math.max(n, 16));
+    const rel = n === 0 ? EMPTY_INT32 : new Int32Array(Math.max(n, 16));
     for (let i = 0; i < n; i++) {
       const t = buf.readBigInt64BE(i * 12);
       const r = buf.readInt32BE(i * 12 + 8);

@@ -54,6 +54,8 @@ export interface LoadOptions {
    * per partition on start-up after a crash. Default true (the metadata log).
    */
   syncRecovered?: boolean;
+  /** The directory is known to exist (listed by the caller): no mkdir call. */
+  dirExists?: boolean;
 }
 
 export interface LoadedLog {
@@ -62,13 +64,14 @@ export interface LoadedLog {
   /** Everything below it is fsynced: the log end offset, or the base of the first segment recovered without fsync. */
   recoveryPoint: bigint;
   report: RecoveryReport;
+  /** The directory's file names when it was listed (before segments were cut or created). */
+  fileNames: readonly string[];
 }
 
 const STRAY_SUFFIXES = ['.tmp', '.deleted', '.swap', '.cleaned'];
 
 /** Segment base offsets that have a .log file; removes strays and orphan indexes. */
-function listSegments(fs: FileSystem, dir: string, strays: string[]): bigint[] {
-  const names = fs.readdir(dir);
+function listSegments(fs: FileSystem, names: readonly string[], dir: string, strays: string[]): bigint[] {
   const logs = new Set<bigint>();
   for (const name of names) {
     const parsed = parseSegmentFileName(name);
@@ -159,7 +162,7 @@ function openSegments(opts: LoadOptions, bases: bigint[], report: RecoveryReport
 
 export function loadLog(opts: LoadOptions): LoadedLog {
   const { fs, dir, config, nowMs } = opts;
-  fs.mkdirp(dir);
+  if (opts.dirExists !== true) fs.mkdirp(dir);
   const report: RecoveryReport = {
     dir,
     hadCleanShutdown: opts.hadCleanShutdown,
@@ -174,7 +177,8 @@ export function loadLog(opts: LoadOptions): LoadedLog {
     logStartOffset: 0n,
     logEndOffset: 0n,
   };
-  const bases = listSegments(fs, dir, report.strayFilesDeleted);
+  const names = fs.readdir(dir);
+  const bases = listSegments(fs, names, dir, report.strayFilesDeleted);
   const opened = openSegments(opts, bases, report);
   const segments = opened.segments;
   let firstUnsynced = opened.firstUnsynced;
@@ -198,5 +202,7 @@ export function loadLog(opts: LoadOptions): LoadedLog {
   report.logStartOffset = logStartOffset;
   report.logEndOffset = (segments[segments.length - 1] as LogSegment).nextOffset;
   const recoveryPoint = firstUnsynced !== null && firstUnsynced < report.logEndOffset ? firstUnsynced : report.logEndOffset;
-  return { segments, logStartOffset, recoveryPoint, report };
+  // Without the strays removed; snapshots beyond the end are the producer state's to delete.
+  const remaining = report.strayFilesDeleted.length === 0 ? names : names.filter((n) => !report.strayFilesDeleted.includes(n));
+  return { segments, logStartOffset, recoveryPoint, report, fileNames: remaining };
 }

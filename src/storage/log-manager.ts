@@ -38,12 +38,23 @@ export interface LogManagerOptions {
   checkpointIntervalMs?: number;
   /** Log cleaner settings (compaction of logs with cleanup.policy=compact). */
   cleaner?: LogCleanerOptions;
+  /**
+   * After a clean shutdown, open each log the checkpoints cover without
+   * reading its directory, and load it on first use (default true). False
+   * loads every log at start-up, as after a crash but without scanning.
+   */
+  deferCleanLogs?: boolean;
+  /** Told the recovery report of each deferred log when it is loaded (the broker logs damaged ones). */
+  onDeferredLoad?: (report: RecoveryReport) => void;
 }
 
 export interface LogManagerStartup {
   manager: LogManager;
   hadCleanShutdown: boolean;
+  /** Reports of the logs opened now (every log after a crash; after a clean shutdown only those the checkpoints do not cover). */
   reports: RecoveryReport[];
+  /** Logs left for loading on first use (`PartitionLog.deferred`: clean shutdown, both checkpoints name them). */
+  deferred: number;
   /** Checkpoint files that existed but did not parse (treated as absent). */
   checkpointProblems: string[];
   /** `*-delete` directories of interrupted deletions, now removed. */
@@ -111,10 +122,13 @@ export class LogManager {
     const startOffsets = checkpointMap(fs, join(dataDir, LOG_START_OFFSET_CHECKPOINT), checkpointProblems);
     const reports: RecoveryReport[] = [];
     const deletionsCompleted: string[] = [];
+    let deferred = 0;
     const ignored = opts.isIgnoredDir ?? ((name: string) => name.startsWith('__cluster_metadata'));
-    for (const name of fs.readdir(dataDir)) {
+    // One of each for every log (tens of thousands at start-up), not one per log.
+    const onCheckpointNeeded = (): void => manager.checkpoint();
+    const nowMs = opts.clock.nowMs();
+    for (const name of fs.subdirectories(dataDir)) {
       const path = join(dataDir, name);
-      if (!fs.isDirectory(path)) continue;
       if (name.endsWith('-delete')) {
         fs.rmrf(path);
         deletionsCompleted.push(name);
@@ -122,20 +136,36 @@ export class LogManager {
       }
       const tp = parsePartitionDirName(name);
       if (tp === null || ignored(name)) continue;
-      const { log, report } = PartitionLog.open({
+      const base = {
         fs,
         clock: opts.clock,
         dir: path,
         topic: tp.topic,
         partition: tp.partition,
         config: opts.configFor?.(tp.topic) ?? manager.defaultConfig,
-        recoveryPoint: recoveryPoints?.get(name),
-        logStartOffset: startOffsets?.get(name),
+        onCheckpointNeeded,
+        dirExists: true,
+      };
+      const recoveryPoint = recoveryPoints?.get(name);
+      const logStartOffset = startOffsets?.get(name);
+      if (hadCleanShutdown && opts.deferCleanLogs !== false && recoveryPoint !== undefined && logStartOffset !== undefined && logStartOffset <= recoveryPoint) {
+        // Clean shutdown: the checkpoints give its bounds; its files are read on first use.
+        const log = PartitionLog.deferred({ ...base, recoveryPoint, logStartOffset, onDeferredLoad: opts.onDeferredLoad });
+        manager.logs.set(name, log);
+        // Its first retention check (which loads it) waits one interval, so
+        // start-up does not load every deferred log in its first ticks.
+        manager.lastRetentionMs.set(log, nowMs);
+        deferred++;
+        continue;
+      }
+      const { log, report } = PartitionLog.open({
+        ...base,
+        recoveryPoint,
+        logStartOffset,
         hadCleanShutdown,
         // After a crash: validate the active segments but fsync them later
         // (the first flush), not thousands of fsyncs before serving.
         deferRecoveryFlush: true,
-        onCheckpointNeeded: () => manager.checkpoint(),
       });
       manager.logs.set(name, log);
       reports.push(report);
@@ -145,7 +175,7 @@ export class LogManager {
     // crash from now on is seen as unclean.
     manager.checkpoint();
     if (hadCleanShutdown) fs.unlink(marker);
-    return { manager, hadCleanShutdown, reports, checkpointProblems, deletionsCompleted };
+    return { manager, hadCleanShutdown, reports, deferred, checkpointProblems, deletionsCompleted };
   }
 
   get dataDir(): string {

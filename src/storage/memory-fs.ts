@@ -144,6 +144,11 @@ export class MemoryFileSystem implements FileSystem {
     return names.sort();
   }
 
+  subdirectories(path: string): string[] {
+    const p = normalize(path);
+    return this.readdir(p).filter((name) => this.dirs.has(p === '/' ? `/${name}` : `${p}/${name}`));
+  }
+
   rename(from: string, to: string): void {
     const src = normalize(from);
     const dst = normalize(to);

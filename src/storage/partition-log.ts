@@ -44,11 +44,22 @@ export interface PartitionLogOptions {
    * `syncRecovered`). The LogManager sets it; default false.
    */
   deferRecoveryFlush?: boolean;
+  /** The directory exists (the LogManager listed it): opening makes no mkdir call. */
+  dirExists?: boolean;
   /**
    * Called when the recovery point went down or the log start offset went up,
    * so the owner rewrites its checkpoint files before anything else happens.
    */
   onCheckpointNeeded?: (() => void) | undefined;
+  /** Called with the recovery report when a deferred log (`PartitionLog.deferred`) is loaded on first use. */
+  onDeferredLoad?: ((report: RecoveryReport) => void) | undefined;
+}
+
+/** A log left by a clean shutdown, opened without touching its directory (`PartitionLog.deferred`). */
+export interface DeferredLogOptions extends PartitionLogOptions {
+  /** The checkpointed recovery point: after a clean shutdown, the log end offset. */
+  recoveryPoint: bigint;
+  logStartOffset: bigint;
 }
 
 /** Where an append landed. */
@@ -77,7 +88,14 @@ export class PartitionLog {
   private readonly fs: FileSystem;
   private readonly clock: Clock;
   private cfg: LogConfig;
-  private readonly segments: LogSegment[];
+  /** The segments, or null while a deferred log is not loaded yet (see `deferred`). */
+  private loadedSegments: LogSegment[] | null;
+  /** Until a deferred log is loaded: its log end offset (the checkpointed recovery point). */
+  private readonly deferredEndOffset: bigint;
+  /** A high watermark given before a deferred log was loaded, for its producer state once loaded. */
+  private pendingHighWatermark: bigint | null = null;
+  /** A deferred log's `onDeferredLoad` (the rest of its options are in the fields). */
+  private readonly onDeferredLoad: ((report: RecoveryReport) => void) | undefined;
   private startOffset: bigint;
   private recoveryPointOffset: bigint;
   private lastFlushMs: number;
@@ -88,25 +106,30 @@ export class PartitionLog {
   private readonly onCheckpointNeeded: () => void;
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
   private readonly boundCache = new BoundPositionCache();
-  /** Idempotent producer state and its `.snapshot` files (producer-state/). */
-  private readonly producers: LogProducerState;
+  /** Idempotent producer state and its `.snapshot` files (producer-state/); loaded with the segments. */
+  private producerFiles: LogProducerState | null;
+  private readonly dirExists: boolean;
 
-  private constructor(opts: PartitionLogOptions, segments: LogSegment[], logStartOffset: bigint, recoveryPoint: bigint) {
+  private constructor(opts: PartitionLogOptions, segments: LogSegment[] | null, logStartOffset: bigint, recoveryPoint: bigint) {
     this.topic = opts.topic;
     this.partition = opts.partition;
     this.dir = opts.dir;
     this.fs = opts.fs;
     this.clock = opts.clock;
     this.cfg = opts.config;
-    this.segments = segments;
+    this.loadedSegments = segments;
+    this.onDeferredLoad = opts.onDeferredLoad;
+    this.dirExists = opts.dirExists === true;
+    this.deferredEndOffset = recoveryPoint;
     this.startOffset = logStartOffset;
     // Recovery validated everything after the old recovery point, and fsynced
     // it unless deferRecoveryFlush (then rolled ones go at the next maybeFlush).
     this.recoveryPointOffset = recoveryPoint;
-    this.rolledSinceFlush = recoveryPoint < this.active.baseOffset;
+    this.rolledSinceFlush = segments !== null && recoveryPoint < (segments[segments.length - 1] as LogSegment).baseOffset;
     this.lastFlushMs = opts.clock.nowMs();
     this.onCheckpointNeeded = opts.onCheckpointNeeded ?? (() => {});
-    this.producers = new LogProducerState(opts.fs, opts.dir);
+    // A deferred log creates its producer state when it is loaded (less per idle partition).
+    this.producerFiles = segments === null ? null : new LogProducerState(opts.fs, opts.dir);
   }
 
   /** Opens the directory (creating it when missing), recovering it as needed. */
@@ -121,11 +144,82 @@ export class PartitionLog {
       logStartOffset: opts.logStartOffset ?? null,
       hadCleanShutdown: opts.hadCleanShutdown ?? false,
       syncRecovered: opts.deferRecoveryFlush !== true,
+      dirExists: opts.dirExists === true,
     });
     const log = new PartitionLog({ ...opts, config }, loaded.segments, loaded.logStartOffset, loaded.recoveryPoint);
-    const producerState = log.producers.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs());
+    const producerState = log.producers.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs(), loaded.fileNames);
     const txnIndexes = rebuildTxnIndexes(opts.fs, opts.dir, loaded.segments, loaded.logStartOffset);
     return { log, report: { ...loaded.report, producerState, txnIndexes } };
+  }
+
+  /**
+   * A log the last shutdown closed cleanly, opened without touching its
+   * directory: its bounds come from the checkpoints (after a clean shutdown
+   * the recovery point is the log end offset). The segments, indexes and
+   * producer state are loaded on first use (an append, a read, a lookup,
+   * retention), as a clean-shutdown `open` would load them. Until then
+   * nothing is open, nothing is dirty and closing it does nothing.
+   * Start-up with many partitions then costs no file-system call per
+   * partition (issue 17; src/storage/README.md, "Recovery").
+   */
+  static deferred(opts: DeferredLogOptions): PartitionLog {
+    invariant(opts.logStartOffset <= opts.recoveryPoint, 'a deferred log starts at or below its end');
+    return new PartitionLog({ ...opts, config: validateLogConfig(opts.config), hadCleanShutdown: true }, null, opts.logStartOffset, opts.recoveryPoint);
+  }
+
+  /** Whether the segments are loaded (false only for a deferred log before its first use). */
+  get isLoaded(): boolean {
+    return this.loadedSegments !== null;
+  }
+
+  /** The segments, loading a deferred log first. */
+  private get segments(): LogSegment[] {
+    return this.loadedSegments ?? this.loadDeferred();
+  }
+
+  private get producers(): LogProducerState {
+    if (this.loadedSegments === null) this.loadDeferred();
+    return this.producerFiles as LogProducerState;
+  }
+
+  /**
+   * Loads a deferred log as `open` after a clean shutdown would have: every
+   * segment trusted, its indexes checked (a segment whose indexes do not
+   * check out is scanned, and may be cut). On a file-system error (out of
+   * descriptors) it throws and the next use tries again.
+   */
+  private loadDeferred(): LogSegment[] {
+    const nowMs = this.clock.nowMs();
+    const before = { start: this.startOffset, recoveryPoint: this.recoveryPointOffset };
+    const loaded = loadLog({
+      fs: this.fs, dir: this.dir, config: this.cfg, nowMs,
+      recoveryPoint: this.recoveryPointOffset, logStartOffset: this.startOffset, hadCleanShutdown: true, syncRecovered: false,
+      dirExists: this.dirExists,
+    });
+    this.loadedSegments = loaded.segments;
+    this.startOffset = loaded.logStartOffset;
+    this.recoveryPointOffset = loaded.recoveryPoint;
+    this.rolledSinceFlush = loaded.recoveryPoint < this.active.baseOffset;
+    const producers = new LogProducerState(this.fs, this.dir);
+    this.producerFiles = producers;
+    const producerState = producers.load(this, true, nowMs, loaded.fileNames);
+    if (this.pendingHighWatermark !== null) producers.state.onHighWatermarkUpdated(this.pendingHighWatermark);
+    this.pendingHighWatermark = null;
+    const txnIndexes = rebuildTxnIndexes(this.fs, this.dir, loaded.segments, loaded.logStartOffset);
+    // Only damaged files change the bounds the checkpoints gave (a cut tail).
+    if (loaded.logStartOffset !== before.start || loaded.recoveryPoint !== before.recoveryPoint) this.onCheckpointNeeded();
+    this.onDeferredLoad?.({ ...loaded.report, producerState, txnIndexes });
+    return loaded.segments;
+  }
+
+  /**
+   * The partition's high watermark moved (replication): the producer state
+   * keeps closed transactions until their markers are below it. A deferred
+   * log keeps the value for when it is loaded.
+   */
+  onHighWatermarkUpdated(highWatermark: bigint): void {
+    if (this.loadedSegments === null) this.pendingHighWatermark = highWatermark;
+    else this.producers.state.onHighWatermarkUpdated(highWatermark);
   }
 
   get config(): Readonly<LogConfig> {
@@ -137,7 +231,7 @@ export class PartitionLog {
   }
 
   get logEndOffset(): bigint {
-    return this.active.nextOffset;
+    return this.loadedSegments === null ? this.deferredEndOffset : this.active.nextOffset;
   }
 
   /** Offsets appended but not yet fsynced (Kafka's definition: end - recovery point). */
@@ -209,7 +303,8 @@ export class PartitionLog {
 
   updateConfig(config: LogConfig): void {
     this.cfg = validateLogConfig(config);
-    this.active.setIndexLimits(this.cfg);
+    // A deferred log opens its segments with the config current then.
+    if (this.loadedSegments !== null) this.active.setIndexLimits(this.cfg);
   }
 
   /**
@@ -243,6 +338,8 @@ export class PartitionLog {
   /** Forgets producers idle for `expirationMs` (producer.id.expiration.ms); returns how many. */
   removeExpiredProducers(nowMs: number, expirationMs: number): number {
     this.checkOpen();
+    // A deferred log's producers expire once it is loaded (no need to load it for this).
+    if (this.loadedSegments === null) return 0;
     return this.producers.removeExpired(nowMs, expirationMs);
   }
 
@@ -416,6 +513,8 @@ export class PartitionLog {
   /** fsyncs everything not yet flushed; the recovery point becomes the log end offset. */
   flush(): void {
     this.checkOpen();
+    // A deferred log not loaded yet has nothing unflushed (it came from a clean shutdown).
+    if (this.loadedSegments === null) return;
     for (let i = lookups.floorSegment(this.segments, this.recoveryPointOffset); i < this.segments.length; i++) {
       const seg = this.segments[i] as LogSegment;
       if (seg.dirty) seg.flush();
@@ -450,6 +549,11 @@ export class PartitionLog {
   /** Clean close: flush, then close every file. */
   close(): void {
     if (this.closed) return;
+    if (this.loadedSegments === null) {
+      // Never loaded: its files are as the last clean shutdown left them.
+      this.closed = true;
+      return;
+    }
     this.flush();
     this.producers.snapshot(this.logEndOffset, this.startOffset);
     for (const seg of this.segments) seg.close();
@@ -462,7 +566,7 @@ export class PartitionLog {
    * LogManager finishes the job at start-up) and removes it.
    */
   delete(): void {
-    if (!this.closed) for (const seg of this.segments) seg.close();
+    if (!this.closed && this.loadedSegments !== null) for (const seg of this.loadedSegments) seg.close();
     this.closed = true;
     let n = this.clock.nowMs();
     while (this.fs.exists(`${this.dir}.${n}-delete`)) n++;

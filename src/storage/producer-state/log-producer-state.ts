@@ -78,9 +78,10 @@ export class LogProducerState {
    * log holds no producer batches (a snapshot is written at every roll and
    * close), so nothing is scanned (Kafka does the same).
    */
-  load(log: ProducerStateLog, hadCleanShutdown: boolean, nowMs: number): ProducerStateLoad {
+  load(log: ProducerStateLog, hadCleanShutdown: boolean, nowMs: number, dirNames?: readonly string[]): ProducerStateLoad {
     const report: ProducerStateLoad = { snapshotLoaded: null, snapshotProblems: [], snapshotsBeyondEnd: [], batchesScanned: 0, producers: 0 };
-    const all = listSnapshots(this.fs, this.dir);
+    // `dirNames`: the directory's listing the loader just made (one readdir per partition at start-up, not two).
+    const all = listSnapshots(this.fs, this.dir, dirNames);
     for (const s of all) {
       if (s > log.logEndOffset) {
         deleteSnapshot(this.fs, this.dir, s);

@@ -47,9 +47,9 @@ export function parseSnapshotFileName(name: string): bigint | null {
 }
 
 /** Offsets of the snapshot files in `dir`, ascending. */
-export function listSnapshots(fs: FileSystem, dir: string): bigint[] {
+export function listSnapshots(fs: FileSystem, dir: string, names: readonly string[] = fs.readdir(dir)): bigint[] {
   const out: bigint[] = [];
-  for (const name of fs.readdir(dir)) {
+  for (const name of names) {
     const offset = parseSnapshotFileName(name);
     if (offset !== null) out.push(offset);
   }

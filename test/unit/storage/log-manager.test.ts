@@ -10,6 +10,7 @@ import {
   parsePartitionDirName,
 } from '../../../src/storage/log-manager.js';
 import type { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
+import type { RecoveryReport } from '../../../src/storage/log-loader.js';
 import { simpleBatch } from './batch-fixture.js';
 import { FS_KINDS, batchOffsets, config, makeEnv, readAll, type FsEnv } from './fs-env.js';
 
@@ -65,10 +66,11 @@ for (const kind of FS_KINDS) {
       assert.deepEqual(lso, [{ topic: 'orders', partition: 0, offset: 4n }, { topic: 'orders', partition: 1, offset: 0n }]);
       assert.ok(env.fs.exists(join(dataDir, CLEAN_SHUTDOWN_MARKER)));
 
-      const second = open(env);
+      const second = open(env, { deferCleanLogs: false });
       assert.equal(second.hadCleanShutdown, true);
       assert.equal(env.fs.exists(join(dataDir, CLEAN_SHUTDOWN_MARKER)), false);
       assert.equal(second.reports.length, 2);
+      assert.equal(second.deferred, 0);
       // A clean shutdown flushed everything: nothing is scanned (as in Kafka), indexes are loaded and checked.
       for (const r of second.reports) assert.equal(r.segmentsScanned.length, 0);
       const a2 = second.manager.getLog('orders', 0);
@@ -76,6 +78,80 @@ for (const kind of FS_KINDS) {
       assert.equal(a2.logStartOffset, 4n);
       assert.equal(a2.logEndOffset, 20n);
       assert.equal(second.manager.getLog('orders', 1)?.logEndOffset, 3n);
+      second.manager.close();
+    }));
+
+    it('after a clean shutdown defers every log to its first use, with the same bounds and data', withEnv(kind, (env) => {
+      const first = open(env);
+      const a = first.manager.getOrCreateLog('orders', 0);
+      for (let i = 0; i < 10; i++) a.append(simpleBatch(2, 40));
+      a.deleteRecordsBefore(4n);
+      first.manager.getOrCreateLog('orders', 1).append(simpleBatch(3));
+      const before = readAll(a, 4n);
+      first.manager.close();
+
+      const loadedReports: string[] = [];
+      const second = open(env, { onDeferredLoad: (r) => loadedReports.push(r.dir) });
+      assert.equal(second.reports.length, 0);
+      assert.equal(second.deferred, 2);
+      const a2 = second.manager.getLog('orders', 0);
+      const b2 = second.manager.getLog('orders', 1);
+      assert.ok(a2 !== undefined && b2 !== undefined);
+      // Bounds from the checkpoints, nothing loaded yet.
+      assert.deepEqual([a2.logStartOffset, a2.logEndOffset, a2.recoveryPoint, a2.isLoaded], [4n, 20n, 20n, false]);
+      assert.equal(b2.logEndOffset, 3n);
+      // A read loads it: the same batches as before the restart.
+      assert.deepEqual(readAll(a2, 4n), before);
+      assert.equal(a2.isLoaded, true);
+      assert.deepEqual(loadedReports, [a2.dir]);
+      assert.ok(a2.segmentCount > 1, 'several segments (segment.bytes 500)');
+      a2.append(simpleBatch(1));
+      assert.equal(a2.logEndOffset, 21n);
+      // The unused log closes without being loaded, and keeps its checkpoint entries.
+      second.manager.close();
+      assert.equal(b2.isLoaded, false);
+
+      const third = open(env);
+      assert.equal(third.deferred, 2);
+      assert.equal(third.manager.getLog('orders', 0)?.logEndOffset, 21n);
+      assert.equal(third.manager.getLog('orders', 1)?.logEndOffset, 3n);
+      assert.deepEqual(batchOffsets(readAll(third.manager.getLog('orders', 1) as NonNullable<ReturnType<LogManager['getLog']>>, 0n)), [0n]);
+      third.manager.close();
+    }));
+
+    it('a crash while logs are still deferred recovers them from the checkpoints they kept', withEnv(kind, (env) => {
+      const first = open(env);
+      const a = first.manager.getOrCreateLog('orders', 0);
+      for (let i = 0; i < 6; i++) a.append(simpleBatch(2, 40));
+      first.manager.getOrCreateLog('orders', 1).append(simpleBatch(3));
+      first.manager.close();
+      const second = open(env);
+      assert.equal(second.deferred, 2);
+      second.manager.getLog('orders', 1)?.append(simpleBatch(1));
+      // Crash: no close; orders-0 never loaded, orders-1 appended to.
+      const third = open(env);
+      assert.equal(third.hadCleanShutdown, false);
+      assert.equal(third.deferred, 0);
+      assert.equal(third.manager.getLog('orders', 0)?.logEndOffset, 12n);
+      assert.equal(third.manager.getLog('orders', 1)?.logEndOffset, 4n);
+      third.manager.close();
+    }));
+
+    it('a deferred log whose index was damaged rebuilds it when loaded', withEnv(kind, (env) => {
+      const first = open(env);
+      const a = first.manager.getOrCreateLog('orders', 0);
+      for (let i = 0; i < 10; i++) a.append(simpleBatch(2, 40));
+      const before = readAll(a, 0n);
+      const firstIndex = a.segmentPath(0n, '.index');
+      first.manager.close();
+      env.fs.writeFileAtomic(firstIndex, Buffer.from('garbage'));
+      const reports: RecoveryReport[] = [];
+      const second = open(env, { onDeferredLoad: (r) => reports.push(r) });
+      const a2 = second.manager.getLog('orders', 0);
+      assert.ok(a2 !== undefined);
+      assert.deepEqual(readAll(a2, 0n), before);
+      assert.equal(reports.length, 1);
+      assert.deepEqual(reports[0]?.indexesRebuilt, [0n]);
       second.manager.close();
     }));
 
