@@ -72,7 +72,13 @@ export interface FilterOutcome {
   changed: boolean;
   recordsKept: number;
   recordsRemoved: number;
-  /** Delete horizon of the tombstones kept in this batch, or null. */
+  /**
+   * Delete horizon of the tombstones (or marker) kept in this batch, or null;
+   * also null when that horizon had passed before this cleaning: such a
+   * record is kept only because this job could not remove it (at or after
+   * its end offset), and reporting it would make the log due again at once,
+   * spinning while the LSO or high watermark holds the bound.
+   */
   horizonMs: number | null;
   /** Size of the (decompressed) records section: the work this batch cost. */
   plainBytes: number;
@@ -152,12 +158,13 @@ export async function filterBatch(batch: Buffer, isLast: boolean, ctx: FilterCon
   const removed = records.length - kept.length;
   const needsHorizon = tombstonesKept > 0 && !hadHorizon;
   const horizonMs = tombstonesKept === 0 ? null : hadHorizon ? Number(header.baseTimestamp) : ctx.nowMs + ctx.deleteRetentionMs;
-  if (removed === 0 && !needsHorizon) return unchanged(kept.length, horizonMs);
+  const reportedHorizonMs = hadHorizon && header.baseTimestamp <= now ? null : horizonMs;
+  if (removed === 0 && !needsHorizon) return unchanged(kept.length, reportedHorizonMs);
   if (kept.length === 0) {
     return { batch: isLast ? emptyBatchLike(batch, header) : null, changed: true, recordsKept: 0, recordsRemoved: removed, horizonMs: null, plainBytes };
   }
   const rebuilt = await rebuildBatch(batch, header, section, kept, horizonMs);
-  return { batch: rebuilt, changed: true, recordsKept: kept.length, recordsRemoved: removed, horizonMs, plainBytes };
+  return { batch: rebuilt, changed: true, recordsKept: kept.length, recordsRemoved: removed, horizonMs: reportedHorizonMs, plainBytes };
 }
 
 /**
@@ -184,7 +191,8 @@ async function filterMarker(batch: Buffer, header: BatchHeader, isLast: boolean,
     return { batch: rebuilt, changed: true, recordsKept: records.length, recordsRemoved: 0, horizonMs, plainBytes };
   }
   const horizonMs = Number(header.baseTimestamp);
-  if (horizonMs > ctx.nowMs || verdict.indexEntryDropped) return kept(horizonMs);
+  if (horizonMs > ctx.nowMs) return kept(horizonMs);
+  if (verdict.indexEntryDropped) return kept(null); // goes at the log's next cleaning
   const removed = { changed: true, recordsKept: 0, recordsRemoved: header.recordsCount, horizonMs: null, plainBytes };
   return { batch: isLast ? emptyBatchLike(batch, header) : null, ...removed };
 }

@@ -91,7 +91,8 @@ export class CleanedTransactions {
     if (marker.type === ControlRecordType.Commit) return this.ongoingCommitted.delete(producerId) ? KEEP : NO_DATA;
     const aborted = this.ongoingAborted.get(producerId);
     this.ongoingAborted.delete(producerId);
-    if (aborted === undefined) return NO_DATA;
+    // No indexed abort: if batches of the producer were met they are this marker's (kept, conservatively).
+    if (aborted === undefined) return this.ongoingCommitted.delete(producerId) ? KEEP : NO_DATA;
     if (aborted.dataSeen) return KEEP;
     this.droppedEntries.add(aborted.txn.lastOffset);
     return { noDataLeft: true, indexEntryDropped: true };
