@@ -2,7 +2,8 @@
  * Builds the broker's TransactionService: the coordinator on
  * __transaction_state, producer ids from the broker's ProducerIdManager, and
  * markers sent with WriteTxnMarkers to the leaders the metadata image names,
- * on the inter-broker listener; and the partition leaders' TransactionVerifier
+ * on the inter-broker listener (written directly for partitions led here);
+ * and the partition leaders' TransactionVerifier
  * (KIP-890 part 1), which asks the id's coordinator with AddPartitionsToTxn
  * v4 verifyOnly (directly when the coordinator is this broker); and the
  * hanging transaction detector of the partitions led here.
@@ -11,7 +12,8 @@ import type { ConnectionSecurity } from '../net/connection-options.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
-import { MarkerSender } from '../coordinator/transaction/marker-sender.js';
+import { MarkerSender, type MarkerTransport, type WireMarker } from '../coordinator/transaction/marker-sender.js';
+import { tpKey } from '../coordinator/transaction/state.js';
 import { TransactionService, type TransactionSettings } from '../coordinator/transaction/transaction-service.js';
 import type { OffsetsTopicMetadata } from '../coordinator/group/group-service.js';
 import type { ProducerIdManager } from './producer-ids.js';
@@ -53,7 +55,7 @@ export function createTransactions(opts: BrokerTransactionsOptions): BrokerTrans
     return ep === undefined ? undefined : { host: ep.host, port: ep.port };
   }, `broker-${opts.nodeId}-txn-markers`, opts.security);
   const markers = new MarkerSender({
-    transport,
+    transport: localFirst(opts, transport),
     leaderOf: (tp) => {
       const topic = opts.metadata.topic(tp.topic);
       if (topic === undefined) return null;
@@ -94,6 +96,31 @@ export function createTransactions(opts: BrokerTransactionsOptions): BrokerTrans
       opts.hosted.txnVerification.setVerifier(null);
       service.stop();
       transport.close();
+    },
+  };
+}
+
+/**
+ * Markers for partitions led by this broker are written straight through
+ * its ReplicaManager (what the WriteTxnMarkers handler does with a request),
+ * not sent to itself over loopback: the next transaction of the producer
+ * waits for its previous markers (AddPartitionsToTxn), so that round trip
+ * was on every transaction's path. Other leaders get WriteTxnMarkers.
+ */
+function localFirst(opts: BrokerTransactionsOptions, remote: MarkerTransport): MarkerTransport {
+  return {
+    async writeTxnMarkers(leaderId: number, marker: WireMarker): Promise<Map<string, number>> {
+      if (leaderId !== opts.nodeId) return remote.writeTxnMarkers(leaderId, marker);
+      const results = await opts.hosted.txnMarkers.write({
+        producerId: marker.producerId,
+        producerEpoch: marker.producerEpoch,
+        coordinatorEpoch: marker.coordinatorEpoch,
+        commit: marker.committed,
+        partitions: marker.partitions,
+      });
+      const codes = new Map<string, number>();
+      marker.partitions.forEach((tp, i) => codes.set(tpKey(tp), (results[i] as (typeof results)[number]).errorCode));
+      return codes;
     },
   };
 }

@@ -118,6 +118,12 @@ export class Sender {
     this.enterFatal(err);
   }
 
+  /** Fails the batches of one partition not sent yet (it could not join the transaction). */
+  failUnsent(topic: string, partition: number, err: Error): void {
+    const q = this.accumulator.queue(topic, partition);
+    for (const b of [...q.batches]) if (!b.inFlight) this.finish(q, b, err);
+  }
+
   /** Stops the retry timers and waits for the requests under way (call after the last batch completed). */
   async close(): Promise<void> {
     this.closing = true;

@@ -63,6 +63,8 @@ export interface TxnSenderControl {
   assignProducerId(producerId: bigint, producerEpoch: number): void;
   scheduleDrain(): void;
   fail(err: Error): void;
+  /** Fails the unsent batches of a partition that could not be added to the transaction. */
+  failUnsent(topic: string, partition: number, err: Error): void;
 }
 
 function isRetriable(err: unknown): boolean {
@@ -82,6 +84,12 @@ export class TransactionManager {
   private addScheduled = false;
   private addInFlight = false;
   private abortCause: Error | null = null;
+  /**
+   * The coordinator found last: asked again only after a request to it
+   * failed (Java's client keeps it the same way), not before each request,
+   * which cost a FindCoordinator round trip per AddPartitionsToTxn and EndTxn.
+   */
+  private coordinatorId: number | null = null;
 
   constructor(
     private readonly cluster: Cluster,
@@ -95,10 +103,15 @@ export class TransactionManager {
     let concurrentWaits = 0;
     for (let attempt = 0; ; attempt++) {
       try {
-        const node = await findCoordinatorOnce(await this.cluster.anyConnection(), this.transactionalId, KEY_TYPE_TRANSACTION);
-        if (!this.cluster.metadata.brokers.has(node.nodeId)) await this.cluster.refreshMetadata([]);
-        return await op(await this.cluster.connectionTo(node.nodeId));
+        if (this.coordinatorId === null) {
+          const node = await findCoordinatorOnce(await this.cluster.anyConnection(), this.transactionalId, KEY_TYPE_TRANSACTION);
+          if (!this.cluster.metadata.brokers.has(node.nodeId)) await this.cluster.refreshMetadata([]);
+          this.coordinatorId = node.nodeId;
+        }
+        return await op(await this.cluster.connectionTo(this.coordinatorId));
       } catch (err) {
+        // Any failure may mean the coordinator moved (NOT_COORDINATOR, a lost connection): find it again next time.
+        if (!(err instanceof KafkaProtocolError && err.kafkaErrorCode === ErrorCode.CONCURRENT_TRANSACTIONS)) this.coordinatorId = null;
         // The previous transaction's markers are still being written: that takes milliseconds, so a short,
         // flat wait (Java's client waits 20 ms for AddPartitionsToTxn) instead of the exponential backoff.
         if (err instanceof KafkaProtocolError && err.kafkaErrorCode === ErrorCode.CONCURRENT_TRANSACTIONS && concurrentWaits < CONCURRENT_WAITS_MAX) {
@@ -161,11 +174,17 @@ export class TransactionManager {
     return new TributaryClientError(ClientErrorCode.TRANSACTION_STATE, `${call} is not allowed in state ${this.state}`);
   }
 
-  /** The Sender's gate: a partition sends only once it is in the transaction; the first ask starts AddPartitionsToTxn. */
+  /**
+   * The Sender's gate: a partition sends only once it is in the transaction;
+   * the first ask starts AddPartitionsToTxn. Also while committing or
+   * aborting: records sent just before commitTransaction() (not awaited)
+   * are flushed by it, so their partitions are still added then.
+   */
   gate(topic: string, partition: number): boolean {
     const key = `${topic}\u0000${partition}`;
     if (this.added.has(key)) return true;
-    if (this.state !== 'inTransaction' || this.adding.has(key)) return false;
+    const open = this.state === 'inTransaction' || this.state === 'committing' || this.state === 'aborting';
+    if (!open || this.adding.has(key)) return false;
     this.adding.add(key);
     this.toAdd.set(key, { topic, partition });
     // Every partition the Sender meets in this drain goes in one request (as Java's client batches
@@ -189,6 +208,9 @@ export class TransactionManager {
       for (const [key] of batch) this.added.add(key);
     } catch (err) {
       this.failSends(err);
+      // Their batches can never go in this transaction: fail them, so flush() (and the abort) can end.
+      const cause = err instanceof Error ? err : new Error(String(err));
+      for (const [, tp] of batch) this.sender.failUnsent(tp.topic, tp.partition, cause);
     } finally {
       for (const [key] of batch) this.adding.delete(key);
       this.addInFlight = false;
@@ -266,6 +288,11 @@ export class TransactionManager {
         this.state = 'abortable';
         throw this.toAbortable(err);
       }
+    }
+    // A partition could not be added, or a send failed, while the flush ran: nothing may be committed.
+    if (commit && this.abortCause !== null) {
+      this.state = 'abortable';
+      throw this.abortCause;
     }
     if (this.added.size > 0 || commit || this.adding.size > 0) {
       await this.onCoordinator('EndTxn', async (conn) => {

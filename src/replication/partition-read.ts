@@ -6,9 +6,14 @@
  * The visible end is the high watermark (read_uncommitted), the last stable
  * offset (read_committed, KIP-98) or, for a follower, the log end. A
  * read_committed read that returns records also lists the aborted
- * transactions overlapping [fetchOffset, LSO) from the segments' `.txnindex`
- * (Kafka's LocalLog.addAbortedTransactions, with the LSO as the upper
- * bound): the consumer drops their records; the batches stay opaque here.
+ * transactions overlapping the offsets it returns, [fetchOffset, the read's
+ * endOffsetBound): the first indexed batch after the bytes returned, from the
+ * offset index, without touching the data (Kafka's
+ * LocalLog.addAbortedTransactions and fetchUpperBoundOffset), from the
+ * segments' `.txnindex`: the consumer drops their records;
+ * the batches stay opaque here. Bounding it by the LSO instead would hand a
+ * consumer far behind every aborted transaction up to the LSO in every
+ * fetch (and search every later segment's index for them).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { ReadAllocator } from '../storage/fs.js';
@@ -37,6 +42,8 @@ export function readPartition(p: Partition, fetchOffset: bigint, maxBytes: numbe
   const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch, allocate });
   if (r.kind === 'offset_out_of_range') return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
   if (upTo !== 'lastStable' || r.sizeBytes === 0) return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes };
-  const abortedTransactions = p.log.collectAbortedTransactions(fetchOffset, visibleEnd);
+  const abortedUpTo = r.endOffsetBound < visibleEnd ? r.endOffsetBound : visibleEnd;
+  const abortedTransactions = p.log.collectAbortedTransactions(fetchOffset, abortedUpTo);
   return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes, abortedTransactions };
 }
+

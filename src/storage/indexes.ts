@@ -160,6 +160,27 @@ export class OffsetIndex extends SparseIndexFile {
     return found < 0 ? 0 : (this.pos[found] as number);
   }
 
+  /**
+   * Relative offset of the first entry at or after `position` (the batch
+   * starting there), or -1 when there is none: every batch before that
+   * position holds lower offsets.
+   */
+  relOffsetAtOrAfter(position: number): number {
+    let lo = 0;
+    let hi = this.entries - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.pos[mid] as number) >= position) {
+        found = mid;
+        hi = mid - 1;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return found < 0 ? -1 : (this.rel[found] as number);
+  }
+
   /** Position of the last entry, or 0 when empty. */
   lastPosition(): number {
     return this.entries === 0 ? 0 : (this.pos[this.entries - 1] as number);

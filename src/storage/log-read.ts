@@ -27,6 +27,13 @@ export type ReadResult =
       sizeBytes: number;
       /** The last chunk ends inside a batch (cut at maxBytes, as Kafka does). */
       partialTail: boolean;
+      /**
+       * No returned batch holds an offset at or after this one (from the
+       * offset index, so a little past the last batch returned; the bound of
+       * a read_committed fetch's aborted transactions). The start offset
+       * when nothing was returned.
+       */
+      endOffsetBound: bigint;
       logStartOffset: bigint;
       logEndOffset: bigint;
     }
@@ -62,6 +69,7 @@ export interface SegmentsRead {
   chunks: Buffer[];
   sizeBytes: number;
   partialTail: boolean;
+  endOffsetBound: bigint;
 }
 
 /**
@@ -79,6 +87,7 @@ export function readSegments(
   const chunks: Buffer[] = [];
   let sizeBytes = 0;
   let partialTail = false;
+  let endOffsetBound = startOffset;
   let remaining = Math.max(0, maxBytes);
   const minOneBatch = opts.minOneBatch ?? true;
   for (let i = floorSegment(segments, startOffset); i < segments.length && startOffset < bound; i++) {
@@ -95,13 +104,14 @@ export function readSegments(
     chunks.push(seg.read(first.position, n, opts.allocate));
     sizeBytes += n;
     remaining -= n;
+    endOffsetBound = seg.offsetUpperBoundAt(first.position + n);
     if (n < available) {
       partialTail = !endsOnBatch(seg, first.position, first.position + n);
       break;
     }
     if (endPosition < seg.sizeBytes || remaining <= 0) break;
   }
-  return { chunks, sizeBytes, partialTail };
+  return { chunks, sizeBytes, partialTail, endOffsetBound };
 }
 
 /** Whether `end` is a batch boundary, walking headers from `from` (only after a cut). */

@@ -386,8 +386,8 @@ export class PartitionLog {
     const bound = opts.maxOffsetExclusive !== undefined && opts.maxOffsetExclusive < logEndOffset
       ? opts.maxOffsetExclusive
       : logEndOffset;
-    const { chunks, sizeBytes, partialTail } = readSegments(this.segments, startOffset, bound, maxBytes, opts, this.boundCache);
-    return { kind: 'records', chunks, sizeBytes, partialTail, logStartOffset, logEndOffset };
+    const { chunks, sizeBytes, partialTail, endOffsetBound } = readSegments(this.segments, startOffset, bound, maxBytes, opts, this.boundCache);
+    return { kind: 'records', chunks, sizeBytes, partialTail, endOffsetBound, logStartOffset, logEndOffset };
   }
 
   /**

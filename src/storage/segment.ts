@@ -228,6 +228,17 @@ export class LogSegment {
     }
   }
 
+  /**
+   * An offset that no batch starting before `position` reaches (Kafka's
+   * fetchUpperBoundOffset): the base offset of the first indexed batch at or
+   * after it, else the segment's next offset. From the index alone, no read.
+   */
+  offsetUpperBoundAt(position: number): bigint {
+    if (position >= this.sizeBytes) return this.nextOffset;
+    const rel = this.offsetIndex.relOffsetAtOrAfter(position);
+    return rel < 0 ? this.nextOffset : this.baseOffset + BigInt(rel);
+  }
+
   /** The first batch ending at or after minOffset whose maxTimestamp >= target, or null. */
   findByTimestamp(timestampMs: bigint, minOffset: bigint): BatchInfo | null {
     if (this.sizeBytes === 0 || this.maxTimestampMs < timestampMs || minOffset >= this.nextOffset) return null;

@@ -7,13 +7,17 @@
 // leaders (KIP-890 part 1): many transactions per request; verifyOnly asks
 // whether each partition is already in the producer's ongoing transaction
 // (NONE, else INVALID_TXN_STATE) and writes nothing; without verifyOnly the
-// partitions are added (transaction version 2's implicit add).
+// partitions are added (transaction version 2's implicit add). v0-3: an add
+// that arrives while the previous transaction's markers are being written
+// waits for them (at most 100 ms) instead of answering
+// CONCURRENT_TRANSACTIONS at once (src/broker/txn-concurrent-wait.ts).
 import { AclOperation } from '../../protocol/acl-types.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../../protocol/messages/24-add-partitions-to-txn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { codeForVersion } from '../../coordinator/transaction/request-rules.js';
 import { tpKey, type TopicPartition } from '../../coordinator/transaction/state.js';
 import { defineHandler } from '../handler.js';
+import { afterMarkerPhase } from '../txn-concurrent-wait.js';
 import type { RequestContext } from '../request-context.js';
 
 type Topics = readonly { name: string; partitions: readonly number[] }[];
@@ -44,7 +48,10 @@ async function addOne(ctx: RequestContext, ref: { transactionalId: string; produ
   if (unknown.size > 0 || unwritable.size > 0) {
     return results(topics, (tp) => (unwritable.has(tp.topic) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : unknown.has(tpKey(tp)) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED));
   }
-  const code = codeForVersion('addPartitionsToTxn', ctx.apiVersion, await coordinator.addPartitions(ref, partitions));
+  // A producer's add that overtook its previous transaction's markers waits for them (txn-concurrent-wait.ts).
+  const added = ctx.apiVersion >= 4 ? await coordinator.addPartitions(ref, partitions)
+    : await afterMarkerPhase(coordinator, ref.transactionalId, () => coordinator.addPartitions(ref, partitions));
+  const code = codeForVersion('addPartitionsToTxn', ctx.apiVersion, added);
   return results(topics, () => code);
 }
 

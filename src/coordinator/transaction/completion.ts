@@ -48,8 +48,8 @@ export interface TxnOutcomes {
 
 export class TxnCompletion {
   readonly outcomes: TxnOutcomes = { commits: 0, aborts: { client: 0, timeout: 0, fenced: 0 } };
-  /** Transactions whose markers are being written (not sent twice). */
-  private readonly markersInFlight = new Set<TxnMetadata>();
+  /** Transactions whose markers are being written (not sent twice), and when that phase ends. */
+  private readonly markersInFlight = new Map<TxnMetadata, Promise<void>>();
 
   constructor(
     private readonly deps: TxnCoordinatorDeps,
@@ -119,7 +119,7 @@ export class TxnCompletion {
   sendMarkers(shard: Shard, md: TxnMetadata): void {
     const prepared = md.state;
     if ((prepared !== 'PrepareCommit' && prepared !== 'PrepareAbort') || this.markersInFlight.has(md)) return;
-    this.markersInFlight.add(md);
+    this.markersInFlight.set(md, Promise.resolve()); // replaced below, once the phase's promise exists
     const still = (): boolean => this.isCurrent(shard) && shard.txns.get(md.transactionalId) === md && md.state === prepared;
     const request = {
       transactionalId: md.transactionalId,
@@ -129,7 +129,7 @@ export class TxnCompletion {
       coordinatorEpoch: shard.coordinatorEpoch,
       partitions: [...md.partitions].map(tpOf),
     };
-    void this.deps.markers
+    const phase = this.deps.markers
       .writeMarkers(request, still)
       .then(async (outcome) => {
         if (outcome !== 'done' || !still() || md.inFlight) return;
@@ -137,6 +137,16 @@ export class TxnCompletion {
         if (code === ErrorCode.NONE) this.deps.onCompleted?.(md.transactionalId, request.committed, request.producerId, request.producerEpoch);
       })
       .finally(() => this.markersInFlight.delete(md));
+    this.markersInFlight.set(md, phase.then(() => undefined, () => undefined));
+  }
+
+  /**
+   * Settles when the marker phase of `md` under way ends (its Complete*
+   * record written, or the phase stopped); null when none is. A request
+   * that would meet CONCURRENT_TRANSACTIONS can wait for it instead.
+   */
+  markerPhaseOf(md: TxnMetadata): Promise<void> | null {
+    return this.markersInFlight.get(md) ?? null;
   }
 
   private completeTarget(md: TxnMetadata, committed: boolean): TxnLogEntry {

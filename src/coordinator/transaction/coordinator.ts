@@ -184,6 +184,20 @@ export class TransactionCoordinator {
     return { shard, md };
   }
 
+  /**
+   * The marker phase under way for the id's previous transaction (settles
+   * when its Complete* record is written or the phase stops), or null. Until
+   * then AddPartitionsToTxn and AddOffsetsToTxn answer
+   * CONCURRENT_TRANSACTIONS; the broker waits for this, a bounded time,
+   * before answering so (src/broker/txn-concurrent-wait.ts).
+   */
+  markerPhase(transactionalId: string): Promise<void> | null {
+    const shard = this.shardOf(transactionalId);
+    if (typeof shard === 'number') return null;
+    const md = shard.txns.get(transactionalId);
+    return md === undefined ? null : this.completion.markerPhaseOf(md);
+  }
+
   /** Adds partitions to the transaction (one error for all of them, as Kafka). */
   async addPartitions(ref: TxnRef, partitions: readonly TopicPartition[]): Promise<number> {
     const v = this.validate(ref);

@@ -10,9 +10,12 @@
  *   - it is a tombstone (null value) and its batch's delete horizon has
  *     passed (KIP-534: attribute bit 6, horizon in baseTimestamp).
  * Records at or after `endOffset` (beyond what the offset map saw) are kept
- * untouched. Control batches (transaction markers) are kept verbatim (see
- * README: not yet pruned); the data batches of aborted transactions
- * (aborted-ranges.ts, from the `.txnindex`) go whole, as in Kafka's cleaner.
+ * untouched. The data batches of aborted transactions go whole, as in
+ * Kafka's cleaner. A transaction marker (control batch) is kept while any
+ * batch of its transaction is left before it; after that it gets a delete
+ * horizon (KIP-534, as tombstones do) and goes once the horizon has passed
+ * (cleaned-transactions.ts decides; markers at or after `endOffset` are
+ * left as they are).
  *
  * A rebuilt batch keeps: baseOffset, lastOffsetDelta (so offsets never move
  * and the batch still ends where it did), partitionLeaderEpoch, codec,
@@ -45,7 +48,7 @@ import {
 import { checkBatch } from '../../protocol/record-batch/reader.js';
 import { readRecord, recordSize, writeRecord, type KafkaRecord, type RecordCursor } from '../../protocol/record-batch/record.js';
 import type { OffsetMap } from './offset-map.js';
-import type { AbortedRanges } from './aborted-ranges.js';
+import type { CleanedTransactions } from './cleaned-transactions.js';
 
 export interface FilterContext {
   map: OffsetMap;
@@ -54,8 +57,13 @@ export interface FilterContext {
   nowMs: number;
   deleteRetentionMs: number;
   decompressedBytesMax?: number;
-  /** Transactional data of aborted transactions: removed whole (Kafka's cleaner discards it). */
-  abortedTxns?: AbortedRanges;
+  /**
+   * The transaction state of the pass, fed every batch in offset order:
+   * aborted transactions' data goes whole, markers with no data left go
+   * after their delete horizon. Absent: every batch counts as non-transactional
+   * and control batches are kept verbatim.
+   */
+  txns?: CleanedTransactions;
 }
 
 export interface FilterOutcome {
@@ -64,7 +72,13 @@ export interface FilterOutcome {
   changed: boolean;
   recordsKept: number;
   recordsRemoved: number;
-  /** Delete horizon of the tombstones kept in this batch, or null. */
+  /**
+   * Delete horizon of the tombstones (or marker) kept in this batch, or null;
+   * also null when that horizon had passed before this cleaning: such a
+   * record is kept only because this job could not remove it (at or after
+   * its end offset), and reporting it would make the log due again at once,
+   * spinning while the LSO or high watermark holds the bound.
+   */
   horizonMs: number | null;
   /** Size of the (decompressed) records section: the work this batch cost. */
   plainBytes: number;
@@ -108,8 +122,8 @@ export async function filterBatch(batch: Buffer, isLast: boolean, ctx: FilterCon
   let plainBytes = batch.length - BATCH_HEADER_BYTES;
   const unchanged = (kept: number, horizonMs: number | null): FilterOutcome =>
     ({ batch, changed: false, recordsKept: kept, recordsRemoved: 0, horizonMs, plainBytes });
-  if (isControlBatch(header.attributes)) return unchanged(header.recordsCount, null);
-  if (ctx.abortedTxns?.covers(batch, 0) === true) {
+  if (isControlBatch(header.attributes)) return filterMarker(batch, header, isLast, ctx);
+  if (ctx.txns?.onDataBatch(batch, 0) === true) {
     const gone = { changed: true, recordsKept: 0, recordsRemoved: header.recordsCount, horizonMs: null, plainBytes };
     return { batch: isLast ? emptyBatchLike(batch, header) : null, ...gone };
   }
@@ -144,12 +158,43 @@ export async function filterBatch(batch: Buffer, isLast: boolean, ctx: FilterCon
   const removed = records.length - kept.length;
   const needsHorizon = tombstonesKept > 0 && !hadHorizon;
   const horizonMs = tombstonesKept === 0 ? null : hadHorizon ? Number(header.baseTimestamp) : ctx.nowMs + ctx.deleteRetentionMs;
-  if (removed === 0 && !needsHorizon) return unchanged(kept.length, horizonMs);
+  const reportedHorizonMs = hadHorizon && header.baseTimestamp <= now ? null : horizonMs;
+  if (removed === 0 && !needsHorizon) return unchanged(kept.length, reportedHorizonMs);
   if (kept.length === 0) {
     return { batch: isLast ? emptyBatchLike(batch, header) : null, changed: true, recordsKept: 0, recordsRemoved: removed, horizonMs: null, plainBytes };
   }
   const rebuilt = await rebuildBatch(batch, header, section, kept, horizonMs);
-  return { batch: rebuilt, changed: true, recordsKept: kept.length, recordsRemoved: removed, horizonMs, plainBytes };
+  return { batch: rebuilt, changed: true, recordsKept: kept.length, recordsRemoved: removed, horizonMs: reportedHorizonMs, plainBytes };
+}
+
+/**
+ * A control batch: kept verbatim while its transaction has data left (or it
+ * is at or after `endOffset`); otherwise stamped with a delete horizon
+ * (now + delete.retention.ms) the first time, and removed (an empty batch if
+ * it ends its segment) once that horizon has passed, except in the pass that
+ * drops its `.txnindex` entry (cleaned-transactions.ts says why).
+ */
+async function filterMarker(batch: Buffer, header: BatchHeader, isLast: boolean, ctx: FilterContext): Promise<FilterOutcome> {
+  const plainBytes = batch.length - BATCH_HEADER_BYTES;
+  const kept = (horizonMs: number | null): FilterOutcome =>
+    ({ batch, changed: false, recordsKept: header.recordsCount, recordsRemoved: 0, horizonMs, plainBytes });
+  const verdict = ctx.txns?.onControlBatch(batch, 0);
+  const lastOffset = header.baseOffset + BigInt(header.lastOffsetDelta);
+  if (verdict === undefined || !verdict.noDataLeft || lastOffset >= ctx.endOffset) return kept(null);
+  if (header.recordsCount === 0) {
+    return isLast ? kept(null) : { batch: null, changed: true, recordsKept: 0, recordsRemoved: 0, horizonMs: null, plainBytes };
+  }
+  if (!hasDeleteHorizon(header)) {
+    const horizonMs = ctx.nowMs + ctx.deleteRetentionMs;
+    const { section, records } = await parseRecords(batch, header, ctx.decompressedBytesMax ?? DECOMPRESSED_BYTES_MAX);
+    const rebuilt = await rebuildBatch(batch, header, section, records, horizonMs);
+    return { batch: rebuilt, changed: true, recordsKept: records.length, recordsRemoved: 0, horizonMs, plainBytes };
+  }
+  const horizonMs = Number(header.baseTimestamp);
+  if (horizonMs > ctx.nowMs) return kept(horizonMs);
+  if (verdict.indexEntryDropped) return kept(null); // goes at the log's next cleaning
+  const removed = { changed: true, recordsKept: 0, recordsRemoved: header.recordsCount, horizonMs: null, plainBytes };
+  return { batch: isLast ? emptyBatchLike(batch, header) : null, ...removed };
 }
 
 /** The header fields a cleaned batch keeps, written into `out` (CRC left for last). */

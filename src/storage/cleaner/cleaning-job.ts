@@ -5,6 +5,7 @@
  * drives the job's phases step by step; these are the data they share.
  */
 import { AbortedRanges } from './aborted-ranges.js';
+import { CleanedTransactions } from './cleaned-transactions.js';
 import type { PartitionLog } from '../partition-log.js';
 import type { LogSegment } from '../segment.js';
 import { OffsetMap } from './offset-map.js';
@@ -37,8 +38,10 @@ export interface Job {
   changed: boolean;
   horizonMs: number | null;
   aborted: boolean;
-  /** Transactional data of aborted transactions below the limit: neither mapped nor kept. */
+  /** Map phase: transactional data of aborted transactions below the limit is not mapped. */
   abortedTxns: AbortedRanges;
+  /** Clean phase: the transaction state over the segments rewritten, in offset order (markers, aborted data, `.txnindex`). */
+  txns: CleanedTransactions;
 }
 
 /** `<topic>-<partition>`: how the cleaner names a log in results and its checkpoint. */
@@ -57,6 +60,7 @@ export function newJob(log: PartitionLog, state: LogState, firstDirty: bigint, l
       break;
     }
   }
+  const aborted = log.collectAbortedTransactions(log.logStartOffset, limit);
   const mapPosition = mapSegment !== null && firstDirty > mapSegment.baseOffset ? mapSegment.translateOffset(firstDirty).position : 0;
   return {
     log,
@@ -76,7 +80,8 @@ export function newJob(log: PartitionLog, state: LogState, firstDirty: bigint, l
     changed: false,
     horizonMs: null,
     aborted: false,
-    abortedTxns: new AbortedRanges(log.collectAbortedTransactions(log.logStartOffset, limit)),
+    abortedTxns: new AbortedRanges(aborted),
+    txns: new CleanedTransactions(aborted),
   };
 }
 

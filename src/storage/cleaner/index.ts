@@ -11,5 +11,6 @@ export {
 } from './log-cleaner.js';
 export { filterBatch, emptyBatchLike, hasDeleteHorizon, type FilterContext, type FilterOutcome } from './batch-filter.js';
 export { OffsetMap, OFFSET_MAP_ENTRIES_MAX_DEFAULT } from './offset-map.js';
-export { CLEANED_SUFFIX, swapInCleanedFiles, type SwapPoint } from './segment-swap.js';
+export { CLEANED_SUFFIX, SWAP_POINTS, swapInCleanedFiles, type SwapPoint } from './segment-swap.js';
+export { CleanedTransactions, type MarkerVerdict } from './cleaned-transactions.js';
 export { batchHasNullKey } from './keys.js';

@@ -311,7 +311,7 @@ export class LogCleaner {
     }
     const chunk = this.readChunk(src, job.srcPosition);
     const cc = compactionConfigOf(log.config);
-    const ctx: FilterContext = { map: job.map, endOffset: job.endOffset, nowMs, deleteRetentionMs: cc.deleteRetentionMs, abortedTxns: job.abortedTxns };
+    const ctx: FilterContext = { map: job.map, endOffset: job.endOffset, nowMs, deleteRetentionMs: cc.deleteRetentionMs, txns: job.txns };
     const outputs: Buffer[] = [];
     let removed = 0;
     let work = 0;
@@ -335,10 +335,25 @@ export class LogCleaner {
     if (outputs.length > 0) out.appendWithOffsets(Buffer.concat(outputs), log.config.indexIntervalBytes, nowMs);
     job.srcPosition += p;
     if (job.srcPosition < src.sizeBytes) return this.result('cleaned', job, p, removed);
+    this.writeCleanedTxnIndex(job, src, out);
     const swapped = this.finishSegment(job, src, out, nowMs);
     job.cleanIndex++;
     if (job.cleanIndex >= job.toClean.length) return this.complete(job, p, removed);
     return this.result(swapped ? 'swapped' : 'cleaned', job, p, removed);
+  }
+
+  /**
+   * The `.txnindex` of the cleaned copy: the original's entries but those of
+   * aborted transactions with no batch left (offsets never move, so the rest
+   * hold as they are). Dropping one counts as a change of the segment.
+   */
+  private writeCleanedTxnIndex(job: Job, src: LogSegment, out: LogSegment): void {
+    const original = src.txnIndex.all();
+    const retained = job.txns.retainedEntries(original);
+    if (retained.length !== original.length) job.changed = true;
+    if (!job.changed) return;
+    out.txnIndex.reset();
+    for (const e of retained) out.txnIndex.append(e);
   }
 
   /** Swaps the cleaned copy in (or drops it when nothing changed); true when swapped. */
@@ -357,10 +372,11 @@ export class LogCleaner {
     swapInCleanedFiles(this.deps.fs, log.dir, src.baseOffset, (point) => hook?.(point, log));
     const seg = LogSegment.open(this.deps.fs, log.dir, src.baseOffset, log.config, nowMs);
     if (!seg.loadIndexes(log.config.indexIntervalBytes)) seg.recover(log.config.indexIntervalBytes);
-    // Offsets never move and markers are kept, so the original's aborted transactions still hold.
+    // The swap put the cleaned copy's .txnindex in place; should it not load, write its entries again.
     if (seg.txnIndexNeedsRebuild !== null) {
       seg.txnIndex.reset();
-      for (const e of src.txnIndex.all()) seg.txnIndex.append(e);
+      for (const e of job.txns.retainedEntries(src.txnIndex.all())) seg.txnIndex.append(e);
+      seg.txnIndex.sync();
       seg.txnIndexNeedsRebuild = null;
     }
     seg.onBecomeInactive();

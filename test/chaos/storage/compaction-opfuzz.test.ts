@@ -1,10 +1,16 @@
 /**
- * Seeded random keyed writes (with tombstones and transaction markers),
+ * Seeded random keyed writes (with tombstones, committed and aborted
+ * transactions and markers of transactions without data here),
  * rolls, cleaner steps, retention, truncation above the high watermark,
  * restarts and crashes (MemoryFileSystem, also in the middle of a segment
  * swap), checked after every step against a model of what was written:
  *   - offsets never change: every record read back is the one written at
- *     its offset, offsets strictly increase, control batches stay;
+ *     its offset, offsets strictly increase; a marker stays while a record
+ *     of its transaction does, and until its delete horizon;
+ *   - a read_committed consumer (the real decoder, the log's aborted
+ *     transactions) sees exactly the committed records present, also after
+ *     crashes in the middle of a swap (the `.txnindex` is replaced after the
+ *     `.log`); aborted records are gone once everything was cleaned;
  *   - the latest record of every key is readable, unless it is a tombstone
  *     whose delete horizon may have passed;
  *   - the log end offset moves only with appends, truncations and crashes;
@@ -22,6 +28,7 @@ import { join } from 'node:path';
 import { buildControlBatch, buildRecordBatch, ControlRecordType } from '../../../src/protocol/record-batch/builder.js';
 import { ATTR_CONTROL } from '../../../src/protocol/record-batch/header.js';
 import { decodeRecordBatch, recordOffset, splitBatches } from '../../../src/protocol/record-batch/reader.js';
+import { decodePartition } from '../../../src/client/consumer-decode.js';
 import type { SwapPoint } from '../../../src/storage/cleaner/segment-swap.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../../src/storage/config.js';
 import { NodeFileSystem, type FileSystem } from '../../../src/storage/fs.js';
@@ -40,6 +47,16 @@ interface Written {
   value: string | null;
   control: boolean;
   appendedMs: number;
+  /** The transaction a data record or marker belongs to, or null. */
+  txn: TxnModel | null;
+}
+
+/** A transaction of the fuzz: its data is appended, then at once its marker (or, cut by a crash or truncation, an ABORT). */
+interface TxnModel {
+  producerId: bigint;
+  aborted: boolean;
+  /** The offset of its marker while it is in the log, else null. */
+  markerOffset: bigint | null;
 }
 
 class Crash extends Error {}
@@ -96,7 +113,12 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
   const open = (): { manager: LogManager; log: PartitionLog } => {
     const { manager } = LogManager.open({
       fs, clock, dataDir, defaultConfig: cfg, configFor: () => cfg,
-      cleaner: { backoffMs: 0, stepBytesMax, offsetMapEntriesMax: 2 + r.int(20), onSwapPoint, cleanableBound: () => hw },
+      // As the broker: nothing at or above the high watermark or the LSO is cleaned.
+      cleaner: { backoffMs: 0, stepBytesMax, offsetMapEntriesMax: 2 + r.int(20), onSwapPoint, cleanableBound: (l) => {
+        l.producerState.onHighWatermarkUpdated(hw); // the partition does this as its high watermark moves
+        const unstable = l.producerState.firstUnstableOffset();
+        return unstable !== null && unstable < hw ? unstable : hw;
+      } },
     });
     return { manager, log: manager.getOrCreateLog('fuzz', 0) };
   };
@@ -121,7 +143,44 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
     for (const o of [...written.keys()]) if (o >= leo) written.delete(o);
     boundaries = boundaries.filter((b) => b < leo).concat([leo]);
     if (hw > leo) hw = leo;
+    abortCutTransactions();
   };
+
+  /** Appends one batch at the log end and records it in the model. */
+  const appendBatch = (batch: Buffer, entries: Omit<Written, 'appendedMs'>[]): bigint => {
+    const res = log.append(batch);
+    assert.equal(res.baseOffset, leo);
+    entries.forEach((w, i) => written.set(res.baseOffset + BigInt(i), { ...w, appendedMs: clock.nowMs() }));
+    leo = res.lastOffset + 1n;
+    boundaries.push(leo);
+    return res.baseOffset;
+  };
+
+  const endTxn = (t: TxnModel, commit: boolean): void => {
+    t.aborted = !commit;
+    const batch = buildControlBatch({ type: commit ? ControlRecordType.Commit : ControlRecordType.Abort, producerId: t.producerId, producerEpoch: 0, coordinatorEpoch: 0, timestampMs: clock.nowMs() });
+    t.markerOffset = appendBatch(batch, [{ key: null, value: null, control: true, txn: t }]);
+  };
+
+  /** A crash or truncation that cut a transaction's marker but not all its data: the coordinator aborts it (its timeout). */
+  function abortCutTransactions(): void {
+    const cut = new Set<TxnModel>();
+    for (const w of written.values()) if (w.txn !== null && !w.control && (w.txn.markerOffset === null || w.txn.markerOffset >= leo)) cut.add(w.txn);
+    for (const t of cut) {
+      t.markerOffset = null;
+      endTxn(t, false);
+    }
+  }
+
+  /** What a read_committed consumer of the whole log sees (the real decoder, with the log's aborted transactions). */
+  const readCommitted = async (): Promise<bigint[]> => {
+    const res = log.read(log.logStartOffset, 1 << 30);
+    assert.ok(res.kind === 'records');
+    const target = { topic: 'fuzz', partition: 0, fetchOffset: log.logStartOffset, keyDeserializer: null, valueDeserializer: null };
+    const { records } = await decodePartition(target, Buffer.concat(res.chunks), log.collectAbortedTransactions(log.logStartOffset, log.logEndOffset));
+    return records.map((rec) => rec.offset);
+  };
+  const isAborted = (w: Written): boolean => w.txn !== null && w.txn.aborted;
 
   const check = async (): Promise<void> => {
     assert.equal(log.logEndOffset, leo, 'log end offset');
@@ -157,14 +216,25 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
     }
     // Control batches below the log start offset's segment may go with retention only.
     const latest = new Map<string, bigint>();
-    for (const [o, w] of written) if (o >= lso && w.key !== null && (latest.get(w.key) ?? -1n) < o) latest.set(w.key, o);
+    for (const [o, w] of written) if (o >= lso && w.key !== null && !isAborted(w) && (latest.get(w.key) ?? -1n) < o) latest.set(w.key, o);
     for (const [key, o] of latest) {
       const w = written.get(o) as Written;
       if (present.has(o)) continue;
       const tombstoneMayGo = w.value === null && w.appendedMs + (cfg.deleteRetentionMs ?? 0) <= clock.nowMs();
       assert.ok(tombstoneMayGo, `latest record of ${key} (offset ${o}, ${w.value === null ? 'tombstone' : 'value'}) is readable`);
     }
-    for (const [o, w] of written) if (w.control && o >= lso) assert.ok(present.has(o), `control batch ${o} kept`);
+    // A marker stays while a record of its transaction does, and until its delete horizon (stamped at a cleaning after its append).
+    for (const [o, w] of written) {
+      if (w.control && o >= lso && w.appendedMs + (cfg.deleteRetentionMs ?? 0) > clock.nowMs()) assert.ok(present.has(o), `control batch ${o} kept`);
+      if (!w.control && w.txn !== null && present.has(o)) {
+        const m = w.txn.markerOffset;
+        assert.ok(m !== null && present.has(m), `marker ${m} of the transaction of ${o} kept while ${o} is there`);
+      }
+    }
+    // read_committed sees exactly the records that are there and not aborted.
+    const visible = await readCommitted();
+    const expected = [...present].filter((o) => o >= lso && written.get(o)?.control === false && !isAborted(written.get(o) as Written)).sort((a, b) => (a < b ? -1 : 1));
+    assert.deepEqual(visible, expected, 'read_committed sees the committed records present');
     if (leo > lso) {
       const at = lso + BigInt(r.int(Number(leo - lso)));
       const one = log.read(at, 1);
@@ -180,11 +250,11 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
   /**
    * After cleaning everything below the log end twice, the second time past
    * every delete horizon: each key keeps only its latest offset, and no
-   * tombstone is left. Control batches stay (not pruned yet).
+   * tombstone is left. Control batches are not checked here.
    */
   const checkFullyCleaned = async (): Promise<void> => {
     const latest = new Map<string, bigint>();
-    for (const [o, w] of written) if (o >= lso && w.key !== null && (latest.get(w.key) ?? -1n) < o) latest.set(w.key, o);
+    for (const [o, w] of written) if (o >= lso && w.key !== null && !isAborted(w) && (latest.get(w.key) ?? -1n) < o) latest.set(w.key, o);
     const res = log.read(lso, 1 << 30);
     assert.ok(res.kind === 'records');
     const kept = new Map<string, bigint>();
@@ -196,6 +266,7 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
           const offset = recordOffset(header, rec);
           const key = rec.key?.toString() ?? null;
           assert.ok(key !== null, `keyless record at ${offset} after cleaning`);
+          assert.ok(!isAborted(written.get(offset) as Written), `aborted record at ${offset} kept after cleaning`);
           assert.equal(latest.get(key), offset, `offset ${offset} of ${key} is superseded by ${latest.get(key)} but was kept`);
           assert.ok(rec.value !== null, `tombstone of ${key} at ${offset} kept past its delete horizon`);
           assert.ok(!kept.has(key), `two records of ${key}`);
@@ -219,17 +290,25 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
         const key = `k${r.int(KEYS)}`;
         records.push({ key, value: r.next() < 0.15 ? null : `v${counter++}` });
       }
-      const batch = r.next() < 0.05
-        ? buildControlBatch({ type: ControlRecordType.Commit, producerId: 1n, producerEpoch: 0, coordinatorEpoch: 0, timestampMs: clock.nowMs() })
-        : await buildRecordBatch({ records: records.map((rec) => ({ key: rec.key, value: rec.value })), compression: codec, timestampMs: clock.nowMs() });
-      const control = batch.length > 0 && (batch.readInt16BE(21) & ATTR_CONTROL) !== 0;
-      const res = log.append(batch);
-      assert.equal(res.baseOffset, leo);
-      if (control) written.set(res.baseOffset, { key: null, value: null, control: true, appendedMs: clock.nowMs() });
-      else records.forEach((rec, i) => written.set(res.baseOffset + BigInt(i), { ...rec, control: false, appendedMs: clock.nowMs() }));
-      leo = res.lastOffset + 1n;
-      boundaries.push(leo);
-      return `append ${res.baseOffset}..${res.lastOffset} codec ${codec}${control ? ' control' : ''}`;
+      const kind = r.next();
+      if (kind < 0.05) {
+        // A marker of a transaction that wrote nothing here.
+        const t: TxnModel = { producerId: 1n, aborted: false, markerOffset: null };
+        endTxn(t, true);
+        return `append ${t.markerOffset} control (no data)`;
+      }
+      if (kind < 0.3) {
+        // A transaction: its data, then its marker (committed or aborted).
+        const t: TxnModel = { producerId: BigInt(11 + r.int(3)), aborted: false, markerOffset: null };
+        const batch = await buildRecordBatch({ records, compression: codec, timestampMs: clock.nowMs(), producerId: t.producerId, producerEpoch: 0, baseSequence: 0, transactional: true });
+        const base = appendBatch(batch, records.map((rec) => ({ ...rec, control: false, txn: t })));
+        const commit = r.next() < 0.6;
+        endTxn(t, commit);
+        return `append ${base}..${base + BigInt(n - 1)} transactional codec ${codec}, ${commit ? 'COMMIT' : 'ABORT'} at ${t.markerOffset}`;
+      }
+      const batch = await buildRecordBatch({ records: records.map((rec) => ({ key: rec.key, value: rec.value })), compression: codec, timestampMs: clock.nowMs() });
+      const base = appendBatch(batch, records.map((rec) => ({ ...rec, control: false, txn: null })));
+      return `append ${base}..${base + BigInt(n - 1)} codec ${codec}`;
     }
     if (x < 0.48) {
       log.roll();
@@ -249,7 +328,7 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
     if (x < 0.83) {
       const n = 1 + r.int(4);
       const kinds: string[] = [];
-      if (mem !== null && r.next() < 0.08) crashPoint = (['cleaned-written', 'old-indexes-removed', 'log-renamed', 'index-renamed', 'timeindex-renamed'] as const)[r.int(5)] as SwapPoint;
+      if (mem !== null && r.next() < 0.08) crashPoint = (['cleaned-written', 'old-indexes-removed', 'log-renamed', 'txnindex-replaced', 'index-renamed', 'timeindex-renamed'] as const)[r.int(6)] as SwapPoint;
       try {
         for (let i = 0; i < n; i++) kinds.push((await manager.cleaner.cleanOneStep(clock.nowMs())).kind);
       } catch (err) {
@@ -273,6 +352,7 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
       assert.ok(leo <= target && leo >= hw, `truncated to ${leo}`);
       for (const o of [...written.keys()]) if (o >= leo) written.delete(o);
       boundaries = boundaries.filter((b) => b < leo).concat([leo]);
+      abortCutTransactions();
       return `truncateTo ${target} -> ${leo}`;
     }
     if (x < 0.93 || mem === null) {
@@ -299,7 +379,7 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
     // keeps), and the second pass runs after that horizon.
     log.updateConfig({ ...cfg, minCleanableDirtyRatio: 0, minCompactionLagMs: 0 });
     const fresh = await buildRecordBatch({ records: [{ key: 'final', value: 'last' }], compression: 0, timestampMs: clock.nowMs() });
-    written.set(log.append(fresh).baseOffset, { key: 'final', value: 'last', control: false, appendedMs: clock.nowMs() });
+    written.set(log.append(fresh).baseOffset, { key: 'final', value: 'last', control: false, appendedMs: clock.nowMs(), txn: null });
     leo = log.logEndOffset;
     hw = leo;
     log.roll();

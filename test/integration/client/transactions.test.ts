@@ -2,7 +2,10 @@
 // commits on return and aborts on throw; begin/commit/abortTransaction;
 // sendOffsets makes the group's offset visible only with the commit; a
 // second producer with the same transactional id fences the first
-// (ProducerFencedError, nothing of it after the fence). Read back with a
+// (ProducerFencedError, nothing of it after the fence); commit and abort
+// right after sends that were not awaited, back to back (the flush adds
+// their partitions; the broker waits for the previous transaction's markers
+// instead of answering CONCURRENT_TRANSACTIONS). Read back with a
 // read_committed kafkajs consumer and a read_uncommitted one.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,6 +78,26 @@ describe('Producer transactions', { timeout: 120_000 }, () => {
     await p.close();
     assert.deepEqual(await readValues(kafka, t, false, 3), ['c1', 'c2', 'c3']);
     assert.deepEqual(await readValues(kafka, t, true, 5), ['c1', 'c2', 'c3', 'x1', 'x2']);
+  });
+
+  it('commit and abort right after sends not awaited, transactions back to back', async () => {
+    const t = await topic('tx-unawaited');
+    const p = await producer(uniqueName('unawaited'));
+    const acks: Promise<unknown>[] = [];
+    // The partitions are not in the transaction yet when commit/abort starts: the flush must still add them.
+    for (let i = 0; i < 20; i++) {
+      p.beginTransaction();
+      acks.push(p.sendBatch([{ topic: t, partition: 0, key: 'k', value: `c${i}` }, { topic: t, partition: 1, key: 'k', value: `d${i}` }]));
+      await p.commitTransaction();
+    }
+    p.beginTransaction();
+    acks.push(p.send({ topic: t, partition: 0, key: 'k', value: 'aborted' }));
+    await p.abortTransaction();
+    await Promise.all(acks);
+    await p.close();
+    const committed = Array.from({ length: 20 }, (_, i) => [`c${i}`, `d${i}`]).flat().sort();
+    assert.deepEqual(await readValues(kafka, t, false, 40), committed);
+    assert.deepEqual(await readValues(kafka, t, true, 41), [...committed, 'aborted'].sort());
   });
 
   it('sendOffsets commits the group offsets with the transaction only', async () => {

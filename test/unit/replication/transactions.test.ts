@@ -29,12 +29,13 @@ const RULES: TopicRules = {
 const A = 10n;
 const B = 20n;
 
-function env() {
+function env(indexIntervalBytes = DEFAULT_LOG_CONFIG.indexIntervalBytes) {
   const fs = new MemoryFileSystem();
   const timers = new VirtualTimers();
-  const { manager } = LogManager.open({ fs, clock: timers.clock, dataDir: '/data', defaultConfig: { ...DEFAULT_LOG_CONFIG } });
+  const cfg = { ...DEFAULT_LOG_CONFIG, indexIntervalBytes };
+  const { manager } = LogManager.open({ fs, clock: timers.clock, dataDir: '/data', defaultConfig: cfg });
   const rm = new ReplicaManager({
-    logManager: manager, localNodeId: SELF, logConfigFor: () => ({ ...DEFAULT_LOG_CONFIG }), topicRules: () => RULES,
+    logManager: manager, localNodeId: SELF, logConfigFor: () => ({ ...cfg }), topicRules: () => RULES,
     topicExists: (topic) => topic !== 'nope', clock: timers.clock, timers, logger: pino({ level: 'silent' }),
   });
   const assign = (leader = SELF, leaderEpoch = 0) =>
@@ -177,4 +178,29 @@ test('a follower replicating transactional batches and markers ends with the sam
   // Becoming leader keeps all of it.
   assign(SELF, 2);
   assert.equal(p?.lastStableOffset, 2n);
+});
+
+test('read_committed lists only the aborted transactions overlapping the batches returned (offset index bound), not all up to the LSO', async () => {
+  const { rm, assign } = env(1); // every batch indexed: the bound is the next batch's offset
+  const p = assign();
+  // Ten aborted transactions of A, one batch each, each closed by its marker: offsets 2k (data), 2k+1 (marker).
+  for (let k = 0; k < 10; k++) {
+    assert.equal(await send(rm, txnBatch(A, k)), ErrorCode.NONE);
+    await endTxn(rm, A, false);
+  }
+  assert.equal(p?.lastStableOffset, 20n);
+  const one = await rm.fetchRecords({
+    topics: [{ topic: 't', partitions: [{ partition: 0, fetchOffset: 4n, partitionMaxBytes: 1, currentLeaderEpoch: -1 }] }],
+    readCommitted: true, maxBytes: 1, minBytes: 1, maxWaitMs: 0,
+  }).then((r) => r.topics[0]?.partitions[0]);
+  // minOneBatch: exactly the batch at offset 4 comes back; the next indexed batch (its marker, 5) bounds the list.
+  assert.ok(one !== undefined && one.bytes > 0);
+  assert.deepEqual(one.abortedTransactions?.map((t) => t.firstOffset), [4n]);
+  const fromMarker = await rm.fetchRecords({
+    topics: [{ topic: 't', partitions: [{ partition: 0, fetchOffset: 5n, partitionMaxBytes: 1, currentLeaderEpoch: -1 }] }],
+    readCommitted: true, maxBytes: 1, minBytes: 1, maxWaitMs: 0,
+  }).then((r) => r.topics[0]?.partitions[0]);
+  assert.deepEqual(fromMarker?.abortedTransactions?.map((t) => t.firstOffset), [4n], 'the marker at 5 still ends the transaction of 4');
+  const all = await fetch(rm, true, 4n);
+  assert.deepEqual(all?.abortedTransactions?.map((t) => t.firstOffset), [4n, 6n, 8n, 10n, 12n, 14n, 16n, 18n]);
 });

@@ -33,6 +33,28 @@ function fill(log: PartitionLog, n: number, records = 3, valueBytes = 20, ts = (
 
 for (const kind of FS_KINDS) {
   describe(`PartitionLog on ${kind} fs`, () => {
+    it('a read reports an end offset bound from the offset index (read_committed aborted-transaction bound)', withEnv(kind, (env) => {
+      const { log } = openLog(env, config({ indexIntervalBytes: 1 })); // every batch but the first indexed
+      const size = simpleBatch(2).length;
+      for (let i = 0; i < 5; i++) log.append(simpleBatch(2)); // offsets 0-9, batches of 2
+      const bound = (offset: bigint, maxBytes: number, max?: bigint): bigint => {
+        const r = log.read(offset, maxBytes, { maxOffsetExclusive: max });
+        assert.ok(r.kind === 'records');
+        return r.endOffsetBound;
+      };
+      assert.equal(bound(0n, size), 2n, 'one batch: the next one starts at 2');
+      assert.equal(bound(2n, size + 10), 6n, 'a cut second batch (4-5) counts: the bound is past it');
+      assert.equal(bound(4n, 1 << 20), 10n, 'to the end: the log end offset');
+      assert.equal(bound(0n, 1 << 20, 6n), 6n, 'stopped by maxOffsetExclusive');
+      const coarse = openLog(env, config({ indexIntervalBytes: 1 << 20 }), { dir: `${env.root}/coarse-0`, topic: 'coarse' }).log;
+      for (let i = 0; i < 5; i++) coarse.append(simpleBatch(2));
+      const r = coarse.read(0n, size);
+      assert.ok(r.kind === 'records');
+      assert.equal(r.endOffsetBound, 10n, 'no index entry after the bytes: the segment end');
+      coarse.close();
+      log.close();
+    }));
+
     it('assigns offsets on append and reads the stored bytes back', withEnv(kind, (env) => {
       const { log, report } = openLog(env, config());
       assert.equal(report.truncations.length, 0);

@@ -355,7 +355,7 @@ describe('log cleaner', () => {
     manager.close();
   });
 
-  const points: SwapPoint[] = ['cleaned-written', 'old-indexes-removed', 'log-renamed', 'index-renamed', 'timeindex-renamed'];
+  const points: SwapPoint[] = ['cleaned-written', 'old-indexes-removed', 'log-renamed', 'txnindex-replaced', 'index-renamed', 'timeindex-renamed'];
   for (const point of points) {
     it(`recovers from a crash at ${point} with the old or the new segment`, async () => {
       // The same history twice: once cleaned normally (the "new" state), once crashed.
