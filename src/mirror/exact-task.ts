@@ -95,8 +95,10 @@ export class MirrorExactTask implements SourceTask {
 
   async stop(): Promise<void> {
     for (const c of this.copiers) c.stop();
-    await Promise.allSettled(this.runs);
+    // Closing the clients first fails what the copiers have in flight (a long-polling fetch, an
+    // acks=-1 append, a request to a broker that stopped answering), so none of them holds the stop.
     await Promise.all(this.clusters.map((c) => c.close()));
+    await Promise.allSettled(this.runs);
   }
 }
 

@@ -61,8 +61,12 @@ before(async () => {
   ({ a, b } = await startTwoClusters());
 });
 after(async () => {
+  const t0 = Date.now();
   for (const m of mirrors) await m.close();
-  await Promise.all([a.stop(), b.stop()]);
+  process.stderr.write(`[exact-mode after] mirrors closed ${Date.now() - t0} ms\n`);
+  await Promise.all([a.stop().then(() => process.stderr.write(`[exact-mode after] A stopped ${Date.now() - t0} ms\n`)), b.stop().then(() => process.stderr.write(`[exact-mode after] B stopped ${Date.now() - t0} ms\n`))]);
+  const handles = (process as unknown as { _getActiveHandles(): { constructor: { name: string } }[] })._getActiveHandles().map((h) => h.constructor.name);
+  process.stderr.write(`[exact-mode after] done ${Date.now() - t0} ms; handles: ${handles.join(',')}\n`);
 });
 
 /** Every stored batch of a partition, from its log start to its high watermark, with the bounds the fetches answered. */
