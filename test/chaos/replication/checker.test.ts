@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { availability, checkHistory, parseValue, recordValue, type AckedRecord, type History, type LoggedRecord, type ViolationKind } from './checker.js';
+import { librdkafkaSequenceBug } from './scenario.js';
 
 /** Two producers over two partitions, every record acknowledged at its offset. */
 function cleanHistory(): { acked: AckedRecord[]; logs: Map<number, LoggedRecord[]>; seen: LoggedRecord[] } {
@@ -141,4 +142,15 @@ test('availability: the longest gap between acknowledgements in each fault windo
   // kill window 250..4000: 250 -> 1700 (1450), 1700 -> 1800, 1800 -> 4000 (2200: no ack closes it)
   // pause window 4000..5100: 4000 -> 5000 (1000), 5000 -> 5050, 5050 -> 5100
   assert.deepEqual(r, [{ fault: 'kill', longestGapMs: 2_200, acks: 2 }, { fault: 'pause', longestGapMs: 1_000, acks: 2 }]);
+});
+
+test('only librdkafka\'s own sequence bug after a dropped connection excuses a fatal producer error', () => {
+  // The text librdkafka 2.0.2 gave in a network-partition run (seed 678015978).
+  const reason = 'Broker: Broker received an out of order sequence number: ProduceRequest for chaos-network-partition [0] with 170 message(s) failed due to sequence desynchronization with broker 2 (PID{Id:1000,Epoch:0}, base seq 59, idemp state change 6735ms ago, last partition error _TRANSPORT (actions Refresh,MsgPossiblyPersisted, base seq 58..58, base msgid 59, 36ms ago)';
+  assert.equal(librdkafkaSequenceBug({ producer: 'rdk', fatal: 'OUT_OF_ORDER_SEQUENCE_NUMBER', fatalReason: reason }), true);
+  // The same error after a broker's own answer (not a dropped connection) is the broker's fault.
+  assert.equal(librdkafkaSequenceBug({ producer: 'rdk', fatal: 'OUT_OF_ORDER_SEQUENCE_NUMBER', fatalReason: reason.replace('_TRANSPORT (actions Refresh,MsgPossiblyPersisted', 'NOT_LEADER_FOR_PARTITION (actions Refresh,MsgNotPersisted') }), false);
+  assert.equal(librdkafkaSequenceBug({ producer: 'rdk', fatal: 'UNKNOWN_PRODUCER_ID', fatalReason: reason }), false);
+  assert.equal(librdkafkaSequenceBug({ producer: 'ours', fatal: 'OUT_OF_ORDER_SEQUENCE_NUMBER', fatalReason: reason }), false);
+  assert.equal(librdkafkaSequenceBug({ producer: 'rdk', fatal: 'OUT_OF_ORDER_SEQUENCE_NUMBER', fatalReason: null }), false);
 });

@@ -57,6 +57,8 @@ export interface LoadResult {
   readonly unanswered: number;
   /** A fatal producer error, if any. */
   readonly fatal: string | null;
+  /** The client's text for it (librdkafka says which error of its own led to it). */
+  readonly fatalReason: string | null;
 }
 
 /** A load that runs until its count, its duration or stop(), whichever comes first. */
@@ -80,6 +82,7 @@ interface PyLine {
   sent?: number;
   left?: number;
   fatal?: string | null;
+  fatal_reason?: string | null;
 }
 
 /** librdkafka 2.0.2 through confluent-kafka-python; `done` resolves when the script has flushed and exited. */
@@ -132,7 +135,7 @@ function parseLoadLines(options: LoadOptions, stdout: string): LoadResult {
     }
   }
   if (done === null) throw new Error(`load_confluent.py printed no summary:\n${stdout.slice(-2000)}`);
-  return { producer: options.producer, acked, failed, sent: done.sent ?? 0, unanswered: done.left ?? 0, fatal: done.fatal ?? null };
+  return { producer: options.producer, acked, failed, sent: done.sent ?? 0, unanswered: done.left ?? 0, fatal: done.fatal ?? null, fatalReason: done.fatal_reason ?? null };
 }
 
 /** Our Producer, idempotent with acks=all, retrying for as long as the load may last. */
@@ -183,7 +186,7 @@ async function ourProducerRun(options: LoadOptions, state: { stopping: boolean }
   } finally {
     await Promise.race([producer.close(), sleep(10_000)]);
   }
-  return { producer: options.producer, acked, failed, sent, unanswered: pending.size, fatal: null };
+  return { producer: options.producer, acked, failed, sent, unanswered: pending.size, fatal: null, fatalReason: null };
 }
 
 export interface GroupReader {

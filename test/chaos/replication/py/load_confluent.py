@@ -12,7 +12,7 @@ records, `duration_s` seconds or a SIGTERM, whichever comes first; then
 flushes for at most FLUSH_S. Prints one JSON line per delivery report, as it arrives:
   {"s": seq, "p": partition, "o": offset, "t": wall-clock ms}   acknowledged
   {"s": seq, "p": partition, "e": "ERROR_NAME", "t": ms}         failed
-and a last line {"done": true, "sent": n, "left": unflushed, "fatal": name or null}.
+and a last line {"done": true, "sent": n, "left": unflushed, "fatal": name or null, "fatal_reason": text or null}.
 """
 import json
 import signal
@@ -31,7 +31,7 @@ def main():
 
     def on_error(err):
         if err.fatal():
-            fatal.append(err.name())
+            fatal.append((err.name(), err.str()))
 
     config = {
         "bootstrap.servers": args["bootstrap"],
@@ -83,9 +83,9 @@ def main():
     except KafkaException as e:
         # A fatal error (idempotence broken, e.g. a sequence gap the broker caused) raised from
         # produce(), poll() or flush(): stop sending; the acknowledgements so far were printed.
-        fatal.append(e.args[0].name())
+        fatal.append((e.args[0].name(), e.args[0].str()))
         left = len(p)
-    out.write(json.dumps({"done": True, "sent": sent, "left": left, "fatal": fatal[0] if fatal else None}) + "\n")
+    out.write(json.dumps({"done": True, "sent": sent, "left": left, "fatal": fatal[0][0] if fatal else None, "fatal_reason": fatal[0][1] if fatal else None}) + "\n")
     out.flush()
 
 
