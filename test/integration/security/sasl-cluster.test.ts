@@ -43,7 +43,12 @@ describe('3 nodes: SASL_PLAINTEXT for clients, PLAINTEXT between nodes', { timeo
     const admin = await Admin.connect({ bootstrap: `127.0.0.1:${saslPorts[0]}`, sasl: { mechanism: 'PLAIN', username: 'admin', password: 'admin-secret' } });
     const topic = uniqueName('sasl-rf3');
     try {
-      const md = await admin.describeCluster();
+      // Each node serves once it is registered, but another may still be registering: wait until all three are listed.
+      let md = await admin.describeCluster();
+      for (let i = 0; i < 100 && md.brokers.length < saslPorts.length; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        md = await admin.describeCluster();
+      }
       assert.deepEqual(md.brokers.map((b) => b.port).sort(), [...saslPorts].sort(), 'brokers are described with their SASL_PLAINTEXT endpoints');
       assert.deepEqual((await admin.alterUserScramCredentials([{ user: 'carol', mechanism: 'SCRAM-SHA-256', password: 'carol-secret' }])).map((r) => r.error), [null]);
       const created = await admin.createTopics([{ name: topic, numPartitions: 3, replicationFactor: 3 }]);

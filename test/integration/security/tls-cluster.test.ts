@@ -64,7 +64,13 @@ describe('3 nodes: SASL_SSL between brokers and between controllers', { timeout:
     const admin = await Admin.connect({ bootstrap, tls: tls(), sasl });
     let leader = -1;
     try {
-      assert.equal((await admin.describeCluster()).brokers.length, NODES, 'every node registered over the SASL_SSL controller listener');
+      // Each node serves once it is registered, but another may still be registering: allow it a moment.
+      let brokers = (await admin.describeCluster()).brokers.length;
+      for (let i = 0; i < 100 && brokers < NODES; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        brokers = (await admin.describeCluster()).brokers.length;
+      }
+      assert.equal(brokers, NODES, 'every node registered over the SASL_SSL controller listener');
       assert.equal((await admin.createTopics([{ name: topic, numPartitions: 1, replicationFactor: 3 }]))[0]?.error, null);
       const deadline = Date.now() + 20_000;
       for (;;) {
