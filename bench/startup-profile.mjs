@@ -18,7 +18,6 @@
 // Summarise the profile with `node bench/top-profile.mjs FILE`.
 import { Session } from 'node:inspector/promises';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -37,16 +36,8 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const out = outIdx >= 0 ? args[outIdx + 1] : join(here, 'profiles', `startup-${stamp}.cpuprofile`);
 const overrides = (process.env.OVERRIDES ?? '').split(/\s+/).filter((s) => s !== '');
 
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.on('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
+// The embedded launcher's free-port probe, from the build under test.
+const { freePort } = await import(pathToFileURL(join(dist, 'src/embedded/probe.js')).href);
 
 /** Hosted partitions, and how many of their logs were loaded (older builds have no `isLoaded`: all). */
 function logCounts(broker) {

@@ -188,39 +188,41 @@ interface TopicConfigs {
   readonly dynamicConfig: DynamicBrokerConfig;
 }
 
+/** `compute` of an overrides map, computed once per map (a WeakMap: a replaced map drops its entry); clear() forgets all. */
+function perOverrides<T>(compute: (overrides: ReadonlyMap<string, string>) => T): { get(overrides: ReadonlyMap<string, string>): T; clear(): void } {
+  let cache = new WeakMap<ReadonlyMap<string, string>, T>();
+  return {
+    get(overrides) {
+      let value = cache.get(overrides);
+      if (value === undefined) {
+        value = compute(overrides);
+        cache.set(overrides, value);
+      }
+      return value;
+    },
+    clear() {
+      cache = new WeakMap();
+    },
+  };
+}
+
 function topicConfigs(settings: BrokerSettings): TopicConfigs {
   const topicOverrides = new Map<string, ReadonlyMap<string, string>>();
   const overridesOf = (topic: string): ReadonlyMap<string, string> => topicOverrides.get(topic) ?? NO_OVERRIDES;
   // Resolving a topic's config parses every key; Produce needs the rules per
-  // partition, so cache them per overrides map (a config change replaces the
-  // topic's map, which drops the cached entry with it).
-  let rulesCache = new WeakMap<ReadonlyMap<string, string>, TopicRules>();
-  // The same for log configs: opening 10,000 partitions resolved one per partition (issue 17).
-  let logConfigCache = new WeakMap<ReadonlyMap<string, string>, LogConfig>();
+  // partition, and opening 10,000 partitions needed a log config each (issue
+  // 17), so both are cached per overrides map (a config change replaces the
+  // topic's map, which drops the cached entries with it).
+  const rules = perOverrides((o) => settings.topicRulesFor(o));
+  const logConfigs = perOverrides((o) => settings.logConfigFor(o));
   // Dynamic broker defaults (AlterConfigs on a broker resource) change every topic's rules.
   const dynamicConfig = settings.dynamicConfig ?? new DynamicBrokerConfig(parseBrokerConfig({}));
   dynamicConfig.onChange(() => {
-    rulesCache = new WeakMap();
-    logConfigCache = new WeakMap();
+    rules.clear();
+    logConfigs.clear();
   });
-  const logConfigFor = (topic: string): LogConfig => {
-    const overrides = overridesOf(topic);
-    let cfg = logConfigCache.get(overrides);
-    if (!cfg) {
-      cfg = settings.logConfigFor(overrides);
-      logConfigCache.set(overrides, cfg);
-    }
-    return cfg;
-  };
-  const topicRules = (topic: string): TopicRules => {
-    const overrides = overridesOf(topic);
-    let rules = rulesCache.get(overrides);
-    if (!rules) {
-      rules = settings.topicRulesFor(overrides);
-      rulesCache.set(overrides, rules);
-    }
-    return rules;
-  };
+  const logConfigFor = (topic: string): LogConfig => logConfigs.get(overridesOf(topic));
+  const topicRules = (topic: string): TopicRules => rules.get(overridesOf(topic));
   return { topicOverrides, overridesOf, topicRules, logConfigFor, dynamicConfig };
 }
 
