@@ -24,6 +24,7 @@ import { Offsets, computeBatchCrc } from '../protocol/record-batch/header.js';
 import { ClientConfigError, invalidArgument } from '../net/errors.js';
 import type { Acks } from './records.js';
 import { IDEMPOTENT_MAX_IN_FLIGHT, MAX_IN_FLIGHT_DEFAULT } from './producer-types.js';
+import type { PartitionQueue, ProducerBatch } from './producer-accumulator.js';
 
 /** Largest sequence number; the next one is 0. */
 export const SEQUENCE_MAX = 0x7fffffff;
@@ -166,4 +167,29 @@ export class ProducerIdentity {
   isStale(producerId: bigint, producerEpoch: number): boolean {
     return producerId !== this.producerId || producerEpoch !== this.producerEpoch;
   }
+  /** Moves `q` to the current producer id and epoch: its sent, unacknowledged batches get sequences from 0 again. */
+  renumber(q: PartitionQueue): void {
+    q.producerId = this.producerId;
+    q.producerEpoch = this.producerEpoch;
+    q.needsEpochBump = false;
+    q.sequenceConfirmed = false;
+    let sequence = 0;
+    for (const b of q.batches) {
+      if (!b.sent) break;
+      b.producerId = this.producerId;
+      b.producerEpoch = this.producerEpoch;
+      b.baseSequence = sequence;
+      if (b.encoded !== null) restampBatch(b.encoded, b.producerId, b.producerEpoch, b.baseSequence);
+      sequence = incrementSequence(sequence, b.count);
+    }
+    q.nextSequence = sequence;
+  }
+}
+
+/** Gives a batch on its first send its partition's producer id, epoch and next sequence numbers. */
+export function stampSequence(q: PartitionQueue, batch: ProducerBatch): void {
+  batch.producerId = q.producerId;
+  batch.producerEpoch = q.producerEpoch;
+  batch.baseSequence = q.nextSequence;
+  q.nextSequence = incrementSequence(q.nextSequence, batch.count);
 }

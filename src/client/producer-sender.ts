@@ -22,7 +22,7 @@ import { Apis, supports, versionFor } from './apis.js';
 import { REFRESH_METADATA_ERRORS, type Cluster } from './cluster.js';
 import { KafkaProtocolError, ProducerFencedError, UnsupportedVersionError, throwIfKafkaError } from '../net/errors.js';
 import type { PartitionQueue, ProducerBatch, RecordAccumulator } from './producer-accumulator.js';
-import { ProducerIdentity, incrementSequence, restampBatch, sequenceVerdict, type IdempotenceSettings } from './producer-idempotence.js';
+import { ProducerIdentity, sequenceVerdict, stampSequence, type IdempotenceSettings } from './producer-idempotence.js';
 import { backoffMs, deliveryTimeout, isRetriable } from './producer-retry.js';
 import { MAX_IN_FLIGHT_DEFAULT, PRODUCER_RETRY_BACKOFF_MS_MAX } from './producer-types.js';
 import { MetadataRefresher } from './metadata-refresh.js';
@@ -236,7 +236,7 @@ export class Sender {
     if (!id.ready) return false;
     if (id.isStale(q.producerId, q.producerEpoch)) {
       if (q.inFlightCount > 0) return false;
-      this.renumber(q);
+      id.renumber(q);
     }
     if (q.needsEpochBump) {
       if (q.inFlightCount === 0) id.bumpRequested = true;
@@ -245,36 +245,12 @@ export class Sender {
     return true;
   }
 
-  /** Moves `q` to the current producer id and epoch: its sent, unacknowledged batches get sequences from 0 again. */
-  private renumber(q: PartitionQueue): void {
-    const id = this.identity;
-    q.producerId = id.producerId;
-    q.producerEpoch = id.producerEpoch;
-    q.needsEpochBump = false;
-    q.sequenceConfirmed = false;
-    let sequence = 0;
-    for (const b of q.batches) {
-      if (!b.sent) break;
-      b.producerId = id.producerId;
-      b.producerEpoch = id.producerEpoch;
-      b.baseSequence = sequence;
-      if (b.encoded !== null) restampBatch(b.encoded, b.producerId, b.producerEpoch, b.baseSequence);
-      sequence = incrementSequence(sequence, b.count);
-    }
-    q.nextSequence = sequence;
-  }
-
   /** Fixes a batch's records (and, with idempotence, its sequence) on its first send; marks it in flight. */
   private markSent(q: PartitionQueue, batch: ProducerBatch, leader: number): void {
     if (!batch.sent) {
       batch.sent = true;
       batch.count = batch.records.length;
-      if (this.idempotent) {
-        batch.producerId = q.producerId;
-        batch.producerEpoch = q.producerEpoch;
-        batch.baseSequence = q.nextSequence;
-        q.nextSequence = incrementSequence(q.nextSequence, batch.count);
-      }
+      if (this.idempotent) stampSequence(q, batch);
     }
     batch.inFlight = true;
     q.inFlightCount++;
