@@ -18,7 +18,6 @@ import { NodeFileSystem } from '../storage/fs.js';
 import { resolveOpenFilesMax } from './open-files.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { RecoveryReport } from '../storage/log-loader.js';
-import type { LogConfig } from '../storage/config.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { HandlerRegistry } from './handler-registry.js';
 import { allHandlers } from './handlers/index.js';
@@ -40,15 +39,13 @@ import type { QuotaEntityPart } from '../controller/metadata/client-quotas.js';
 import type { BrokerServices } from './services.js';
 import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import { nodeLinkAuthorizationWarnings } from '../security/node-links.js';
-import type { TopicRules } from '../replication/topic-rules.js';
 import { isSingleNode, settingsFromConfig, type BrokerSettings, type ListenerSettings } from './settings.js';
 import type { BrokerConfig } from '../config/broker.js';
 import { startMetadata, type StartedMetadata } from './metadata-bridge.js';
 import type { MetadataService } from './metadata-service.js';
 import { startLogMaintenance, type LogMaintenance } from './log-maintenance.js';
 import { ConfigService } from './configs/config-service.js';
-import { DynamicBrokerConfig } from './configs/dynamic-broker-config.js';
-import { parseBrokerConfig } from '../config/broker.js';
+import { topicConfigs, type TopicConfigs } from './topic-configs.js';
 import { GroupService } from '../coordinator/group/group-service.js';
 import { createTransactions, type BrokerTransactions } from './transactions.js';
 import { startMetricsExporter, TrafficMetrics, type MetricsExporter } from './metrics/index.js';
@@ -63,7 +60,6 @@ import type { MetadataLog } from '../controller/metadata-log.js';
 import { RaftMetadataLog } from '../controller/quorum/raft-metadata-log.js';
 import type { RaftService } from '../controller/quorum/raft-service.js';
 
-const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
 
 /** The Raft service of the booted metadata log when it has one (the one-voter RaftMetadataLog does). */
 function raftServiceOf(log: MetadataLog): { raft?: RaftService } {
@@ -176,54 +172,6 @@ async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Cl
     'broker started',
   );
   return { nodeId: settings.nodeId, clusterId: metadata.service.clusterId, boundAddresses: bound, services, metricsAddresses: exporter?.addresses ?? [], stop };
-}
-
-/** Topic config overrides (kept current by the metadata layer) and the TopicRules Produce resolves from them. */
-interface TopicConfigs {
-  readonly topicOverrides: Map<string, ReadonlyMap<string, string>>;
-  readonly overridesOf: (topic: string) => ReadonlyMap<string, string>;
-  readonly topicRules: (topic: string) => TopicRules;
-  /** The topic's log config (shared by its partitions: a log never modifies it). */
-  readonly logConfigFor: (topic: string) => LogConfig;
-  readonly dynamicConfig: DynamicBrokerConfig;
-}
-
-/** `compute` of an overrides map, computed once per map (a WeakMap: a replaced map drops its entry); clear() forgets all. */
-function perOverrides<T>(compute: (overrides: ReadonlyMap<string, string>) => T): { get(overrides: ReadonlyMap<string, string>): T; clear(): void } {
-  let cache = new WeakMap<ReadonlyMap<string, string>, T>();
-  return {
-    get(overrides) {
-      let value = cache.get(overrides);
-      if (value === undefined) {
-        value = compute(overrides);
-        cache.set(overrides, value);
-      }
-      return value;
-    },
-    clear() {
-      cache = new WeakMap();
-    },
-  };
-}
-
-function topicConfigs(settings: BrokerSettings): TopicConfigs {
-  const topicOverrides = new Map<string, ReadonlyMap<string, string>>();
-  const overridesOf = (topic: string): ReadonlyMap<string, string> => topicOverrides.get(topic) ?? NO_OVERRIDES;
-  // Resolving a topic's config parses every key; Produce needs the rules per
-  // partition, and opening 10,000 partitions needed a log config each (issue
-  // 17), so both are cached per overrides map (a config change replaces the
-  // topic's map, which drops the cached entries with it).
-  const rules = perOverrides((o) => settings.topicRulesFor(o));
-  const logConfigs = perOverrides((o) => settings.logConfigFor(o));
-  // Dynamic broker defaults (AlterConfigs on a broker resource) change every topic's rules.
-  const dynamicConfig = settings.dynamicConfig ?? new DynamicBrokerConfig(parseBrokerConfig({}));
-  dynamicConfig.onChange(() => {
-    rules.clear();
-    logConfigs.clear();
-  });
-  const logConfigFor = (topic: string): LogConfig => logConfigs.get(overridesOf(topic));
-  const topicRules = (topic: string): TopicRules => rules.get(overridesOf(topic));
-  return { topicOverrides, overridesOf, topicRules, logConfigFor, dynamicConfig };
 }
 
 /** Logs what recovery found in one log that needs an operator's attention (a cut tail, unusable producer snapshots). */
