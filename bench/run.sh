@@ -11,6 +11,8 @@
 #   BROKER_OVERRIDES="key=value ..." (extra --override for the broker) PHASES="produce-small consume-small
 #   produce-large consume-large e2e kcat" KEEP_DATA=0
 #   kcat: the same produce/consume of 1M x 100 B and COUNT_LARGE x 1 KiB through kcat (no Python per record)
+#   partitions, data-size (not in the default PHASES: minutes each): bench/partitions.mjs (TOPICS,
+#   PARTITIONS_PER_TOPIC) and bench/data-size.mjs (TARGET_GB), each with its own broker
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -108,7 +110,10 @@ has_phase() { [[ " $PHASES " == *" $1 "* ]]; }
 
 build
 log "results -> $RESULTS"
-for RUN in $(seq 1 "$RUNS"); do
+PER_RUN_RUNS=$RUNS
+has_phase produce-small || has_phase consume-small || has_phase produce-large || has_phase consume-large \
+  || has_phase e2e || has_phase kcat || PER_RUN_RUNS=0
+for RUN in $(seq 1 "$PER_RUN_RUNS"); do
   start_broker_run "$RUN"
   T_SMALL="bench-small-$RUN"; T_LARGE="bench-large-$RUN"; T_E2E="bench-e2e-$RUN"
   T_KSMALL="bench-kcat-small-$RUN"; T_KLARGE="bench-kcat-large-$RUN"
@@ -134,6 +139,17 @@ for RUN in $(seq 1 "$RUNS"); do
   broker_warnings "$BROKER_LOG" "$RESULTS_DIR/broker-$STAMP-run$RUN.log"
   [[ $KEEP_DATA == 1 ]] || rm -rf "$DATA_DIR"
 done
+
+# Partition scale and data size start brokers of their own and take minutes (10,000 partitions; 20 GB),
+# so they run only when PHASES names them: PHASES="partitions data-size" bash bench/run.sh
+if has_phase partitions; then
+  log "partitions: bench/partitions.mjs (TOPICS=${TOPICS:-10} x PARTITIONS_PER_TOPIC=${PARTITIONS_PER_TOPIC:-1000})"
+  BROKER_DIST="$BROKER_DIST" TOPICS="${TOPICS:-10}" PARTITIONS="${PARTITIONS_PER_TOPIC:-1000}" node "$HERE/partitions.mjs" || FAILED+=("partitions")
+fi
+if has_phase data-size; then
+  log "data-size: bench/data-size.mjs (TARGET_GB=${TARGET_GB:-20})"
+  BROKER_DIST="$BROKER_DIST" node "$HERE/data-size.mjs" || FAILED+=("data-size")
+fi
 
 echo
 echo "## Tributary + librdkafka, $(date '+%Y-%m-%d %H:%M'), $(nproc) cores, RUNS=$RUNS, P=$PARTITIONS, acks=$ACKS (medians)"

@@ -26,24 +26,13 @@ import {
   type ApiVersionsResult,
 } from '../../helpers/raw-kafka.js';
 import { uniqueName } from '../../helpers/records.js';
+import { SeededRandom } from '../../../src/util/random.js';
 
 /** socket.request.max.bytes for this broker: small, so "over the limit" is cheap to send. */
 const REQUEST_BYTES_MAX = 1024 * 1024;
 const CLOSE_WAIT_MS = 5000;
 
 const ErrorCode = { NONE: 0, CORRUPT_MESSAGE: 2, UNKNOWN_TOPIC_OR_PARTITION: 3, UNSUPPORTED_VERSION: 35, INVALID_REQUEST: 42, INVALID_RECORD: 87 } as const;
-
-/** mulberry32: small seeded PRNG, so a failing fuzz run can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('bad input on raw sockets', { timeout: 400_000 }, () => {
   let broker: BrokerProcess;
@@ -273,7 +262,8 @@ describe('bad input on raw sockets', { timeout: 400_000 }, () => {
     await broker.explain(async () => {
       const seed = Number(process.env['FUZZ_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
       const count = Number(process.env['FUZZ_FRAMES'] ?? 300);
-      const random = prng(seed);
+      const seeded = new SeededRandom(seed);
+      const random = (): number => seeded.next();
       const int = (n: number): number => Math.floor(random() * n);
       const knownKeys = [...advertised.apiKeys.keys()];
       const outcomes = { response: 0, closed: 0, open: 0 };
@@ -312,7 +302,8 @@ describe('bad input on raw sockets', { timeout: 400_000 }, () => {
     await broker.explain(async () => {
       const seed = Number(process.env['FUZZ_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
       const count = Number(process.env['FUZZ_MUTATIONS'] ?? 300);
-      const random = prng(seed);
+      const seeded = new SeededRandom(seed);
+      const random = (): number => seeded.next();
       const int = (n: number): number => Math.floor(random() * n);
       const batch = recordBatch([
         { key: Buffer.from('fuzz-key'), value: Buffer.from('fuzz-value'), headers: [['h', Buffer.from('v')]] },

@@ -16,6 +16,7 @@ import { SaslAuthenticateResponse } from '../../../src/protocol/messages/36-sasl
 import { apiVersionsRequest, metadataV1Request, parseMetadataV1Response, probeApiVersions, RawConnection } from '../../helpers/raw-kafka.js';
 import { plainToken, saslAuthenticateFrame, saslHandshakeFrame, startSaslBroker, type SaslBroker } from '../../helpers/sasl.js';
 import { uniqueName } from '../../helpers/records.js';
+import { SeededRandom } from '../../../src/util/random.js';
 
 /** Decodes a response frame (correlation id first, header v0) of a non-flexible response. */
 function body<T>(frame: Buffer, decodeBody: (b: Buffer) => T): { correlationId: number; value: T } {
@@ -159,13 +160,8 @@ describe('SASL on a SASL_PLAINTEXT listener', { timeout: 120_000 }, () => {
 
   it('fuzz: random and mutated frames before authentication only ever get ApiVersions or SaslHandshake answers', async () => {
     const seed = Number(process.env['FUZZ_SEED'] ?? Date.now() % 100_000);
-    let a = seed >>> 0;
-    const rnd = (): number => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = Math.imul(a ^ (a >>> 15), a | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const seeded = new SeededRandom(seed);
+    const rnd = (): number => seeded.next();
     const valid = [apiVersionsRequest(0, 1), saslHandshakeFrame(1, 1, 'PLAIN'), saslAuthenticateFrame(1, 1, plainToken('alice', 'x')), metadataV1Request(1, null)];
     for (let i = 0; i < 150; i++) {
       const conn = await RawConnection.connect(broker.saslPort);
