@@ -434,6 +434,21 @@ export class LogSegment {
     this.dirty = false;
   }
 
+  /**
+   * flush() with the four fsyncs on the thread pool, in parallel. What was
+   * written before the call is durable when it resolves; a write made meanwhile
+   * marks the segment dirty again. The index entries are written out now.
+   */
+  async flushAsync(): Promise<void> {
+    this.dirty = false;
+    try {
+      await Promise.all([this.log.syncAsync(), this.offsetIndex.syncAsync(), this.timeIndex.syncAsync(), this.txnIndex.syncAsync()]);
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    }
+  }
+
   close(): void {
     this.log.close();
     this.offsetIndex.close();

@@ -151,6 +151,18 @@ export class TransactionIndex {
     this.dirty = false;
   }
 
+  /** sync() with the fsync on the thread pool. */
+  async syncAsync(): Promise<void> {
+    if (!this.dirty || this.file === null) return;
+    this.dirty = false;
+    try {
+      await this.file.syncAsync();
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    }
+  }
+
   close(): void {
     this.file?.close();
     this.file = null;

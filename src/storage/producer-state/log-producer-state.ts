@@ -14,7 +14,7 @@ import { readTxnMarker } from '../../protocol/record-batch/control.js';
 import type { FileSystem } from '../fs.js';
 import type { TransactionIndex } from '../txn-index.js';
 import { ProducerStateManager, type AppliedBatch } from './producer-state.js';
-import { deleteSnapshot, listSnapshots, readSnapshot, snapshotFileName, writeSnapshot } from './snapshot.js';
+import { deleteSnapshot, listSnapshots, readSnapshot, snapshotFileName, writeSnapshot, writeSnapshotAsync } from './snapshot.js';
 
 /** Snapshot files kept per partition. */
 export const SNAPSHOTS_KEPT = 3;
@@ -162,6 +162,25 @@ export class LogProducerState {
     writeSnapshot(this.fs, this.dir, offset, this.state.entries());
     this.snapshotAt = offset;
     this.prune(logStartOffset);
+  }
+
+  /**
+   * snapshot() with the file written in the background (segment roll, graceful
+   * stop): the state is encoded now, the fsyncs run on the thread pool, and
+   * older snapshots are pruned once it landed. Never rejects. A snapshot is a
+   * cache (recovery replays the batches after the newest one), so one lost to
+   * a crash or an I/O error only costs a longer replay.
+   */
+  async snapshotInBackground(offset: bigint, logStartOffset: bigint): Promise<void> {
+    if (this.snapshotAt === offset) return;
+    this.snapshotAt = offset;
+    await writeSnapshotAsync(this.fs, this.dir, offset, this.state.entries());
+    try {
+      // The log may have been deleted meanwhile (its directory with it).
+      if (this.fs.isDirectory(this.dir)) this.prune(logStartOffset);
+    } catch {
+      // Pruning is tidying: the next snapshot prunes again.
+    }
   }
 
   /** Deletes all but the newest SNAPSHOTS_KEPT, and those below the log start (never the newest). */
