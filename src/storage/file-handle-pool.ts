@@ -167,6 +167,11 @@ export class FileHandlePool {
     } else {
       this.lru.delete(h);
     }
+    this.unlist(h);
+  }
+
+  /** `h` is no longer found by its path (closed; its descriptor may outlive it briefly). */
+  unlist(h: PooledFileHandle): void {
     const set = this.byPath.get(h.path);
     if (set !== undefined) {
       set.delete(h);
@@ -321,9 +326,11 @@ export class PooledFileHandle implements FileHandle {
   close(): void {
     if (this.closed) return;
     if (this.syncsRunning > 0) {
-      // An async fsync still uses the descriptor: usable no more, closed when it is done.
+      // An async fsync still uses the descriptor: usable no more (and no longer
+      // found by path, so a rename or unlink does not pin it), closed when it is done.
       this.closed = true;
       this.closeWhenSynced = true;
+      this.pool.unlist(this);
       return;
     }
     this.finishClose();

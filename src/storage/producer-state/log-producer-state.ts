@@ -67,6 +67,8 @@ export class LogProducerState {
   readonly state = new ProducerStateManager();
   /** Offset of the newest snapshot file matching the state, or -1 when the state changed since. */
   private snapshotAt = -1n;
+  /** Offsets of snapshots being written in the background (snapshotInBackground), not visible in the directory yet. */
+  private readonly pendingSnapshots = new Set<bigint>();
 
   constructor(
     private readonly fs: FileSystem,
@@ -174,7 +176,9 @@ export class LogProducerState {
   async snapshotInBackground(offset: bigint, logStartOffset: bigint): Promise<void> {
     if (this.snapshotAt === offset) return;
     this.snapshotAt = offset;
+    this.pendingSnapshots.add(offset);
     await writeSnapshotAsync(this.fs, this.dir, offset, this.state.entries());
+    this.pendingSnapshots.delete(offset);
     try {
       // The log may have been deleted meanwhile (its directory with it).
       if (this.fs.isDirectory(this.dir)) this.prune(logStartOffset);
@@ -201,7 +205,8 @@ export class LogProducerState {
   truncateTo(log: ProducerStateLog, nowMs: number): void {
     const end = log.logEndOffset;
     const all = listSnapshots(this.fs, this.dir);
-    for (const s of all) if (s > end) deleteSnapshot(this.fs, this.dir, s);
+    // Deleting a snapshot still being written drops that write (write-order.ts): it must not land past the new end.
+    for (const s of [...all, ...this.pendingSnapshots]) if (s > end) deleteSnapshot(this.fs, this.dir, s);
     // No producer now means none after cutting records away (the expired stay
     // expired): logs without idempotent producers never rescan.
     if (this.state.size === 0) {
@@ -215,7 +220,7 @@ export class LogProducerState {
 
   /** The log was emptied (truncateFullyAndStartAt): no state, no snapshots. */
   reset(): void {
-    for (const s of listSnapshots(this.fs, this.dir)) deleteSnapshot(this.fs, this.dir, s);
+    for (const s of [...listSnapshots(this.fs, this.dir), ...this.pendingSnapshots]) deleteSnapshot(this.fs, this.dir, s);
     this.state.clear();
     this.snapshotAt = -1n;
   }
