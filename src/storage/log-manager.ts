@@ -308,9 +308,11 @@ export class LogManager {
    * and producer-state snapshot run on the thread pool, CLOSE_CONCURRENCY
    * logs at a time (one fsync per file and per directory, overlapped, instead
    * of one after the other on the event loop), then pending background writes
-   * settle, then close() finds nothing left to fsync and writes the
-   * checkpoints and the marker. A log whose async flush failed is flushed again
-   * by close() (which throws if that fails too).
+   * settle, then close() finds nothing left to fsync in the logs and writes
+   * the checkpoints and the marker (six fsyncs on the loop). A log whose
+   * async flush failed is flushed again by its close() (which throws if that
+   * fails too). Nothing else may use the logs meanwhile (the broker stopped
+   * serving and replicating first).
    */
   async closeAsync(): Promise<void> {
     if (this.closed) return;
@@ -325,6 +327,8 @@ export class LogManager {
     };
     await Promise.all(Array.from({ length: Math.min(CLOSE_CONCURRENCY, logs.length) }, worker));
     await this.opts.fs.settled();
+    // The checkpoints and the marker are written at once: a failure must throw
+    // (and leave no marker), since a deferred log takes its end from them.
     this.close();
   }
 
