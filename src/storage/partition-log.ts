@@ -10,7 +10,7 @@ import { compactionConfigOf, validateLogConfig, type LogConfig } from './config.
 import { forEachProducerBatch, summarizeAppendBatches } from './append-batches.js';
 import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
-import { LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
+import { formatLeaderEpochCheckpoint, LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
 import { BoundPositionCache, readSegments } from './log-read.js';
 import type { ReadOptions, ReadResult } from './log-read.js';
 import type { SegmentInfo, TimestampOffset } from './segment-lookups.js';
@@ -648,10 +648,20 @@ export class PartitionLog {
     return readLeaderEpochCheckpoint(this.fs, join(this.dir, LEADER_EPOCH_CHECKPOINT));
   }
 
-  /** Replaces the `leader-epoch-checkpoint` atomically (fsynced before returning). */
+  /**
+   * Replaces the `leader-epoch-checkpoint` atomically, fsynced before
+   * returning, except for a new partition's first one (no batch and no file
+   * yet: CreateTopics of many partitions wrote one per partition on the event
+   * loop). That one's fsyncs run on the thread pool: if a crash loses it, no
+   * file is left, and a missing file is rebuilt from the batch headers at the
+   * next open, which then carry every epoch written since. A later write
+   * never loses to it (write-order.ts).
+   */
   writeLeaderEpochCheckpoint(entries: readonly EpochEntry[]): void {
     this.checkOpen();
-    writeLeaderEpochCheckpoint(this.fs, join(this.dir, LEADER_EPOCH_CHECKPOINT), entries);
+    const path = join(this.dir, LEADER_EPOCH_CHECKPOINT);
+    if (this.logEndOffset === this.logStartOffset && !this.fs.exists(path)) void this.fs.writeFileAtomicAsync(path, Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'));
+    else writeLeaderEpochCheckpoint(this.fs, path, entries);
   }
 
   /**
