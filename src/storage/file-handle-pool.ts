@@ -297,9 +297,10 @@ export class PooledFileHandle implements FileHandle {
     this.unsynced = true;
   }
 
-  /** fdatasync; nothing to do (and no descriptor reopened) when nothing changed since the last one. */
+  /** fdatasync; nothing to do (and no descriptor reopened) when nothing changed since the last one completed. */
   sync(): void {
-    if (!this.unsynced) return;
+    // An async fsync still running may not cover the writes yet: do not trust it.
+    if (!this.unsynced && this.syncsRunning === 0) return;
     nodeFs.fdatasyncSync(this.ensureDescriptor());
     this.unsynced = false;
   }

@@ -66,8 +66,10 @@ export class LogSegment {
   firstBatchTimestampMs: bigint | null = null;
   /** Clock time of the last append (or of opening): retention fallback without timestamps. */
   lastModifiedMs: number;
-  /** Data written since the last fsync. */
-  dirty = false;
+  /** Data written since the last fsync started. */
+  private writtenSinceSync = false;
+  /** flushAsync calls still waiting for their fsyncs. */
+  private flushesRunning = 0;
   /** Aborted transactions whose marker is in this segment (`.txnindex`). */
   readonly txnIndex: TransactionIndex;
   /**
@@ -426,6 +428,19 @@ export class LogSegment {
     this.timeIndex.persist();
   }
 
+  /**
+   * Data not known to be durable: written since the last fsync started, or
+   * covered only by an async flush still running (a synchronous flush() then
+   * fsyncs again rather than trust it).
+   */
+  get dirty(): boolean {
+    return this.writtenSinceSync || this.flushesRunning > 0;
+  }
+
+  set dirty(value: boolean) {
+    this.writtenSinceSync = value;
+  }
+
   flush(): void {
     this.log.sync();
     this.offsetIndex.sync();
@@ -440,12 +455,15 @@ export class LogSegment {
    * marks the segment dirty again. The index entries are written out now.
    */
   async flushAsync(): Promise<void> {
-    this.dirty = false;
+    this.writtenSinceSync = false;
+    this.flushesRunning++;
     try {
       await Promise.all([this.log.syncAsync(), this.offsetIndex.syncAsync(), this.timeIndex.syncAsync(), this.txnIndex.syncAsync()]);
     } catch (err) {
-      this.dirty = true;
+      this.writtenSinceSync = true;
       throw err;
+    } finally {
+      this.flushesRunning--;
     }
   }
 
