@@ -10,6 +10,7 @@
 #   BROKER_DIST=bench/.build/dist (private build; set BROKER_DIST=$PWD/dist to use the shared one)
 #   BROKER_OVERRIDES="key=value ..." (extra --override for the broker) PHASES="produce-small consume-small
 #   produce-large consume-large e2e kcat" KEEP_DATA=0
+#   LOOP_DELAY=1: event-loop delay and GC pauses of the broker per phase -> results/loop-delay-*.jsonl
 #   kcat: the same produce/consume of 1M x 100 B and COUNT_LARGE x 1 KiB through kcat (no Python per record)
 #   partitions, data-size (not in the default PHASES: minutes each): bench/partitions.mjs (TOPICS,
 #   PARTITIONS_PER_TOPIC) and bench/data-size.mjs (TARGET_GB), each with its own broker
@@ -38,6 +39,8 @@ BROKER_DIST=${BROKER_DIST:-$HERE/.build/dist}
 BROKER_OVERRIDES=${BROKER_OVERRIDES:-}
 PHASES=${PHASES:-produce-small consume-small produce-large consume-large e2e kcat}
 KEEP_DATA=${KEEP_DATA:-0}
+LOOP_DELAY=${LOOP_DELAY:-0}
+LOOP_DELAY_OUT=""
 STAMP=$(date +%Y%m%d-%H%M%S)
 RESULTS_DIR="$HERE/results"
 RESULTS="$RESULTS_DIR/run-$STAMP.jsonl"
@@ -87,6 +90,11 @@ start_broker_run() {
     mkdir -p "$PROFILE_DIR"
     node_args+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR" --cpu-prof-name="broker-$STAMP-run$run.cpuprofile")
   fi
+  if [[ $LOOP_DELAY == 1 ]]; then
+    # Event-loop delay and GC pauses per phase (loop-delay.mjs), one JSON line per phase
+    export LOOP_DELAY_OUT="$RESULTS_DIR/loop-delay-$STAMP.jsonl"
+    node_args+=(--import "$HERE/loop-delay.mjs")
+  fi
   start_broker "$DATA_DIR" "$BROKER_LOG" "${node_args[@]}"
   log "run $run: broker pid $BROKER_PID on $BOOTSTRAP"
 }
@@ -96,6 +104,7 @@ phase() {  # phase NAME args...: one bounded client process; failures are record
   local name=$1; shift
   log "$name"
   local rc=0
+  loop_delay_mark "run $RUN $name ${LABEL:-}"
   TMPDIR="$WORK" BENCH_RESULTS="$RESULTS" BENCH_LABEL="${LABEL:-tributary}" BROKER_PID="$BROKER_PID" \
     timeout -k 5 "$((PHASE_TIMEOUT + 30))" $PY "$BENCH" "$@" --bootstrap "$BOOTSTRAP" \
       --broker-pid "$BROKER_PID" --timeout "$PHASE_TIMEOUT" || rc=$?
@@ -105,6 +114,13 @@ phase() {  # phase NAME args...: one bounded client process; failures are record
     kill -0 "$BROKER_PID" 2>/dev/null || { log "broker died"; return 1; }
   fi
   return 0
+}
+# Starts a new event-loop-delay interval named $1 in the broker (LOOP_DELAY=1; loop-delay.mjs).
+loop_delay_mark() {
+  [[ -n $LOOP_DELAY_OUT && -n $BROKER_PID ]] || return 0
+  printf '%s\n' "$1" >"$LOOP_DELAY_OUT.label"
+  kill -USR2 "$BROKER_PID" 2>/dev/null || true
+  sleep 0.2
 }
 has_phase() { [[ " $PHASES " == *" $1 "* ]]; }
 
@@ -134,6 +150,7 @@ for RUN in $(seq 1 "$PER_RUN_RUNS"); do
     [[ $ok == 1 ]] && { phase kcat-produce-large kcat-produce -t "$T_KLARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" --acks "$ACKS" || ok=0; }
     [[ $ok == 1 ]] && { phase kcat-consume-large kcat-consume -t "$T_KLARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" || ok=0; }
   fi
+  loop_delay_mark "run $RUN after phases ${LABEL:-}"
   log "run $RUN: data dir $(du -sh "$DATA_DIR" 2>/dev/null | cut -f1), broker RSS $(awk '/VmHWM/{print $2" "$3" peak"}' /proc/$BROKER_PID/status 2>/dev/null || echo '?')"
   stop_broker
   broker_warnings "$BROKER_LOG" "$RESULTS_DIR/broker-$STAMP-run$RUN.log"

@@ -96,7 +96,11 @@ export async function runBroker(configured: BrokerSettings, logger: Logger, cloc
 }
 
 async function runBrokerWith(settings: BrokerSettings, logger: Logger, clock: Clock, exporter: MetricsExporter | null): Promise<RunningBroker> {
-  const fs = new NodeFileSystem({ openFilesMax: resolveOpenFilesMax(settings.logOpenFilesMax) });
+  const fs = new NodeFileSystem({
+    openFilesMax: resolveOpenFilesMax(settings.logOpenFilesMax),
+    // Checkpoints and snapshots written in the background are written again later; say so.
+    onBackgroundWriteError: (path, err) => logger.warn({ path, err }, 'a background checkpoint or snapshot write failed'),
+  });
   const started = performance.now();
   const topics = topicConfigs(settings);
 
@@ -202,6 +206,8 @@ function openLogs(settings: BrokerSettings, fs: NodeFileSystem, clock: Clock, lo
       cleanableBound: (log) => replicaManager()?.get(log.topic, log.partition)?.lastStableOffset ?? log.logStartOffset,
     },
     onDeferredLoad: (r) => logRecoveryProblems(r, logger),
+    // Periodic flushes and checkpoints fsync on the thread pool, not on the event loop.
+    backgroundSyncs: true,
   });
   for (const r of reports) logRecoveryProblems(r, logger);
   for (const p of checkpointProblems) logger.warn({ problem: p }, 'ignored an unreadable checkpoint file');
@@ -453,7 +459,8 @@ function stopInOrder(parts: NodeParts, running: RunningParts): (reason?: string)
       transactions.close();
       await clusterNode?.close();
       await metadata.close();
-      logManager.close();
+      // Every log's fsyncs and snapshot overlapped on the thread pool (many partitions: minutes otherwise).
+      await logManager.closeAsync();
       clusterNode?.markCleanShutdown();
       logger.info('shut down cleanly');
     })();

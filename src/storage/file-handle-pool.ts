@@ -57,6 +57,8 @@ export class FileHandlePool {
   /** Evictable handles with an open descriptor, least recently used first (Map keeps insertion order). */
   private readonly lru = new Map<PooledFileHandle, true>();
   private pinnedOpen = 0;
+  /** Descriptors of unpinned handles kept out of the LRU while an async fsync uses them. */
+  private heldOpen = 0;
   /** Every live (not closed) handle by path, for pinning on rename/unlink. */
   private readonly byPath = new Map<string, Set<PooledFileHandle>>();
   /** Descriptors closed to stay under the bound (a counter for tests and diagnostics). */
@@ -68,7 +70,7 @@ export class FileHandlePool {
 
   /** Descriptors open right now (evictable plus pinned). */
   get openCount(): number {
-    return this.lru.size + this.pinnedOpen;
+    return this.lru.size + this.pinnedOpen + this.heldOpen;
   }
 
   /**
@@ -137,9 +139,25 @@ export class FileHandlePool {
 
   /** A descriptor was (re)opened for `h` or `h` was used: most recently used now. */
   touch(h: PooledFileHandle): void {
-    if (h.pinned) return;
+    if (h.pinned || h.held) return;
     this.lru.delete(h);
     this.lru.set(h, true);
+  }
+
+  /** An async fsync is about to use `h`'s descriptor: it must not be evicted until release(). */
+  hold(h: PooledFileHandle): void {
+    if (h.pinned) return;
+    this.lru.delete(h);
+    h.held = true;
+    this.heldOpen++;
+  }
+
+  /** The async fsync on `h` is done: evictable again (unless pinned or closed meanwhile). */
+  release(h: PooledFileHandle, closed: boolean): void {
+    if (!h.held) return;
+    h.held = false;
+    this.heldOpen--;
+    if (!closed && !h.pinned) this.lru.set(h, true);
   }
 
   /** Called by a handle whose descriptor is being closed for good. */
@@ -149,6 +167,11 @@ export class FileHandlePool {
     } else {
       this.lru.delete(h);
     }
+    this.unlist(h);
+  }
+
+  /** `h` is no longer found by its path (closed; its descriptor may outlive it briefly). */
+  unlist(h: PooledFileHandle): void {
     const set = this.byPath.get(h.path);
     if (set !== undefined) {
       set.delete(h);
@@ -173,6 +196,10 @@ export class FileHandlePool {
     if (h.pinned) return;
     h.ensureDescriptor();
     this.lru.delete(h);
+    if (h.held) {
+      h.held = false;
+      this.heldOpen--;
+    }
     h.pinned = true;
     this.pinnedOpen++;
     const set = this.byPath.get(h.path);
@@ -185,7 +212,12 @@ export class FileHandlePool {
 export class PooledFileHandle implements FileHandle {
   /** Kept open until closed: the path may no longer name this file. */
   pinned = false;
+  /** Out of the LRU while async fsyncs use the descriptor (FileHandlePool.hold). */
+  held = false;
   private closed = false;
+  /** Async fsyncs running on the descriptor; close() leaves it open until they finish. */
+  private syncsRunning = 0;
+  private closeWhenSynced = false;
   /**
    * Written or truncated since the last fsync. At first: true for a file
    * that existed (an earlier process may have left writes or a truncation
@@ -265,15 +297,48 @@ export class PooledFileHandle implements FileHandle {
     this.unsynced = true;
   }
 
-  /** fdatasync; nothing to do (and no descriptor reopened) when nothing changed since the last one. */
+  /** fdatasync; nothing to do (and no descriptor reopened) when nothing changed since the last one completed. */
   sync(): void {
-    if (!this.unsynced) return;
+    // An async fsync still running may not cover the writes yet: do not trust it.
+    if (!this.unsynced && this.syncsRunning === 0) return;
     nodeFs.fdatasyncSync(this.ensureDescriptor());
     this.unsynced = false;
   }
 
+  async syncAsync(): Promise<void> {
+    if (!this.unsynced) return;
+    const fd = this.ensureDescriptor();
+    // Writes made from now on need a later sync; those made before are covered by this one.
+    this.unsynced = false;
+    if (this.syncsRunning++ === 0) this.pool.hold(this);
+    try {
+      await new Promise<void>((resolve, reject) => nodeFs.fdatasync(fd, (err) => (err === null ? resolve() : reject(err))));
+    } catch (err) {
+      this.unsynced = true;
+      throw err;
+    } finally {
+      if (--this.syncsRunning === 0) {
+        this.pool.release(this, this.closed);
+        if (this.closeWhenSynced) this.finishClose();
+      }
+    }
+  }
+
   close(): void {
     if (this.closed) return;
+    if (this.syncsRunning > 0) {
+      // An async fsync still uses the descriptor: usable no more (and no longer
+      // found by path, so a rename or unlink does not pin it), closed when it is done.
+      this.closed = true;
+      this.closeWhenSynced = true;
+      this.pool.unlist(this);
+      return;
+    }
+    this.finishClose();
+  }
+
+  private finishClose(): void {
+    this.closeWhenSynced = false;
     const had = this.fd >= 0;
     this.pool.forget(this, had);
     this.closed = true;

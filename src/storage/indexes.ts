@@ -112,6 +112,12 @@ abstract class SparseIndexFile {
     this.file.sync();
   }
 
+  /** sync() with the fsync on the thread pool (the entries are written out now). */
+  syncAsync(): Promise<void> {
+    this.persist();
+    return this.file.syncAsync();
+  }
+
   close(): void {
     this.persist();
     this.file.close();

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { invariant } from '../util/assert.js';
 import type { Clock } from '../util/clock.js';
-import { readCheckpointFile, writeCheckpointFile, type CheckpointEntry } from './checkpoint.js';
+import { formatCheckpoint, readCheckpointFile, writeCheckpointFile, type CheckpointEntry } from './checkpoint.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from './config.js';
 import type { FileSystem } from './fs.js';
 import type { RecoveryReport } from './log-loader.js';
@@ -46,7 +46,16 @@ export interface LogManagerOptions {
   deferCleanLogs?: boolean;
   /** Told the recovery report of each deferred log when it is loaded (the broker logs damaged ones). */
   onDeferredLoad?: (report: RecoveryReport) => void;
+  /**
+   * tick() runs its fsyncs on the thread pool (`PartitionLog.maybeFlushInBackground`,
+   * checkpoints with `writeFileAtomicAsync`) instead of blocking the event loop;
+   * default false (tick's effects are then complete when it returns). The broker sets it.
+   */
+  backgroundSyncs?: boolean;
 }
+
+/** Logs prepared for close at once by closeAsync (each: a few fsyncs on the thread pool). */
+export const CLOSE_CONCURRENCY = 32;
 
 export interface LogManagerStartup {
   manager: LogManager;
@@ -239,7 +248,7 @@ export class LogManager {
     let segmentsDeleted = 0;
     for (let k = 0; k < visit; k++) {
       const log = logs[(this.cursor + k) % logs.length] as PartitionLog;
-      if (log.maybeFlush(nowMs)) flushes++;
+      if (this.opts.backgroundSyncs === true ? log.maybeFlushInBackground(nowMs) : log.maybeFlush(nowMs)) flushes++;
       const last = this.lastRetentionMs.get(log);
       if (last === undefined || nowMs - last >= retentionEveryMs) {
         segmentsDeleted += log.applyRetention(nowMs).segmentsDeleted;
@@ -249,7 +258,8 @@ export class LogManager {
     this.cursor = logs.length === 0 ? 0 : (this.cursor + visit) % logs.length;
     let checkpointed = false;
     if (nowMs - this.lastCheckpointMs >= (this.opts.checkpointIntervalMs ?? 60_000)) {
-      this.checkpoint();
+      if (this.opts.backgroundSyncs === true) void this.checkpointInBackground();
+      else this.checkpoint();
       checkpointed = true;
     }
     return { logsVisited: visit, flushes, segmentsDeleted, checkpointed };
@@ -257,19 +267,69 @@ export class LogManager {
 
   /** Writes both checkpoint files (atomically) from the logs' current state. */
   checkpoint(): void {
+    const { recovery, start } = this.checkpointEntries();
+    writeCheckpointFile(this.opts.fs, join(this.opts.dataDir, RECOVERY_POINT_CHECKPOINT), recovery);
+    writeCheckpointFile(this.opts.fs, join(this.opts.dataDir, LOG_START_OFFSET_CHECKPOINT), start);
+    this.lastCheckpointMs = this.opts.clock.nowMs();
+  }
+
+  /**
+   * checkpoint() with the fsyncs on the thread pool. The content is taken now,
+   * from recovery points that only move once their fsyncs are done, so it never
+   * claims more than is durable; a later checkpoint (a truncation's, written at
+   * once) wins over this one if it lands first (FileSystem.writeFileAtomicAsync).
+   */
+  checkpointInBackground(): Promise<void> {
+    const { recovery, start } = this.checkpointEntries();
+    this.lastCheckpointMs = this.opts.clock.nowMs();
+    const dir = this.opts.dataDir;
+    return Promise.all([
+      this.opts.fs.writeFileAtomicAsync(join(dir, RECOVERY_POINT_CHECKPOINT), Buffer.from(formatCheckpoint(recovery), 'utf8')),
+      this.opts.fs.writeFileAtomicAsync(join(dir, LOG_START_OFFSET_CHECKPOINT), Buffer.from(formatCheckpoint(start), 'utf8')),
+    ]).then(() => undefined);
+  }
+
+  private checkpointEntries(): { recovery: CheckpointEntry[]; start: CheckpointEntry[] } {
     const recovery: CheckpointEntry[] = [];
     const start: CheckpointEntry[] = [];
     for (const log of this.logs.values()) {
       recovery.push({ topic: log.topic, partition: log.partition, offset: log.recoveryPoint });
       start.push({ topic: log.topic, partition: log.partition, offset: log.logStartOffset });
     }
-    writeCheckpointFile(this.opts.fs, join(this.opts.dataDir, RECOVERY_POINT_CHECKPOINT), recovery);
-    writeCheckpointFile(this.opts.fs, join(this.opts.dataDir, LOG_START_OFFSET_CHECKPOINT), start);
-    this.lastCheckpointMs = this.opts.clock.nowMs();
+    return { recovery, start };
   }
 
   flushAll(): void {
     for (const log of this.logs.values()) log.flush();
+  }
+
+  /**
+   * close() for a graceful stop of many logs: first every loaded log's fsyncs
+   * and producer-state snapshot run on the thread pool, CLOSE_CONCURRENCY
+   * logs at a time (one fsync per file and per directory, overlapped, instead
+   * of one after the other on the event loop), then pending background writes
+   * settle, then close() finds nothing left to fsync in the logs and writes
+   * the checkpoints and the marker (six fsyncs on the loop). A log whose
+   * async flush failed is flushed again by its close() (which throws if that
+   * fails too). Nothing else may use the logs meanwhile (the broker stopped
+   * serving and replicating first).
+   */
+  async closeAsync(): Promise<void> {
+    if (this.closed) return;
+    this.cleaner.close();
+    const logs = [...this.logs.values()];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < logs.length) {
+        const log = logs[next++] as PartitionLog;
+        await log.prepareClose().catch(() => undefined);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CLOSE_CONCURRENCY, logs.length) }, worker));
+    await this.opts.fs.settled();
+    // The checkpoints and the marker are written at once: a failure must throw
+    // (and leave no marker), since a deferred log takes its end from them.
+    this.close();
   }
 
   /** Clean shutdown: flush and close every log, write checkpoints, then the marker. */

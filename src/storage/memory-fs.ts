@@ -7,10 +7,17 @@
  *
  * Directory operations (create, rename, unlink, mkdir) are durable at once;
  * a file created and never fsynced survives a crash empty.
+ *
+ * The async calls (`syncAsync`, `writeFileAtomicAsync`) complete a few
+ * microtasks later, deterministically, after whatever the caller does
+ * synchronously: a crash() before then loses them (the simulated process died
+ * with the fsync still on the thread pool), and a newer change of the same
+ * path drops a pending atomic write (the ordering rule of write-order.ts).
  */
 import { dirname, normalize } from 'node:path';
 import type { FileHandle, FileSystem } from './fs.js';
 import type { Random } from '../util/random.js';
+import { PathWriteOrder } from './write-order.js';
 
 interface MemFile {
   data: Buffer;
@@ -84,16 +91,30 @@ class MemFileHandle implements FileHandle {
   }
 
   sync(): void {
-    const f = this.check();
+    syncFile(this.check());
     this.owner.syncCount++;
-    if (f.dirtyFrom === Infinity && f.durable.length === f.length) return;
-    f.durable = Buffer.from(f.data.subarray(0, f.length));
-    f.dirtyFrom = Infinity;
+  }
+
+  async syncAsync(): Promise<void> {
+    const f = this.check();
+    const generation = this.generation;
+    await this.owner.threadPoolHop();
+    // Lost in a crash before it ran; otherwise it covers the file as it is now
+    // (a real fdatasync also covers writes made while it was queued).
+    if (generation !== this.owner.generation) return;
+    syncFile(f);
+    this.owner.syncCount++;
   }
 
   close(): void {
     this.closed = true;
   }
+}
+
+function syncFile(f: MemFile): void {
+  if (f.dirtyFrom === Infinity && f.durable.length === f.length) return;
+  f.durable = Buffer.from(f.data.subarray(0, f.length));
+  f.dirtyFrom = Infinity;
 }
 
 export class MemoryFileSystem implements FileSystem {
@@ -103,6 +124,8 @@ export class MemoryFileSystem implements FileSystem {
   generation = 0;
   syncCount = 0;
   bytesWritten = 0;
+  private readonly order = new PathWriteOrder();
+  private readonly pending = new Set<Promise<void>>();
 
   open(path: string, options: { create?: boolean } = {}): FileHandle {
     const p = normalize(path);
@@ -152,6 +175,8 @@ export class MemoryFileSystem implements FileSystem {
   rename(from: string, to: string): void {
     const src = normalize(from);
     const dst = normalize(to);
+    this.order.issue(src);
+    this.order.issue(dst);
     this.requireDir(dirname(dst));
     const file = this.files.get(src);
     if (file !== undefined) {
@@ -177,11 +202,13 @@ export class MemoryFileSystem implements FileSystem {
   }
 
   unlink(path: string): void {
+    this.order.issue(normalize(path));
     if (!this.files.delete(normalize(path))) throw fsError('ENOENT', `no such file ${path}`);
   }
 
   rmrf(path: string): void {
     const p = normalize(path);
+    this.order.issue(p);
     this.files.delete(p);
     for (const name of [...this.files.keys()]) if (name.startsWith(`${p}/`)) this.files.delete(name);
     for (const name of [...this.dirs]) if (name === p || name.startsWith(`${p}/`)) this.dirs.delete(name);
@@ -196,6 +223,36 @@ export class MemoryFileSystem implements FileSystem {
   writeFileAtomic(path: string, data: Buffer): void {
     const p = normalize(path);
     this.requireDir(dirname(p));
+    this.order.issue(p);
+    this.install(p, data);
+  }
+
+  writeFileAtomicAsync(path: string, data: Buffer): Promise<void> {
+    const p = normalize(path);
+    const n = this.order.issue(p);
+    const generation = this.generation;
+    const write = (async () => {
+      await this.threadPoolHop();
+      // Dropped when the process "crashed" meanwhile, when a newer change of
+      // the path came first, or when its directory is gone (a deleted log).
+      if (generation === this.generation && this.order.isNewest(p, n) && this.dirs.has(dirname(p))) this.install(p, data);
+      this.order.done(p, n);
+    })();
+    this.pending.add(write);
+    void write.then(() => this.pending.delete(write));
+    return write;
+  }
+
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /** Stands for the trip through libuv's pool: a few microtasks, so the caller's synchronous work goes first. */
+  async threadPoolHop(): Promise<void> {
+    for (let i = 0; i < 3; i++) await Promise.resolve();
+  }
+
+  private install(p: string, data: Buffer): void {
     const copy = Buffer.from(data);
     this.files.set(p, { data: copy, length: copy.length, durable: Buffer.from(copy), dirtyFrom: Infinity });
     this.syncCount++;

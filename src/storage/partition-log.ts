@@ -10,7 +10,7 @@ import { compactionConfigOf, validateLogConfig, type LogConfig } from './config.
 import { forEachProducerBatch, summarizeAppendBatches } from './append-batches.js';
 import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
-import { LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
+import { formatLeaderEpochCheckpoint, LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
 import { BoundPositionCache, readSegments } from './log-read.js';
 import type { ReadOptions, ReadResult } from './log-read.js';
 import type { SegmentInfo, TimestampOffset } from './segment-lookups.js';
@@ -103,6 +103,9 @@ export class PartitionLog {
   private closed = false;
   /** Bumped by every truncation: the cleaner drops work based on records that may be gone. */
   private truncations = 0;
+  /** The fsyncs started by maybeFlushInBackground, while they run. */
+  private backgroundFlush: Promise<void> | null = null;
+  private backgroundFlushError: unknown = null;
   private readonly onCheckpointNeeded: () => void;
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
   private readonly boundCache = new BoundPositionCache();
@@ -362,8 +365,9 @@ export class PartitionLog {
   private rollAt(nowMs: number): LogSegment {
     const old = this.active;
     old.onBecomeInactive();
-    // The state covers exactly the offsets below the new segment (Kafka snapshots at every roll).
-    this.producers.snapshot(old.nextOffset, this.startOffset);
+    // The state covers exactly the offsets below the new segment (Kafka snapshots at every roll
+    // and, since KAFKA-15046, fsyncs the snapshot off the request path too).
+    void this.producers.snapshotInBackground(old.nextOffset, this.startOffset);
     const seg = LogSegment.create(this.fs, this.dir, old.nextOffset, this.cfg, nowMs);
     this.segments.push(seg);
     // Kafka flushes a rolled segment in the background; maybeFlush does it here.
@@ -546,6 +550,65 @@ export class PartitionLog {
     return true;
   }
 
+  /**
+   * maybeFlush for the broker's timer with the fsyncs on the thread pool:
+   * starts them and returns at once (true when it started any; one at a
+   * time per log). The recovery point moves when they are done, and only if
+   * the log was not truncated meanwhile (a truncation fsyncs, lowers it and
+   * checkpoints on its own), so a checkpoint never claims more than is
+   * durable. An fsync error is thrown by the next call.
+   */
+  maybeFlushInBackground(nowMs: number): boolean {
+    this.checkOpen();
+    const failed = this.backgroundFlushError;
+    if (failed !== null) {
+      this.backgroundFlushError = null;
+      throw failed;
+    }
+    if (this.backgroundFlush !== null) return false;
+    const full = this.unflushedMessages > 0 && nowMs - this.lastFlushMs >= this.cfg.flushIntervalMs;
+    if (!full && !this.rolledSinceFlush) return false;
+    const target = full ? this.logEndOffset : this.active.baseOffset;
+    if (full) this.lastFlushMs = nowMs;
+    this.rolledSinceFlush = false;
+    this.backgroundFlush = this.flushUpTo(target, full ? this.segments.length : this.segments.length - 1)
+      .catch((err: unknown) => {
+        this.backgroundFlushError = err;
+        if (!full) this.rolledSinceFlush = true;
+      })
+      .finally(() => {
+        this.backgroundFlush = null;
+      });
+    return true;
+  }
+
+  /**
+   * The waiting half of close() on the thread pool, so a graceful stop can
+   * overlap many logs: fsyncs every unflushed segment, moves the recovery
+   * point to the log end and writes the producer-state snapshot in the
+   * background. close() then finds nothing left to wait for, unless the log
+   * changed meanwhile. May reject with an fsync error (close() retries it).
+   */
+  async prepareClose(): Promise<void> {
+    if (this.closed || this.loadedSegments === null) return;
+    await this.backgroundFlush;
+    const end = this.logEndOffset;
+    await this.flushUpTo(end, this.segments.length);
+    if (!this.closed && end === this.logEndOffset) await this.producers.snapshotInBackground(end, this.startOffset);
+  }
+
+  /** fsyncs the dirty segments below index `upTo` in parallel, then raises the recovery point to `target` unless truncated meanwhile. */
+  private async flushUpTo(target: bigint, upTo: number): Promise<void> {
+    const truncations = this.truncations;
+    const dirty: LogSegment[] = [];
+    for (let i = lookups.floorSegment(this.segments, this.recoveryPointOffset); i < upTo; i++) {
+      const seg = this.segments[i] as LogSegment;
+      if (seg.dirty) dirty.push(seg);
+    }
+    await Promise.all(dirty.map((seg) => seg.flushAsync()));
+    if (this.truncations === truncations && target > this.recoveryPointOffset) this.recoveryPointOffset = target;
+  }
+
   /** Clean close: flush, then close every file. */
   close(): void {
     if (this.closed) return;
@@ -585,10 +648,20 @@ export class PartitionLog {
     return readLeaderEpochCheckpoint(this.fs, join(this.dir, LEADER_EPOCH_CHECKPOINT));
   }
 
-  /** Replaces the `leader-epoch-checkpoint` atomically (fsynced before returning). */
+  /**
+   * Replaces the `leader-epoch-checkpoint` atomically, fsynced before
+   * returning, except for a new partition's first one (no batch and no file
+   * yet: CreateTopics of many partitions wrote one per partition on the event
+   * loop). That one's fsyncs run on the thread pool: if a crash loses it, no
+   * file is left, and a missing file is rebuilt from the batch headers at the
+   * next open, which then carry every epoch written since. A later write
+   * never loses to it (write-order.ts).
+   */
   writeLeaderEpochCheckpoint(entries: readonly EpochEntry[]): void {
     this.checkOpen();
-    writeLeaderEpochCheckpoint(this.fs, join(this.dir, LEADER_EPOCH_CHECKPOINT), entries);
+    const path = join(this.dir, LEADER_EPOCH_CHECKPOINT);
+    if (this.logEndOffset === this.logStartOffset && !this.fs.exists(path)) void this.fs.writeFileAtomicAsync(path, Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'));
+    else writeLeaderEpochCheckpoint(this.fs, path, entries);
   }
 
   /**

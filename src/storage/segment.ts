@@ -66,8 +66,10 @@ export class LogSegment {
   firstBatchTimestampMs: bigint | null = null;
   /** Clock time of the last append (or of opening): retention fallback without timestamps. */
   lastModifiedMs: number;
-  /** Data written since the last fsync. */
-  dirty = false;
+  /** Data written since the last fsync started. */
+  private writtenSinceSync = false;
+  /** flushAsync calls still waiting for their fsyncs. */
+  private flushesRunning = 0;
   /** Aborted transactions whose marker is in this segment (`.txnindex`). */
   readonly txnIndex: TransactionIndex;
   /**
@@ -426,12 +428,43 @@ export class LogSegment {
     this.timeIndex.persist();
   }
 
+  /**
+   * Data not known to be durable: written since the last fsync started, or
+   * covered only by an async flush still running (a synchronous flush() then
+   * fsyncs again rather than trust it).
+   */
+  get dirty(): boolean {
+    return this.writtenSinceSync || this.flushesRunning > 0;
+  }
+
+  set dirty(value: boolean) {
+    this.writtenSinceSync = value;
+  }
+
   flush(): void {
     this.log.sync();
     this.offsetIndex.sync();
     this.timeIndex.sync();
     this.txnIndex.sync();
     this.dirty = false;
+  }
+
+  /**
+   * flush() with the four fsyncs on the thread pool, in parallel. What was
+   * written before the call is durable when it resolves; a write made meanwhile
+   * marks the segment dirty again. The index entries are written out now.
+   */
+  async flushAsync(): Promise<void> {
+    this.writtenSinceSync = false;
+    this.flushesRunning++;
+    try {
+      await Promise.all([this.log.syncAsync(), this.offsetIndex.syncAsync(), this.timeIndex.syncAsync(), this.txnIndex.syncAsync()]);
+    } catch (err) {
+      this.writtenSinceSync = true;
+      throw err;
+    } finally {
+      this.flushesRunning--;
+    }
   }
 
   close(): void {

@@ -75,6 +75,7 @@ export class TransactionIndex {
   private entries: AbortedTxn[] = [];
   private file: FileHandle | null = null;
   private dirty = false;
+  private syncsRunning = 0;
   readonly path: string;
 
   constructor(
@@ -147,8 +148,24 @@ export class TransactionIndex {
   }
 
   sync(): void {
-    if (this.dirty && this.file !== null) this.file.sync();
+    // With an async fsync still running the file handle decides (it fsyncs again).
+    if ((this.dirty || this.syncsRunning > 0) && this.file !== null) this.file.sync();
     this.dirty = false;
+  }
+
+  /** sync() with the fsync on the thread pool. */
+  async syncAsync(): Promise<void> {
+    if (!this.dirty || this.file === null) return;
+    this.dirty = false;
+    this.syncsRunning++;
+    try {
+      await this.file.syncAsync();
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    } finally {
+      this.syncsRunning--;
+    }
   }
 
   close(): void {

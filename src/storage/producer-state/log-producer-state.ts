@@ -14,7 +14,7 @@ import { readTxnMarker } from '../../protocol/record-batch/control.js';
 import type { FileSystem } from '../fs.js';
 import type { TransactionIndex } from '../txn-index.js';
 import { ProducerStateManager, type AppliedBatch } from './producer-state.js';
-import { deleteSnapshot, listSnapshots, readSnapshot, snapshotFileName, writeSnapshot } from './snapshot.js';
+import { deleteSnapshot, listSnapshots, readSnapshot, snapshotFileName, writeSnapshot, writeSnapshotAsync } from './snapshot.js';
 
 /** Snapshot files kept per partition. */
 export const SNAPSHOTS_KEPT = 3;
@@ -67,6 +67,8 @@ export class LogProducerState {
   readonly state = new ProducerStateManager();
   /** Offset of the newest snapshot file matching the state, or -1 when the state changed since. */
   private snapshotAt = -1n;
+  /** Offsets of snapshots being written in the background (snapshotInBackground), not visible in the directory yet. */
+  private readonly pendingSnapshots = new Set<bigint>();
 
   constructor(
     private readonly fs: FileSystem,
@@ -164,6 +166,27 @@ export class LogProducerState {
     this.prune(logStartOffset);
   }
 
+  /**
+   * snapshot() with the file written in the background (segment roll, graceful
+   * stop): the state is encoded now, the fsyncs run on the thread pool, and
+   * older snapshots are pruned once it landed. Never rejects. A snapshot is a
+   * cache (recovery replays the batches after the newest one), so one lost to
+   * a crash or an I/O error only costs a longer replay.
+   */
+  async snapshotInBackground(offset: bigint, logStartOffset: bigint): Promise<void> {
+    if (this.snapshotAt === offset) return;
+    this.snapshotAt = offset;
+    this.pendingSnapshots.add(offset);
+    await writeSnapshotAsync(this.fs, this.dir, offset, this.state.entries());
+    this.pendingSnapshots.delete(offset);
+    try {
+      // The log may have been deleted meanwhile (its directory with it).
+      if (this.fs.isDirectory(this.dir)) this.prune(logStartOffset);
+    } catch {
+      // Pruning is tidying: the next snapshot prunes again.
+    }
+  }
+
   /** Deletes all but the newest SNAPSHOTS_KEPT, and those below the log start (never the newest). */
   prune(logStartOffset: bigint): void {
     const offsets = listSnapshots(this.fs, this.dir);
@@ -182,7 +205,8 @@ export class LogProducerState {
   truncateTo(log: ProducerStateLog, nowMs: number): void {
     const end = log.logEndOffset;
     const all = listSnapshots(this.fs, this.dir);
-    for (const s of all) if (s > end) deleteSnapshot(this.fs, this.dir, s);
+    // Deleting a snapshot still being written drops that write (write-order.ts): it must not land past the new end.
+    for (const s of [...all, ...this.pendingSnapshots]) if (s > end) deleteSnapshot(this.fs, this.dir, s);
     // No producer now means none after cutting records away (the expired stay
     // expired): logs without idempotent producers never rescan.
     if (this.state.size === 0) {
@@ -196,7 +220,7 @@ export class LogProducerState {
 
   /** The log was emptied (truncateFullyAndStartAt): no state, no snapshots. */
   reset(): void {
-    for (const s of listSnapshots(this.fs, this.dir)) deleteSnapshot(this.fs, this.dir, s);
+    for (const s of [...listSnapshots(this.fs, this.dir), ...this.pendingSnapshots]) deleteSnapshot(this.fs, this.dir, s);
     this.state.clear();
     this.snapshotAt = -1n;
   }

@@ -142,6 +142,11 @@ export function writeSnapshot(fs: FileSystem, dir: string, offset: bigint, entri
   fs.writeFileAtomic(join(dir, snapshotFileName(offset)), encodeSnapshot(offset, entries));
 }
 
+/** writeSnapshot with the fsyncs off the event loop (FileSystem.writeFileAtomicAsync: never rejects). */
+export function writeSnapshotAsync(fs: FileSystem, dir: string, offset: bigint, entries: Iterable<ProducerEntry>): Promise<void> {
+  return fs.writeFileAtomicAsync(join(dir, snapshotFileName(offset)), encodeSnapshot(offset, entries));
+}
+
 export function readSnapshot(fs: FileSystem, dir: string, offset: bigint): ProducerEntry[] | string {
   return decodeSnapshot(fs.readFile(join(dir, snapshotFileName(offset))), offset);
 }

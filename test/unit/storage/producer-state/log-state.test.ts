@@ -46,6 +46,13 @@ class Env {
     return this.partition.appendClientBatch(idempotentBatch(spec), headerOf(spec));
   }
 
+  /** Lets the snapshots written in the background at each roll land (MemoryFileSystem's async writes). */
+  async settle(): Promise<void> {
+    await this.fs.settled();
+    // The pruning after each landed write runs one turn later.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
   snapshots(): bigint[] {
     return listSnapshots(this.fs, DIR);
   }
@@ -77,9 +84,10 @@ function expectDuplicate(env: Env, spec: IdempotentSpec, offset: bigint): void {
 }
 
 describe('producer state in the partition log', () => {
-  it('snapshots at every roll, keeps only a few, and the loader leaves them alone', () => {
+  it('snapshots at every roll, keeps only a few, and the loader leaves them alone', async () => {
     const env = new Env();
     sendMany(env, 1n, 0, 40);
+    await env.settle();
     const bases = env.log.segmentInfos().map((s) => s.baseOffset);
     assert.ok(bases.length > SNAPSHOTS_KEPT + 1, 'the log rolled several times');
     assert.deepEqual(env.snapshots(), bases.slice(1).slice(-SNAPSHOTS_KEPT));
@@ -95,11 +103,25 @@ describe('producer state in the partition log', () => {
     sendMany(env, 1n, 40, 1);
   });
 
-  it('after a crash, rebuilds from the newest snapshot and the log after it', () => {
+  it('a crash before a roll\'s background snapshot landed loses only that snapshot: the state is replayed from the log', async () => {
+    const env = new Env();
+    const offsets = sendMany(env, 1n, 0, 20);
+    env.log.flush();
+    assert.deepEqual(env.snapshots(), [], 'no roll snapshot has landed yet');
+    env.fs.crash();
+    env.open(false);
+    assert.equal(env.report.producerState?.snapshotLoaded, null);
+    for (let s = 15; s < 20; s++) expectDuplicate(env, { producerId: 1n, epoch: 0, baseSequence: s }, offsets[s] as bigint);
+    await env.settle();
+    assert.deepEqual(env.snapshots(), [env.log.logEndOffset], 'only recovery\'s own snapshot at the log end: the lost writes never land after the crash');
+  });
+
+  it('after a crash, rebuilds from the newest snapshot and the log after it', async () => {
     const env = new Env();
     const offsets = sendMany(env, 1n, 0, 20);
     sendMany(env, 2n, 100, 3);
     env.log.flush();
+    await env.settle();
     env.fs.crash();
     env.open(false);
     const ps = env.report.producerState;
@@ -110,12 +132,13 @@ describe('producer state in the partition log', () => {
     assert.equal(env.send({ producerId: 1n, epoch: 0, baseSequence: 14 }).kind, 'rejected', 'older than the last 5');
   });
 
-  it('a crash that loses the tail forgets its batches (a retry of them is appended again) and drops later snapshots', () => {
+  it('a crash that loses the tail forgets its batches (a retry of them is appended again) and drops later snapshots', async () => {
     const env = new Env();
     sendMany(env, 1n, 0, 10);
     env.log.flush();
     const durableEnd = env.log.logEndOffset;
     sendMany(env, 1n, 10, 20); // rolls and snapshots past the durable end
+    await env.settle();
     assert.ok((env.snapshots().at(-1) ?? 0n) > durableEnd);
     env.fs.crash();
     env.open(false);
@@ -128,9 +151,10 @@ describe('producer state in the partition log', () => {
   });
 
   for (const how of ['flip', 'truncate'] as const) {
-    it(`ignores a ${how === 'flip' ? 'corrupt' : 'truncated'} snapshot and rebuilds from an older one or the log start`, () => {
+    it(`ignores a ${how === 'flip' ? 'corrupt' : 'truncated'} snapshot and rebuilds from an older one or the log start`, async () => {
       const env = new Env();
       const offsets = sendMany(env, 1n, 0, 30);
+      await env.settle();
       env.log.close();
       const snaps = env.snapshots();
       env.corrupt(snaps.at(-1) as bigint, how);
@@ -167,6 +191,21 @@ describe('producer state in the partition log', () => {
     env.open(true);
     assert.equal(env.report.producerState?.batchesScanned, 0);
     assert.equal(env.log.producerState.size, 0);
+  });
+
+  it('a truncation while the rolls\' snapshots are still being written: none past the cut lands afterwards', async () => {
+    const env = new Env();
+    sendMany(env, 1n, 0, 30);
+    env.log.truncateTo(12n);
+    await env.settle();
+    assert.ok(env.snapshots().length > 0, 'the snapshots below the cut landed');
+    assert.ok(env.snapshots().every((s) => s <= 12n), `snapshots ${env.snapshots().join(',')} are at or below 12`);
+    env.log.flush();
+    env.fs.crash();
+    env.open(false);
+    env.rewrap();
+    expectDuplicate(env, { producerId: 1n, epoch: 0, baseSequence: 11 }, 11n);
+    assert.equal(env.send({ producerId: 1n, epoch: 0, baseSequence: 12 }).kind, 'appended');
   });
 
   it('truncation drops the state beyond the cut and the snapshots past it', () => {
