@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// The start-up bundle of `tributary start` (src/cli/start-bundle.ts): rollup joins
+// dist/src/cli/program.js and the modules it imports into a few files in
+// dist/src/cli-bundle/, so a start reads and compiles a handful of files instead
+// of about 250 (on Node 20 the ESM loader's per-file work was most of start-up:
+// bench/README.md, "Start-up"). Run by `npm run build` after tsc, and by
+// scripts/prestart.mjs when the bundle is not fresh.
+//
+// Not bundled: node: built-ins and packages (node_modules, loaded as usual), and
+// the client commands (src/cli/commands/), which `start` never loads; the bin only
+// runs the bundle for `start`. Modules the broker imports with import() on demand
+// (the cluster-node wiring, the metrics exporter) become chunks of their own.
+// Every module that reads import.meta must be listed below with why its use stays
+// right from dist/src/cli-bundle/ (same depth as dist/src/cli/); anything else
+// fails the bundle.
+//
+// Without rollup (an install without dev dependencies) nothing is bundled and
+// `tributary start` runs the modules of dist/src; the old bundle is removed either way.
+//
+//   node scripts/bundle-start.mjs          # after tsc -p tsconfig.build.json
+//   node scripts/bundle-start.mjs --check  # exit 0 when the bundle is fresh, 1 when not
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const distSrc = join(root, 'dist', 'src');
+const outDir = join(distSrc, 'cli-bundle');
+const input = join(distSrc, 'cli', 'program.js');
+const commandsDir = join(distSrc, 'cli', 'commands') + sep;
+
+/** Modules that may read import.meta, and why that stays right in the bundle. */
+const IMPORT_META_ALLOWED = new Map([
+  // ../../../package.json: dist/src/cli-bundle/ is as deep as dist/src/cli/.
+  ['cli/program.js', 'package.json path, same depth'],
+  // createRequire(import.meta.url) only resolves packages from node_modules, found from any folder of the repository.
+  ['protocol/record-batch/compression.js', 'package resolution'],
+]);
+
+if (process.argv.includes('--check')) {
+  const { freshStartBundle } = await import(pathToFileURL(join(distSrc, 'cli', 'start-bundle.js')).href);
+  process.exit(freshStartBundle({}) === null ? 1 : 0);
+}
+
+if (!existsSync(input)) {
+  console.error(`${relative(root, input)} missing: build first (npx tsc -p tsconfig.build.json)`);
+  process.exit(1);
+}
+rmSync(outDir, { recursive: true, force: true });
+
+let rollup;
+try {
+  ({ rollup } = await import('rollup'));
+} catch {
+  console.log('bundle-start: rollup is not installed (no dev dependencies): tributary start runs the modules of dist/src');
+  process.exit(0);
+}
+
+const startedMs = performance.now();
+const startBundlePlugin = {
+  name: 'tributary-start-bundle',
+  // A client command stays a file of dist/src/cli/commands/ (an external module with its absolute path).
+  resolveId(source, importer) {
+    if (importer === undefined || !source.startsWith('.')) return null;
+    const path = resolve(dirname(importer), source);
+    return path.startsWith(commandsDir) ? { id: path, external: true } : null;
+  },
+  resolveImportMeta(_property, { moduleId }) {
+    const path = relative(distSrc, moduleId).split(sep).join('/');
+    if (!IMPORT_META_ALLOWED.has(path)) {
+      this.error(`${path} reads import.meta: check that its use stays right from dist/src/cli-bundle/ and list it in scripts/bundle-start.mjs`);
+    }
+    return null; // keep import.meta as it is
+  },
+};
+const bundle = await rollup({
+  input,
+  plugins: [startBundlePlugin],
+  // node: built-ins and packages from node_modules stay imports.
+  external: (id) => !id.startsWith('.') && !id.startsWith('/'),
+  makeAbsoluteExternalsRelative: false,
+  onwarn(warning, warn) {
+    // The broker's modules import each other in cycles that ESM resolves at run time; rollup keeps their order.
+    if (warning.code === 'CIRCULAR_DEPENDENCY') return;
+    warn(warning);
+  },
+});
+const { output } = await bundle.write({
+  dir: outDir,
+  format: 'es',
+  entryFileNames: '[name].js',
+  chunkFileNames: '[name]-[hash].js',
+  generatedCode: 'es2015',
+  // A client command's absolute path, written relative to the bundle (../cli/commands/x.js).
+  paths: (id) => (id.startsWith(commandsDir) ? relative(outDir, id).split(sep).join('/') : id),
+});
+await bundle.close();
+
+const inputs = [];
+for (const item of output) {
+  if (item.type !== 'chunk') continue;
+  for (const id of Object.keys(item.modules)) {
+    if (!id.startsWith(distSrc + sep)) continue;
+    const stat = statSync(id);
+    inputs.push([relative(distSrc, id).split(sep).join('/'), stat.size, stat.mtimeMs]);
+  }
+}
+inputs.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+// Written last: a bundle interrupted before this line has no inputs.json and is never run.
+writeFileSync(join(outDir, 'inputs.json'), `${JSON.stringify({ format: 1, inputs })}\n`);
+const files = output.filter((o) => o.type === 'chunk').length;
+console.log(`bundle-start: ${inputs.length} modules -> ${files} files in ${relative(root, outDir)} (${Math.round(performance.now() - startedMs)} ms)`);
