@@ -17,8 +17,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+/** The compiled modules: dist/src/ (this module is dist/src/cli/start-bundle.js). */
+export const DIST_SRC_DIR_URL = new URL('../', import.meta.url);
 /** Where the bundle lives: dist/src/cli-bundle/, beside dist/src/cli/. */
-export const START_BUNDLE_DIR_URL = new URL('../cli-bundle/', import.meta.url);
+export const START_BUNDLE_DIR_URL = new URL('cli-bundle/', DIST_SRC_DIR_URL);
 /** The bundle's entry module (exports what program.js exports). */
 export const START_BUNDLE_ENTRY = 'program.js';
 /** The list of inputs, written last: a bundle without it is incomplete. */
@@ -30,20 +32,30 @@ export interface StartBundleInputs {
   readonly inputs: readonly (readonly [path: string, size: number, mtimeMs: number])[];
 }
 
-/** The URL of the bundle's entry when the bundle exists and is fresh, else null. */
-export function freshStartBundle(env: NodeJS.ProcessEnv = process.env): URL | null {
+/** Where to look (tests give temporary folders); both URLs end with a slash. */
+export interface StartBundleDirs {
+  readonly bundle: URL;
+  readonly src: URL;
+}
+
+/**
+ * The URL of the bundle's entry when the bundle exists and is fresh, else
+ * null. About 360 `stat` calls: a few milliseconds, against the 100-200 ms of
+ * loading the modules one by one.
+ */
+export function freshStartBundle(env: NodeJS.ProcessEnv = process.env, dirs: StartBundleDirs = { bundle: START_BUNDLE_DIR_URL, src: DIST_SRC_DIR_URL }): URL | null {
   if (env['TRIBUTARY_START_BUNDLE'] === '0') return null;
   let manifest: StartBundleInputs;
   try {
-    manifest = JSON.parse(readFileSync(new URL(START_BUNDLE_INPUTS, START_BUNDLE_DIR_URL), 'utf8')) as StartBundleInputs;
+    manifest = JSON.parse(readFileSync(new URL(START_BUNDLE_INPUTS, dirs.bundle), 'utf8')) as StartBundleInputs;
   } catch {
-    return null; // no bundle (rollup not installed, or not made yet)
+    return null; // no bundle (rollup not installed, or not made yet), or an unreadable list
   }
   if (manifest.format !== 1 || !Array.isArray(manifest.inputs) || manifest.inputs.length === 0) return null;
-  const srcDir = fileURLToPath(new URL('../', import.meta.url));
+  const srcDir = fileURLToPath(dirs.src);
   for (const [path, size, mtimeMs] of manifest.inputs) {
     const stat = statSync(srcDir + path, { throwIfNoEntry: false });
     if (stat === undefined || stat.size !== size || stat.mtimeMs !== mtimeMs) return null;
   }
-  return new URL(START_BUNDLE_ENTRY, START_BUNDLE_DIR_URL);
+  return new URL(START_BUNDLE_ENTRY, dirs.bundle);
 }
