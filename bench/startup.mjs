@@ -53,6 +53,8 @@ const baselineDist = process.env.BASELINE_DIST === undefined ? null : resolve(re
 // Issue 17's aims for `tributary start`: first produce under 300 ms, idle RSS under 60 MiB.
 const GOAL_MS = 300;
 const GOAL_MIB = 60;
+// `npm start` when nothing changed (prestart's check, npm itself, then the CLI): under 1.5 s.
+const GOAL_NPM_MS = 1500;
 const CONNECT_RETRY_MS = 5;
 const RUN_TIMEOUT_MS = 60_000;
 const TICKS_PER_S = 100; // USER_HZ on Linux
@@ -264,7 +266,9 @@ async function main() {
   console.log('| mode | first produce, median ms (min–max) | ready ms | broker CPU ms | host: spawn / import / runBroker ms | idle RSS MiB | aims |');
   console.log('|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    const ok = `${r.produceMs < GOAL_MS ? '✓' : '✗'} ${GOAL_MS} ms, ${r.rssMB < GOAL_MIB ? '✓' : '✗'} ${GOAL_MIB} MiB`;
+    const ok = r.mode.startsWith('npm')
+      ? `${r.produceMs < GOAL_NPM_MS ? '✓' : '✗'} ${GOAL_NPM_MS} ms`
+      : `${r.produceMs < GOAL_MS ? '✓' : '✗'} ${GOAL_MS} ms, ${r.rssMB < GOAL_MIB ? '✓' : '✗'} ${GOAL_MIB} MiB`;
     const host = Number.isFinite(r.importMs) ? `${fmt(r.spawnMs)} / ${fmt(r.importMs)} / ${fmt(r.runBrokerMs)}` : '-';
     console.log(`| ${r.mode} | ${fmt(r.produceMs)} (${fmt(r.minMs)}–${fmt(r.maxMs)}) | ${fmt(r.readyMs)} | ${fmt(r.cpuMs)} | ${host} | ${fmt(r.rssMB, 1)} | ${ok} |`);
   }
