@@ -6,7 +6,8 @@
 // bench/README.md, "Start-up"). Run by `npm run build` after tsc, and by
 // scripts/prestart.mjs when the bundle is not fresh.
 //
-// Not bundled: node: built-ins and packages (node_modules, loaded as usual), and
+// Not bundled: node: built-ins and packages (node_modules; CommonJS ones and the built-ins are
+// loaded with require() from stand-in modules, see the plugin below), and
 // the client commands (src/cli/commands/), which `start` never loads; the bin only
 // runs the bundle for `start`. Modules the broker imports with import() on demand
 // (the cluster-node wiring, the metrics exporter) become chunks of their own.
@@ -82,6 +83,15 @@ function isBarePackage(id) {
   return !id.startsWith('node:') && !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0');
 }
 
+/**
+ * Node's built-in modules are CommonJS too: an ES import of one builds its ES wrapper, which reads
+ * every export once (node:tls then builds its list of root certificates). node:module stays an
+ * import: the stand-ins need it.
+ */
+function isRequiredBuiltin(id) {
+  return id.startsWith('node:') && id !== 'node:module';
+}
+
 /** A CommonJS package's stand-in module id: `\0cjs:NAME` (\0: no file, no other plugin touches it). */
 const CJS_PREFIX = '\0cjs:';
 
@@ -90,14 +100,15 @@ const startBundlePlugin = {
   name: 'tributary-start-bundle',
   // A client command stays a file of dist/src/cli/commands/ (an external module with its absolute path).
   //
-  // A CommonJS package (commander, pino, @node-rs/crc32, prom-client) is loaded with require()
-  // from a small stand-in module instead of an ES import: Node's ES loader parses a CommonJS
-  // module's source for its export names (cjs-module-lexer) and wraps it, which touched several
-  // MB more of memory at start-up (measured: @node-rs/crc32 imported 54 MB RSS, required 45 MB).
-  // syntheticNamedExports makes `import { crc32c } from '@node-rs/crc32'` read crc32c from
-  // module.exports, as Node's named exports of a CommonJS module do.
+  // A CommonJS package (commander, pino, @node-rs/crc32, prom-client) or built-in module is loaded
+  // with require() from a small stand-in module instead of an ES import: Node's ES loader parses
+  // a CommonJS module's source for its export names (cjs-module-lexer) and wraps it, which touched
+  // several MB more of memory at start-up (measured: @node-rs/crc32 imported 54 MB RSS, required
+  // 45 MB; the built-ins' stand-ins took 1.3 MiB more off an idle broker). syntheticNamedExports
+  // makes `import { crc32c } from '@node-rs/crc32'` read crc32c from module.exports, as Node's
+  // named exports of a CommonJS module do.
   resolveId(source, importer) {
-    if (isBarePackage(source) && isCommonJsPackage(source)) return { id: CJS_PREFIX + source, syntheticNamedExports: true };
+    if ((isBarePackage(source) && isCommonJsPackage(source)) || isRequiredBuiltin(source)) return { id: CJS_PREFIX + source, syntheticNamedExports: true };
     if (importer === undefined || !source.startsWith('.')) return null;
     const path = resolve(dirname(importer), source);
     return path.startsWith(commandsDir) ? { id: path, external: true } : null;
@@ -130,7 +141,7 @@ const bundle = await rollup({
   input,
   plugins: [startBundlePlugin],
   // node: built-ins and ES-module packages from node_modules stay imports; CommonJS packages get a stand-in (above).
-  external: (id) => id.startsWith('node:') || (isBarePackage(id) && !isCommonJsPackage(id)),
+  external: (id) => (id.startsWith('node:') && !isRequiredBuiltin(id)) || (isBarePackage(id) && !isCommonJsPackage(id)),
   makeAbsoluteExternalsRelative: false,
   onwarn(warning, warn) {
     // The broker's modules import each other in cycles that ESM resolves at run time; rollup keeps their order.
