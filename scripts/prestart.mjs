@@ -8,12 +8,18 @@
 // dist/src/cli/main.js exists. A fresh clone has no dist/, so it builds.
 // A failed build writes no stamp, so the next start builds again.
 //
-//   node scripts/prestart.mjs            # build if needed
+// Then the start-up bundle of `tributary start` (scripts/bundle-start.mjs,
+// src/cli/start-bundle.ts) is made again when it is not fresh: after a build,
+// or after a `tsc` run by hand, which rewrites the modules it was made from.
+// The bin never runs a stale bundle (it falls back to dist/src); this only
+// keeps `npm start` on the fast path.
+//
+//   node scripts/prestart.mjs            # build if needed, bundle if needed
 //   node scripts/prestart.mjs --check    # exit 0 when up to date, 1 when a build is needed
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const STAMP = join(root, 'dist', '.build-stamp');
@@ -53,10 +59,17 @@ function upToDate() {
 if (process.argv.includes('--check')) process.exit(upToDate() ? 0 : 1);
 if (!upToDate()) {
   // The stamp's time is taken before the build: a source saved during the build triggers the next one.
+  // `npm run build` makes the start-up bundle too.
   const startedMs = Date.now();
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const r = spawnSync(npm, ['run', 'build'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
   writeFileSync(STAMP, `${new Date(startedMs).toISOString()}\n`);
   utimesSync(STAMP, startedMs / 1000, startedMs / 1000);
+} else {
+  const { freshStartBundle } = await import(pathToFileURL(join(root, 'dist', 'src', 'cli', 'start-bundle.js')).href);
+  if (freshStartBundle({}) === null) {
+    const r = spawnSync(process.execPath, [join(root, 'scripts', 'bundle-start.mjs')], { cwd: root, stdio: 'inherit' });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
 }

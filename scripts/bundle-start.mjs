@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+// The start-up bundle of `tributary start` (src/cli/start-bundle.ts): rollup joins
+// dist/src/cli/program.js and the modules it imports into a few files in
+// dist/src/cli-bundle/, so a start reads and compiles a handful of files instead
+// of about 250 (on Node 20 the ESM loader's per-file work was most of start-up:
+// bench/README.md, "Start-up"). Run by `npm run build` after tsc, and by
+// scripts/prestart.mjs when the bundle is not fresh.
+//
+// Not bundled: node: built-ins and packages (node_modules; CommonJS ones and the built-ins are
+// loaded with require() from stand-in modules, see the plugin below), and
+// the client commands (src/cli/commands/), which `start` never loads; the bin only
+// runs the bundle for `start`. Modules the broker imports with import() on demand
+// (the cluster-node wiring, the metrics exporter) become chunks of their own.
+// Every module that reads import.meta must be listed below with why its use stays
+// right from dist/src/cli-bundle/ (same depth as dist/src/cli/); anything else
+// fails the bundle.
+//
+// Without rollup (an install without dev dependencies) nothing is bundled and
+// `tributary start` runs the modules of dist/src; the old bundle is removed either way.
+//
+//   node scripts/bundle-start.mjs          # after tsc -p tsconfig.build.json
+//   node scripts/bundle-start.mjs --check  # exit 0 when the bundle is fresh, 1 when not
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const distSrc = join(root, 'dist', 'src');
+const outDir = join(distSrc, 'cli-bundle');
+const input = join(distSrc, 'cli', 'program.js');
+const commandsDir = join(distSrc, 'cli', 'commands') + sep;
+
+/** Modules that may read import.meta, and why that stays right in the bundle. */
+const IMPORT_META_ALLOWED = new Map([
+  // ../../../package.json: dist/src/cli-bundle/ is as deep as dist/src/cli/.
+  ['cli/program.js', 'package.json path, same depth'],
+  // createRequire(import.meta.url) only resolves packages from node_modules, found from any folder of the repository.
+  ['protocol/record-batch/compression.js', 'package resolution'],
+]);
+
+if (process.argv.includes('--check')) {
+  const { freshStartBundle } = await import(pathToFileURL(join(distSrc, 'cli', 'start-bundle.js')).href);
+  process.exit(freshStartBundle({}) === null ? 1 : 0);
+}
+
+if (!existsSync(input)) {
+  console.error(`${relative(root, input)} missing: build first (npx tsc -p tsconfig.build.json)`);
+  process.exit(1);
+}
+rmSync(outDir, { recursive: true, force: true });
+
+let rollup;
+try {
+  ({ rollup } = await import('rollup'));
+} catch {
+  console.log('bundle-start: rollup is not installed (no dev dependencies): tributary start runs the modules of dist/src');
+  process.exit(0);
+}
+
+/**
+ * Whether a package's entry for require() is CommonJS (its file is .cjs, or .js under a package.json
+ * without "type": "module"). Found from the bundle's folder, as the bundle will find it.
+ */
+function isCommonJsPackage(name) {
+  let file;
+  try {
+    file = createRequire(join(outDir, 'x.js')).resolve(name);
+  } catch {
+    return false; // no require() entry (an ES-module-only package)
+  }
+  if (file.endsWith('.cjs')) return true;
+  if (!file.endsWith('.js')) return false;
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    if (!existsSync(join(dir, 'package.json'))) continue;
+    return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type !== 'module';
+  }
+  return true;
+}
+
+/** An import of a package from node_modules (not node:, not a path, not a stand-in). */
+function isBarePackage(id) {
+  return !id.startsWith('node:') && !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0');
+}
+
+/**
+ * Node's built-in modules are CommonJS too: an ES import of one builds its ES wrapper, which reads
+ * every export once (node:tls then builds its list of root certificates). node:module stays an
+ * import: the stand-ins need it.
+ */
+function isRequiredBuiltin(id) {
+  return id.startsWith('node:') && id !== 'node:module';
+}
+
+/** A CommonJS package's stand-in module id: `\0cjs:NAME` (\0: no file, no other plugin touches it). */
+const CJS_PREFIX = '\0cjs:';
+
+const startedMs = performance.now();
+const startBundlePlugin = {
+  name: 'tributary-start-bundle',
+  // A client command stays a file of dist/src/cli/commands/ (an external module with its absolute path).
+  //
+  // A CommonJS package (commander, pino, @node-rs/crc32, prom-client) or built-in module is loaded
+  // with require() from a small stand-in module instead of an ES import: Node's ES loader parses
+  // a CommonJS module's source for its export names (cjs-module-lexer) and wraps it, which touched
+  // several MB more of memory at start-up (measured: @node-rs/crc32 imported 54 MB RSS, required
+  // 45 MB; the built-ins' stand-ins took 1.3 MiB more off an idle broker). syntheticNamedExports
+  // makes `import { crc32c } from '@node-rs/crc32'` read crc32c from module.exports, as Node's
+  // named exports of a CommonJS module do.
+  resolveId(source, importer) {
+    if ((isBarePackage(source) && isCommonJsPackage(source)) || isRequiredBuiltin(source)) return { id: CJS_PREFIX + source, syntheticNamedExports: true };
+    if (importer === undefined || !source.startsWith('.')) return null;
+    const path = resolve(dirname(importer), source);
+    return path.startsWith(commandsDir) ? { id: path, external: true } : null;
+  },
+  // V8 keeps a script's source as one-byte (Latin-1) text unless a single character needs two
+  // bytes: then the whole source is stored as UTF-16. The ~20 such characters (dashes, arrows in
+  // comments and a config doc) would double the memory of the 1.4 MB broker chunk's source;
+  // written as \uXXXX escapes (same value in strings, templates and regexps; inert in comments),
+  // the source stays one-byte. Under String.raw an escape would differ: refused.
+  renderChunk(code, chunk) {
+    if (code.includes('String.raw') && /[^\x00-\xff]/.test(code)) this.error(`${chunk.fileName}: String.raw beside non-Latin-1 text; escaping would change it`);
+    return code.replace(/[^\x00-\xff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  },
+  load(id) {
+    if (!id.startsWith(CJS_PREFIX)) return null;
+    const name = JSON.stringify(id.slice(CJS_PREFIX.length));
+    return `import { createRequire } from 'node:module';\nexport default createRequire(import.meta.url)(${name});\n`;
+  },
+  resolveImportMeta(_property, { moduleId }) {
+    // A stand-in's createRequire resolves a package from node_modules, found from any folder.
+    if (moduleId.startsWith(CJS_PREFIX)) return null;
+    const path = relative(distSrc, moduleId).split(sep).join('/');
+    if (!IMPORT_META_ALLOWED.has(path)) {
+      this.error(`${path} reads import.meta: check that its use stays right from dist/src/cli-bundle/ and list it in scripts/bundle-start.mjs`);
+    }
+    return null; // keep import.meta as it is
+  },
+};
+const bundle = await rollup({
+  input,
+  plugins: [startBundlePlugin],
+  // node: built-ins and ES-module packages from node_modules stay imports; CommonJS packages get a stand-in (above).
+  external: (id) => (id.startsWith('node:') && !isRequiredBuiltin(id)) || (isBarePackage(id) && !isCommonJsPackage(id)),
+  makeAbsoluteExternalsRelative: false,
+  onwarn(warning, warn) {
+    // The broker's modules import each other in cycles that ESM resolves at run time; rollup keeps their order.
+    if (warning.code === 'CIRCULAR_DEPENDENCY') return;
+    warn(warning);
+  },
+});
+const { output } = await bundle.write({
+  dir: outDir,
+  format: 'es',
+  entryFileNames: '[name].js',
+  chunkFileNames: '[name]-[hash].js',
+  generatedCode: 'es2015',
+  // A client command's absolute path, written relative to the bundle (../cli/commands/x.js).
+  paths: (id) => (id.startsWith(commandsDir) ? relative(outDir, id).split(sep).join('/') : id),
+});
+await bundle.close();
+
+const inputs = [];
+for (const item of output) {
+  if (item.type !== 'chunk') continue;
+  for (const id of Object.keys(item.modules)) {
+    if (!id.startsWith(distSrc + sep)) continue;
+    const stat = statSync(id);
+    inputs.push([relative(distSrc, id).split(sep).join('/'), stat.size, stat.mtimeMs]);
+  }
+}
+inputs.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+// Written last: a bundle interrupted before this line has no inputs.json and is never run.
+writeFileSync(join(outDir, 'inputs.json'), `${JSON.stringify({ format: 1, inputs })}\n`);
+const files = output.filter((o) => o.type === 'chunk').length;
+console.log(`bundle-start: ${inputs.length} modules -> ${files} files in ${relative(root, outDir)} (${Math.round(performance.now() - startedMs)} ms)`);
