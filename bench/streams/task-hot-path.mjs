@@ -4,6 +4,7 @@
  *
  *   node bench/streams/task-hot-path.mjs [--count N] [--rounds R]
  *   DIST=/path/to/other/dist node bench/streams/task-hot-path.mjs
+ *   node --trace-gc bench/streams/task-hot-path.mjs --only streams | grep -c Scavenge   # allocation volume
  *
  * Feeds N records (decoded by the Consumer's decoder from record batches) through
  * a StreamTask running the bench's filter + mapValues + to, with a collector
@@ -22,6 +23,8 @@ const { Serdes, StreamsBuilder } = await load('src/streams/index.js');
 const { StreamTask } = await load('src/streams/runtime/stream-task.js');
 const { buildRecordBatchSync } = await load('src/protocol/record-batch/builder.js');
 const { decodePartition } = await load('src/client/consumer-decode.js');
+// Builds since 2026-12-02 afternoon deserialize String/ByteArray source topics in the Consumer's decoder; older ones do it in the task.
+const { FetchDeserializers } = await load('src/streams/runtime/fetch-deserializers.js').catch(() => ({ FetchDeserializers: null }));
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -29,6 +32,8 @@ const arg = (name, dflt) => {
 };
 const COUNT = arg('count', 1_000_000);
 const ROUNDS = arg('rounds', 5);
+// --only streams|hand: one side alone (e.g. to count its garbage collections with --trace-gc).
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const BATCH = 500;
 const WORDS = 10_000;
 
@@ -42,8 +47,8 @@ for (let i = 0; i < POOL_BATCHES; i++) {
   for (let j = i * BATCH; j < (i + 1) * BATCH; j++) recs.push({ key: Buffer.from(`k${j % 64}`), value: Buffer.from(`w${j % WORDS}`), timestamp: 1_700_000_000_000 + j });
   batches.push(buildRecordBatchSync({ records: recs, baseOffset: BigInt(i * BATCH) }));
 }
-const decode = (i, deserializer) =>
-  decodePartition({ topic: 'bench-in', partition: 0, fetchOffset: 0n, keyDeserializer: deserializer, valueDeserializer: deserializer }, batches[(i / BATCH) % POOL_BATCHES], null);
+const decode = (i, key, value) =>
+  decodePartition({ topic: 'bench-in', partition: 0, fetchOffset: 0n, keyDeserializer: key, valueDeserializer: value }, batches[(i / BATCH) % POOL_BATCHES], null);
 
 let sent = 0;
 let queue = [];
@@ -65,6 +70,7 @@ b.stream('bench-in', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
   .to('out', { keySerde: Serdes.String(), valueSerde: Serdes.String() });
 const topology = b.build();
 const [sub] = topology.subtopologies();
+const fetchDeserializers = FetchDeserializers === null ? null : new FetchDeserializers(topology, (t) => t, Serdes.ByteArray(), Serdes.ByteArray());
 const task = new StreamTask({
   applicationId: 'hot-path',
   taskId: '0_0',
@@ -77,12 +83,13 @@ const task = new StreamTask({
   collector,
   wallClockMs: () => Date.now(),
   onDeserializationError: () => 'FAIL',
+  ...(fetchDeserializers === null ? {} : { decodedAtFetch: (t) => fetchDeserializers.decodes(t) }),
 });
 task.init();
 
 async function streamsRound() {
   for (let i = 0; i < COUNT; i += BATCH) {
-    const batch = (await decode(i, null)).records;
+    const batch = (await decode(i, fetchDeserializers?.key ?? null, fetchDeserializers?.value ?? null)).records;
     if (typeof task.processBatch === 'function') task.processBatch(batch);
     else
       for (const r of batch) {
@@ -95,7 +102,7 @@ async function streamsRound() {
 const toString = (b) => (b === null ? null : b.toString());
 async function handRound() {
   for (let i = 0; i < COUNT; i += BATCH) {
-    const batch = (await decode(i, toString)).records;
+    const batch = (await decode(i, toString, toString)).records;
     const out = [];
     for (const r of batch) if (keep(r.value)) out.push({ topic: 'out', key: r.key, value: r.value.toUpperCase() });
     for (const o of out) collector.send(o);
@@ -106,7 +113,7 @@ async function handRound() {
 // process's load disturbs less.
 const best = { streams: { wall: Infinity, cpu: Infinity }, hand: { wall: Infinity, cpu: Infinity } };
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, run] of [['streams', streamsRound], ['hand', handRound]]) {
+  for (const [name, run] of [['streams', streamsRound], ['hand', handRound]].filter(([name]) => ONLY === undefined || name === ONLY)) {
     const t = performance.now();
     const c = process.cpuUsage();
     await run();

@@ -46,15 +46,27 @@ export class FetchDeserializers {
     return this.byTopic.has(topic);
   }
 
+  /** The topic looked up last and its serdes: a decoder asks for every field of every record of one partition. */
+  private lastTopic = '';
+  private lastSerdes: FetchSerdes | undefined = undefined;
+
+  private serdesOf(topic: string): FetchSerdes | undefined {
+    if (topic !== this.lastTopic) {
+      this.lastTopic = topic;
+      this.lastSerdes = this.byTopic.get(topic);
+    }
+    return this.lastSerdes;
+  }
+
   /** The Consumer's key deserializer: the source's serde for a topic decoded at fetch time, else the bytes. */
   readonly key: Deserializer<unknown> = (data, context) => {
-    const serdes = this.byTopic.get(context.topic);
+    const serdes = this.serdesOf(context.topic);
     return serdes === undefined ? data : serdes.key.deserialize(context.topic, data);
   };
 
   /** The Consumer's value deserializer (as `key`). */
   readonly value: Deserializer<unknown> = (data, context) => {
-    const serdes = this.byTopic.get(context.topic);
+    const serdes = this.serdesOf(context.topic);
     return serdes === undefined ? data : serdes.value.deserialize(context.topic, data);
   };
 }
