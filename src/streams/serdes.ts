@@ -92,6 +92,16 @@ const byteArraySerde: Serde<Buffer> = {
   deserialize: (_topic, data) => (data === null ? null : Buffer.from(data)),
 };
 
+/**
+ * Whether `serde` turns every input into a value without throwing
+ * (Serdes.String: invalid UTF-8 becomes U+FFFD; Serdes.ByteArray: a copy).
+ * The runtime may then deserialize such a topic's records as the Consumer
+ * decodes them: no deserialization handler can be skipped by doing so.
+ */
+export function deserializesInfallibly(serde: Serde<unknown>): boolean {
+  return serde === (stringSerde as Serde<unknown>) || serde === (byteArraySerde as Serde<unknown>);
+}
+
 /** The built-in serdes, by the Java class names (`Serdes.String()`, `Serdes.Long()`, ...). */
 export const Serdes = {
   /** UTF-8 text. */

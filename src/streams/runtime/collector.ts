@@ -39,6 +39,16 @@ export interface RawRecord {
   headers: StreamHeaders;
 }
 
+/**
+ * A record as the runtime's Consumer hands it to a task: a RawRecord, except
+ * that for a topic deserialized at fetch time (runtime/fetch-deserializers.ts)
+ * its key and value are already the deserialized values.
+ */
+export interface FetchedRecord extends Omit<RawRecord, 'key' | 'value'> {
+  key: unknown;
+  value: unknown;
+}
+
 /** Receives a task's output. */
 export interface RecordCollector {
   /** A sink record; `choosePartition(n)` applies the sink's partitioner once the topic's partition count n is known. */

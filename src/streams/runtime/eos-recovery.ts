@@ -26,8 +26,6 @@ import type { TaskManager } from './task-manager.js';
 /** Group errors of TxnOffsetCommit that mean this member is out of date: rejoin (Kafka's TaskMigratedException). */
 const GROUP_MIGRATED = new Set<number>([ErrorCode.ILLEGAL_GENERATION, ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.FENCED_INSTANCE_ID, ErrorCode.REBALANCE_IN_PROGRESS]);
 
-type Bytes = Buffer | null;
-
 function causes(err: unknown): unknown[] {
   const out: unknown[] = [];
   for (let e: unknown = err; e !== undefined && e !== null && out.length < 8; e = (e as { cause?: unknown }).cause) out.push(e);
@@ -64,7 +62,7 @@ export class EosRecovery {
    * record the production exception handler refused (FAIL) is rethrown: the
    * thread dies and its transaction is aborted when it closes.
    */
-  async commit(consumer: Consumer<Bytes, Bytes>, offsets: readonly { topic: string; partition: number; offset: bigint }[], flush: () => Promise<void>): Promise<boolean> {
+  async commit(consumer: Consumer<unknown, unknown>, offsets: readonly { topic: string; partition: number; offset: bigint }[], flush: () => Promise<void>): Promise<boolean> {
     try {
       await flush();
     } catch (err) {
@@ -82,7 +80,7 @@ export class EosRecovery {
   }
 
   /** Aborts, closes every task dirty, creates the kept ones again and rewinds the input (`lost` partitions are not kept). */
-  async recover(consumer: Consumer<Bytes, Bytes>, cause: unknown, lost: readonly TopicPartition[]): Promise<void> {
+  async recover(consumer: Consumer<unknown, unknown>, cause: unknown, lost: readonly TopicPartition[]): Promise<void> {
     const fenced = isFenced(cause);
     this.log('warn', `transaction aborted (${(cause as Error)?.message ?? String(cause)}): tasks closed dirty, restored from their changelogs, input rewound to the committed offsets${fenced ? '; the producer was fenced and is replaced' : ''}`);
     if (fenced) await this.producer.reset();

@@ -73,6 +73,9 @@ export class ProducerCollector implements RecordCollector {
     const batch = this.buffer;
     this.buffer = [];
     const generation = this.generation;
+    // Only the first record is kept for the handler: a closure over the whole batch would keep every record of it
+    // alive until the acknowledgement (long enough for the garbage collector to copy them all).
+    const first = batch[0] as SinkRecord;
     const sent = this.producer.sendBatch(batch).then(
       (acks) => {
         if (generation !== this.generation) return;
@@ -84,7 +87,7 @@ export class ProducerCollector implements RecordCollector {
       },
       (err: unknown) => {
         if (generation !== this.generation) return;
-        this.fail(err, batch[0] as SinkRecord);
+        this.fail(err, first);
       },
     );
     this.track(sent);

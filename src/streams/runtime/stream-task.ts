@@ -12,8 +12,8 @@ import { StreamRecord } from '../processor/record.js';
 import { writesUtf8, type Serde } from '../serdes.js';
 import type { RecordCache } from '../state/record-cache.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from '../state/store.js';
-import type { Topology, TopologyNode } from '../topology.js';
-import type { RawRecord, RecordCollector, SinkRecord } from './collector.js';
+import type { StreamPartitioner, TopicNameExtractor, Topology, TopologyNode } from '../topology.js';
+import type { FetchedRecord, RawRecord, RecordCollector, SinkRecord } from './collector.js';
 import { Punctuations } from './punctuation.js';
 
 /** Topic names remembered by `resolve` (a topic extractor may name unboundedly many topics). */
@@ -43,20 +43,47 @@ export interface TaskOptions {
   globalStores?: ReadonlyMap<string, StateStore>;
   /** The record cache of the thread running the task (caching stores write into it). */
   cache?: RecordCache;
+  /** Whether the thread's Consumer deserializes records of this (resolved) source topic itself (`FetchDeserializers`). */
+  decodedAtFetch?: (topic: string) => boolean;
 }
+
+type SourceNode = Extract<TopologyNode, { kind: 'source' }>;
+type SinkNode = Extract<TopologyNode, { kind: 'sink' }>;
 
 interface NodeInstance {
   node: TopologyNode;
   children: NodeInstance[];
   byName: Map<string, NodeInstance>;
   processor: Processor | null;
+  /** Set for a sink: what it resolves once rather than per record. */
+  sink: SinkPlan | null;
+}
+
+/** A source topic's deserialization, resolved once. */
+interface SourcePlan {
+  node: SourceNode;
+  children: NodeInstance[];
+  keySerde: Serde<unknown>;
+  valueSerde: Serde<unknown>;
+  /** The Consumer has deserialized the records already (with these serdes, which cannot fail). */
+  decodedAtFetch: boolean;
+}
+
+/** A sink's serdes and, for a fixed topic, its resolved name. */
+interface SinkPlan {
+  node: SinkNode;
+  topic: string | null;
+  keySerde: Serde<unknown>;
+  valueSerde: Serde<unknown>;
+  keyUtf8: boolean;
+  valueUtf8: boolean;
 }
 
 /** One instance of (part of) a topology for one partition. */
 export class StreamTask {
   readonly id: string;
   private readonly instances = new Map<string, NodeInstance>();
-  private readonly sources = new Map<string, NodeInstance>();
+  private readonly sources = new Map<string, SourcePlan>();
   private readonly stores = new Map<string, StateStore>();
   private readonly restorers = new Map<string, (key: Buffer, value: Buffer | null) => void>();
   private readonly changelogs = new Map<string, string | null>();
@@ -71,7 +98,7 @@ export class StreamTask {
 
   constructor(private readonly options: TaskOptions) {
     this.id = options.taskId;
-    for (const node of options.nodes) this.instances.set(node.name, { node, children: [], byName: new Map(), processor: null });
+    for (const node of options.nodes) this.instances.set(node.name, { node, children: [], byName: new Map(), processor: null, sink: node.kind === 'sink' ? this.sinkPlan(node) : null });
     for (const inst of this.instances.values()) {
       for (const child of options.topology.children(inst.node.name)) {
         const c = this.instances.get(child.name);
@@ -79,8 +106,22 @@ export class StreamTask {
         inst.children.push(c);
         inst.byName.set(child.name, c);
       }
-      if (inst.node.kind === 'source') for (const t of inst.node.topics) this.sources.set(this.resolve(t), inst);
+      const node = inst.node;
+      if (node.kind !== 'source') continue;
+      const keySerde = node.options.keySerde ?? options.defaultKeySerde;
+      const valueSerde = node.options.valueSerde ?? options.defaultValueSerde;
+      for (const t of node.topics) {
+        const topic = this.resolve(t);
+        this.sources.set(topic, { node, children: inst.children, keySerde, valueSerde, decodedAtFetch: options.decodedAtFetch?.(topic) === true });
+      }
     }
+  }
+
+  private sinkPlan(node: SinkNode): SinkPlan {
+    const keySerde = node.options.keySerde ?? this.options.defaultKeySerde;
+    const valueSerde = node.options.valueSerde ?? this.options.defaultValueSerde;
+    const topic = typeof node.topic === 'string' ? this.resolve(node.topic) : null;
+    return { node, topic, keySerde, valueSerde, keyUtf8: writesUtf8(keySerde), valueUtf8: writesUtf8(valueSerde) };
   }
 
   /** The partition of this task. */
@@ -137,23 +178,52 @@ export class StreamTask {
     restore(key, value);
   }
 
-  /** Processes one record read from `record.topic` (a resolved source topic of this task). */
+  /** Processes one record read from `record.topic` (a resolved source topic of this task), its key and value as bytes. */
   process(record: RawRecord): void {
-    const source = this.sources.get(record.topic);
-    if (source === undefined || source.node.kind !== 'source') throw new StreamsError(StreamsErrorCode.STATE, `task ${this.id} does not read topic '${record.topic}'`);
-    const options = source.node.options;
+    this.processFrom(this.sourceOf(record.topic), record);
+  }
+
+  /**
+   * Processes the records of one consumer batch (one topic-partition), in
+   * order, firing the stream-time punctuations due after each. Records of a
+   * topic the Consumer deserializes (`decodedAtFetch`) carry their values.
+   */
+  processBatch(records: readonly FetchedRecord[]): void {
+    if (records.length === 0) return;
+    const source = this.sourceOf((records[0] as FetchedRecord).topic);
+    for (let i = 0; i < records.length; i++) {
+      this.processFrom(source, records[i] as FetchedRecord);
+      if (this.punctuations.hasStreamTime) this.punctuateStreamTime();
+    }
+  }
+
+  private sourceOf(topic: string): SourcePlan {
+    const source = this.sources.get(topic);
+    if (source === undefined) throw new StreamsError(StreamsErrorCode.STATE, `task ${this.id} does not read topic '${topic}'`);
+    return source;
+  }
+
+  private processFrom(source: SourcePlan, record: FetchedRecord): void {
     let key: unknown;
     let value: unknown;
-    try {
-      key = (options.keySerde ?? this.options.defaultKeySerde).deserialize(record.topic, record.key);
-      value = (options.valueSerde ?? this.options.defaultValueSerde).deserialize(record.topic, record.value);
-    } catch (err) {
-      if (this.options.onDeserializationError(err, record) === 'CONTINUE') return;
-      throw new StreamsError(StreamsErrorCode.SERDE, `source '${source.node.name}' cannot deserialize the record at ${record.topic}-${record.partition}@${record.offset}`, { cause: err });
+    if (source.decodedAtFetch) {
+      key = record.key;
+      value = record.value;
+    } else {
+      // Not deserialized at fetch time: the Consumer handed out bytes.
+      const raw = record as RawRecord;
+      try {
+        key = source.keySerde.deserialize(raw.topic, raw.key);
+        value = source.valueSerde.deserialize(raw.topic, raw.value);
+      } catch (err) {
+        if (this.options.onDeserializationError(err, raw) === 'CONTINUE') return;
+        throw new StreamsError(StreamsErrorCode.SERDE, `source '${source.node.name}' cannot deserialize the record at ${raw.topic}-${raw.partition}@${raw.offset}`, { cause: err });
+      }
     }
-    const timestamp = options.timestampExtractor === undefined ? record.timestamp : options.timestampExtractor({ topic: record.topic, key, value, timestamp: record.timestamp }, this.streamTimeMs);
+    const extractor = source.node.options.timestampExtractor;
+    const timestamp = extractor === undefined ? record.timestamp : extractor({ topic: record.topic, key, value, timestamp: record.timestamp }, this.streamTimeMs);
     if (timestamp < 0) return; // as Kafka's LogAndSkipOnInvalidTimestamp: a record without a valid time cannot be placed
-    this.current = record; // a RawRecord is a RecordMetadata: no copy per record
+    this.current = record; // a consumer record is a RecordMetadata: no copy per record
     this.currentTimestampMs = timestamp;
     if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
     try {
@@ -208,7 +278,7 @@ export class StreamTask {
       const child = children[i] as NodeInstance;
       const previous = this.currentNode;
       this.currentNode = child.node.name;
-      if (child.node.kind === 'sink') this.sink(child.node, record);
+      if (child.sink !== null) this.sink(child.sink, record);
       else {
         try {
           (child.processor as Processor).process(record);
@@ -220,16 +290,16 @@ export class StreamTask {
     }
   }
 
-  private sink(node: Extract<TopologyNode, { kind: 'sink' }>, record: StreamRecord<unknown, unknown>): void {
-    const name = typeof node.topic === 'string' ? node.topic : node.topic(record.key, record.value, { sourceTopic: this.current?.topic ?? null });
-    const topic = this.resolve(name);
-    const key = serializeForSink(node.options.keySerde ?? this.options.defaultKeySerde, topic, record.key);
-    const value = serializeForSink(node.options.valueSerde ?? this.options.defaultValueSerde, topic, record.value);
+  private sink(plan: SinkPlan, record: StreamRecord<unknown, unknown>): void {
+    const node = plan.node;
+    const topic = plan.topic ?? this.resolve((node.topic as TopicNameExtractor)(record.key, record.value, { sourceTopic: this.current?.topic ?? null }));
+    const key = plan.keyUtf8 && typeof record.key === 'string' ? record.key : plan.keySerde.serialize(topic, record.key);
+    const value = plan.valueUtf8 && typeof record.value === 'string' ? record.value : plan.valueSerde.serialize(topic, record.value);
     const partitioner = node.options.partitioner;
-    const choose = partitioner === undefined ? undefined : (n: number) => partitioner(topic, record.key, record.value, n);
     const out: SinkRecord = { topic, key, value, timestamp: record.timestamp };
     if (record.headers.length > 0) out.headers = record.headers;
-    this.options.collector.send(out, choose);
+    // The partitioner's closure is made in another function: one here would allocate a context for every record.
+    this.options.collector.send(out, partitioner === undefined ? undefined : choosePartition(partitioner, topic, record));
   }
 
   /** Runs processor code; wraps what it throws with the node's name (once, at the innermost node). */
@@ -333,7 +403,7 @@ export class StreamTask {
   }
 }
 
-/** A sink's key or value: a string under Serdes.String is handed on as it is (the Producer writes it as UTF-8). */
-function serializeForSink(serde: Serde<unknown>, topic: string, data: unknown): Buffer | string | null {
-  return typeof data === 'string' && writesUtf8(serde) ? data : serde.serialize(topic, data);
+/** A sink partitioner applied to `record` once the topic's partition count is known. */
+function choosePartition(partitioner: StreamPartitioner<unknown, unknown>, topic: string, record: StreamRecord<unknown, unknown>): (numPartitions: number) => number | undefined {
+  return (n) => partitioner(topic, record.key, record.value, n);
 }

@@ -59,7 +59,7 @@ export interface ThreadDeps {
 
 export class StreamThread {
   readonly tasks: TaskManager;
-  private consumer: Consumer<Buffer | null, Buffer | null> | null = null;
+  private consumer: Consumer<unknown, unknown> | null = null;
   private loop: Promise<void> | null = null;
   private commitTimer: NodeJS.Timeout | null = null;
   private wallClockTimer: NodeJS.Timeout | null = null;
@@ -92,7 +92,7 @@ export class StreamThread {
     const tasks = this.tasks;
     const subs = topology.subtopologies();
     await this.producer.open();
-    const consumer = new Consumer<Buffer | null, Buffer | null>({
+    const consumer = new Consumer<unknown, unknown>({
       bootstrap: config.bootstrapServers,
       clientId: `${config.applicationId}-consumer`,
       groupId: config.applicationId,
@@ -111,6 +111,9 @@ export class StreamThread {
       autoCommit: false,
       autoOffsetReset: 'earliest',
       isolationLevel: this.eos !== null ? 'read_committed' : 'read_uncommitted',
+      // Source topics whose serdes cannot fail are deserialized as they are decoded; the others arrive as bytes.
+      keyDeserializer: tasks.fetchDeserializers.key,
+      valueDeserializer: tasks.fetchDeserializers.value,
       ...(config.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: config.sessionTimeoutMs } : {}),
       listeners: this.listeners(),
     });
@@ -186,7 +189,7 @@ export class StreamThread {
     }
   }
 
-  private async run(consumer: Consumer<Buffer | null, Buffer | null>): Promise<void> {
+  private async run(consumer: Consumer<unknown, unknown>): Promise<void> {
     const eos = this.eos;
     try {
       for await (const batch of consumer.batches()) {

@@ -12,11 +12,12 @@ import type { ResolvedConfig } from './config.js';
 import type { ProducerCollector } from './producer-collector.js';
 import { restoreStores, type RestoreTarget } from './restore.js';
 import { StreamTask } from './stream-task.js';
-import type { RawRecord } from './collector.js';
+import type { FetchedRecord } from './collector.js';
 import { RecordCache } from '../state/record-cache.js';
 import { checkpointedOffsetSums, deleteCheckpoint, readCheckpoint, taskDir, wipeTaskDir, writeCheckpoint } from './checkpoint.js';
 import { parseTaskId, taskIdOf } from './assignment-info.js';
 import { StandbyTasks, type StandbyTarget } from './standby-tasks.js';
+import { FetchDeserializers } from './fetch-deserializers.js';
 
 export class TaskManager {
   private readonly tasks = new Map<string, StreamTask>();
@@ -27,6 +28,8 @@ export class TaskManager {
   private readonly cache: RecordCache;
   private wantedStandbys = new Set<string>();
   readonly standbys: StandbyTasks;
+  /** The deserializers of the thread's Consumer (source topics it deserializes itself; the tasks are told which). */
+  readonly fetchDeserializers: FetchDeserializers;
 
   constructor(
     private readonly topology: Topology,
@@ -41,6 +44,15 @@ export class TaskManager {
     this.standbys = new StandbyTasks(config.bootstrapServers, `${config.applicationId}-standby-consumer`, (err) => config.logger('error', `standby changelog reader failed: ${(err as Error)?.message ?? String(err)}`), config.processingGuarantee === 'exactly_once_v2');
     this.subtopologies = topology.subtopologies();
     for (const s of this.subtopologies) for (const t of s.sourceTopics) this.topicToSub.set(this.resolve(t), s.id);
+    this.fetchDeserializers = new FetchDeserializers(topology, (t) => this.resolve(t), this.defaultKeySerde, this.defaultValueSerde);
+  }
+
+  private get defaultKeySerde(): Serde<unknown> {
+    return this.config.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>);
+  }
+
+  private get defaultValueSerde(): Serde<unknown> {
+    return this.config.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>);
   }
 
   resolve(topic: string): string {
@@ -226,16 +238,13 @@ export class TaskManager {
   }
 
   /** Processes a batch of one partition; its offsets become committable. */
-  processBatch(batch: ConsumerBatch<Buffer | null, Buffer | null>): void {
+  processBatch(batch: ConsumerBatch<unknown, unknown>): void {
     const task = this.tasks.get(this.taskId(batch));
     if (task === undefined) throw new StreamsError(StreamsErrorCode.STATE, `no task for ${batch.topic}-${batch.partition}`);
     const records = batch.records;
     if (records.length === 0) return;
-    for (let i = 0; i < records.length; i++) {
-      task.process(records[i] as RawRecord); // a consumer record has every RawRecord field: no copy
-      task.punctuateStreamTime();
-    }
-    const last = records[records.length - 1] as RawRecord;
+    task.processBatch(records); // a consumer record has every FetchedRecord field: no copy
+    const last = records[records.length - 1] as FetchedRecord;
     this.offsets.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: last.offset + 1n });
     this.collector.drain();
   }
@@ -277,14 +286,15 @@ export class TaskManager {
       topology: this.topology,
       nodes: sub.nodes,
       stateDir: dir,
-      defaultKeySerde: this.config.defaultKeySerde ?? (Serdes.ByteArray() as Serde<unknown>),
-      defaultValueSerde: this.config.defaultValueSerde ?? (Serdes.ByteArray() as Serde<unknown>),
+      defaultKeySerde: this.defaultKeySerde,
+      defaultValueSerde: this.defaultValueSerde,
       collector: this.collector,
       wallClockMs: () => Date.now(),
       onDeserializationError: this.config.onDeserializationError,
       requestCommit: this.requestCommit,
       globalStores: this.globalStores,
       cache: this.cache,
+      decodedAtFetch: (topic) => this.fetchDeserializers.decodes(topic),
     });
     if (standby) task.initStores();
     else task.init();

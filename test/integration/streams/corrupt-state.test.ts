@@ -5,26 +5,16 @@
  * used); an unreadable checkpoint file makes the task start empty and
  * restore in full too. Either way the counts are the ones before.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
-import { Admin, Producer } from '../../../src/client/index.js';
+import { useStreamsCluster } from '../../helpers/streams-cluster.js';
+import { Producer } from '../../../src/client/index.js';
 import { KafkaStreams, Serdes, StreamsBuilder, type StreamsConfig, type Topology } from '../../../src/streams/index.js';
 
-let cluster: EmbeddedCluster;
-let admin: Admin;
-
-before(async () => {
-  cluster = await startCluster({ config: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = await Admin.connect({ bootstrap: cluster.bootstrap });
-});
-after(async () => {
-  await admin.close();
-  await cluster.stop();
-});
+const sc = useStreamsCluster();
 
 function wordCount(input: string): Topology {
   const builder = new StreamsBuilder();
@@ -46,11 +36,11 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
 
 test('corrupt LMDB files and an unreadable checkpoint: wiped with a warning, restored in full from the changelog', async () => {
   const input = `cs-in-${Date.now()}`;
-  await admin.createTopics([{ name: input, numPartitions: 1 }]);
+  await sc.admin.createTopics([{ name: input, numPartitions: 1 }]);
   const stateDir = mkdtempSync(join(tmpdir(), 'streams-corrupt-'));
   const appId = `cs-${Date.now()}`;
   const logs: { level: string; message: string }[] = [];
-  const config: StreamsConfig = { applicationId: appId, bootstrapServers: cluster.bootstrap, commitIntervalMs: 100, stateDir, logger: (level, message) => void logs.push({ level, message }) };
+  const config: StreamsConfig = { applicationId: appId, bootstrapServers: sc.bootstrap, commitIntervalMs: 100, stateDir, logger: (level, message) => void logs.push({ level, message }) };
   const taskDir = join(stateDir, appId, '1_0');
   const run = async (check: (s: KafkaStreams) => Promise<void>): Promise<void> => {
     const s = new KafkaStreams(wordCount(input), config);
@@ -63,7 +53,7 @@ test('corrupt LMDB files and an unreadable checkpoint: wiped with a warning, res
   };
   try {
     await run(async (s) => {
-      const producer = await Producer.connect<string | null, string>({ clusterOptions: { bootstrap: cluster.bootstrap } });
+      const producer = await Producer.connect<string | null, string>({ clusterOptions: { bootstrap: sc.bootstrap } });
       await producer.send({ topic: input, key: null, value: 'a b a c' });
       await producer.close();
       await waitFor(() => s.store<string, bigint>('counts').get('a') === 2n, 'a=2');

@@ -6,48 +6,16 @@
  * update reaches the orders of every partition that point at it, and an
  * order moving to another product is joined with that one.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
-import { Admin, Consumer, Producer } from '../../../src/client/index.js';
+import { produceStrings, readStringMap, useStreamsCluster } from '../../helpers/streams-cluster.js';
 import { KafkaStreams, Serdes, StreamsBuilder, TopologyTestDriver, type Topology } from '../../../src/streams/index.js';
 
 const S = Serdes.String();
-let cluster: EmbeddedCluster;
-let admin: Admin;
-
-before(async () => {
-  cluster = await startCluster({ config: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = await Admin.connect({ bootstrap: cluster.bootstrap });
-});
-after(async () => {
-  await admin.close();
-  await cluster.stop();
-});
-
-async function produce(topic: string, records: [string, string | null][]): Promise<void> {
-  const producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: cluster.bootstrap } });
-  for (const [key, value] of records) await producer.send({ topic, key: Buffer.from(key), value: value === null ? null : Buffer.from(value) });
-  await producer.close();
-}
-
+const sc = useStreamsCluster();
+const produce = (topic: string, records: [string, string | null][]): Promise<void> => produceStrings(sc.bootstrap, topic, records);
 /** Reads `topic` from the start into a map (last value per key) until `done(map)` or 30 s. */
-async function readUntil(topic: string, done: (m: Map<string, string | null>) => boolean): Promise<Map<string, string | null>> {
-  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: cluster.bootstrap, autoOffsetReset: 'earliest' });
-  const parts = (await admin.describeTopics([topic]))[0]?.partitions.length ?? 1;
-  consumer.assign(Array.from({ length: parts }, (_, partition) => ({ topic, partition })));
-  const got = new Map<string, string | null>();
-  const deadline = Date.now() + 30_000;
-  try {
-    for await (const batch of consumer.batches()) {
-      for (const r of batch.records) got.set(S.deserialize(topic, r.key) as string, S.deserialize(topic, r.value));
-      if (done(got) || Date.now() > deadline) break;
-    }
-  } finally {
-    await consumer.close();
-  }
-  return got;
-}
+const readUntil = (topic: string, done: (m: Map<string, string | null>) => boolean): Promise<Map<string, string | null>> => readStringMap(sc, topic, { done });
 
 function topology(orders: string, products: string, out: string): Topology {
   const builder = new StreamsBuilder();
@@ -66,16 +34,16 @@ const PRODUCTS: [string, string][] = [['p0', 'apple'], ['p1', 'pear'], ['p2', 'p
 test('foreign-key left join on a cluster: tables of different partition counts, updates on both sides', async () => {
   const id = Date.now();
   const [orders, products, out] = [`fk-orders-${id}`, `fk-products-${id}`, `fk-out-${id}`];
-  await admin.createTopics([{ name: orders, numPartitions: 3 }, { name: products, numPartitions: 2 }, { name: out, numPartitions: 1 }]);
+  await sc.admin.createTopics([{ name: orders, numPartitions: 3 }, { name: products, numPartitions: 2 }, { name: out, numPartitions: 1 }]);
   await produce(products, PRODUCTS);
   await produce(orders, ORDERS);
   const applicationId = `fk-${id}`;
   const t = topology(orders, products, out);
   const internal = (kind: string): string => `${applicationId}-${new RegExp(`KTABLE-FK-JOIN-SUBSCRIPTION-${kind}-\\d{10}-topic`).exec(t.describe().toString())?.[0]}`;
-  const streams = new KafkaStreams(t, { applicationId, bootstrapServers: cluster.bootstrap, commitIntervalMs: 200 });
+  const streams = new KafkaStreams(t, { applicationId, bootstrapServers: sc.bootstrap, commitIntervalMs: 200 });
   await streams.start();
   try {
-    const described = await admin.describeTopics([internal('REGISTRATION'), internal('RESPONSE')]);
+    const described = await sc.admin.describeTopics([internal('REGISTRATION'), internal('RESPONSE')]);
     assert.deepEqual(described.map((d) => d.partitions.length), [2, 3], 'subscriptions sized like products, responses like orders');
     const expected = (m: Map<string, string | null>): boolean => ORDERS.every(([o, v]) => m.get(o) === `${v}/${PRODUCTS[Number(v[1])]?.[1]}`);
     assert.ok(expected(await readUntil(out, expected)), 'every order joined with its product');

@@ -6,49 +6,17 @@
  * queryable; a windowed stream-stream join gives the test driver's results;
  * session windows survive a restart through their changelog.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
-import { Admin, Consumer, Producer } from '../../../src/client/index.js';
+import { produceStrings, readStringMap, useStreamsCluster } from '../../helpers/streams-cluster.js';
 import { JoinWindows, KafkaStreams, KeyValue, Serdes, SessionWindows, StreamsBuilder, type Topology } from '../../../src/streams/index.js';
 
 const S = Serdes.String();
-let cluster: EmbeddedCluster;
-let admin: Admin;
-
-before(async () => {
-  cluster = await startCluster({ config: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = await Admin.connect({ bootstrap: cluster.bootstrap });
-});
-after(async () => {
-  await admin.close();
-  await cluster.stop();
-});
-
-async function produce(topic: string, records: [string, string | null, number?][]): Promise<void> {
-  const producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: cluster.bootstrap } });
-  for (const [key, value, timestamp] of records) await producer.send({ topic, key: Buffer.from(key), value: value === null ? null : Buffer.from(value), ...(timestamp !== undefined ? { timestamp: BigInt(timestamp) } : {}) });
-  await producer.close();
-}
-
+const sc = useStreamsCluster();
+const produce = (topic: string, records: [string, string | null, number?][]): Promise<void> => produceStrings(sc.bootstrap, topic, records);
 /** Reads `topic` from the start until `count` records came, or `done` holds (bounded by 30 s). */
-async function read(topic: string, count: number, done: (got: Map<string, string>) => boolean = () => false): Promise<Map<string, string>> {
-  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: cluster.bootstrap, autoOffsetReset: 'earliest' });
-  const parts = (await admin.describeTopics([topic]))[0]?.partitions.length ?? 1;
-  consumer.assign(Array.from({ length: parts }, (_, partition) => ({ topic, partition })));
-  const got = new Map<string, string>();
-  const deadline = Date.now() + 30_000;
-  let n = 0;
-  try {
-    for await (const batch of consumer.batches()) {
-      for (const r of batch.records) got.set(S.deserialize(topic, r.key) as string, S.deserialize(topic, r.value) as string), n++;
-      if (n >= count || done(got) || Date.now() > deadline) break;
-    }
-  } finally {
-    await consumer.close();
-  }
-  return got;
-}
+const read = (topic: string, count: number, done?: (got: Map<string, string | null>) => boolean): Promise<Map<string, string | null>> =>
+  readStringMap(sc, topic, { count, ...(done === undefined ? {} : { done }) });
 
 function enrich(orders: string, products: string, out: string): Topology {
   const builder = new StreamsBuilder();
@@ -63,10 +31,10 @@ function enrich(orders: string, products: string, out: string): Topology {
 test('GlobalKTable: bootstrapped from all partitions before processing, follows updates, queryable', async () => {
   const id = Date.now();
   const [orders, products, out] = [`orders-${id}`, `products-${id}`, `enriched-${id}`];
-  await admin.createTopics([{ name: orders, numPartitions: 2 }, { name: products, numPartitions: 3 }, { name: out, numPartitions: 1 }]);
+  await sc.admin.createTopics([{ name: orders, numPartitions: 2 }, { name: products, numPartitions: 3 }, { name: out, numPartitions: 1 }]);
   await produce(products, [['p1', 'apple'], ['p2', 'pear'], ['p3', 'plum'], ['p3', null]]);
   await produce(orders, [['o1', 'p1:1'], ['o2', 'p2:2'], ['o3', 'p3:3']]);
-  const streams = new KafkaStreams(enrich(orders, products, out), { applicationId: `global-${id}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 200 });
+  const streams = new KafkaStreams(enrich(orders, products, out), { applicationId: `global-${id}`, bootstrapServers: sc.bootstrap, commitIntervalMs: 200 });
   await streams.start();
   try {
     assert.deepEqual(Object.fromEntries(await read(out, 3)), { o1: 'p1:1->apple', o2: 'p2:2->pear', o3: 'p3:3->null' });
@@ -84,13 +52,13 @@ test('GlobalKTable: bootstrapped from all partitions before processing, follows 
 test('stream-stream left join on a cluster: joined pairs, and the unmatched record once its window closed', async () => {
   const id = Date.now();
   const [left, right, out] = [`sl-${id}`, `sr-${id}`, `sj-${id}`];
-  await admin.createTopics([{ name: left, numPartitions: 1 }, { name: right, numPartitions: 1 }, { name: out, numPartitions: 1 }]);
+  await sc.admin.createTopics([{ name: left, numPartitions: 1 }, { name: right, numPartitions: 1 }, { name: out, numPartitions: 1 }]);
   const builder = new StreamsBuilder();
   builder
     .stream(left, { keySerde: S, valueSerde: S })
     .leftJoin(builder.stream(right, { keySerde: S, valueSerde: S }), (l, r) => `${l}+${r}`, JoinWindows.ofTimeDifferenceWithNoGrace(100))
     .to(out, { keySerde: S, valueSerde: S });
-  const streams = new KafkaStreams(builder.build(), { applicationId: `ssj-${id}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 200 });
+  const streams = new KafkaStreams(builder.build(), { applicationId: `ssj-${id}`, bootstrapServers: sc.bootstrap, commitIntervalMs: 200 });
   await streams.start();
   try {
     await produce(left, [['a', 'A', 1000], ['b', 'B', 1010]]);
@@ -104,7 +72,7 @@ test('stream-stream left join on a cluster: joined pairs, and the unmatched reco
 test('session windows on a cluster: a new instance restores the sessions from the changelog and merges into them', async () => {
   const id = Date.now();
   const [input, out] = [`clicks-${id}`, `sessions-${id}`];
-  await admin.createTopics([{ name: input, numPartitions: 2 }, { name: out, numPartitions: 1 }]);
+  await sc.admin.createTopics([{ name: input, numPartitions: 2 }, { name: out, numPartitions: 1 }]);
   const topology = (): Topology => {
     const builder = new StreamsBuilder();
     builder
@@ -118,7 +86,7 @@ test('session windows on a cluster: a new instance restores the sessions from th
       .to(out, { keySerde: S, valueSerde: S });
     return builder.build();
   };
-  const config = { applicationId: `sess-${id}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 200 };
+  const config = { applicationId: `sess-${id}`, bootstrapServers: sc.bootstrap, commitIntervalMs: 200 };
   const first = new KafkaStreams(topology(), config);
   await first.start();
   await produce(input, [['u', 'a', 1000], ['u', 'b', 1050]]);

@@ -6,54 +6,20 @@
  * instance rebuilds it through the processor (a non-idempotent processor
  * that counts updates gives the same counts, not twice them).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
 import { until } from '../../helpers/until.js';
-import { Admin, Consumer, Producer } from '../../../src/client/index.js';
+import { produceStrings, readStringMap, useStreamsCluster } from '../../helpers/streams-cluster.js';
 import { KafkaStreams, Serdes, Stores, Topology, type KeyValueStore, type Processor, type ProcessorContext } from '../../../src/streams/index.js';
 
 const S = Serdes.String();
-let cluster: EmbeddedCluster;
-let admin: Admin;
 const stateDir = mkdtempSync(join(tmpdir(), 'streams-global-store-'));
-
-before(async () => {
-  cluster = await startCluster({ config: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = await Admin.connect({ bootstrap: cluster.bootstrap });
-});
-after(async () => {
-  await admin.close();
-  await cluster.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-});
-
-async function produce(topic: string, records: [string, string | null][]): Promise<void> {
-  const producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: cluster.bootstrap } });
-  for (const [key, value] of records) await producer.send({ topic, key: Buffer.from(key), value: value === null ? null : Buffer.from(value) });
-  await producer.close();
-}
-
-/** Reads `topic` from the start until `count` records came (bounded by 30 s). */
-async function read(topic: string, count: number): Promise<Map<string, string>> {
-  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: cluster.bootstrap, autoOffsetReset: 'earliest' });
-  consumer.assign([{ topic, partition: 0 }]);
-  const got = new Map<string, string>();
-  const deadline = Date.now() + 30_000;
-  let n = 0;
-  try {
-    for await (const batch of consumer.batches()) {
-      for (const r of batch.records) got.set(S.deserialize(topic, r.key) as string, S.deserialize(topic, r.value) as string), n++;
-      if (n >= count || Date.now() > deadline) break;
-    }
-  } finally {
-    await consumer.close();
-  }
-  return got;
-}
+const sc = useStreamsCluster({}, () => rmSync(stateDir, { recursive: true, force: true }));
+const produce = (topic: string, records: [string, string | null][]): Promise<void> => produceStrings(sc.bootstrap, topic, records);
+const read = (topic: string, count: number): Promise<Map<string, string | null>> => readStringMap(sc, topic, { count });
 
 /** Stores `<updates>|<NAME>` per product: what the store holds is not what the topic holds. */
 function catalogueProcessor(): Processor<string, string, void, void> {
@@ -89,10 +55,10 @@ function topology(products: string, orders: string, out: string): Topology {
 test('addGlobalStore on a cluster: bootstrapped through the processor, follows the topic, queryable, rebuilt the same after a restart', async () => {
   const id = Date.now();
   const [products, orders, out] = [`gs-products-${id}`, `gs-orders-${id}`, `gs-out-${id}`];
-  await admin.createTopics([{ name: products, numPartitions: 3 }, { name: orders, numPartitions: 2 }, { name: out, numPartitions: 1 }]);
+  await sc.admin.createTopics([{ name: products, numPartitions: 3 }, { name: orders, numPartitions: 2 }, { name: out, numPartitions: 1 }]);
   await produce(products, [['p1', 'apple'], ['p1', 'green apple'], ['p2', 'pear'], ['p3', 'plum'], ['p3', null]]);
   await produce(orders, [['o1', 'p1'], ['o2', 'p3']]);
-  const config = { applicationId: `gstore-${id}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 200, stateDir };
+  const config = { applicationId: `gstore-${id}`, bootstrapServers: sc.bootstrap, commitIntervalMs: 200, stateDir };
   let streams = new KafkaStreams(topology(products, orders, out), config);
   await streams.start();
   try {

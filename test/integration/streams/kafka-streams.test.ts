@@ -4,26 +4,16 @@
  * queries, and a restart restores the store from its changelog
  * (exactly_once_v2: exactly-once.test.ts).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
-import { Admin, Consumer, Producer } from '../../../src/client/index.js';
+import { useStreamsCluster } from '../../helpers/streams-cluster.js';
+import { Consumer, Producer } from '../../../src/client/index.js';
 import { KafkaStreams, Serdes, StreamsBuilder, StreamsErrorCode, TopologyTestDriver, type StreamsStateName, type Topology } from '../../../src/streams/index.js';
 
-let cluster: EmbeddedCluster;
-let admin: Admin;
-
-before(async () => {
-  cluster = await startCluster({ config: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = await Admin.connect({ bootstrap: cluster.bootstrap });
-});
-after(async () => {
-  await admin.close();
-  await cluster.stop();
-});
+const sc = useStreamsCluster();
 
 function wordCount(input: string, output: string, storeType: 'in-memory' | 'persistent' = 'in-memory'): Topology {
   const builder = new StreamsBuilder();
@@ -38,16 +28,16 @@ function wordCount(input: string, output: string, storeType: 'in-memory' | 'pers
 }
 
 async function produceLines(topic: string, lines: string[]): Promise<void> {
-  const producer = await Producer.connect<string | null, string>({ clusterOptions: { bootstrap: cluster.bootstrap } });
+  const producer = await Producer.connect<string | null, string>({ clusterOptions: { bootstrap: sc.bootstrap } });
   for (const [i, line] of lines.entries()) await producer.send({ topic, key: `k${i % 3}`, value: line });
   await producer.close();
 }
 
 /** Reads `topic` from the start until `done(map)` holds, keeping the last count per word. */
 async function readCounts(topic: string, done: (m: Map<string, bigint>) => boolean): Promise<Map<string, bigint>> {
-  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: cluster.bootstrap, autoOffsetReset: 'earliest' });
+  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: sc.bootstrap, autoOffsetReset: 'earliest' });
   const counts = new Map<string, bigint>();
-  const parts = (await admin.describeTopics([topic]))[0]?.partitions.length ?? 1;
+  const parts = (await sc.admin.describeTopics([topic]))[0]?.partitions.length ?? 1;
   consumer.assign(Array.from({ length: parts }, (_, partition) => ({ topic, partition })));
   const deadline = Date.now() + 30_000;
   try {
@@ -72,7 +62,7 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
 test('word count on a cluster matches the test driver, answers queries, restores after a restart', async () => {
   const input = `lines-${Date.now()}`;
   const output = `counts-${Date.now()}`;
-  await admin.createTopics([{ name: input, numPartitions: 2 }, { name: output, numPartitions: 2 }]);
+  await sc.admin.createTopics([{ name: input, numPartitions: 2 }, { name: output, numPartitions: 2 }]);
   const lines = ['a b a', 'b c', 'the cat and the hat', 'a'];
 
   const driver = new TopologyTestDriver(wordCount(input, output));
@@ -83,7 +73,7 @@ test('word count on a cluster matches the test driver, answers queries, restores
 
   const states: StreamsStateName[] = [];
   const logs: string[] = [];
-  const config = { applicationId: `wc-${Date.now()}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 200, logger: (_l: string, m: string) => void logs.push(m) };
+  const config = { applicationId: `wc-${Date.now()}`, bootstrapServers: sc.bootstrap, commitIntervalMs: 200, logger: (_l: string, m: string) => void logs.push(m) };
   const streams = new KafkaStreams(wordCount(input, output), config);
   streams.onStateChange((s) => void states.push(s));
   await streams.start();
@@ -110,11 +100,11 @@ test('word count on a cluster matches the test driver, answers queries, restores
 test('co-partitioning is checked at start', async () => {
   const left = `left-${Date.now()}`;
   const right = `right-${Date.now()}`;
-  await admin.createTopics([{ name: left, numPartitions: 2 }, { name: right, numPartitions: 3 }]);
+  await sc.admin.createTopics([{ name: left, numPartitions: 2 }, { name: right, numPartitions: 3 }]);
   const builder = new StreamsBuilder();
   const table = builder.table(right, { keySerde: Serdes.String(), valueSerde: Serdes.String() });
   builder.stream(left, { keySerde: Serdes.String(), valueSerde: Serdes.String() }).join(table, (a, b) => `${a}${b}`).to(`${left}-out`);
-  const streams = new KafkaStreams(builder.build(), { applicationId: `cp-${Date.now()}`, bootstrapServers: cluster.bootstrap });
+  const streams = new KafkaStreams(builder.build(), { applicationId: `cp-${Date.now()}`, bootstrapServers: sc.bootstrap });
   await assert.rejects(streams.start(), (err: { code?: string; message: string }) => err.code === StreamsErrorCode.COPARTITION && /KSTREAM-JOIN/.test(err.message));
   assert.equal(streams.currentState, 'ERROR');
 });
@@ -122,10 +112,10 @@ test('co-partitioning is checked at start', async () => {
 test('persistent (LMDB) store: a clean restart restores only the tail after the checkpoint; a deleted state dir restores in full', async () => {
   const input = `plines-${Date.now()}`;
   const output = `pcounts-${Date.now()}`;
-  await admin.createTopics([{ name: input, numPartitions: 1 }, { name: output, numPartitions: 1 }]);
+  await sc.admin.createTopics([{ name: input, numPartitions: 1 }, { name: output, numPartitions: 1 }]);
   const stateDir = mkdtempSync(join(tmpdir(), 'streams-state-'));
   const logs: string[] = [];
-  const config = { applicationId: `pwc-${Date.now()}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 100, stateDir, logger: (_l: string, m: string) => void logs.push(m) };
+  const config = { applicationId: `pwc-${Date.now()}`, bootstrapServers: sc.bootstrap, commitIntervalMs: 100, stateDir, logger: (_l: string, m: string) => void logs.push(m) };
   try {
     const first = new KafkaStreams(wordCount(input, output, 'persistent'), config);
     await first.start();

@@ -4,30 +4,20 @@
  * the default cache (updates wait for the commit), the last count exact
  * either way; the changelog is deduplicated the same way.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
-import { Admin, Consumer, Producer } from '../../../src/client/index.js';
+import { useStreamsCluster } from '../../helpers/streams-cluster.js';
+import { Consumer, Producer } from '../../../src/client/index.js';
 import { KafkaStreams, Serdes, StreamsBuilder } from '../../../src/streams/index.js';
 
 const S = Serdes.String();
 const L = Serdes.Long();
 const RECORDS = 300;
-let cluster: EmbeddedCluster;
-let admin: Admin;
-
-before(async () => {
-  cluster = await startCluster({ config: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = await Admin.connect({ bootstrap: cluster.bootstrap });
-});
-after(async () => {
-  await admin.close();
-  await cluster.stop();
-});
+const sc = useStreamsCluster();
 
 /** Reads `topic` until a record says `word` = RECORDS (bounded by 30 s); returns how many records came. */
 async function readUntilFinal(topic: string): Promise<number> {
-  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: cluster.bootstrap, autoOffsetReset: 'earliest' });
+  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: sc.bootstrap, autoOffsetReset: 'earliest' });
   consumer.assign([{ topic, partition: 0 }]);
   const deadline = Date.now() + 30_000;
   let n = 0;
@@ -49,14 +39,14 @@ async function readUntilFinal(topic: string): Promise<number> {
 async function run(cacheBytes: number): Promise<{ output: number; changelog: number }> {
   const id = `${Date.now()}-${cacheBytes}`;
   const [input, out] = [`cache-in-${id}`, `cache-out-${id}`];
-  await admin.createTopics([{ name: input, numPartitions: 1 }, { name: out, numPartitions: 1 }]);
-  const producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: cluster.bootstrap } });
+  await sc.admin.createTopics([{ name: input, numPartitions: 1 }, { name: out, numPartitions: 1 }]);
+  const producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: sc.bootstrap } });
   await Promise.all(Array.from({ length: RECORDS }, () => producer.send({ topic: input, key: null, value: Buffer.from('word') })));
   await producer.close();
   const builder = new StreamsBuilder();
   builder.stream(input, { keySerde: S, valueSerde: S }).groupBy((_k, v) => v, { keySerde: S, valueSerde: S }).count({ storeName: 'counts' }).toStream().to(out, { keySerde: S, valueSerde: L });
   const applicationId = `cache-${id}`;
-  const streams = new KafkaStreams(builder.build(), { applicationId, bootstrapServers: cluster.bootstrap, commitIntervalMs: 1000, statestoreCacheMaxBytes: cacheBytes });
+  const streams = new KafkaStreams(builder.build(), { applicationId, bootstrapServers: sc.bootstrap, commitIntervalMs: 1000, statestoreCacheMaxBytes: cacheBytes });
   await streams.start();
   try {
     const output = await readUntilFinal(out);

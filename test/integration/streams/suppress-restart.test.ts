@@ -5,35 +5,25 @@
  * the window's final count when a later record closes it, although the
  * records that made the count are not processed again.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, type EmbeddedCluster } from '../../../src/embedded/cluster.js';
-import { Admin, Consumer, Producer } from '../../../src/client/index.js';
+import { useStreamsCluster } from '../../helpers/streams-cluster.js';
+import { Consumer, Producer } from '../../../src/client/index.js';
 import { KafkaStreams, KeyValue, Serdes, StreamsBuilder, Suppressed, TimeWindows, type Topology } from '../../../src/streams/index.js';
 
 const S = Serdes.String();
 const L = Serdes.Long();
-let cluster: EmbeddedCluster;
-let admin: Admin;
-
-before(async () => {
-  cluster = await startCluster({ config: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = await Admin.connect({ bootstrap: cluster.bootstrap });
-});
-after(async () => {
-  await admin.close();
-  await cluster.stop();
-});
+const sc = useStreamsCluster();
 
 async function produce(topic: string, records: [string, number][]): Promise<void> {
-  const producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: cluster.bootstrap } });
+  const producer = await Producer.connect<Buffer | null, Buffer | null>({ clusterOptions: { bootstrap: sc.bootstrap } });
   for (const [key, timestamp] of records) await producer.send({ topic, key: Buffer.from(key), value: Buffer.from('x'), timestamp: BigInt(timestamp) });
   await producer.close();
 }
 
 /** Reads `topic` from the start until `count` records came (bounded by 30 s). */
 async function read(topic: string, count: number): Promise<[string | null, Buffer | null][]> {
-  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: cluster.bootstrap, autoOffsetReset: 'earliest' });
+  const consumer = new Consumer<Buffer | null, Buffer | null>({ bootstrap: sc.bootstrap, autoOffsetReset: 'earliest' });
   consumer.assign([{ topic, partition: 0 }]);
   const got: [string | null, Buffer | null][] = [];
   // Closing the consumer ends the loop even when no record comes.
@@ -68,10 +58,10 @@ function topology(input: string, output: string): Topology {
 test('suppress: a final result buffered before a restart is emitted after it', async () => {
   const id = Date.now();
   const [input, output] = [`sup-in-${id}`, `sup-out-${id}`];
-  await admin.createTopics([{ name: input, numPartitions: 1 }, { name: output, numPartitions: 1 }]);
+  await sc.admin.createTopics([{ name: input, numPartitions: 1 }, { name: output, numPartitions: 1 }]);
   const t = topology(input, output);
   const store = /KTABLE-SUPPRESS-STATE-STORE-\d{10}/.exec(t.describe().toString())?.[0];
-  const config = { applicationId: `sup-${id}`, bootstrapServers: cluster.bootstrap, commitIntervalMs: 100 };
+  const config = { applicationId: `sup-${id}`, bootstrapServers: sc.bootstrap, commitIntervalMs: 100 };
   const first = new KafkaStreams(t, config);
   await first.start();
   await produce(input, [['k', 1000], ['k', 2000]]);

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KeyValue, Serdes, StreamsBuilder, Stores, TopologyTestDriver, type StateStoreContext } from '../../../src/streams/index.js';
 import { RecordCache } from '../../../src/streams/state/record-cache.js';
+import { cachingStoreContext } from '../../helpers/streams-caching.js';
 
 const S = Serdes.String();
 const L = Serdes.Long();
@@ -86,19 +87,7 @@ test('Materialized cachingEnabled: false turns caching off for one store', () =>
 });
 
 function storeContext(cache: RecordCache, logged: string[]): StateStoreContext {
-  return {
-    applicationId: 'app',
-    taskId: '0_0',
-    partition: 0,
-    stateDir: null,
-    defaultKeySerde: S as never,
-    defaultValueSerde: S as never,
-    logChange: (_s, k, v, ts) => void logged.push(`${k.toString()}=${v?.toString() ?? null}@${ts ?? 'now'}`),
-    recordTimestampMs: () => 7,
-    cache,
-    registerRestore: () => {},
-    reportWiped: () => {},
-  };
+  return cachingStoreContext(cache, (_s, k, v, ts) => void logged.push(`${k.toString()}=${v?.toString() ?? null}@${ts ?? 'now'}`), 7);
 }
 
 test('a caching store: reads and ranges see unflushed writes; a flush writes each key once with the old value it replaces', () => {

@@ -7,35 +7,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KeyValue, Serdes, SessionStore, SessionWindows, Stores, StreamsBuilder, TopologyTestDriver, type StateStoreContext } from '../../../src/streams/index.js';
+import { Serdes, SessionStore, SessionWindows, Stores, type StateStoreContext } from '../../../src/streams/index.js';
 import { parseSessionKey } from '../../../src/streams/dsl/session-windows.js';
 import { RecordCache } from '../../../src/streams/state/record-cache.js';
+import { cachingStoreContext, windowedWordCount, type CachingOptions, type WindowedCount } from '../../helpers/streams-caching.js';
 
 const S = Serdes.String();
 const L = Serdes.Long();
 
-function sessionWordCount(options: { cacheBytes?: number; cachingEnabled?: boolean }): { pipe: (line: string, ts: number) => void; read: () => string[]; changelog: () => number; close: () => void } {
-  const builder = new StreamsBuilder();
-  builder
-    .stream('lines', { keySerde: S, valueSerde: S })
-    .flatMapValues((line) => line.split(' '))
-    .groupBy((_k, w) => w, { keySerde: S, valueSerde: S })
-    .windowedBy(SessionWindows.ofInactivityGapAndGrace(10, 100))
-    .count({ storeName: 'sessions', ...(options.cachingEnabled === undefined ? {} : { cachingEnabled: options.cachingEnabled }) })
-    .toStream()
-    .map((wk, n) => KeyValue.pair(`${wk.key}@${wk.window.start}-${wk.window.end}`, n === null ? 'null' : String(n)))
-    .to('out', { keySerde: S, valueSerde: S });
-  const driver = new TopologyTestDriver(builder.build(), { applicationId: 'app', ...(options.cacheBytes === undefined ? {} : { statestoreCacheMaxBytes: options.cacheBytes }) });
-  const input = driver.createInputTopic('lines', S, S);
-  const out = driver.createOutputTopic('out', S, S);
-  const log = driver.createOutputTopic('app-sessions-changelog', S, L);
-  return {
-    pipe: (line, ts) => input.pipeInput(null, line, ts),
-    read: () => out.readKeyValuesToList().map((kv) => `${kv.key}=${kv.value}`),
-    changelog: () => log.readRecordsToList().length,
-    close: () => driver.close(),
-  };
-}
+const sessionWordCount = (options: CachingOptions): WindowedCount =>
+  windowedWordCount('sessions', options, (grouped, materialized) => grouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(10, 100)).count(materialized));
 
 test('cached by default: the updates of a session within one input go downstream and to the changelog once', () => {
   const wc = sessionWordCount({});
@@ -59,22 +40,14 @@ test('session caching off (cachingEnabled: false, or a cache of 0 bytes): every 
 });
 
 function storeContext(cache: RecordCache, logged: string[]): StateStoreContext {
-  return {
-    applicationId: 'app',
-    taskId: '0_0',
-    partition: 0,
-    stateDir: null,
-    defaultKeySerde: S as never,
-    defaultValueSerde: S as never,
-    logChange: (_s, k, v) => {
+  return cachingStoreContext(
+    cache,
+    (_s, k, v) => {
       const { keyBytes, start, end } = parseSessionKey(k);
       logged.push(`${keyBytes.toString()}@${start}-${end}=${v === null ? null : L.deserialize('', v)}`);
     },
-    recordTimestampMs: () => 9,
-    cache,
-    registerRestore: () => {},
-    reportWiped: () => {},
-  };
+    9,
+  );
 }
 
 test('a caching session store: reads see unflushed sessions; sessions merged away before a flush never reach the store', () => {

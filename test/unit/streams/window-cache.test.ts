@@ -8,37 +8,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KeyValue, Serdes, Stores, StreamsBuilder, TimeWindows, TopologyTestDriver, WindowStore, type StateStoreContext } from '../../../src/streams/index.js';
+import { Serdes, Stores, TimeWindows, WindowStore, type StateStoreContext } from '../../../src/streams/index.js';
 import { RecordCache } from '../../../src/streams/state/record-cache.js';
+import { cachingStoreContext, windowedWordCount, type CachingOptions, type WindowedCount } from '../../helpers/streams-caching.js';
 
 const S = Serdes.String();
-const L = Serdes.Long();
 
-function windowedWordCount(options: { cacheBytes?: number; cachingEnabled?: boolean }): { pipe: (line: string, ts: number) => void; read: () => string[]; changelog: () => number; close: () => void } {
-  const builder = new StreamsBuilder();
-  builder
-    .stream('lines', { keySerde: S, valueSerde: S })
-    .flatMapValues((line) => line.split(' '))
-    .groupBy((_k, w) => w, { keySerde: S, valueSerde: S })
-    .windowedBy(TimeWindows.ofSizeAndGrace(10, 0).advanceBy(5))
-    .count({ storeName: 'counts', ...(options.cachingEnabled === undefined ? {} : { cachingEnabled: options.cachingEnabled }) })
-    .toStream()
-    .map((wk, n) => KeyValue.pair(`${wk.key}@${wk.window.start}-${wk.window.end}`, n))
-    .to('out', { keySerde: S, valueSerde: L });
-  const driver = new TopologyTestDriver(builder.build(), { applicationId: 'app', ...(options.cacheBytes === undefined ? {} : { statestoreCacheMaxBytes: options.cacheBytes }) });
-  const input = driver.createInputTopic('lines', S, S);
-  const out = driver.createOutputTopic('out', S, L);
-  const log = driver.createOutputTopic('app-counts-changelog', S, L);
-  return {
-    pipe: (line, ts) => input.pipeInput(null, line, ts),
-    read: () => out.readKeyValuesToList().map((kv) => `${kv.key}=${kv.value}`),
-    changelog: () => log.readRecordsToList().length,
-    close: () => driver.close(),
-  };
-}
+const timeWindowedCount = (options: CachingOptions): WindowedCount =>
+  windowedWordCount('counts', options, (grouped, materialized) => grouped.windowedBy(TimeWindows.ofSizeAndGrace(10, 0).advanceBy(5)).count(materialized));
 
 test('cached by default: the updates of a window within one input go downstream and to the changelog once', () => {
-  const wc = windowedWordCount({});
+  const wc = timeWindowedCount({});
   wc.pipe('a b a a', 7);
   assert.deepEqual(wc.read(), ['b@0-10=1', 'b@5-15=1', 'a@0-10=3', 'a@5-15=3'], 'each window once, in last-update order');
   assert.equal(wc.changelog(), 4);
@@ -49,7 +29,7 @@ test('cached by default: the updates of a window within one input go downstream 
 
 test('cachingEnabled: false, or a cache of 0 bytes: every update is forwarded', () => {
   for (const options of [{ cachingEnabled: false }, { cacheBytes: 0 }]) {
-    const wc = windowedWordCount(options);
+    const wc = timeWindowedCount(options);
     wc.pipe('a a', 7);
     assert.deepEqual(wc.read(), ['a@0-10=1', 'a@5-15=1', 'a@0-10=2', 'a@5-15=2'], JSON.stringify(options));
     assert.equal(wc.changelog(), 4);
@@ -58,19 +38,7 @@ test('cachingEnabled: false, or a cache of 0 bytes: every update is forwarded', 
 });
 
 function storeContext(cache: RecordCache, logged: string[]): StateStoreContext {
-  return {
-    applicationId: 'app',
-    taskId: '0_0',
-    partition: 0,
-    stateDir: null,
-    defaultKeySerde: S as never,
-    defaultValueSerde: S as never,
-    logChange: (_s, k, v, ts) => void logged.push(`${k.subarray(0, k.length - 8).toString()}@${Number(k.readBigInt64BE(k.length - 8))}=${v?.toString() ?? null}@${ts ?? 'now'}`),
-    recordTimestampMs: () => 9,
-    cache,
-    registerRestore: () => {},
-    reportWiped: () => {},
-  };
+  return cachingStoreContext(cache, (_s, k, v, ts) => void logged.push(`${k.subarray(0, k.length - 8).toString()}@${Number(k.readBigInt64BE(k.length - 8))}=${v?.toString() ?? null}@${ts ?? 'now'}`), 9);
 }
 
 test('a caching window store: fetch and fetchRange see unflushed writes; a flush writes each window once with the value it replaces', () => {
