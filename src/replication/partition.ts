@@ -357,12 +357,12 @@ export class Partition implements LogRecoveryListener {
 
   /** Fewer in-sync replicas than min(min.insync.replicas, replica count): nothing commits (KIP-966's strict rule). */
   isUnderMinIsr(): boolean {
-    return this.isr.length < Math.min(this.policy.minInsyncReplicas(), this.replicas.length);
+    return this.isr.length < Math.min(this.policy.minInsyncReplicas(this.topic), this.replicas.length);
   }
 
   /** Exactly min.insync.replicas in sync (with more than that many replicas): one more failure stops acks=all. */
   isAtMinIsr(): boolean {
-    const minIsr = this.policy.minInsyncReplicas();
+    const minIsr = this.policy.minInsyncReplicas(this.topic);
     return this.replicas.length > minIsr && this.isr.length === minIsr;
   }
 
