@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { invariant } from '../util/assert.js';
 import type { Clock } from '../util/clock.js';
 import { readCheckpointFile, writeCheckpointFile, type CheckpointEntry } from './checkpoint.js';
-import { DEFAULT_LOG_CONFIG, type LogConfig } from './config.js';
+import { DEFAULT_LOG_CONFIG, validateLogConfig, type LogConfig } from './config.js';
 import type { FileSystem } from './fs.js';
 import type { RecoveryReport } from './log-loader.js';
 import { PartitionLog } from './partition-log.js';
@@ -139,6 +139,15 @@ export class LogManager {
     const ignored = opts.isIgnoredDir ?? ((name: string) => name.startsWith('__cluster_metadata'));
     // One of each for every log (tens of thousands at start-up), not one per log.
     const onCheckpointNeeded = (): void => manager.checkpoint();
+    // One validated (frozen) copy per distinct config, not one per log: validating makes a copy
+    // unless given one it made, and configFor hands out the caller's own objects.
+    const validated = new Map<LogConfig, LogConfig>();
+    const configOf = (topic: string): LogConfig => {
+      const given = opts.configFor?.(topic) ?? manager.defaultConfig;
+      let config = validated.get(given);
+      if (config === undefined) validated.set(given, config = validateLogConfig(given));
+      return config;
+    };
     const nowMs = opts.clock.nowMs();
     for (const name of fs.subdirectories(dataDir)) {
       const path = join(dataDir, name);
@@ -155,7 +164,7 @@ export class LogManager {
         dir: path,
         topic: tp.topic,
         partition: tp.partition,
-        config: opts.configFor?.(tp.topic) ?? manager.defaultConfig,
+        config: configOf(tp.topic),
         onCheckpointNeeded,
         dirExists: true,
       };
