@@ -1,6 +1,7 @@
 /**
- * Owns a data directory: opens (and recovers) every partition log at
- * start-up, creates and deletes logs, keeps the recovery-point and
+ * Owns a data directory: opens every partition log at start-up (deferred:
+ * loaded, or after a crash recovered, on first use or by `recoverSome`;
+ * README "Recovery", steps 7-8), creates and deletes logs, keeps the recovery-point and
  * log-start-offset checkpoints, marks a clean shutdown, and does the
  * periodic work (time-based flush, rolled-segment flush, retention,
  * checkpoints) in bounded slices when the broker's timer calls tick().
