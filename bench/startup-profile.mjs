@@ -2,7 +2,7 @@
 // Profiles one broker start-up on an existing data directory (issue 17), for
 // example one kept by `KEEP_DATA=1 node bench/partitions.mjs`.
 //
-//   node bench/startup-profile.mjs DATA_DIR [--stop] [--heap] [--out FILE.cpuprofile]
+//   node bench/startup-profile.mjs DATA_DIR [--stop] [--heap] [--recovered] [--out FILE.cpuprofile]
 //   node --trace-gc bench/startup-profile.mjs DATA_DIR      # GC lines on stdout
 //
 // Runs the broker in this process (as `tributary start` does, log.level=warn,
@@ -15,6 +15,9 @@
 // was stopped cleanly) and then a recovery. With --stop it shuts the broker
 // down gracefully instead (timed; leaves the directory clean).
 // --heap also writes a heap snapshot after the start (FILE.heapsnapshot).
+// After a crash, logs left for background recovery are counted
+// (`awaitingRecovery`) and, with --recovered, it waits until none is left
+// (`recoveredMs`, from startBroker resolving; RSS and heap then).
 // Summarise the profile with `node bench/top-profile.mjs FILE`.
 import { Session } from 'node:inspector/promises';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,7 +31,7 @@ const dist = resolve(here, '..', process.env.BROKER_DIST ?? 'dist');
 const args = process.argv.slice(2);
 const dataDir = args.find((a) => !a.startsWith('--'));
 if (dataDir === undefined) {
-  console.error('usage: node bench/startup-profile.mjs DATA_DIR [--stop] [--out FILE.cpuprofile]');
+  console.error('usage: node bench/startup-profile.mjs DATA_DIR [--stop] [--heap] [--recovered] [--out FILE.cpuprofile]');
   process.exit(2);
 }
 const outIdx = args.indexOf('--out');
@@ -39,16 +42,23 @@ const overrides = (process.env.OVERRIDES ?? '').split(/\s+/).filter((s) => s !==
 // The embedded launcher's free-port probe, from the build under test.
 const { freePort } = await import(pathToFileURL(join(dist, 'src/embedded/probe.js')).href);
 
-/** Hosted partitions, and how many of their logs were loaded (older builds have no `isLoaded`: all). */
+/** Hosted partitions, how many of their logs were loaded (older builds have no `isLoaded`: all), how many await recovery. */
 function logCounts(broker) {
   let partitions = 0;
   let logsLoaded = 0;
+  let awaitingRecovery = 0;
   for (const p of broker.services.replicaManager.all()) {
     partitions++;
     if (p.log.isLoaded !== false) logsLoaded++;
+    if (p.log.awaitingRecovery === true) awaitingRecovery++;
   }
-  return { partitions, logsLoaded };
+  return { partitions, logsLoaded, awaitingRecovery };
 }
+
+const memory = () => ({
+  rssMiB: Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024),
+  heapUsedMiB: Math.round(process.memoryUsage().heapUsed / 1048576),
+});
 
 const gc = { count: 0, ms: 0 };
 new PerformanceObserver((list) => {
@@ -83,13 +93,17 @@ const cpu = process.cpuUsage(cpu0);
 const { profile } = await session.post('Profiler.stop');
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(profile));
-const status = readFileSync('/proc/self/status', 'utf8');
 const line = {
   dataDir, load: loadavg()[0], importMs: Math.round(t1 - t0), startMs: Math.round(startMs), startCpuMs: Math.round((cpu.user + cpu.system) / 1000),
-  rssMiB: Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024),
-  heapUsedMiB: Math.round(process.memoryUsage().heapUsed / 1048576),
-  openFds: readdirSync('/proc/self/fd').length, ...logCounts(broker), gcCount: gc.count, gcMs: Math.round(gc.ms), profile: out,
+  ...memory(), openFds: readdirSync('/proc/self/fd').length, ...logCounts(broker), gcCount: gc.count, gcMs: Math.round(gc.ms), profile: out,
 };
+if (args.includes('--recovered') && line.awaitingRecovery > 0) {
+  const s = performance.now();
+  const cpuR = process.cpuUsage();
+  while (logCounts(broker).awaitingRecovery > 0) await new Promise((r) => setTimeout(r, 50));
+  const c = process.cpuUsage(cpuR);
+  line.recovered = { recoveredMs: Math.round(performance.now() - s), recoveryCpuMs: Math.round((c.user + c.system) / 1000), ...memory(), gcCount: gc.count, gcMs: Math.round(gc.ms) };
+}
 if (args.includes('--heap')) {
   const { writeHeapSnapshot } = await import('node:v8');
   line.heapSnapshot = writeHeapSnapshot(out.replace(/\.cpuprofile$/, '') + '.heapsnapshot');

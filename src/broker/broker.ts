@@ -188,12 +188,14 @@ function logRecoveryProblems(r: RecoveryReport, logger: Logger): void {
 }
 
 /**
- * Opens every log in the data dir and logs what recovery found. After a
- * clean shutdown the logs are deferred (loaded on first use; their reports
- * are logged then). `replicaManager` is asked lazily, by the cleaner.
+ * Opens every log in the data dir and logs what recovery found. The logs
+ * the checkpoints cover are deferred: after a clean shutdown loaded on first
+ * use, after a crash recovered on first use or by the background recovery
+ * (log-maintenance.ts); their reports are logged then. `replicaManager` is
+ * asked lazily, by the cleaner.
  */
 function openLogs(settings: BrokerSettings, fs: NodeFileSystem, clock: Clock, logger: Logger, replicaManager: () => ReplicaManager | undefined): LogManager {
-  const { manager: logManager, reports, deferred, hadCleanShutdown, checkpointProblems, deletionsCompleted } = LogManager.open({
+  const { manager: logManager, reports, deferred, awaitingRecovery, hadCleanShutdown, checkpointProblems, deletionsCompleted } = LogManager.open({
     fs,
     clock,
     dataDir: settings.dataDir,
@@ -212,7 +214,7 @@ function openLogs(settings: BrokerSettings, fs: NodeFileSystem, clock: Clock, lo
   for (const r of reports) logRecoveryProblems(r, logger);
   for (const p of checkpointProblems) logger.warn({ problem: p }, 'ignored an unreadable checkpoint file');
   for (const d of deletionsCompleted) logger.info({ dir: d }, 'finished an interrupted topic deletion');
-  logger.info({ logs: reports.length + deferred, deferred, cleanShutdown: hadCleanShutdown, openFilesMax: fs.handles.openFilesMax, filesOpen: fs.handles.openCount }, 'logs loaded');
+  logger.info({ logs: reports.length + deferred, deferred, awaitingRecovery, cleanShutdown: hadCleanShutdown, openFilesMax: fs.handles.openFilesMax, filesOpen: fs.handles.openCount }, 'logs loaded');
   return logManager;
 }
 

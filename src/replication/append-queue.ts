@@ -6,8 +6,11 @@
  * arrived. The common path (nothing queued, nothing to await) never touches
  * it and appends synchronously.
  */
+/** One settled promise for every idle queue (thousands of partitions), not one each. */
+const SETTLED: Promise<unknown> = Promise.resolve();
+
 export class AppendQueue {
-  private tail: Promise<unknown> = Promise.resolve();
+  private tail: Promise<unknown> = SETTLED;
   private pending = 0;
 
   /** True while earlier appends are queued: a later one must queue behind them. */

@@ -6,8 +6,8 @@
 
 /** The per-partition settings and cluster facts the leader's ISR decisions need (the ReplicaManager provides them). */
 export interface ReplicationPolicy {
-  /** The topic's min.insync.replicas. */
-  minInsyncReplicas(): number;
+  /** The topic's min.insync.replicas (one policy serves every partition of a broker, so it is told the topic). */
+  minInsyncReplicas(topic: string): number;
   /** replica.lag.time.max.ms: how long a follower may not be caught up before it leaves the ISR. */
   replicaLagTimeMaxMs(): number;
   /** Whether a broker may join an ISR: registered, not fenced, not shutting down (Kafka's isReplicaIsrEligible). */

@@ -18,7 +18,7 @@
  * answers; while one is in flight no other is proposed (KIP-497).
  */
 import { invariant } from '../util/assert.js';
-import type { PartitionLog } from '../storage/partition-log.js';
+import type { LogRecoveryListener, PartitionLog } from '../storage/partition-log.js';
 import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
 import { openLeaderEpochCache, type EpochEndOffset, type LeaderEpochCache } from './leader-epoch-cache.js';
 import type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './isr-change.js';
@@ -42,6 +42,16 @@ export interface PartitionState {
   readonly replicas: readonly number[];
   readonly isr: readonly number[];
 }
+
+/**
+ * `hwOffset` while the log awaits recovery after a crash (its bounds are
+ * unknown until then): the high watermark becomes its end (one replica) or
+ * its start once recovered (`onLogRecovered`). High watermarks are never negative.
+ */
+const HW_AT_RECOVERED_END = -1n;
+const HW_AT_RECOVERED_START = -2n;
+/** `leaderEpochStartOffset` of a leader whose log awaits recovery: its end once recovered. */
+const EPOCH_START_AT_RECOVERED_END = -1n;
 
 const ALWAYS_SINGLE: ReplicationPolicy = { minInsyncReplicas: () => 1, replicaLagTimeMaxMs: () => 30_000, isReplicaEligible: () => false };
 
@@ -67,8 +77,9 @@ export type DeleteRecordsResult =
 /** DeleteRecords' "up to the high watermark" offset. */
 export const DELETE_TO_HIGH_WATERMARK = -1n;
 
-export class Partition {
-  private highWatermarkOffset: bigint;
+export class Partition implements LogRecoveryListener {
+  /** The high watermark, or a HW_AT_RECOVERED_* placeholder while the log awaits recovery (read it through `highWatermarkOffset`). */
+  private hwOffset: bigint;
   private state: PartitionState;
   /** As leader: every other replica's fetch state (positions, caught-up time). */
   private readonly followers = new Map<number, FollowerReplica>();
@@ -76,12 +87,12 @@ export class Partition {
   private pendingIsr: IsrChangeProposal | null = null;
   /** As leader: the log end offset when this node became leader of the current epoch. */
   private leaderEpochStartOffset = 0n;
-  /** Bytes appended, below the high watermark, below the LSO: what delayed fetches wait on (read-only outside). */
-  readonly visible = new VisibleBytes();
+  /** Created on first use (`visible`): most of thousands of hosted partitions may never see one. */
+  private visibleBytes: VisibleBytes | null = null;
   /** The leader epoch cache once opened (`leaderEpochs`), else null. */
   private epochCache: LeaderEpochCache | null = null;
-  /** Appends that must await (key checks, recompression) queue here, in arrival order. */
-  readonly appendQueue = new AppendQueue();
+  /** Created on first use (`appendQueue`). */
+  private queue: AppendQueue | null = null;
   /** Called after the high watermark moved up (the ReplicaManager completes delayed produces and wakes fetches). */
   onHighWatermarkAdvanced: ((p: Partition) => void) | null = null;
   /** Called when this leader proposes an ISR change; the answer comes back through `completeIsrChange`. */
@@ -99,10 +110,55 @@ export class Partition {
     private readonly policy: ReplicationPolicy = ALWAYS_SINGLE,
   ) {
     this.state = initial;
+    if (log.awaitingRecovery) {
+      // After a crash the log's bounds are known once it is recovered (its
+      // first use, or the log manager's background slices): settled then.
+      this.hwOffset = this.isrIsSelfOnly() ? HW_AT_RECOVERED_END : HW_AT_RECOVERED_START;
+      log.recoveryListener = this;
+      return;
+    }
     // On a restart the log holds only what reached this replica; on a single
     // node that is exactly what was committed.
-    this.highWatermarkOffset = this.isrIsSelfOnly() ? log.logEndOffset : log.logStartOffset;
-    log.onHighWatermarkUpdated(this.highWatermarkOffset);
+    this.hwOffset = this.isrIsSelfOnly() ? log.logEndOffset : log.logStartOffset;
+    log.onHighWatermarkUpdated(this.hwOffset);
+  }
+
+  /** Bytes appended, below the high watermark, below the LSO: what delayed fetches wait on (read-only outside). */
+  get visible(): VisibleBytes {
+    // Counters start at 0 whenever it is created: waiters compare differences only.
+    return (this.visibleBytes ??= new VisibleBytes());
+  }
+
+  /** Appends that must await (key checks, recompression) queue here, in arrival order. */
+  get appendQueue(): AppendQueue {
+    return (this.queue ??= new AppendQueue());
+  }
+
+  private get highWatermarkOffset(): bigint {
+    // A log awaiting recovery: recovering it settles the value (onLogRecovered).
+    if (this.hwOffset < 0n) this.log.load();
+    // Still unsettled only when the log was closed unrecovered (the partition is going away).
+    return this.hwOffset < 0n ? this.log.knownLogStartOffset : this.hwOffset;
+  }
+
+  private set highWatermarkOffset(offset: bigint) {
+    this.hwOffset = offset;
+  }
+
+  /**
+   * The log this partition was opened with awaited recovery and has just been
+   * recovered, before anything was written to it (every write reads its end,
+   * which recovers it first): set what the constructor and `makeLeader` would
+   * have set had its bounds been known then. Nothing can be waiting on this
+   * partition yet (waiting needs the high watermark), so no callback runs.
+   */
+  onLogRecovered(): void {
+    const end = this.log.logEndOffset;
+    if (this.hwOffset < 0n) this.hwOffset = this.hwOffset === HW_AT_RECOVERED_END ? end : this.log.logStartOffset;
+    if (this.leaderEpochStartOffset < 0n) this.leaderEpochStartOffset = end;
+    this.log.onHighWatermarkUpdated(this.hwOffset);
+    const next = this.advancedHighWatermark(undefined);
+    if (next !== null) this.setHighWatermark(next);
   }
 
   /**
@@ -181,7 +237,7 @@ export class Partition {
     if (!changed && next.partitionEpoch < this.state.partitionEpoch) return false;
     this.state = next;
     if (changed) {
-      this.leaderEpochStartOffset = this.log.logEndOffset;
+      this.leaderEpochStartOffset = this.log.awaitingRecovery ? EPOCH_START_AT_RECOVERED_END : this.log.logEndOffset;
       this.pendingIsr = null;
       this.resetFollowers(nowMs);
     } else {
@@ -263,7 +319,8 @@ export class Partition {
    * leave it. Returns whether a shrink was proposed.
    */
   maybeShrinkIsr(nowMs: number): boolean {
-    if (!this.isLeader || this.pendingIsr !== null) return false;
+    // A log awaiting recovery had no fetch since start-up; recovered (soon, in the background) it is checked again.
+    if (!this.isLeader || this.pendingIsr !== null || this.log.awaitingRecovery) return false;
     const lagMaxMs = this.policy.replicaLagTimeMaxMs();
     const leo = this.log.logEndOffset;
     const outOfSync = this.isr.filter((id) => {
@@ -300,12 +357,12 @@ export class Partition {
 
   /** Fewer in-sync replicas than min(min.insync.replicas, replica count): nothing commits (KIP-966's strict rule). */
   isUnderMinIsr(): boolean {
-    return this.isr.length < Math.min(this.policy.minInsyncReplicas(), this.replicas.length);
+    return this.isr.length < Math.min(this.policy.minInsyncReplicas(this.topic), this.replicas.length);
   }
 
   /** Exactly min.insync.replicas in sync (with more than that many replicas): one more failure stops acks=all. */
   isAtMinIsr(): boolean {
-    const minIsr = this.policy.minInsyncReplicas();
+    const minIsr = this.policy.minInsyncReplicas(this.topic);
     return this.replicas.length > minIsr && this.isr.length === minIsr;
   }
 
@@ -488,7 +545,15 @@ export class Partition {
    * committed that fewer replicas than promised hold. It only moves up.
    */
   private maybeAdvanceHighWatermark(nowMs?: number): void {
-    if (!this.isLeader || this.isUnderMinIsr()) return;
+    const next = this.advancedHighWatermark(nowMs);
+    if (next === null) return;
+    this.setHighWatermark(next);
+    this.onHighWatermarkAdvanced?.(this);
+  }
+
+  /** Where maybeAdvanceHighWatermark moves the high watermark, or null when it stays (a log awaiting recovery: onLogRecovered decides). */
+  private advancedHighWatermark(nowMs: number | undefined): bigint | null {
+    if (!this.isLeader || this.isUnderMinIsr() || this.log.awaitingRecovery) return null;
     const leo = this.log.logEndOffset;
     let next = leo;
     const maximal = this.pendingIsr?.kind === 'expand' ? this.pendingIsr.newIsr : this.isr;
@@ -498,18 +563,17 @@ export class Partition {
         || (nowMs !== undefined && f.isCaughtUp(leo, nowMs, this.policy.replicaLagTimeMaxMs()) && this.policy.isReplicaEligible(f.brokerId));
       if (!waitFor) continue;
       // A member that has not fetched in this epoch holds the high watermark where it is.
-      if (f.logEndOffset < 0n) return;
+      if (f.logEndOffset < 0n) return null;
       next = f.logEndOffset;
     }
-    if (next <= this.highWatermarkOffset) return;
-    this.setHighWatermark(next);
-    this.onHighWatermarkAdvanced?.(this);
+    return next > this.highWatermarkOffset ? next : null;
   }
 
   private setHighWatermark(next: bigint): void {
     this.highWatermarkOffset = next;
     this.log.onHighWatermarkUpdated(next);
-    this.visible.onBounds(next, this.lastStableOffset);
+    // Not created yet: nothing was appended or waited on, nothing to move.
+    this.visibleBytes?.onBounds(next, this.lastStableOffset);
   }
 
   /**
@@ -526,6 +590,8 @@ export class Partition {
 
   /** Log start moved (retention, DeleteRecords): the high watermark is at least there. */
   onLogStartOffsetChanged(): void {
+    // Not recovered yet: onLogRecovered starts from the start offset then.
+    if (this.log.awaitingRecovery) return;
     if (this.highWatermarkOffset < this.log.logStartOffset) this.setHighWatermark(this.log.logStartOffset);
     // A cache not opened yet does this when it opens.
     this.epochCache?.truncateFromStart(this.log.logStartOffset);

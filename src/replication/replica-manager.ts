@@ -115,6 +115,21 @@ export class ReplicaManager {
   /** WriteTxnMarkers: commit/abort markers written as leader (txn-markers.ts). */
   readonly txnMarkers: TxnMarkerWriter;
 
+  // One policy and one of each callback for every hosted partition (they are
+  // told the partition), not closures per partition: tens of thousands of
+  // partitions are hosted before most of them are used (issue 17).
+  private readonly policy: ReplicationPolicy = {
+    minInsyncReplicas: (topic) => this.deps.topicRules(topic).minInsyncReplicas,
+    replicaLagTimeMaxMs: () => this.deps.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS_DEFAULT,
+    isReplicaEligible: (id) => this.deps.isReplicaEligible?.(id) ?? false,
+  };
+  private readonly onHighWatermarkAdvanced = (q: Partition): void => {
+    this.delayedProduces.onHighWatermarkAdvanced(q);
+    this.delayedFetches.onAppend(q);
+  };
+  private readonly onUnderMinIsr = (q: Partition): void => this.delayedProduces.failAll(q, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+  private readonly onIsrChangeProposed = (q: Partition, proposal: IsrChangeProposal): void => this.sendIsrChange(q, proposal);
+
   constructor(private readonly deps: ReplicaManagerDeps) {
     this.delayedFetches = new DelayedFetches(deps.timers);
     this.delayedProduces = new DelayedProduces(deps.timers);
@@ -196,18 +211,10 @@ export class ReplicaManager {
     // A log from the data dir (a restart) opens its epoch cache on first use; a new one now (Partition.openLeaderEpochs).
     const created = this.deps.logManager.getLog(a.topic, a.partition) === undefined;
     const log = this.deps.logManager.getOrCreateLog(a.topic, a.partition, this.deps.logConfigFor(a.topic));
-    const policy: ReplicationPolicy = {
-      minInsyncReplicas: () => this.deps.topicRules(a.topic).minInsyncReplicas,
-      replicaLagTimeMaxMs: () => this.deps.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS_DEFAULT,
-      isReplicaEligible: (id) => this.deps.isReplicaEligible?.(id) ?? false,
-    };
-    const p = new Partition(a.topic, a.partition, a.topicId, log, this.deps.localNodeId, state, policy);
-    p.onHighWatermarkAdvanced = (q) => {
-      this.delayedProduces.onHighWatermarkAdvanced(q);
-      this.delayedFetches.onAppend(q);
-    };
-    p.onUnderMinIsr = (q) => this.delayedProduces.failAll(q, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
-    p.onIsrChangeProposed = (q, proposal) => this.sendIsrChange(q, proposal);
+    const p = new Partition(a.topic, a.partition, a.topicId, log, this.deps.localNodeId, state, this.policy);
+    p.onHighWatermarkAdvanced = this.onHighWatermarkAdvanced;
+    p.onUnderMinIsr = this.onUnderMinIsr;
+    p.onIsrChangeProposed = this.onIsrChangeProposed;
     if (created) p.openLeaderEpochs();
     this.partitions.set(key(a.topic, a.partition), p);
     return p;

@@ -1,6 +1,7 @@
 /**
- * Owns a data directory: opens (and recovers) every partition log at
- * start-up, creates and deletes logs, keeps the recovery-point and
+ * Owns a data directory: opens every partition log at start-up (deferred:
+ * loaded, or after a crash recovered, on first use or by `recoverSome`;
+ * README "Recovery", steps 7-8), creates and deletes logs, keeps the recovery-point and
  * log-start-offset checkpoints, marks a clean shutdown, and does the
  * periodic work (time-based flush, rolled-segment flush, retention,
  * checkpoints) in bounded slices when the broker's timer calls tick().
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { invariant } from '../util/assert.js';
 import type { Clock } from '../util/clock.js';
 import { formatCheckpoint, readCheckpointFile, writeCheckpointFile, type CheckpointEntry } from './checkpoint.js';
-import { DEFAULT_LOG_CONFIG, type LogConfig } from './config.js';
+import { DEFAULT_LOG_CONFIG, validateLogConfig, type LogConfig } from './config.js';
 import type { FileSystem } from './fs.js';
 import type { RecoveryReport } from './log-loader.js';
 import { PartitionLog } from './partition-log.js';
@@ -44,6 +45,13 @@ export interface LogManagerOptions {
    * loads every log at start-up, as after a crash but without scanning.
    */
   deferCleanLogs?: boolean;
+  /**
+   * After a crash, open each log the checkpoints cover without reading its
+   * directory, and recover it on first use or in `recoverSome` slices
+   * (default true; README "Recovery", step 8). False recovers every log
+   * before `open` returns.
+   */
+  deferCrashRecovery?: boolean;
   /** Told the recovery report of each deferred log when it is loaded (the broker logs damaged ones). */
   onDeferredLoad?: (report: RecoveryReport) => void;
   /**
@@ -62,8 +70,10 @@ export interface LogManagerStartup {
   hadCleanShutdown: boolean;
   /** Reports of the logs opened now (every log after a crash; after a clean shutdown only those the checkpoints do not cover). */
   reports: RecoveryReport[];
-  /** Logs left for loading on first use (`PartitionLog.deferred`: clean shutdown, both checkpoints name them). */
+  /** Logs left for loading on first use (`PartitionLog.deferred`: both checkpoints name them). */
   deferred: number;
+  /** Of those, the ones left by a crash: recovered on first use or by `recoverSome` (`PartitionLog.awaitingRecovery`). */
+  awaitingRecovery: number;
   /** Checkpoint files that existed but did not parse (treated as absent). */
   checkpointProblems: string[];
   /** `*-delete` directories of interrupted deletions, now removed. */
@@ -104,6 +114,9 @@ function checkpointMap(
 export class LogManager {
   private readonly logs = new Map<string, PartitionLog>();
   private readonly lastRetentionMs = new Map<PartitionLog, number>();
+  /** Logs opened awaiting recovery (a crash), in directory order; `recoverSome` walks it once. */
+  private toRecover: PartitionLog[] = [];
+  private toRecoverNext = 0;
   private readonly defaultConfig: LogConfig;
   private cursor = 0;
   private lastCheckpointMs: number;
@@ -132,9 +145,19 @@ export class LogManager {
     const reports: RecoveryReport[] = [];
     const deletionsCompleted: string[] = [];
     let deferred = 0;
+    const deferCrash = opts.deferCrashRecovery !== false;
     const ignored = opts.isIgnoredDir ?? ((name: string) => name.startsWith('__cluster_metadata'));
     // One of each for every log (tens of thousands at start-up), not one per log.
     const onCheckpointNeeded = (): void => manager.checkpoint();
+    // One validated (frozen) copy per distinct config, not one per log: validating makes a copy
+    // unless given one it made, and configFor hands out the caller's own objects.
+    const validated = new Map<LogConfig, LogConfig>();
+    const configOf = (topic: string): LogConfig => {
+      const given = opts.configFor?.(topic) ?? manager.defaultConfig;
+      let config = validated.get(given);
+      if (config === undefined) validated.set(given, config = validateLogConfig(given));
+      return config;
+    };
     const nowMs = opts.clock.nowMs();
     for (const name of fs.subdirectories(dataDir)) {
       const path = join(dataDir, name);
@@ -151,16 +174,25 @@ export class LogManager {
         dir: path,
         topic: tp.topic,
         partition: tp.partition,
-        config: opts.configFor?.(tp.topic) ?? manager.defaultConfig,
+        config: configOf(tp.topic),
         onCheckpointNeeded,
         dirExists: true,
       };
       const recoveryPoint = recoveryPoints?.get(name);
       const logStartOffset = startOffsets?.get(name);
-      if (hadCleanShutdown && opts.deferCleanLogs !== false && recoveryPoint !== undefined && logStartOffset !== undefined && logStartOffset <= recoveryPoint) {
-        // Clean shutdown: the checkpoints give its bounds; its files are read on first use.
-        const log = PartitionLog.deferred({ ...base, recoveryPoint, logStartOffset, onDeferredLoad: opts.onDeferredLoad });
+      // Clean shutdown: the checkpoints give its bounds; its files are read on
+      // first use. A crash: it is recovered on first use or by recoverSome,
+      // from its checkpointed recovery point; a log the checkpoint does not
+      // name yet (created since it was written) from 0, every segment
+      // scanned, which is what recovering it with no entry does too.
+      const deferClean = hadCleanShutdown && opts.deferCleanLogs !== false && recoveryPoint !== undefined && logStartOffset !== undefined;
+      const recover = !hadCleanShutdown && deferCrash;
+      const rp = recoveryPoint ?? 0n;
+      const start = logStartOffset ?? 0n;
+      if ((deferClean || recover) && start <= rp) {
+        const log = PartitionLog.deferred({ ...base, recoveryPoint: rp, logStartOffset: start, recover, onDeferredLoad: opts.onDeferredLoad });
         manager.logs.set(name, log);
+        if (recover) manager.toRecover.push(log);
         // Its first retention check (which loads it) waits one interval, so
         // start-up does not load every deferred log in its first ticks.
         manager.lastRetentionMs.set(log, nowMs);
@@ -184,7 +216,54 @@ export class LogManager {
     // crash from now on is seen as unclean.
     manager.checkpoint();
     if (hadCleanShutdown) fs.unlink(marker);
-    return { manager, hadCleanShutdown, reports, deferred, checkpointProblems, deletionsCompleted };
+    const awaitingRecovery = manager.toRecover.length;
+    return { manager, hadCleanShutdown, reports, deferred, awaitingRecovery, checkpointProblems, deletionsCompleted };
+  }
+
+  /** Logs `recoverSome` has still to visit (some may have been recovered by use meanwhile). */
+  get recoveryQueueLength(): number {
+    return this.toRecover.length - this.toRecoverNext;
+  }
+
+  /** Logs opened after a crash and not recovered yet (neither used nor reached by `recoverSome`). */
+  get awaitingRecovery(): number {
+    let n = 0;
+    for (let i = this.toRecoverNext; i < this.toRecover.length; i++) {
+      const log = this.toRecover[i] as PartitionLog;
+      if (log.awaitingRecovery && !log.isClosed) n++;
+    }
+    return n;
+  }
+
+  /**
+   * Background recovery after a crash, in bounded slices: recovers up to
+   * `maxLogs` logs that still await it (a log a request already recovered is
+   * skipped for free) and returns how many are left. The broker calls it
+   * between turns of the event loop until it returns 0, so every log is
+   * recovered soon after start-up while requests are served in between; a
+   * request to a log not reached yet recovers that log first. When the last
+   * one is done the checkpoints are rewritten with the recovery points as
+   * recovery left them.
+   */
+  recoverSome(maxLogs: number): number {
+    invariant(!this.closed, 'log manager is open');
+    let recovered = 0;
+    while (this.toRecoverNext < this.toRecover.length && recovered < maxLogs) {
+      const log = this.toRecover[this.toRecoverNext] as PartitionLog;
+      // Not advanced past a log whose load threw (out of descriptors): the next slice retries it.
+      if (log.awaitingRecovery && !log.isClosed) {
+        log.load();
+        recovered++;
+      }
+      this.toRecoverNext++;
+    }
+    if (this.toRecoverNext < this.toRecover.length) return this.toRecover.length - this.toRecoverNext;
+    if (this.toRecover.length > 0) {
+      this.toRecover = [];
+      this.toRecoverNext = 0;
+      this.checkpoint();
+    }
+    return 0;
   }
 
   get dataDir(): string {
@@ -294,7 +373,8 @@ export class LogManager {
     const start: CheckpointEntry[] = [];
     for (const log of this.logs.values()) {
       recovery.push({ topic: log.topic, partition: log.partition, offset: log.recoveryPoint });
-      start.push({ topic: log.topic, partition: log.partition, offset: log.logStartOffset });
+      // A log awaiting recovery keeps its checkpointed start (reading logStartOffset would recover it).
+      start.push({ topic: log.topic, partition: log.partition, offset: log.knownLogStartOffset });
     }
     return { recovery, start };
   }
@@ -332,13 +412,20 @@ export class LogManager {
     this.close();
   }
 
-  /** Clean shutdown: flush and close every log, write checkpoints, then the marker. */
+  /**
+   * Clean shutdown: flush and close every log, write checkpoints, then the
+   * marker. While a log still awaits recovery there is no marker: its tail
+   * was never checked, so the next start treats the stop as a crash and
+   * recovers every log (lazily, from the recovery points just written: for
+   * a log closed now, only its active segment is read).
+   */
   close(): void {
     if (this.closed) return;
     this.cleaner.close();
+    const unrecovered = this.awaitingRecovery;
     for (const log of this.logs.values()) log.close();
     this.checkpoint();
-    this.opts.fs.writeFileAtomic(join(this.opts.dataDir, CLEAN_SHUTDOWN_MARKER), Buffer.alloc(0));
+    if (unrecovered === 0) this.opts.fs.writeFileAtomic(join(this.opts.dataDir, CLEAN_SHUTDOWN_MARKER), Buffer.alloc(0));
     this.closed = true;
   }
 }

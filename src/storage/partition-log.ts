@@ -55,11 +55,22 @@ export interface PartitionLogOptions {
   onDeferredLoad?: ((report: RecoveryReport) => void) | undefined;
 }
 
-/** A log left by a clean shutdown, opened without touching its directory (`PartitionLog.deferred`). */
+/** A log opened without touching its directory (`PartitionLog.deferred`): loaded, or recovered, on first use. */
 export interface DeferredLogOptions extends PartitionLogOptions {
   /** The checkpointed recovery point: after a clean shutdown, the log end offset. */
   recoveryPoint: bigint;
   logStartOffset: bigint;
+  /**
+   * The last shutdown was not clean: the log end is not known until the log
+   * is recovered (scanned from the recovery point's segment on), which its
+   * first use or `load()` does. Default false (a clean shutdown).
+   */
+  recover?: boolean;
+}
+
+/** Told when a log awaiting recovery has been recovered (replication's Partition settles its state then). */
+export interface LogRecoveryListener {
+  onLogRecovered(): void;
 }
 
 /** Where an append landed. */
@@ -90,8 +101,12 @@ export class PartitionLog {
   private cfg: LogConfig;
   /** The segments, or null while a deferred log is not loaded yet (see `deferred`). */
   private loadedSegments: LogSegment[] | null;
-  /** Until a deferred log is loaded: its log end offset (the checkpointed recovery point). */
-  private readonly deferredEndOffset: bigint;
+  /**
+   * Until a deferred log is loaded: its log end offset (the checkpointed
+   * recovery point), or -1 when it awaits recovery after a crash (the end is
+   * known only once its tail is scanned).
+   */
+  private deferredEndOffset: bigint;
   /** A high watermark given before a deferred log was loaded, for its producer state once loaded. */
   private pendingHighWatermark: bigint | null = null;
   /** A deferred log's `onDeferredLoad` (the rest of its options are in the fields). */
@@ -112,6 +127,8 @@ export class PartitionLog {
   /** Idempotent producer state and its `.snapshot` files (producer-state/); loaded with the segments. */
   private producerFiles: LogProducerState | null;
   private readonly dirExists: boolean;
+  /** Told once when a log awaiting recovery is recovered (set by its Partition; cleared then). */
+  recoveryListener: LogRecoveryListener | null = null;
 
   private constructor(opts: PartitionLogOptions, segments: LogSegment[] | null, logStartOffset: bigint, recoveryPoint: bigint) {
     this.topic = opts.topic;
@@ -166,13 +183,33 @@ export class PartitionLog {
    * partition (issue 17; src/storage/README.md, "Recovery").
    */
   static deferred(opts: DeferredLogOptions): PartitionLog {
-    invariant(opts.logStartOffset <= opts.recoveryPoint, 'a deferred log starts at or below its end');
-    return new PartitionLog({ ...opts, config: validateLogConfig(opts.config), hadCleanShutdown: true }, null, opts.logStartOffset, opts.recoveryPoint);
+    invariant(opts.logStartOffset <= opts.recoveryPoint, 'a deferred log starts at or below its recovery point');
+    const log = new PartitionLog({ ...opts, config: validateLogConfig(opts.config) }, null, opts.logStartOffset, opts.recoveryPoint);
+    // After a crash (README "Recovery", step 8): the end is unknown until recovered.
+    if (opts.recover === true) log.deferredEndOffset = -1n;
+    return log;
   }
 
   /** Whether the segments are loaded (false only for a deferred log before its first use). */
   get isLoaded(): boolean {
     return this.loadedSegments !== null;
+  }
+
+  /**
+   * A deferred log left by a crash and not recovered yet: its end offset,
+   * log start offset and producer state are unknown until then (reading any
+   * of them recovers it first). What may be asked without recovering it:
+   * `recoveryPoint` and `knownLogStartOffset` (the checkpointed values).
+   */
+  get awaitingRecovery(): boolean {
+    return this.loadedSegments === null && this.deferredEndOffset < 0n;
+  }
+
+  /** Loads (recovers, after a crash) a deferred log now; false when it was already loaded. */
+  load(): boolean {
+    if (this.loadedSegments !== null || this.closed) return false;
+    this.loadDeferred();
+    return true;
   }
 
   /** The segments, loading a deferred log first. */
@@ -186,32 +223,48 @@ export class PartitionLog {
   }
 
   /**
-   * Loads a deferred log as `open` after a clean shutdown would have: every
-   * segment trusted, its indexes checked (a segment whose indexes do not
-   * check out is scanned, and may be cut). On a file-system error (out of
-   * descriptors) it throws and the next use tries again.
+   * Loads a deferred log as `open` would have at start-up. After a clean
+   * shutdown: every segment trusted, its indexes checked (a segment whose
+   * indexes do not check out is scanned, and may be cut). Awaiting recovery
+   * (a crash): every batch from the recovery point's segment on is validated,
+   * a torn or corrupt tail cut, the producer state rebuilt from its newest
+   * usable snapshot and the batches after it, as `open` with
+   * `deferRecoveryFlush` does. On a file-system error (out of descriptors) it
+   * throws and the next use tries again.
    */
   private loadDeferred(): LogSegment[] {
+    const recovering = this.deferredEndOffset < 0n;
     const nowMs = this.clock.nowMs();
     const before = { start: this.startOffset, recoveryPoint: this.recoveryPointOffset };
     const loaded = loadLog({
       fs: this.fs, dir: this.dir, config: this.cfg, nowMs,
-      recoveryPoint: this.recoveryPointOffset, logStartOffset: this.startOffset, hadCleanShutdown: true, syncRecovered: false,
+      recoveryPoint: this.recoveryPointOffset, logStartOffset: this.startOffset, hadCleanShutdown: !recovering, syncRecovered: false,
       dirExists: this.dirExists,
     });
     this.loadedSegments = loaded.segments;
+    this.deferredEndOffset = loaded.report.logEndOffset;
     this.startOffset = loaded.logStartOffset;
     this.recoveryPointOffset = loaded.recoveryPoint;
     this.rolledSinceFlush = loaded.recoveryPoint < this.active.baseOffset;
     const producers = new LogProducerState(this.fs, this.dir);
     this.producerFiles = producers;
-    const producerState = producers.load(this, true, nowMs, loaded.fileNames);
+    const producerState = producers.load(this, !recovering, nowMs, loaded.fileNames);
     if (this.pendingHighWatermark !== null) producers.state.onHighWatermarkUpdated(this.pendingHighWatermark);
     this.pendingHighWatermark = null;
     const txnIndexes = rebuildTxnIndexes(this.fs, this.dir, loaded.segments, loaded.logStartOffset);
-    // Only damaged files change the bounds the checkpoints gave (a cut tail).
-    if (loaded.logStartOffset !== before.start || loaded.recoveryPoint !== before.recoveryPoint) this.onCheckpointNeeded();
+    // After a clean shutdown only damaged files change the bounds the
+    // checkpoints gave. After a crash the recovery point drops to the first
+    // segment left unfsynced, which the checkpoint file need not record
+    // (what it says, "fsynced below", stays true) unless recovery cut the
+    // log below it: then new appends would land under a stale claim.
+    const stale = recovering
+      ? loaded.logStartOffset !== before.start || loaded.report.logEndOffset < before.recoveryPoint
+      : loaded.logStartOffset !== before.start || loaded.recoveryPoint !== before.recoveryPoint;
+    if (stale) this.onCheckpointNeeded();
     this.onDeferredLoad?.({ ...loaded.report, producerState, txnIndexes });
+    const listener = this.recoveryListener;
+    this.recoveryListener = null;
+    listener?.onLogRecovered();
     return loaded.segments;
   }
 
@@ -230,11 +283,18 @@ export class PartitionLog {
   }
 
   get logStartOffset(): bigint {
+    // Recovery may raise it (segments deleted after the last checkpoint).
+    if (this.loadedSegments === null && this.deferredEndOffset < 0n) this.loadDeferred();
+    return this.startOffset;
+  }
+
+  /** The log start offset without recovering a log that awaits recovery (then the checkpointed one; for checkpoints). */
+  get knownLogStartOffset(): bigint {
     return this.startOffset;
   }
 
   get logEndOffset(): bigint {
-    return this.loadedSegments === null ? this.deferredEndOffset : this.active.nextOffset;
+    return this.loadedSegments === null && this.deferredEndOffset >= 0n ? this.deferredEndOffset : this.active.nextOffset;
   }
 
   /** Offsets appended but not yet fsynced (Kafka's definition: end - recovery point). */
@@ -382,8 +442,8 @@ export class PartitionLog {
    */
   read(startOffset: bigint, maxBytes: number, opts: ReadOptions = {}): ReadResult {
     this.checkOpen();
+    const logEndOffset = this.logEndOffset; // first: it recovers a log that awaits recovery
     const logStartOffset = this.startOffset;
-    const logEndOffset = this.logEndOffset;
     if (startOffset < logStartOffset || startOffset > logEndOffset) {
       return { kind: 'offset_out_of_range', logStartOffset, logEndOffset };
     }
@@ -535,6 +595,8 @@ export class PartitionLog {
    */
   maybeFlush(nowMs: number): boolean {
     this.checkOpen();
+    // Not loaded: nothing was written since it was opened (a crash's unflushed tail is recovery's to check).
+    if (this.loadedSegments === null) return false;
     if (this.unflushedMessages > 0 && nowMs - this.lastFlushMs >= this.cfg.flushIntervalMs) {
       this.flush();
       return true;
@@ -565,7 +627,8 @@ export class PartitionLog {
       this.backgroundFlushError = null;
       throw failed;
     }
-    if (this.backgroundFlush !== null) return false;
+    // Not loaded: nothing was written since it was opened (as maybeFlush).
+    if (this.backgroundFlush !== null || this.loadedSegments === null) return false;
     const full = this.unflushedMessages > 0 && nowMs - this.lastFlushMs >= this.cfg.flushIntervalMs;
     if (!full && !this.rolledSinceFlush) return false;
     const target = full ? this.logEndOffset : this.active.baseOffset;
@@ -613,7 +676,8 @@ export class PartitionLog {
   close(): void {
     if (this.closed) return;
     if (this.loadedSegments === null) {
-      // Never loaded: its files are as the last clean shutdown left them.
+      // Never loaded: its files are as the last shutdown left them (the
+      // LogManager writes no clean-shutdown marker while a log awaits recovery).
       this.closed = true;
       return;
     }

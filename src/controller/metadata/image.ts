@@ -267,16 +267,16 @@ export class MetadataImage {
     const topic = this.topicOf(data.topicId, `PartitionRecord ${data.partitionId}`);
     const next: PartitionState = {
       partitionId: data.partitionId,
-      replicas: data.replicas,
-      isr: data.isr,
-      removingReplicas: data.removingReplicas,
-      addingReplicas: data.addingReplicas,
+      replicas: sharedIds(data.replicas),
+      isr: sharedIds(data.isr),
+      removingReplicas: sharedIds(data.removingReplicas),
+      addingReplicas: sharedIds(data.addingReplicas),
       leader: data.leader,
       leaderRecoveryState: data.leaderRecoveryState,
       leaderEpoch: data.leaderEpoch,
       partitionEpoch: data.partitionEpoch,
-      elr: data.eligibleLeaderReplicas,
-      lastKnownElr: data.lastKnownElr,
+      elr: sharedIds(data.eligibleLeaderReplicas),
+      lastKnownElr: sharedIds(data.lastKnownElr),
     };
     checkPartition(topic.name, next);
     const previous = topic.partitions.get(data.partitionId);
@@ -295,17 +295,17 @@ export class MetadataImage {
     const leaderChanged = data.leader !== NO_LEADER_CHANGE && data.leader !== previous.leader;
     const next: PartitionState = {
       partitionId: previous.partitionId,
-      replicas: data.replicas ?? previous.replicas,
-      isr: data.isr ?? previous.isr,
-      removingReplicas: data.removingReplicas ?? previous.removingReplicas,
-      addingReplicas: data.addingReplicas ?? previous.addingReplicas,
+      replicas: data.replicas === null ? previous.replicas : sharedIds(data.replicas),
+      isr: data.isr === null ? previous.isr : sharedIds(data.isr),
+      removingReplicas: data.removingReplicas === null ? previous.removingReplicas : sharedIds(data.removingReplicas),
+      addingReplicas: data.addingReplicas === null ? previous.addingReplicas : sharedIds(data.addingReplicas),
       leader: data.leader === NO_LEADER_CHANGE ? previous.leader : data.leader,
       leaderRecoveryState: data.leaderRecoveryState === -1 ? previous.leaderRecoveryState : data.leaderRecoveryState,
       // KRaft: a new leader starts a new leader epoch; every change is a new partition epoch.
       leaderEpoch: leaderChanged ? previous.leaderEpoch + 1 : previous.leaderEpoch,
       partitionEpoch: previous.partitionEpoch + 1,
-      elr: data.eligibleLeaderReplicas ?? previous.elr,
-      lastKnownElr: data.lastKnownElr ?? previous.lastKnownElr,
+      elr: data.eligibleLeaderReplicas === null ? previous.elr : sharedIds(data.eligibleLeaderReplicas),
+      lastKnownElr: data.lastKnownElr === null ? previous.lastKnownElr : sharedIds(data.lastKnownElr),
     };
     checkPartition(topic.name, next);
     topic.partitions.set(next.partitionId, next);
@@ -412,6 +412,28 @@ function checkPartition(topic: string, p: PartitionState): void {
   invariant(p.leaderEpoch >= 0 && p.partitionEpoch >= 0, `${where}: negative epoch`);
   // KIP-966: ELR members are replicas outside the ISR.
   invariant(distinct(p.elr) && p.elr.every((r) => p.replicas.includes(r) && !p.isr.includes(r)), `${where}: elr ${p.elr.join(',')} is not a set of replicas outside isr ${p.isr.join(',')}`);
+}
+
+/** Broker id lists shared between partitions: at most this many distinct ones, of at most SHARED_IDS_LENGTH_MAX ids. */
+const SHARED_IDS_MAX = 10_000;
+const SHARED_IDS_LENGTH_MAX = 5;
+const sharedIdLists = new Map<string, readonly number[]>();
+
+/**
+ * One frozen array per distinct short broker id list (replicas, ISR, ELR...):
+ * six arrays per partition, nearly all `[]` or the same few assignments, so
+ * 100,000 partitions hold a handful of arrays instead of 600,000 (issue 17).
+ * Frozen because they are shared: nothing may change one in place.
+ */
+function sharedIds(ids: readonly number[]): readonly number[] {
+  if (ids.length > SHARED_IDS_LENGTH_MAX) return ids;
+  const key = ids.join(',');
+  const known = sharedIdLists.get(key);
+  if (known !== undefined) return known;
+  if (sharedIdLists.size >= SHARED_IDS_MAX) return ids;
+  const shared = Object.freeze([...ids]);
+  sharedIdLists.set(key, shared);
+  return shared;
 }
 
 function checkEpochsForward(topic: string, previous: PartitionState, next: PartitionState): void {

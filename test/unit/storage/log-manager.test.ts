@@ -131,7 +131,8 @@ for (const kind of FS_KINDS) {
       // Crash: no close; orders-0 never loaded, orders-1 appended to.
       const third = open(env);
       assert.equal(third.hadCleanShutdown, false);
-      assert.equal(third.deferred, 0);
+      assert.equal(third.deferred, 2);
+      assert.equal(third.awaitingRecovery, 2, 'both are recovered on first use (or by recoverSome)');
       assert.equal(third.manager.getLog('orders', 0)?.logEndOffset, 12n);
       assert.equal(third.manager.getLog('orders', 1)?.logEndOffset, 4n);
       third.manager.close();
@@ -205,7 +206,7 @@ for (const kind of FS_KINDS) {
 
 describe('LogManager after a crash (memory fs)', () => {
   it('after kill -9, validates the unflushed segments but fsyncs them only at the next flush (the recovery point stays below them)', () => {
-    for (const flushAfterRestart of [false, true]) {
+    for (const [flushAfterRestart, deferCrashRecovery] of [[false, false], [true, false], [false, true], [true, true]] as const) {
       const env = makeEnv('memory');
       const mem = env.mem as MemoryFileSystem;
       const { manager } = open(env);
@@ -215,11 +216,15 @@ describe('LogManager after a crash (memory fs)', () => {
       manager.checkpoint();
       for (let i = 0; i < 6; i++) log.append(simpleBatch(2, 40));
       // kill -9: no close, the page cache (unflushed content) survives.
-      const after = open(env);
+      const lazyReports: RecoveryReport[] = [];
+      const after = open(env, { deferCrashRecovery, onDeferredLoad: (r) => lazyReports.push(r) });
       assert.equal(after.hadCleanShutdown, false);
+      assert.equal(after.awaitingRecovery, deferCrashRecovery ? 1 : 0);
+      // The background slices (the broker calls them between turns of the event loop).
+      assert.equal(after.manager.recoverSome(8), 0);
       const log2 = after.manager.getLog('t', 0) as NonNullable<ReturnType<typeof after.manager.getLog>>;
       assert.equal(log2.logEndOffset, 24n);
-      assert.ok((after.reports[0]?.segmentsScanned.length ?? 0) > 0);
+      assert.ok(((deferCrashRecovery ? lazyReports : after.reports)[0]?.segmentsScanned.length ?? 0) > 0);
       assert.ok(log2.recoveryPoint <= 12n, `recovery point ${log2.recoveryPoint} not moved over unsynced data`);
       const rp = parseCheckpoint(env.fs.readFile(join(log2.dir, '..', RECOVERY_POINT_CHECKPOINT)).toString());
       assert.ok(Array.isArray(rp) && (rp[0]?.offset ?? 99n) <= 12n, 'the checkpoint says so too');
