@@ -9,40 +9,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { Admin, Consumer, Producer, deserializers } from '../../../src/client/index.js';
+import { Admin, Producer } from '../../../src/client/index.js';
+import { readValuesByPartition } from '../../helpers/read-values.js';
 import { startBroker } from '../../helpers/broker-process.js';
 
 const OPEN_FILES_LIMIT = 256;
 const PARTITIONS = 400;
 const RECORDS_PER_PARTITION = 3;
-const READ_TIMEOUT_MS = 60_000;
 
 function openDescriptors(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
-}
-
-async function readAll(bootstrap: string, topic: string, expected: number): Promise<Map<number, string[]>> {
-  const consumer = new Consumer<string | null, string | null>({
-    bootstrap, keyDeserializer: deserializers.string, valueDeserializer: deserializers.string, autoOffsetReset: 'earliest', fetchMaxWaitMs: 100,
-  });
-  const byPartition = new Map<number, string[]>();
-  try {
-    const tps = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition }));
-    consumer.assign(tps);
-    for (const tp of tps) consumer.seek(tp, 0);
-    let seen = 0;
-    const deadline = Date.now() + READ_TIMEOUT_MS;
-    for await (const batch of consumer.batches()) {
-      const list = byPartition.get(batch.partition) ?? [];
-      for (const r of batch.records) list.push(r.value ?? '');
-      byPartition.set(batch.partition, list);
-      seen += batch.records.length;
-      if (seen >= expected || Date.now() > deadline) break;
-    }
-  } finally {
-    await consumer.close();
-  }
-  return byPartition;
 }
 
 describe('a broker with fewer file descriptors than segment files', { timeout: 240_000 }, () => {
@@ -71,7 +47,7 @@ describe('a broker with fewer file descriptors than segment files', { timeout: 2
     await broker.restart({ hard: true });
     assert.ok(broker.isAlive(), 'the broker started again after kill -9 under the same limit');
 
-    const byPartition = await readAll(broker.bootstrap, topic, PARTITIONS * RECORDS_PER_PARTITION);
+    const byPartition = await readValuesByPartition(broker.bootstrap, topic, PARTITIONS, PARTITIONS * RECORDS_PER_PARTITION);
     for (let p = 0; p < PARTITIONS; p++) {
       assert.deepEqual(byPartition.get(p), Array.from({ length: RECORDS_PER_PARTITION }, (_, r) => `p${p}-r${r}`), `partition ${p}`);
     }

@@ -14,13 +14,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readdirSync, readFileSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Admin, Consumer, Producer, deserializers } from '../../../src/client/index.js';
+import { Admin, Producer } from '../../../src/client/index.js';
+import { readValuesByPartition } from '../../helpers/read-values.js';
 import { startBroker, type BrokerProcess } from '../../helpers/broker-process.js';
 import { partitionDir, walkPartitionLog } from '../../helpers/log-files.js';
 
 const PARTITIONS = 40;
 const ROUNDS = 5;
-const READ_TIMEOUT_MS = 60_000;
 const RECOVERY_WAIT_MS = 60_000;
 /** Partition with a partial batch after its last acknowledged one (a write torn by the kill). */
 const TORN_AFTER = 0;
@@ -40,30 +40,6 @@ function appendTornBatch(path: string): void {
   const bytes = readFileSync(path);
   const length = bytes.readInt32BE(8) + 12;
   appendFileSync(path, bytes.subarray(0, Math.floor(length / 2)));
-}
-
-async function readAll(bootstrap: string, topic: string, expected: number): Promise<Map<number, string[]>> {
-  const consumer = new Consumer<string | null, string | null>({
-    bootstrap, keyDeserializer: deserializers.string, valueDeserializer: deserializers.string, autoOffsetReset: 'earliest', fetchMaxWaitMs: 100,
-  });
-  const byPartition = new Map<number, string[]>();
-  try {
-    const tps = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition }));
-    consumer.assign(tps);
-    for (const tp of tps) consumer.seek(tp, 0);
-    let seen = 0;
-    const deadline = Date.now() + READ_TIMEOUT_MS;
-    for await (const batch of consumer.batches()) {
-      const list = byPartition.get(batch.partition) ?? [];
-      for (const r of batch.records) list.push(r.value ?? '');
-      byPartition.set(batch.partition, list);
-      seen += batch.records.length;
-      if (seen >= expected || Date.now() > deadline) break;
-    }
-  } finally {
-    await consumer.close();
-  }
-  return byPartition;
 }
 
 async function endOffsets(bootstrap: string, topic: string, partitions: number[]): Promise<bigint[]> {
@@ -147,7 +123,7 @@ describe('crash recovery on first use, end to end', { timeout: 240_000 }, () => 
           assert.deepEqual(byPartition.get(p), expectedValues(p, rounds), `partition ${p}`);
         }
       };
-      check(await readAll(broker.bootstrap, topic, PARTITIONS * ROUNDS + 1));
+      check(await readValuesByPartition(broker.bootstrap, topic, PARTITIONS, PARTITIONS * ROUNDS + 1));
       for (const p of [TORN_AFTER, CUT_SHORT]) {
         const walk = walkPartitionLog(broker.dataDir, topic, p);
         assert.ok(walk.batches.every((b) => b.crcOk), `partition ${p}: every stored batch passes its CRC`);
@@ -156,7 +132,7 @@ describe('crash recovery on first use, end to end', { timeout: 240_000 }, () => 
 
       await broker.restart();
       await waitForLine(broker, /"cleanShutdown":true.*"msg":"logs loaded"/, 10_000);
-      check(await readAll(broker.bootstrap, topic, PARTITIONS * ROUNDS + 1));
+      check(await readValuesByPartition(broker.bootstrap, topic, PARTITIONS, PARTITIONS * ROUNDS + 1));
       assert.deepEqual(broker.crashes, [], 'no crash');
     });
   });

@@ -71,3 +71,15 @@ export function batchOffsets(buf: Buffer): bigint[] {
   for (let p = 0; p + 12 <= buf.length; p += 12 + buf.readInt32BE(p + 8)) out.push(buf.readBigInt64BE(p));
   return out;
 }
+
+/** A test body run on a fresh environment of `kind`, cleaned up afterwards whatever happens. */
+export function withEnv(kind: FsKind, fn: (env: FsEnv) => void): () => void {
+  return () => {
+    const env = makeEnv(kind);
+    try {
+      fn(env);
+    } finally {
+      env.cleanup();
+    }
+  };
+}

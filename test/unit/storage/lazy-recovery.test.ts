@@ -15,19 +15,8 @@ import { CLEAN_SHUTDOWN_MARKER, LogManager, RECOVERY_POINT_CHECKPOINT } from '..
 import type { RecoveryReport } from '../../../src/storage/log-loader.js';
 import type { PartitionLog } from '../../../src/storage/partition-log.js';
 import { simpleBatch } from './batch-fixture.js';
-import { FS_KINDS, batchOffsets, config, makeEnv, readAll, type FsEnv } from './fs-env.js';
+import { batchOffsets, config, FS_KINDS, makeEnv, readAll, withEnv, type FsEnv } from './fs-env.js';
 import { idempotentBatch } from './producer-state/fixture.js';
-
-function withEnv(kind: (typeof FS_KINDS)[number], fn: (env: FsEnv) => void): () => void {
-  return () => {
-    const env = makeEnv(kind);
-    try {
-      fn(env);
-    } finally {
-      env.cleanup();
-    }
-  };
-}
 
 function open(env: FsEnv, reports: RecoveryReport[] = []): ReturnType<typeof LogManager.open> {
   return LogManager.open({

@@ -12,18 +12,7 @@ import {
 import type { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
 import type { RecoveryReport } from '../../../src/storage/log-loader.js';
 import { simpleBatch } from './batch-fixture.js';
-import { FS_KINDS, batchOffsets, config, makeEnv, readAll, type FsEnv } from './fs-env.js';
-
-function withEnv(kind: (typeof FS_KINDS)[number], fn: (env: FsEnv) => void): () => void {
-  return () => {
-    const env = makeEnv(kind);
-    try {
-      fn(env);
-    } finally {
-      env.cleanup();
-    }
-  };
-}
+import { batchOffsets, config, FS_KINDS, makeEnv, readAll, withEnv, type FsEnv } from './fs-env.js';
 
 function open(env: FsEnv, extra: Partial<Parameters<typeof LogManager.open>[0]> = {}): ReturnType<typeof LogManager.open> {
   return LogManager.open({ fs: env.fs, clock: env.clock, dataDir: join(env.root, 'data'), defaultConfig: config({ segmentBytes: 500 }), ...extra });

@@ -5,20 +5,9 @@ import { FLUSH_NEVER } from '../../../src/storage/config.js';
 import { StorageError } from '../../../src/storage/errors.js';
 import type { PartitionLog } from '../../../src/storage/partition-log.js';
 import { buildBatch, simpleBatch } from './batch-fixture.js';
-import { FS_KINDS, batchOffsets, config, makeEnv, openLog, readAll, type FsEnv } from './fs-env.js';
+import { batchOffsets, config, FS_KINDS, makeEnv, openLog, readAll, withEnv, type FsEnv } from './fs-env.js';
 
 const T0 = 1_700_000_000_000n;
-
-function withEnv(kind: (typeof FS_KINDS)[number], fn: (env: FsEnv) => void): () => void {
-  return () => {
-    const env = makeEnv(kind);
-    try {
-      fn(env);
-    } finally {
-      env.cleanup();
-    }
-  };
-}
 
 /** Appends n batches of `records` records each; returns the stored batches (with offsets). */
 function fill(log: PartitionLog, n: number, records = 3, valueBytes = 20, ts = (i: number) => T0 + BigInt(i)): Buffer[] {

@@ -4,18 +4,7 @@ import { SeededRandom } from '../../../src/util/random.js';
 import { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
 import type { PartitionLog } from '../../../src/storage/partition-log.js';
 import { simpleBatch } from './batch-fixture.js';
-import { FS_KINDS, batchOffsets, config, makeEnv, openLog, readAll, type FsEnv } from './fs-env.js';
-
-function withEnv(kind: (typeof FS_KINDS)[number], fn: (env: FsEnv) => void): () => void {
-  return () => {
-    const env = makeEnv(kind);
-    try {
-      fn(env);
-    } finally {
-      env.cleanup();
-    }
-  };
-}
+import { batchOffsets, config, FS_KINDS, makeEnv, openLog, readAll, withEnv, type FsEnv } from './fs-env.js';
 
 function fill(log: PartitionLog, n: number, records = 2, valueBytes = 40): Buffer[] {
   const out: Buffer[] = [];
