@@ -184,7 +184,18 @@ export class TransactionManager {
     const key = `${topic}\u0000${partition}`;
     if (this.added.has(key)) return true;
     const open = this.state === 'inTransaction' || this.state === 'committing' || this.state === 'aborting';
-    if (!open || this.adding.has(key)) return false;
+    if (!open) {
+      // An abortable (or fenced) transaction never takes another partition, so a batch waiting at this
+      // gate would wait forever, and with it the sendBatch() or flush() that awaits it, and so the abort
+      // (records can reach the accumulator after the transaction turned abortable: those that waited for
+      // metadata). Fail them now, as Java's Sender aborts the undrained batches on an abortable error.
+      if (this.state === 'abortable' || this.state === 'fenced') {
+        const cause = this.abortCause ?? this.stateError('send');
+        queueMicrotask(() => this.sender.failUnsent(topic, partition, cause));
+      }
+      return false;
+    }
+    if (this.adding.has(key)) return false;
     this.adding.add(key);
     this.toAdd.set(key, { topic, partition });
     // Every partition the Sender meets in this drain goes in one request (as Java's client batches

@@ -74,6 +74,11 @@ class Worker {
 
   constructor(private readonly o: WorkloadOptions, readonly partition: number) {}
 
+  status(): string {
+    const last = this.transactions.at(-1);
+    return `worker ${this.partition}: ${this.done ? 'done' : 'working'}, incarnation ${this.incarnation}, ${this.transactions.length} transactions, last ${last === undefined ? 'none' : `${last.label} ${last.outcome}`}, last error ${this.errors.at(-1) ?? 'none'}`;
+  }
+
   async run(): Promise<WorkerResult> {
     while (!this.done && Date.now() < this.o.deadlineMs) {
       this.incarnation++;
@@ -151,11 +156,13 @@ class Worker {
 
 export interface RunningWorkload {
   readonly done: Promise<WorkerResult[]>;
+  /** One line per worker: where it stands now (for progress output while waiting). */
+  status(): string[];
 }
 
 export function startWorkers(o: WorkloadOptions, inputPartitions: number): RunningWorkload {
   const workers = Array.from({ length: inputPartitions }, (_, p) => new Worker(o, p));
-  return { done: Promise.all(workers.map((w) => w.run())) };
+  return { done: Promise.all(workers.map((w) => w.run())), status: () => workers.map((w) => w.status()) };
 }
 
 /** A read_committed reader of every output partition from offset 0 (no group), recording what it is handed, until stop(). */

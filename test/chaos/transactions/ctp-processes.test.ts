@@ -56,6 +56,17 @@ interface Ctx {
   readonly output: string;
   readonly transactionalIdPrefix: string;
   readonly log: string[];
+  readonly began: number;
+}
+
+/**
+ * Records a step of the run, and writes it to stderr at once: the summary
+ * diagnostics come only at the end, so a run that hangs until the test's
+ * timeout shows in the CI log where it stood.
+ */
+function step(ctx: Pick<Ctx, 'log' | 'began'>, line: string, keep = true): void {
+  if (keep) ctx.log.push(line);
+  process.stderr.write(`[ctp-processes +${Date.now() - ctx.began} ms] ${line}\n`);
 }
 
 /** The first live node's answer to `ask`. */
@@ -95,9 +106,11 @@ async function leaderOf(cluster: ClusterProcess, topic: string, partition: numbe
   });
 }
 
-async function bringBack(cluster: ClusterProcess, id: number): Promise<void> {
-  if (!cluster.node(id).isAlive()) await cluster.node(id).start();
-  await cluster.waitForBrokers([...NODES], [...NODES], CHAOS_READY_TIMEOUT_MS);
+async function bringBack(ctx: Ctx, id: number): Promise<void> {
+  step(ctx, `bringing node ${id} back`, false);
+  if (!ctx.cluster.node(id).isAlive()) await ctx.cluster.node(id).start();
+  await ctx.cluster.waitForBrokers([...NODES], [...NODES], CHAOS_READY_TIMEOUT_MS);
+  step(ctx, `node ${id} is back and every node registered`, false);
 }
 
 const FAULTS: Record<string, (ctx: Ctx) => Promise<void>> = {
@@ -105,26 +118,26 @@ const FAULTS: Record<string, (ctx: Ctx) => Promise<void>> = {
     const id = `${ctx.transactionalIdPrefix}-${ctx.random.int(PARTITIONS)}`;
     const victim = await coordinatorOf(ctx.cluster, id);
     await ctx.cluster.node(victim).kill9();
-    ctx.log.push(`kill -9 of node ${victim} (transaction coordinator of ${id})`);
+    step(ctx, `kill -9 of node ${victim} (transaction coordinator of ${id})`);
     await sleep(OUTAGE_MS);
-    await bringBack(ctx.cluster, victim);
+    await bringBack(ctx, victim);
   },
   async partitionLeaderKill(ctx) {
     const partition = ctx.random.int(PARTITIONS);
     const victim = await leaderOf(ctx.cluster, ctx.output, partition);
     await ctx.cluster.node(victim).kill9();
-    ctx.log.push(`kill -9 of node ${victim} (leader of ${ctx.output}-${partition})`);
+    step(ctx, `kill -9 of node ${victim} (leader of ${ctx.output}-${partition})`);
     await sleep(OUTAGE_MS);
-    await bringBack(ctx.cluster, victim);
+    await bringBack(ctx, victim);
   },
   async pause(ctx) {
     const victim = NODES[ctx.random.int(NODES.length)]!;
     ctx.cluster.pause(victim);
-    ctx.log.push(`SIGSTOP of node ${victim}`);
+    step(ctx, `SIGSTOP of node ${victim}`);
     await sleep(OUTAGE_MS);
     ctx.cluster.resume(victim);
-    ctx.log.push(`SIGCONT of node ${victim}`);
-    await bringBack(ctx.cluster, victim);
+    step(ctx, `SIGCONT of node ${victim}`);
+    await bringBack(ctx, victim);
   },
 };
 
@@ -159,6 +172,8 @@ test('consume-transform-produce through kill -9 of the coordinator and of leader
   await fillInput(cluster.bootstrap, input);
   const began = Date.now();
   const reader = liveReader(cluster.bootstrap, output, PARTITIONS);
+  // Stopped below; also when the test fails before that, so its consumer cannot keep this process alive.
+  t.after(() => reader.stop());
   const workload = startWorkers({ bootstrap: cluster.bootstrap, input, output, outputPartitions: PARTITIONS, groupId, transactionalIdPrefix: prefix, inputCount: INPUT_PER_PARTITION, deadlineMs: began + WORK_MS_MAX }, PARTITIONS);
   await sleep(WARMUP_MS);
   const order = Object.keys(FAULTS);
@@ -167,11 +182,19 @@ test('consume-transform-produce through kill -9 of the coordinator and of leader
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   const log: string[] = [];
-  for (const name of order) await FAULTS[name]!({ cluster, random, output, transactionalIdPrefix: prefix, log });
+  const ctx: Ctx = { cluster, random, output, transactionalIdPrefix: prefix, log, began };
+  const statusTimer = setInterval(() => {
+    for (const line of workload.status()) step(ctx, line, false);
+  }, 15_000);
+  t.after(() => clearInterval(statusTimer));
+  for (const name of order) await FAULTS[name]!(ctx);
   const faultsEnd = Date.now();
-  const workers = await workload.done;
+  step(ctx, 'faults done; waiting for the workers', false);
+  const workers = await workload.done.finally(() => clearInterval(statusTimer));
   const workEnd = Date.now();
+  step(ctx, 'workers done; reading the output back', false);
   const finalRead = await readCommitted(cluster.bootstrap, output, PARTITIONS, 60_000);
+  step(ctx, `output read back (${finalRead.length} records); waiting for the live reader`, false);
   // The live reader must catch up with the final read (a read_committed consumer that stalls after a fault is a bug too).
   const caughtUpBy = Date.now() + 20_000;
   while (reader.seen.length < finalRead.length && Date.now() < caughtUpBy) await sleep(200);
