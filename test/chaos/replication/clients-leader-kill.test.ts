@@ -56,6 +56,9 @@ interface Client {
   consume(bootstrap: string, topic: string, count: number): Promise<Read[]>;
 }
 
+/** What a consumer met while it read (kafkajs group events), named in the failure message when records are missing. */
+const consumeNotes: string[] = [];
+
 let refused: string | null = null;
 let cluster: ClusterProcess | undefined;
 let work: string | undefined;
@@ -151,6 +154,16 @@ const kafkajs: Client = {
   async consume(bootstrap, topic, count) {
     const kafka = new Kafka({ clientId: 'failover-kafkajs', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING });
     const consumer = kafka.consumer({ groupId: `${topic}-kafkajs` });
+    const began = Date.now();
+    const note = (what: string): void => {
+      consumeNotes.push(`+${Date.now() - began} ms ${what}`);
+    };
+    consumer.on(consumer.events.GROUP_JOIN, (e) => note(`joined ${e.payload.groupId} (leader: ${String(e.payload.isLeader)}), assigned ${JSON.stringify(e.payload.memberAssignment)}`));
+    consumer.on(consumer.events.CRASH, (e) => note(`crash: ${e.payload.error.message}`));
+    consumer.on(consumer.events.REQUEST_TIMEOUT, (e) => note(`request timeout: api ${e.payload.apiName} to ${e.payload.broker}`));
+    consumer.on(consumer.events.FETCH_START, () => {
+      if (!consumeNotes.some((n) => n.includes('first fetch'))) note('first fetch');
+    });
     await consumer.connect();
     const read: Read[] = [];
     try {
@@ -203,9 +216,10 @@ for (const client of [kafkajs, pythonClient('confluent'), pythonClient('kafka-py
     const { acked, errors } = await producing;
     t.diagnostic(`${client.name}: killed node ${victim}; ${acked.length} acknowledged, ${errors.length} failed${errors.length > 0 ? ` (${errors.slice(0, 3).join('; ')})` : ''}`);
     assert.ok(acked.length > 0, 'some records were acknowledged');
+    consumeNotes.length = 0;
     const read = await client.consume(c.bootstrap, topic, Math.max(...acked.map((a) => Number(a.offset))) + 1);
     const at = new Map(read.map((r) => [r.offset, r.value]));
     const missing = acked.filter((a) => at.get(a.offset) !== `${client.tag}|${a.seq}|`);
-    assert.deepEqual(missing.slice(0, 10), [], `${missing.length} of ${acked.length} acknowledged records not read back at their offsets`);
+    assert.deepEqual(missing.slice(0, 10), [], `${missing.length} of ${acked.length} acknowledged records not read back at their offsets (${read.length} read; consumer: ${consumeNotes.join('; ') || 'no events'})`);
   });
 }
