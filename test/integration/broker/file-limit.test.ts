@@ -9,8 +9,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { Admin, Producer } from '../../../src/client/index.js';
-import { readValuesByPartition } from '../../helpers/read-values.js';
+import { fillPartitions, readValuesByPartition } from '../../helpers/read-values.js';
 import { startBroker } from '../../helpers/broker-process.js';
 
 const OPEN_FILES_LIMIT = 256;
@@ -26,20 +25,7 @@ describe('a broker with fewer file descriptors than segment files', { timeout: 2
     const broker = await startBroker({ name: 'fd-limit', openFilesLimit: OPEN_FILES_LIMIT });
     t.after(() => broker.cleanup());
     const topic = 'many-partitions';
-    const admin = await Admin.connect({ bootstrap: broker.bootstrap });
-    try {
-      await admin.createTopic({ name: topic, numPartitions: PARTITIONS, replicationFactor: 1 });
-    } finally {
-      await admin.close();
-    }
-    const producer = await Producer.connect<string, string>({ clusterOptions: { bootstrap: broker.bootstrap }, lingerMs: 0 });
-    try {
-      for (let round = 0; round < RECORDS_PER_PARTITION; round++) {
-        await producer.sendBatch(Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, key: null, value: `p${p}-r${round}` })));
-      }
-    } finally {
-      await producer.close();
-    }
+    await fillPartitions(broker.bootstrap, topic, PARTITIONS, RECORDS_PER_PARTITION);
     assert.ok(broker.isAlive(), 'the broker is still running');
     const pid = broker.pid as number;
     assert.ok(openDescriptors(pid) <= OPEN_FILES_LIMIT, 'within the limit (it could not be otherwise; this reads the count)');

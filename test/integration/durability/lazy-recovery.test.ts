@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readdirSync, readFileSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Admin, Producer } from '../../../src/client/index.js';
-import { readValuesByPartition } from '../../helpers/read-values.js';
+import { fillPartitions, readValuesByPartition } from '../../helpers/read-values.js';
 import { startBroker, type BrokerProcess } from '../../helpers/broker-process.js';
 import { partitionDir, walkPartitionLog } from '../../helpers/log-files.js';
 
@@ -78,20 +78,7 @@ describe('crash recovery on first use, end to end', { timeout: 240_000 }, () => 
     t.after(() => broker.cleanup());
     await broker.explain(async () => {
       const topic = 'lazy';
-      const admin = await Admin.connect({ bootstrap: broker.bootstrap });
-      try {
-        await admin.createTopic({ name: topic, numPartitions: PARTITIONS, replicationFactor: 1 });
-      } finally {
-        await admin.close();
-      }
-      const producer = await Producer.connect<string, string>({ clusterOptions: { bootstrap: broker.bootstrap }, lingerMs: 0 });
-      try {
-        for (let round = 0; round < ROUNDS; round++) {
-          await producer.sendBatch(Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, key: null, value: `p${p}-r${round}` })));
-        }
-      } finally {
-        await producer.close();
-      }
+      await fillPartitions(broker.bootstrap, topic, PARTITIONS, ROUNDS);
       await broker.kill9();
 
       appendTornBatch(activeSegment(broker.dataDir, topic, TORN_AFTER));
