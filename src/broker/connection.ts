@@ -100,6 +100,12 @@ export class Connection {
   private readonly auditLogger: Logger;
   /** Muted by a quota throttle (KIP-219): nothing is read until the timer fires. */
   private muteTimer: NodeJS.Timeout | null = null;
+  /** `host:port` of the peer, computed once (every request's context carries it). */
+  private peerAddress: string | null = null;
+  /** RequestContext.onPeerClosed: one function per connection, not one per request. */
+  private readonly addPeerClosedListener = (fn: () => void): void => {
+    if (!this.closed) this.peerClosedListeners.push(fn);
+  };
 
   constructor(
     readonly id: string,
@@ -131,7 +137,7 @@ export class Connection {
   }
 
   get clientAddress(): string {
-    return `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`;
+    return (this.peerAddress ??= `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`);
   }
 
   get inFlight(): number {
@@ -391,6 +397,7 @@ export class Connection {
   /** Queues the request's response slot (in arrival order) and runs its handler; the slot completes when the handler's result is in. */
   private handleRequest({ handler, header, body }: DecodedRequest, pooledFrame: Buffer | null, frameBytes: number): void {
     const principal = this.sasl?.principal ?? this.peerPrincipal;
+    const receivedAtMs = performance.now();
     const ctx: RequestContext = {
       apiKey: header.apiKey,
       apiVersion: header.apiVersion,
@@ -402,13 +409,11 @@ export class Connection {
       listenerName: this.listenerName,
       connectionId: this.id,
       clientAddress: this.clientAddress,
-      receivedAtMs: performance.now(),
+      receivedAtMs,
       services: this.services,
       logger: this.logger,
       afterResponseWritten: (fn) => (slot.afterWrite ??= []).push(fn),
-      onPeerClosed: (fn) => {
-        if (!this.closed) this.peerClosedListeners.push(fn);
-      },
+      onPeerClosed: this.addPeerClosedListener,
     };
     const slot: ResponseSlot = { done: false, chunks: null, afterWrite: null };
     this.pending.push(slot);
@@ -416,7 +421,6 @@ export class Connection {
     const ticket = this.services.quotas?.begin(ctx, body, frameBytes) ?? null;
     let result;
     let failed = false;
-    const handlerStartMs = performance.now();
     try {
       const denied = gateErrorCode(ctx.authz, header.apiKey, header.apiVersion, body);
       result = denied === null ? handler.handle(ctx, body as never) : handler.errorResponse(body as never, denied, ctx);
@@ -425,20 +429,23 @@ export class Connection {
       failed = true;
     }
     // The synchronous part is what held the event loop (request_percentage).
-    const handlerMs = performance.now() - handlerStartMs;
-    // The response is encoded (in complete) before the request's buffer goes back to the pool.
-    const settle = (r: unknown, rejected: boolean): void => {
-      this.complete(slot, handler, ctx, this.applyQuotas(ticket, r, handlerMs), rejected);
-      if (pooledFrame !== null) this.services.ioBuffers.release(pooledFrame);
-    };
+    const handlerMs = performance.now() - receivedAtMs;
     if (result instanceof Promise) {
       result.then(
-        (r) => settle(r, false),
-        (err: unknown) => settle(this.failedResponse(handler, body, ctx, err), true),
+        (r) => this.settle(slot, handler, ctx, ticket, pooledFrame, handlerMs, r, false),
+        (err: unknown) => this.settle(slot, handler, ctx, ticket, pooledFrame, handlerMs, this.failedResponse(handler, body, ctx, err), true),
       );
     } else {
-      settle(result, failed);
+      // Answered inside the call (Produce with acks 0 or 1): no promise, no closure.
+      this.settle(slot, handler, ctx, ticket, pooledFrame, handlerMs, result, failed);
     }
+  }
+
+  /** The handler's result is in: quotas recorded, the response encoded, then the request's pooled buffer (if any) goes back. */
+  private settle(slot: ResponseSlot, handler: AnyHandler, ctx: RequestContext, ticket: QuotaTicket | null, pooledFrame: Buffer | null, handlerMs: number, result: unknown, failed: boolean): void {
+    // The response is encoded (in complete) before the request's buffer goes back to the pool.
+    this.complete(slot, handler, ctx, this.applyQuotas(ticket, result, handlerMs), failed);
+    if (pooledFrame !== null) this.services.ioBuffers.release(pooledFrame);
   }
 
   /** The response with the request's quota use recorded (request-quotas.ts); mutes the connection when it is throttled. */
@@ -508,23 +515,32 @@ export class Connection {
     });
   }
 
-  /** Writes the completed responses at the head of the queue, in order, in one corked write. */
+  /**
+   * Writes the completed responses at the head of the queue, in order: one
+   * plain write when that is a single buffer (the common small response),
+   * else one corked write (a writev).
+   */
   private writeDoneResponses(): void {
-    let wrote = false;
-    while (this.pending.length > 0 && (this.pending[0] as ResponseSlot).done) {
-      const slot = this.pending.shift() as ResponseSlot;
-      if (slot.chunks === null) continue;
-      if (!wrote) this.socket.cork();
-      wrote = true;
-      const last = slot.chunks.length - 1;
+    const pending = this.pending;
+    let slots = 0;
+    let chunks = 0;
+    while (slots < pending.length && (pending[slots] as ResponseSlot).done) chunks += (pending[slots++] as ResponseSlot).chunks?.length ?? 0;
+    if (slots === 0) return;
+    const corked = chunks > 1;
+    if (corked) this.socket.cork();
+    for (let s = 0; s < slots; s++) {
+      const slot = pending.shift() as ResponseSlot;
+      const out = slot.chunks;
+      if (out === null) continue;
+      const last = out.length - 1;
       const afterWrite = slot.afterWrite;
-      slot.chunks.forEach((c, i) => {
+      for (let i = 0; i <= last; i++) {
         // The callback of a corked write runs when the whole writev is done with its buffers.
-        const written = i === last && afterWrite !== null ? this.socket.write(c, (err) => runAfterWrite(err, afterWrite)) : this.socket.write(c);
+        const written = i === last && afterWrite !== null ? this.socket.write(out[i] as Buffer, (err) => runAfterWrite(err, afterWrite)) : this.socket.write(out[i] as Buffer);
         if (!written) this.pausedForDrain = true;
-      });
+      }
     }
-    if (wrote) this.socket.uncork();
+    if (corked) this.socket.uncork();
   }
 
   private flushResponses(): void {

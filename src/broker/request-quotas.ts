@@ -78,21 +78,35 @@ export class RequestQuotas {
   /** Records the request's use and returns the response to send and the mute time. */
   end(t: QuotaTicket, result: unknown, handlerMs: number): QuotaOutcome {
     const q = this.clientQuotas;
-    const throttles: [QuotaType, number][] = [];
     const requestPercent = handlerMs * PERCENT_PER_MS;
     this.usage.record(t.ctx.principal, 'request', requestPercent);
-    throttles.push(['request', q.recordAndGetThrottleTimeMs('request', t.user, t.clientId, requestPercent)]);
+    // The largest throttle wins (the first one on a tie); no arrays per request.
+    const requestThrottle = q.recordAndGetThrottleTimeMs('request', t.user, t.clientId, requestPercent);
+    let type: QuotaType = 'request';
+    let throttleMs = requestThrottle;
     if (t.ctx.apiKey === ApiKey.Produce) {
       this.usage.record(t.ctx.principal, 'produce', t.requestBytes);
-      throttles.push(['produce', q.recordAndGetThrottleTimeMs('produce', t.user, t.clientId, t.requestBytes)]);
+      const ms = q.recordAndGetThrottleTimeMs('produce', t.user, t.clientId, t.requestBytes);
+      if (ms > throttleMs) {
+        type = 'produce';
+        throttleMs = ms;
+      }
     }
-    if (t.mutations > 0) throttles.push(['controller_mutation', q.recordAndGetThrottleTimeMs('controller_mutation', t.user, t.clientId, t.mutations)]);
+    if (t.mutations > 0) {
+      const ms = q.recordAndGetThrottleTimeMs('controller_mutation', t.user, t.clientId, t.mutations);
+      if (ms > throttleMs) {
+        type = 'controller_mutation';
+        throttleMs = ms;
+      }
+    }
     let out = result;
     if (t.consumerFetch) {
       const bytes = fetchedBytes(result);
       const fetchThrottle = q.recordAndGetThrottleTimeMs('fetch', t.user, t.clientId, bytes);
-      throttles.push(['fetch', fetchThrottle]);
-      const requestThrottle = throttles[0]?.[1] ?? 0;
+      if (fetchThrottle > throttleMs) {
+        type = 'fetch';
+        throttleMs = fetchThrottle;
+      }
       if (fetchThrottle > 0 || requestThrottle > 0) {
         q.unrecord('fetch', t.user, t.clientId, bytes);
         out = { ...(result as object), responses: [] };
@@ -100,7 +114,6 @@ export class RequestQuotas {
         this.usage.record(t.ctx.principal, 'fetch', bytes);
       }
     }
-    const [type, throttleMs] = throttles.reduce((a, b) => (b[1] > a[1] ? b : a));
     if (throttleMs <= 0) return { result: out, throttleMs: 0 };
     q.noteThrottle(type, throttleMs);
     return { result: withThrottleTime(out, throttleMs), throttleMs };

@@ -280,11 +280,31 @@ export class ReplicaManager {
    * come back in entry order; with acks=all each waits for its high watermark.
    */
   async appendRecords(req: AppendRequest): Promise<PartitionAppendResult[]> {
-    const pending = req.entries.map((e) =>
-      req.acks === 0 || req.acks === 1 || req.acks === -1
-        ? this.appendOne(req, e)
-        : failed(e, appendFailure(ErrorCode.INVALID_REQUIRED_ACKS, `acks must be 0, 1 or -1, not ${req.acks}`)),
-    );
+    return this.appendRecordsNow(req);
+  }
+
+  /**
+   * appendRecords without a promise when nothing has to wait: with acks 0 or
+   * 1 and every entry appended (or refused) inside the call, the results
+   * come back directly, so the Produce handler answers in the same turn of
+   * the event loop (no promise hops per request: the common linger-0
+   * produce, bench/README.md "Per-request cost"). Otherwise the promise.
+   */
+  appendRecordsNow(req: AppendRequest): PartitionAppendResult[] | Promise<PartitionAppendResult[]> {
+    const validAcks = req.acks === 0 || req.acks === 1 || req.acks === -1;
+    const pending: (PartitionAppendResult | Promise<PartitionAppendResult>)[] = new Array(req.entries.length);
+    let waits = req.acks === -1;
+    for (let i = 0; i < req.entries.length; i++) {
+      const e = req.entries[i] as AppendEntry;
+      const r = validAcks ? this.appendOne(req, e) : failed(e, appendFailure(ErrorCode.INVALID_REQUIRED_ACKS, `acks must be 0, 1 or -1, not ${req.acks}`));
+      if (r instanceof Promise) waits = true;
+      pending[i] = r;
+    }
+    return waits ? this.awaitAppends(req, pending) : (pending as PartitionAppendResult[]);
+  }
+
+  /** The appends that went through the partitions' queues, then (acks=all) the high watermark. */
+  private async awaitAppends(req: AppendRequest, pending: readonly (PartitionAppendResult | Promise<PartitionAppendResult>)[]): Promise<PartitionAppendResult[]> {
     const results = await Promise.all(pending);
     if (req.acks !== -1) return results;
     await Promise.all(results.map(async (r) => {

@@ -12,8 +12,10 @@
 // idempotent producer state, keeps per-partition append order, and for
 // acks=-1 waits until the high watermark covers the batch (REQUEST_TIMED_OUT
 // after timeoutMs; NOT_ENOUGH_REPLICAS when the ISR is smaller than
-// min.insync.replicas). All appends that need not await happen before the
-// first await, so pipelined produce requests land in request order.
+// min.insync.replicas). All appends that need not await happen inside the
+// handle call, so pipelined produce requests land in request order; when
+// none awaits (acks 0 or 1, no queued append) the response is built in the
+// same call, without a promise.
 //
 // acks=0 sends no response. An idempotent retry of one of the producer's
 // last 5 batches answers NONE with the ORIGINAL base offset (Kafka does not
@@ -36,7 +38,10 @@ import { AclOperation } from '../../protocol/acl-types.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
 import { defineHandler, NO_RESPONSE } from '../handler.js';
-import type { PartitionAppendResult } from '../../replication/replica-manager.js';
+import type { RequestContext } from '../request-context.js';
+import type { AppendEntry, PartitionAppendResult } from '../../replication/replica-manager.js';
+
+type ProduceTopic = ProduceRequest['topicData'][number];
 
 export const produceHandler = defineHandler({
   apiKey: 0,
@@ -45,38 +50,23 @@ export const produceHandler = defineHandler({
   maxVersion: 7,
   request: ProduceRequest,
   response: ProduceResponse,
-  async handle(ctx, req) {
-    const { services } = ctx;
+  // Not async: when every batch is appended inside the call (acks 0 or 1, no
+  // queued append), the answer is built in the same turn, with no promise
+  // per request (bench/README.md, "Per-request cost").
+  handle(ctx, req) {
     const denied = ctx.authz.enabled ? req.topicData.map((t) => !ctx.authz.topic(AclOperation.WRITE, t.name)) : null;
     const allowedTopics = denied === null || !denied.includes(true) ? req.topicData : req.topicData.filter((_t, i) => denied[i] !== true);
-    const topicSizes = allowedTopics.map((t) => t.partitionData.length);
-    const results = await services.replicaManager.appendRecords({
+    const results = ctx.services.replicaManager.appendRecordsNow({
       origin: 'client',
       acks: req.acks,
       timeoutMs: req.timeoutMs,
       produceVersion: ctx.apiVersion,
       clientId: ctx.clientId,
       transactionalId: req.transactionalId ?? null,
-      entries: allowedTopics.flatMap((t) => t.partitionData.map((pd) => ({ topic: t.name, partition: pd.index, records: pd.records }))),
+      entries: entriesOf(allowedTopics),
     });
-    for (const r of results) if (r.appendedBytes > 0) services.traffic.produced(r.topic, r.appendedBytes, r.appendedRecords);
-    const byTopic = regroup(results, topicSizes);
-    services.traffic.produceAnswered(byTopic.map((partitions) => ({ partitions })));
-    if (req.acks === 0) return NO_RESPONSE;
-    if (allowedTopics !== req.topicData) return withDenied(req, byTopic, denied as boolean[]);
-    return {
-      responses: req.topicData.map((t, i) => ({
-        name: t.name,
-        partitionResponses: (byTopic[i] ?? []).map((r) => ({
-          index: r.partition,
-          errorCode: r.errorCode,
-          baseOffset: r.baseOffset,
-          logAppendTimeMs: r.logAppendTimeMs,
-          logStartOffset: r.logStartOffset,
-        })),
-      })),
-      throttleTimeMs: 0,
-    };
+    if (results instanceof Promise) return results.then((r) => answer(ctx, req, allowedTopics, denied, r));
+    return answer(ctx, req, allowedTopics, denied, results);
   },
   errorResponse: (req, errorCode) => ({
     responses: req.topicData.map((t) => ({
@@ -86,6 +76,34 @@ export const produceHandler = defineHandler({
   }),
 });
 
+function entriesOf(topics: readonly ProduceTopic[]): AppendEntry[] {
+  const entries: AppendEntry[] = [];
+  for (const t of topics) for (const pd of t.partitionData) entries.push({ topic: t.name, partition: pd.index, records: pd.records });
+  return entries;
+}
+
+/** Counts the appends (traffic metrics) and builds the response from the results (entry order). */
+function answer(ctx: RequestContext, req: ProduceRequest, allowedTopics: readonly ProduceTopic[], denied: readonly boolean[] | null, results: readonly PartitionAppendResult[]) {
+  const { traffic } = ctx.services;
+  for (const r of results) if (r.appendedBytes > 0) traffic.produced(r.topic, r.appendedBytes, r.appendedRecords);
+  traffic.produceAnswered([{ partitions: results }]);
+  if (req.acks === 0) return NO_RESPONSE;
+  if (allowedTopics !== req.topicData) return withDenied(req, regroup(results, allowedTopics), denied as boolean[]);
+  let at = 0;
+  const responses = new Array<{ name: string; partitionResponses: ReturnType<typeof partitionResponse>[] }>(req.topicData.length);
+  for (let i = 0; i < req.topicData.length; i++) {
+    const t = req.topicData[i] as ProduceTopic;
+    const partitionResponses = new Array<ReturnType<typeof partitionResponse>>(t.partitionData.length);
+    for (let j = 0; j < t.partitionData.length; j++) partitionResponses[j] = partitionResponse(results[at++] as PartitionAppendResult);
+    responses[i] = { name: t.name, partitionResponses };
+  }
+  return { responses, throttleTimeMs: 0 };
+}
+
+function partitionResponse(r: PartitionAppendResult) {
+  return { index: r.partition, errorCode: r.errorCode, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTimeMs, logStartOffset: r.logStartOffset };
+}
+
 /** The response when some topics were denied: their partitions TOPIC_AUTHORIZATION_FAILED, the others' results in request order. */
 function withDenied(req: ProduceRequest, allowedResults: PartitionAppendResult[][], denied: readonly boolean[]) {
   let next = 0;
@@ -94,14 +112,14 @@ function withDenied(req: ProduceRequest, allowedResults: PartitionAppendResult[]
       name: t.name,
       partitionResponses: denied[i] === true
         ? t.partitionData.map((p) => ({ index: p.index, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n }))
-        : (allowedResults[next++] ?? []).map((r) => ({ index: r.partition, errorCode: r.errorCode, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTimeMs, logStartOffset: r.logStartOffset })),
+        : (allowedResults[next++] ?? []).map(partitionResponse),
     })),
     throttleTimeMs: 0,
   };
 }
 
-/** Splits the flat results (entry order) back into the request's topics. */
-function regroup(results: readonly PartitionAppendResult[], topicSizes: readonly number[]): PartitionAppendResult[][] {
+/** Splits the flat results (entry order) back into the allowed topics. */
+function regroup(results: readonly PartitionAppendResult[], topics: readonly ProduceTopic[]): PartitionAppendResult[][] {
   let at = 0;
-  return topicSizes.map((n) => results.slice(at, (at += n)));
+  return topics.map((t) => results.slice(at, (at += t.partitionData.length)));
 }

@@ -32,6 +32,8 @@ interface Entry {
 
 export class UsageTracker {
   private readonly byPrincipal = new Map<string, Entry>();
+  /** The principal recorded last: already at the end of byPrincipal, so recording it again moves nothing (one client is the common case). */
+  private lastPrincipal: string | null = null;
 
   constructor(
     private readonly windows: RateConfig,
@@ -45,11 +47,12 @@ export class UsageTracker {
       this.evict(now);
       entry = { rates: { produce: new SampledRate(this.windows), fetch: new SampledRate(this.windows), request: new SampledRate(this.windows) }, lastMs: now };
       this.byPrincipal.set(principal, entry);
-    } else {
+    } else if (principal !== this.lastPrincipal) {
       // Most recently active last, so the first entry is the one to evict.
       this.byPrincipal.delete(principal);
       this.byPrincipal.set(principal, entry);
     }
+    this.lastPrincipal = principal;
     entry.rates[kind].record(value, now);
     entry.lastMs = now;
   }
