@@ -2,7 +2,9 @@
  * The one generic encoder/decoder for every schema. `compile(schema, version)`
  * turns a schema into a tree of small closures for exactly that version (which
  * fields exist, compact or classic encodings, tagged fields) and caches it, so
- * per-request work is just running the closures.
+ * per-request work is just running the closures. Each struct's fields are
+ * read and written by a small function generated from the schema's field
+ * names (fixedShapeReader/Writer): decoded values get one fixed shape.
  *
  * Classic (non-flexible) encodings: string = int16 length + utf8 (-1 null),
  * bytes = int32 length (-1 null), array = int32 count (-1 null).
@@ -123,12 +125,10 @@ function structCodec(fields: readonly FieldSpec[], version: number, flexible: bo
   tagged.sort((a, b) => a.tag - b.tag);
   const taggedByTag = new Map(tagged.map((t) => [t.tag, t]));
 
+  const readFields = fixedShapeReader(regular, flexible ? [...absent, ...tagged] : absent);
   const read: ReadFn = (r) => {
-    const out: Record<string, unknown> = {};
-    for (const f of regular) out[f.name] = f.codec.read(r);
-    for (const f of absent) out[f.name] = f.defaultValue();
+    const out = readFields(r);
     if (flexible) {
-      for (const f of tagged) out[f.name] = f.defaultValue();
       const count = r.readUVarint();
       for (let i = 0; i < count; i++) {
         const tag = r.readUVarint();
@@ -149,12 +149,10 @@ function structCodec(fields: readonly FieldSpec[], version: number, flexible: bo
     return out;
   };
 
+  const writeFields = fixedShapeWriter(regular);
   const write: WriteFn = (w, value) => {
     const obj = (value ?? {}) as Record<string, unknown>;
-    for (const f of regular) {
-      const v = obj[f.name];
-      f.codec.write(w, v === undefined ? f.defaultValue() : v);
-    }
+    writeFields(w, obj);
     if (flexible) {
       const present: { tag: number; bytes: Buffer }[] = [];
       for (const f of tagged) {
@@ -173,6 +171,54 @@ function structCodec(fields: readonly FieldSpec[], version: number, flexible: bo
     }
   };
   return { read, write };
+}
+
+/** Field names the generated code may use as property keys as they are (every schema's: camelCase identifiers). */
+const PLAIN_NAME = /^[A-Za-z_$][\w$]*$/;
+const plainNames = (fields: readonly CompiledField[]): boolean => fields.every((f) => PLAIN_NAME.test(f.name) && f.name !== '__proto__');
+
+/**
+ * A struct's fields read into one object literal by a function generated
+ * once per (schema, version): every decoded value then has the same fields
+ * in the same order (one hidden class) and no keyed store per field, which
+ * is most of a request's decode cost otherwise (bench/README.md,
+ * "Per-request cost"). `defaults` are the fields not on the wire in this
+ * version, set to their defaults after the read ones, as before.
+ */
+function fixedShapeReader(read: readonly CompiledField[], defaults: readonly CompiledField[]): (r: Reader) => Record<string, unknown> {
+  const readers = read.map((f) => f.codec.read);
+  const makers = defaults.map((f) => f.defaultValue);
+  if (!plainNames(read) || !plainNames(defaults)) {
+    return (r) => {
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < read.length; i++) out[(read[i] as CompiledField).name] = (readers[i] as ReadFn)(r);
+      for (let i = 0; i < defaults.length; i++) out[(defaults[i] as CompiledField).name] = (makers[i] as () => unknown)();
+      return out;
+    };
+  }
+  // Object literal properties are evaluated left to right: the wire order.
+  const props = [...read.map((f, i) => `${f.name}: readers[${i}](r)`), ...defaults.map((f, i) => `${f.name}: makers[${i}]()`)];
+  const make = new Function('readers', 'makers', `return function readStruct(r) { return { ${props.join(', ')} }; };`) as (
+    readers: readonly ReadFn[], makers: readonly (() => unknown)[]) => (r: Reader) => Record<string, unknown>;
+  return make(readers, makers);
+}
+
+/** The regular fields of a struct written by one generated function: constant property loads instead of keyed ones. */
+function fixedShapeWriter(fields: readonly CompiledField[]): (w: Writer, obj: Record<string, unknown>) => void {
+  const writers = fields.map((f) => f.codec.write);
+  const defaults = fields.map((f) => f.defaultValue);
+  if (!plainNames(fields)) {
+    return (w, obj) => {
+      for (let i = 0; i < fields.length; i++) {
+        const v = obj[(fields[i] as CompiledField).name];
+        (writers[i] as WriteFn)(w, v === undefined ? (defaults[i] as () => unknown)() : v);
+      }
+    };
+  }
+  const body = fields.map((f, i) => `v = obj.${f.name}; writers[${i}](w, v === undefined ? defaults[${i}]() : v);`).join('\n');
+  const make = new Function('writers', 'defaults', `return function writeStruct(w, obj) { let v;\n${body}\n};`) as (
+    writers: readonly WriteFn[], defaults: readonly (() => unknown)[]) => (w: Writer, obj: Record<string, unknown>) => void;
+  return make(writers, defaults);
 }
 
 const ALL: VersionRange = { min: 0, max: Number.MAX_SAFE_INTEGER };

@@ -34,16 +34,17 @@ export function partitionBounds(p: Partition): { highWatermark: bigint; lastStab
  */
 export function readPartition(p: Partition, fetchOffset: bigint, maxBytes: number, upTo: ReadUpTo, minOneBatch: boolean, allocate?: ReadAllocator): ReadResult {
   const visibleEnd = upTo === 'logEnd' ? p.logEndOffset : upTo === 'lastStable' ? p.lastStableOffset : p.highWatermark;
-  const base = partitionBounds(p);
-  if (fetchOffset < p.logStartOffset || fetchOffset > p.logEndOffset) {
-    return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
-  }
-  if (fetchOffset >= visibleEnd || maxBytes <= 0) return { ...base, errorCode: ErrorCode.NONE, chunks: [], bytes: 0 };
+  if (fetchOffset < p.logStartOffset || fetchOffset > p.logEndOffset) return answer(p, ErrorCode.OFFSET_OUT_OF_RANGE, [], 0);
+  if (fetchOffset >= visibleEnd || maxBytes <= 0) return answer(p, ErrorCode.NONE, [], 0);
   const r = p.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: visibleEnd, minOneBatch, allocate });
-  if (r.kind === 'offset_out_of_range') return { ...base, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, chunks: [], bytes: 0 };
-  if (upTo !== 'lastStable' || r.sizeBytes === 0) return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes };
+  if (r.kind === 'offset_out_of_range') return answer(p, ErrorCode.OFFSET_OUT_OF_RANGE, [], 0);
+  if (upTo !== 'lastStable' || r.sizeBytes === 0) return answer(p, ErrorCode.NONE, r.chunks, r.sizeBytes);
   const abortedUpTo = r.endOffsetBound < visibleEnd ? r.endOffsetBound : visibleEnd;
   const abortedTransactions = p.log.collectAbortedTransactions(fetchOffset, abortedUpTo);
-  return { ...base, errorCode: ErrorCode.NONE, chunks: r.chunks, bytes: r.sizeBytes, abortedTransactions };
+  return { ...answer(p, ErrorCode.NONE, r.chunks, r.sizeBytes), abortedTransactions };
 }
 
+/** A read's result with the partition's current bounds (one object of fixed fields: this runs for every Fetch). */
+function answer(p: Partition, errorCode: number, chunks: Buffer[], bytes: number): ReadResult {
+  return { errorCode, highWatermark: p.highWatermark, lastStableOffset: p.lastStableOffset, logStartOffset: p.logStartOffset, chunks, bytes };
+}

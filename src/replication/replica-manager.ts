@@ -495,7 +495,9 @@ export class ReplicaManager {
           bytes += r.bytes;
           budget = Math.max(0, budget - r.bytes);
         }
-        return { partition: fp.partition, ...r };
+        // Fixed fields unless the read carries aborted transactions (read_committed): this runs for every partition of every Fetch.
+        if (r.abortedTransactions !== undefined) return { partition: fp.partition, ...r };
+        return { partition: fp.partition, errorCode: r.errorCode, highWatermark: r.highWatermark, lastStableOffset: r.lastStableOffset, logStartOffset: r.logStartOffset, chunks: r.chunks, bytes: r.bytes };
       }),
     }));
     return { topics, buffers, bytes, answerNow, waitOn };

@@ -61,7 +61,7 @@ import type { RecordChunks } from '../../protocol/schema.js';
 import { defineHandler } from '../handler.js';
 import type { RequestContext } from '../request-context.js';
 import { isRaftFetch } from '../../controller/quorum/wire.js';
-import type { FetchPartitionResult } from '../../replication/replica-manager.js';
+import type { FetchPartitionResult, FetchResult } from '../../replication/replica-manager.js';
 import { INVALID_SESSION_ID, partitionKey, type FetchContext, type RequestedPartition } from '../fetch-sessions.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -75,16 +75,44 @@ const TOPIC_ID_VERSION = 13;
 
 type RequestTopic = FetchRequest['topics'][number];
 /** A request topic with its name: given (v4-12) or resolved from its id (v13; undefined when unknown); `denied` when the principal may not read it. */
-type NamedTopic = RequestTopic & { readonly name: string | undefined; readonly denied: boolean };
+interface NamedTopic {
+  readonly topic: string;
+  readonly topicId: string;
+  readonly partitions: RequestTopic['partitions'];
+  readonly name: string | undefined;
+  readonly denied: boolean;
+}
 
+// The shaping below is written as plain loops building objects of fixed
+// fields (no spreads, no map/filter chains): it runs for every Fetch, and at
+// linger 0 that is once per record (bench/README.md, "Per-request cost").
 function named(ctx: RequestContext, req: FetchRequest): NamedTopic[] {
-  const topics = req.topics;
-  const withNames = ctx.apiVersion < TOPIC_ID_VERSION ? topics.map((t) => ({ ...t, name: t.topic as string | undefined })) : topics.map((t) => ({ ...t, name: ctx.services.metadata.topicNameById(t.topicId) }));
-  if (!ctx.authz.enabled) return withNames.map((t) => ({ ...t, denied: false }));
+  const byId = ctx.apiVersion >= TOPIC_ID_VERSION;
   // Followers need CLUSTER_ACTION; consumers READ on each topic (Kafka's KafkaApis.handleFetchRequest).
+  const checked = ctx.authz.enabled;
   const follower = req.replicaId >= 0;
-  const clusterAction = follower && ctx.authz.cluster(AclOperation.CLUSTER_ACTION);
-  return withNames.map((t) => ({ ...t, denied: t.name !== undefined && (follower ? !clusterAction : !ctx.authz.topic(AclOperation.READ, t.name)) }));
+  const clusterAction = checked && follower && ctx.authz.cluster(AclOperation.CLUSTER_ACTION);
+  const out = new Array<NamedTopic>(req.topics.length);
+  for (let i = 0; i < req.topics.length; i++) {
+    const t = req.topics[i] as RequestTopic;
+    const name = byId ? ctx.services.metadata.topicNameById(t.topicId) : t.topic;
+    const denied = checked && name !== undefined && (follower ? !clusterAction : !ctx.authz.topic(AclOperation.READ, name));
+    out[i] = { topic: t.topic, topicId: t.topicId, partitions: t.partitions, name, denied };
+  }
+  return out;
+}
+
+/** The partitions to read, named (unknown and denied topics left out). */
+function requestedOf(topics: readonly NamedTopic[]): RequestedPartition[] {
+  const out: RequestedPartition[] = [];
+  for (const t of topics) {
+    if (unanswerable(t)) continue;
+    const topic = t.name as string;
+    for (const p of t.partitions) {
+      out.push({ topic, topicId: t.topicId, partition: p.partition, fetchOffset: p.fetchOffset, partitionMaxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, lastFetchedEpoch: p.lastFetchedEpoch });
+    }
+  }
+  return out;
 }
 
 /** A topic answered with one error on every partition: an unknown id (UNKNOWN_TOPIC_ID) or a denied topic. */
@@ -98,6 +126,8 @@ function unknownTopicId(t: NamedTopic) {
 
 const unanswerable = (t: NamedTopic): boolean => t.name === undefined || t.denied;
 
+const SESSIONLESS: FetchContext = { kind: 'sessionless' };
+
 function recordsOf(r: FetchPartitionResult): RecordChunks | Buffer {
   if (r.bytes === 0) return EMPTY;
   return r.chunks.length === 1 ? (r.chunks[0] as Buffer) : { chunks: r.chunks, byteLength: r.bytes };
@@ -105,7 +135,7 @@ function recordsOf(r: FetchPartitionResult): RecordChunks | Buffer {
 
 /** The fetch session of this request (KIP-227, Fetch v7+), closed, opened, checked or updated. */
 function sessionContext(ctx: RequestContext, req: FetchRequest, requested: readonly RequestedPartition[]): FetchContext {
-  if (ctx.apiVersion < SESSION_VERSION) return { kind: 'sessionless' };
+  if (ctx.apiVersion < SESSION_VERSION) return SESSIONLESS;
   const forgotten = req.forgottenTopicsData.flatMap((f) => {
     const name = ctx.apiVersion >= TOPIC_ID_VERSION ? ctx.services.metadata.topicNameById(f.topicId) : f.topic;
     return name === undefined ? [] : f.partitions.map((partition) => ({ topic: name, partition }));
@@ -134,7 +164,7 @@ function keepInAnswer(ctx: RequestContext, session: FetchContext, topic: string,
 }
 
 function partitionAnswer(r: FetchPartitionResult, readCommitted: boolean) {
-  return {
+  const answer = {
     partitionIndex: r.partition,
     errorCode: r.errorCode,
     highWatermark: r.highWatermark,
@@ -142,16 +172,39 @@ function partitionAnswer(r: FetchPartitionResult, readCommitted: boolean) {
     logStartOffset: r.logStartOffset,
     // A partition that was not read (not led here, fenced epoch: no high watermark) carries none.
     abortedTransactions: readCommitted && r.highWatermark >= 0n ? abortedOf(r) : null,
-    ...(r.divergingEpoch === undefined ? {} : { divergingEpoch: r.divergingEpoch }),
     preferredReadReplica: r.preferredReadReplica ?? -1,
     records: recordsOf(r),
   };
+  return r.divergingEpoch === undefined ? answer : { ...answer, divergingEpoch: r.divergingEpoch };
 }
 
 type AnsweredTopic = { topic: string; topicId: string; partitions: ReturnType<typeof partitionAnswer>[] };
 
+/** The topics read, each with the partitions its answer keeps (an incremental answer drops topics left with none). */
+function answeredTopics(ctx: RequestContext, session: FetchContext, fetched: FetchResult['topics'], byTopic: readonly { topicId: string }[], readCommitted: boolean): AnsweredTopic[] {
+  const out: AnsweredTopic[] = [];
+  for (let i = 0; i < fetched.length; i++) {
+    const t = fetched[i] as FetchResult['topics'][number];
+    const partitions: ReturnType<typeof partitionAnswer>[] = [];
+    for (const r of t.partitions) if (keepInAnswer(ctx, session, t.topic, r)) partitions.push(partitionAnswer(r, readCommitted));
+    if (session.kind === 'incremental' && partitions.length === 0) continue;
+    out.push({ topic: t.topic, topicId: byTopic[i]?.topicId ?? '', partitions });
+  }
+  return out;
+}
+
+/** An incremental answer: unknown topic ids first, then the topics with news. */
+function incrementalOrder(topics: readonly NamedTopic[], answered: readonly AnsweredTopic[]): (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] {
+  const out: (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] = [];
+  for (const t of topics) if (unanswerable(t)) out.push(unknownTopicId(t));
+  for (const a of answered) out.push(a);
+  return out;
+}
+
 /** The request's topics in its order: answered ones as read, unknown ids as UNKNOWN_TOPIC_ID. */
 function inRequestOrder(topics: readonly NamedTopic[], answered: readonly AnsweredTopic[]): (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] {
+  // One topic read and named once (the common fetch): no map.
+  if (topics.length === 1 && answered.length === 1 && !unanswerable(topics[0] as NamedTopic) && (answered[0] as AnsweredTopic).topic === (topics[0] as NamedTopic).name) return [answered[0] as AnsweredTopic];
   const byName = new Map(answered.map((t) => [t.topic, t]));
   const out: (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] = [];
   for (const t of topics) {
@@ -189,7 +242,7 @@ export const fetchHandler = defineHandler({
     const { ioBuffers } = ctx.services;
     const readCommitted = req.isolationLevel === 1;
     const topics = named(ctx, req);
-    const requested: RequestedPartition[] = topics.flatMap((t) => (unanswerable(t) ? [] : t.partitions.map((p) => ({ ...p, topic: t.name as string, topicId: t.topicId }))));
+    const requested = requestedOf(topics);
     const session = sessionContext(ctx, req, requested);
     if (session.kind === 'error') return { throttleTimeMs: 0, errorCode: session.errorCode, sessionId: INVALID_SESSION_ID, responses: [] };
     const toFetch = session.kind === 'incremental' ? [...session.session.partitions.values()] : requested;
@@ -206,14 +259,8 @@ export const fetchHandler = defineHandler({
       allocate: ioBuffers.allocate,
       release: (b) => ioBuffers.release(b),
     });
-    const answered = fetched.topics.map((t, i) => ({
-      topic: t.topic,
-      topicId: byTopic[i]?.topicId ?? '',
-      partitions: t.partitions.filter((r) => keepInAnswer(ctx, session, t.topic, r)).map((r) => partitionAnswer(r, readCommitted)),
-    })).filter((t) => session.kind !== 'incremental' || t.partitions.length > 0);
-    // Unknown topic ids keep their place in a full answer; an incremental one lists them first.
-    const unknown = topics.filter(unanswerable).map(unknownTopicId);
-    const responses: (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] = session.kind === 'incremental' ? [...unknown, ...answered] : inRequestOrder(topics, answered);
+    const answered = answeredTopics(ctx, session, fetched.topics, byTopic, readCommitted);
+    const responses = session.kind === 'incremental' ? incrementalOrder(topics, answered) : inRequestOrder(topics, answered);
     ctx.services.traffic.fetchAnswered(responses);
     const { buffers } = fetched;
     // The records point into pooled buffers: they go back once the response is on the socket.
