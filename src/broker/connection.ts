@@ -9,9 +9,10 @@
  * their first await, so dispatch order is processing order.
  *
  * Writes: responses that complete in the same turn of the event loop (for
- * example the Produce requests of one socket read, answered before their
- * first await) leave in one corked write (one writev), flushed on
- * process.nextTick, instead of one write syscall each.
+ * example the Produce requests of one socket read, answered inside their
+ * handle calls) leave in one corked write (one writev), flushed on
+ * process.nextTick, instead of one write syscall each; a single small
+ * response is one plain write.
  *
  * Framing: a request that arrives in several socket chunks is copied once
  * into a buffer of exactly its size; the bytes after it stay where they are.
