@@ -742,8 +742,9 @@ def cmd_summarize(a):
     groups = {}
     for r in rows:
         if r.get('bench') in ('produce', 'consume'):
-            key = (r['bench'] + (' (kcat)' if r.get('client_kind') == 'kcat' else ''), r.get('count'),
-                   r.get('size'), r.get('partitions'))
+            label = r.get('label')  # a run against something other than our broker (kcat-ceiling.mjs) is its own row
+            key = (r['bench'] + (' (kcat)' if r.get('client_kind') == 'kcat' else '') +
+                   (f' [{label}]' if label not in (None, 'tributary') else ''), r.get('count'), r.get('size'), r.get('partitions'))
         elif r.get('bench') == 'e2e':
             key = ('e2e', r.get('target_rate'), r.get('size'), r.get('partitions'), r.get('linger_ms'))
         else:
@@ -787,7 +788,7 @@ def cmd_summarize(a):
           'client µs/rec | broker cores | other cores | failures |')
     print('|---|---|---|---|---|---|---|---|---|---|---|')
     order = {'produce': 0, 'consume': 1, 'produce (kcat)': 2, 'consume (kcat)': 3, 'e2e': 4}
-    for key in sorted(groups, key=lambda k: (k[2] or 0, order[k[0]], k[1] or 0)):
+    for key in sorted(groups, key=lambda k: (k[2] or 0, order.get(k[0].split(' [')[0], 5), k[0], k[1] or 0)):
         rs = groups[key]
         bad = sum(1 for x in rs if not x.get('ok'))
         if key[0] == 'e2e':
@@ -798,7 +799,7 @@ def cmd_summarize(a):
               f'{f(med(rs, "other_cores"), 2)} | {bad} |')
     for key in sorted(groups, key=lambda k: (k[2] or 0, k[1] or 0)):
         steady = med(groups[key], 'steady_records_per_s')
-        if key[0] == 'consume (kcat)' and steady is not None:
+        if key[0].startswith('consume (kcat)') and steady is not None:
             print(f'\n{key[0]} {key[1]:,} × {key[2]} B from kcat\'s first record on (its start-up left out): '
                   f'{f(steady, 0)} records/s ({rng(groups[key], "steady_records_per_s")}), first record after '
                   f'{f(med(groups[key], "first_record_s"), 3)} s')
