@@ -22,8 +22,12 @@ export interface IsrPartition {
 }
 
 export class LeaderIsr {
-  /** As leader: every other replica's fetch state (positions, caught-up time). */
-  private readonly followers = new Map<number, FollowerReplica>();
+  /**
+   * As leader: every other replica's fetch state (positions, caught-up
+   * time). Created with the first follower: a partition with one replica
+   * never needs it, and a broker may host 100,000 of them (issue 17).
+   */
+  private followers: Map<number, FollowerReplica> | null = null;
   /** The ISR proposed to the controller and not answered yet (KIP-497's pending state), or null. */
   private pending: IsrChangeProposal | null = null;
 
@@ -36,13 +40,13 @@ export class LeaderIsr {
 
   /** What it knows of a follower, if it is a replica. */
   follower(brokerId: number): FollowerReplica | undefined {
-    return this.followers.get(brokerId);
+    return this.followers?.get(brokerId);
   }
 
   /** New leader epoch: no proposal stands; ISR members get a full lag window from now, other replicas none (Kafka's makeLeader). */
   reset(nowMs: number): void {
     this.pending = null;
-    this.followers.clear();
+    this.followers?.clear();
     this.sync(nowMs);
   }
 
@@ -53,17 +57,18 @@ export class LeaderIsr {
    */
   sync(nowMs: number): void {
     const { replicas, isr, localNodeId } = this.partition;
-    for (const id of this.followers.keys()) if (!replicas.includes(id)) this.followers.delete(id);
+    const followers = this.followers;
+    if (followers !== null) for (const id of followers.keys()) if (!replicas.includes(id)) followers.delete(id);
     for (const id of replicas) {
-      if (id === localNodeId || this.followers.has(id)) continue;
-      this.followers.set(id, new FollowerReplica(id, isr.includes(id) ? nowMs : 0));
+      if (id === localNodeId || this.followers?.has(id) === true) continue;
+      (this.followers ??= new Map()).set(id, new FollowerReplica(id, isr.includes(id) ? nowMs : 0));
     }
     if (this.pending !== null && this.pending.partitionEpoch < this.partition.partitionEpoch) this.pending = null;
   }
 
   /** No longer leader: nothing tracked, nothing pending. */
   clear(): void {
-    this.followers.clear();
+    this.followers?.clear();
     this.pending = null;
   }
 
@@ -91,7 +96,7 @@ export class LeaderIsr {
     const { isr, localNodeId } = this.partition;
     const outOfSync = isr.filter((id) => {
       if (id === localNodeId) return false;
-      const f = this.followers.get(id);
+      const f = this.followers?.get(id);
       return f === undefined || !f.isCaughtUp(logEndOffset, nowMs, lagMaxMs);
     });
     if (outOfSync.length === 0) return null;
@@ -134,6 +139,7 @@ export class LeaderIsr {
   maximalIsrLogEnd(logEndOffset: bigint, nowMs: number | undefined): bigint | null {
     let next = logEndOffset;
     const maximal = this.pending?.kind === 'expand' ? this.pending.newIsr : this.partition.isr;
+    if (this.followers === null) return next;
     for (const f of this.followers.values()) {
       if (f.logEndOffset >= next) continue;
       const waitFor = maximal.includes(f.brokerId)
