@@ -19,7 +19,8 @@
  * answers; while one is in flight no other is proposed (KIP-497).
  */
 import { invariant } from '../util/assert.js';
-import type { LogRecoveryListener, PartitionLog } from '../storage/partition-log.js';
+import type { PartitionLog } from '../storage/partition-log.js';
+import type { LogRecoveryListener } from '../storage/deferred-load.js';
 import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
 import { openLeaderEpochCache, type EpochEndOffset, type LeaderEpochCache } from './leader-epoch-cache.js';
 import type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './isr-change.js';

@@ -23,7 +23,6 @@ import type { ProducerStateManager } from './producer-state/producer-state.js';
 import type { AbortedTxn } from './txn-index.js';
 import { rebuildTxnIndexes } from './txn-index-rebuild.js';
 
-export type { DeferredLogOptions, LogRecoveryListener } from './deferred-load.js';
 export type { ReadOptions, ReadResult } from './log-read.js';
 export type { SegmentInfo, TimestampOffset } from './segment-lookups.js';
 
