@@ -417,10 +417,11 @@ class _Box:
     value = 0
 
 
-def e2e_consumer(a, n, ready, stop, recv, conn=None):
+def e2e_consumer(a, n, ready, warm, stop, recv, conn=None):
     """The e2e consumer: in a thread of the producer's process (default) or in a forked child
     process (--consumer-process; no GIL shared with the producer). Creates its own Consumer,
-    assigned at the end offsets (ListOffsets latest), so nothing produced later is skipped."""
+    assigned at the end offsets (ListOffsets latest), so nothing produced later is skipped.
+    Records stamped -1 are the producer's warm-up: they set `warm` and are not measured."""
     errors = []
     cstats, ccb = stats_collector()
     c = Consumer({**consumer_conf(a, 'e2e'), 'error_cb': err_cb_factory('e2e-consumer', errors),
@@ -447,6 +448,9 @@ def e2e_consumer(a, n, ready, stop, recv, conn=None):
             bad += 1
             continue
         st = unpack('>q', v, 0)[0]
+        if st == -1:
+            warm.set()
+            continue
         lat_ns.append(now - st)
         stamps.append(st)
         got += 1
@@ -470,10 +474,10 @@ def cmd_e2e(a):
     if a.consumer_process:
         import multiprocessing as mp
         ctx = mp.get_context('fork')  # before any librdkafka handle exists in this process
-        ready, stop = ctx.Event(), ctx.Event()
+        ready, warm, stop = ctx.Event(), ctx.Event(), ctx.Event()
         recv = ctx.Value('q', 0, lock=False)
         parent_conn, child_conn = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=e2e_consumer, args=(a, n, ready, stop, recv, child_conn), daemon=True)
+        proc = ctx.Process(target=e2e_consumer, args=(a, n, ready, warm, stop, recv, child_conn), daemon=True)
         proc.start()
 
         def finish_consumer():
@@ -484,8 +488,8 @@ def cmd_e2e(a):
             if proc.is_alive():
                 proc.kill()
     else:
-        ready, stop, recv = threading.Event(), threading.Event(), _Box()
-        th = threading.Thread(target=lambda: result.update(e2e_consumer(a, n, ready, stop, recv)), daemon=True)
+        ready, warm, stop, recv = threading.Event(), threading.Event(), threading.Event(), _Box()
+        th = threading.Thread(target=lambda: result.update(e2e_consumer(a, n, ready, warm, stop, recv)), daemon=True)
         th.start()
 
         def finish_consumer():
@@ -515,6 +519,20 @@ def cmd_e2e(a):
     # we only poll metadata above, which opens the connection to the leader)
     pad = b'\0' * (size - 8)
     pack = struct.pack
+    # Warm-up, not measured: records stamped -1 until the consumer has received one, so the measured
+    # part starts with every connection open and the consumer's long poll waiting (a broker started
+    # for this phase alone creates __consumer_offsets when librdkafka first looks for the group's
+    # coordinator, a one-time cost of a new cluster that would otherwise land in the first seconds).
+    warm_deadline = time.monotonic() + 30
+    while not warm.is_set():
+        if time.monotonic() > warm_deadline:
+            die('e2e: the consumer received no warm-up record within 30 s')
+        p.produce(a.topic, pack('>q', -1) + pad)
+        p.flush(1)
+        warm.wait(0.2)
+    p.flush(5)
+    delivered[0] = failed[0] = 0
+    del ack_lat[:]
     mono = time.monotonic_ns
     produce = p.produce
     poll = p.poll
@@ -724,8 +742,9 @@ def cmd_summarize(a):
     groups = {}
     for r in rows:
         if r.get('bench') in ('produce', 'consume'):
-            key = (r['bench'] + (' (kcat)' if r.get('client_kind') == 'kcat' else ''), r.get('count'),
-                   r.get('size'), r.get('partitions'))
+            label = r.get('label')  # a run against something other than our broker (kcat-ceiling.mjs) is its own row
+            key = (r['bench'] + (' (kcat)' if r.get('client_kind') == 'kcat' else '') +
+                   (f' [{label}]' if label not in (None, 'tributary') else ''), r.get('count'), r.get('size'), r.get('partitions'))
         elif r.get('bench') == 'e2e':
             key = ('e2e', r.get('target_rate'), r.get('size'), r.get('partitions'), r.get('linger_ms'))
         else:
@@ -769,7 +788,7 @@ def cmd_summarize(a):
           'client µs/rec | broker cores | other cores | failures |')
     print('|---|---|---|---|---|---|---|---|---|---|---|')
     order = {'produce': 0, 'consume': 1, 'produce (kcat)': 2, 'consume (kcat)': 3, 'e2e': 4}
-    for key in sorted(groups, key=lambda k: (k[2] or 0, order[k[0]], k[1] or 0)):
+    for key in sorted(groups, key=lambda k: (k[2] or 0, order.get(k[0].split(' [')[0], 5), k[0], k[1] or 0)):
         rs = groups[key]
         bad = sum(1 for x in rs if not x.get('ok'))
         if key[0] == 'e2e':
@@ -780,7 +799,7 @@ def cmd_summarize(a):
               f'{f(med(rs, "other_cores"), 2)} | {bad} |')
     for key in sorted(groups, key=lambda k: (k[2] or 0, k[1] or 0)):
         steady = med(groups[key], 'steady_records_per_s')
-        if key[0] == 'consume (kcat)' and steady is not None:
+        if key[0].startswith('consume (kcat)') and steady is not None:
             print(f'\n{key[0]} {key[1]:,} × {key[2]} B from kcat\'s first record on (its start-up left out): '
                   f'{f(steady, 0)} records/s ({rng(groups[key], "steady_records_per_s")}), first record after '
                   f'{f(med(groups[key], "first_record_s"), 3)} s')
@@ -798,6 +817,11 @@ def cmd_summarize(a):
                   f'({rng(rs, "p99_ms")}) | {f(med(rs, "p999_ms"), 3)} | {f(med(rs, "max_ms"), 3)} | '
                   f'{f(med(rs, "ack_p50_ms"), 2)} / {f(med(rs, "ack_p99_ms"), 2)} | '
                   f'{f(med(rs, "broker_us_per_rec"), 2)} | {f(med(rs, "other_cores"), 2)} | {bad} |')
+    floor = [r for r in rows if r.get('bench') == 'e2e-floor']
+    if floor:  # bench/e2e-floor.mjs: the same load through a relay that does no Kafka work
+        print(f'\ne2e floor (relay without Kafka, {len(floor)} runs, medians): p50 {f(med(floor, "p50_ms"), 3)} ms, '
+              f'p99 {f(med(floor, "p99_ms"), 3)} ms ({rng(floor, "p99_ms")}), p99.9 {f(med(floor, "p999_ms"), 3)} ms, '
+              f'relay {f(med(floor, "relay_us_per_record"), 1)} µs/rec')
 
 
 # ----------------------------------------------------------------------------------- main

@@ -10,6 +10,8 @@
 #   BROKER_DIST=bench/.build/dist (private build; set BROKER_DIST=$PWD/dist to use the shared one)
 #   BROKER_OVERRIDES="key=value ..." (extra --override for the broker) PHASES="produce-small consume-small
 #   produce-large consume-large e2e kcat" KEEP_DATA=0
+#   e2e-floor (not in the default PHASES): the e2e load through a relay doing no Kafka work (bench/e2e-floor.mjs)
+#   kcat-ceiling (not in the default PHASES): the kcat phases against a server doing no work per record (kcat-ceiling.mjs)
 #   LOOP_DELAY=1: event-loop delay and GC pauses of the broker per phase -> results/loop-delay-*.jsonl
 #   kcat: the same produce/consume of 1M x 100 B and COUNT_LARGE x 1 KiB through kcat (no Python per record)
 #   partitions, data-size (not in the default PHASES: minutes each): bench/partitions.mjs (TOPICS,
@@ -128,7 +130,7 @@ build
 log "results -> $RESULTS"
 PER_RUN_RUNS=$RUNS
 has_phase produce-small || has_phase consume-small || has_phase produce-large || has_phase consume-large \
-  || has_phase e2e || has_phase kcat || PER_RUN_RUNS=0
+  || has_phase e2e || has_phase e2e-floor || has_phase kcat || has_phase kcat-ceiling || PER_RUN_RUNS=0
 for RUN in $(seq 1 "$PER_RUN_RUNS"); do
   start_broker_run "$RUN"
   T_SMALL="bench-small-$RUN"; T_LARGE="bench-large-$RUN"; T_E2E="bench-e2e-$RUN"
@@ -144,11 +146,21 @@ for RUN in $(seq 1 "$PER_RUN_RUNS"); do
     [[ $ok == 1 ]] && has_phase e2e && { phase "e2e linger.ms=$lg" e2e -t "$T_E2E" --rate "$RATE" --seconds "$LAT_SECONDS" \
       -s "$SIZE_SMALL" --acks "$ACKS" --linger-ms "$lg" $([[ $E2E_CONSUMER == process ]] && echo --consumer-process) || ok=0; }
   done
+  # The same load through a relay that does no Kafka work: the floor of the e2e latency right now (e2e-floor.mjs).
+  has_phase e2e-floor && { log "e2e-floor"; BENCH_RESULTS="$RESULTS" node "$HERE/e2e-floor.mjs" --rate "$RATE" \
+    --seconds "$LAT_SECONDS" --size "$SIZE_SMALL" || FAILED+=("run $RUN e2e-floor"); }
   if [[ $ok == 1 ]] && has_phase kcat && [[ $PARTITIONS == 1 ]]; then
     phase kcat-produce-small kcat-produce -t "$T_KSMALL" -n "$COUNT_SMALL" -s "$SIZE_SMALL" --acks "$ACKS" || ok=0
     [[ $ok == 1 ]] && { phase kcat-consume-small kcat-consume -t "$T_KSMALL" -n "$COUNT_SMALL" -s "$SIZE_SMALL" || ok=0; }
     [[ $ok == 1 ]] && { phase kcat-produce-large kcat-produce -t "$T_KLARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" --acks "$ACKS" || ok=0; }
     [[ $ok == 1 ]] && { phase kcat-consume-large kcat-consume -t "$T_KLARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" || ok=0; }
+  fi
+  # kcat against a server that does no work per record (kcat-ceiling.mjs): the most kcat reaches here.
+  if has_phase kcat-ceiling; then
+    log "kcat-ceiling"
+    BENCH_RESULTS="$RESULTS" node "$HERE/kcat-ceiling.mjs" --dist "$BROKER_DIST" --count "$COUNT_SMALL" --sizes "$SIZE_SMALL" \
+      && BENCH_RESULTS="$RESULTS" node "$HERE/kcat-ceiling.mjs" --dist "$BROKER_DIST" --count "$COUNT_LARGE" --sizes "$SIZE_LARGE" \
+      || FAILED+=("run $RUN kcat-ceiling")
   fi
   loop_delay_mark "run $RUN after phases ${LABEL:-}"
   log "run $RUN: data dir $(du -sh "$DATA_DIR" 2>/dev/null | cut -f1), broker RSS $(awk '/VmHWM/{print $2" "$3" peak"}' /proc/$BROKER_PID/status 2>/dev/null || echo '?')"

@@ -11,14 +11,16 @@
  * truncates below it after an unclean election.
  *
  * As leader it also decides ISR changes (Kafka's Partition.maybeShrinkIsr /
- * maybeExpandIsr): a follower that has not been caught up for
+ * maybeExpandIsr, with its followers' positions in `LeaderIsr`,
+ * leader-isr.ts): a follower that has not been caught up for
  * `replica.lag.time.max.ms` leaves, one that reached the high watermark and
  * the start of the leader's epoch joins. A change is proposed to the
  * controller (`onIsrChangeProposed`, AlterPartition) and applied when it
  * answers; while one is in flight no other is proposed (KIP-497).
  */
 import { invariant } from '../util/assert.js';
-import type { LogRecoveryListener, PartitionLog } from '../storage/partition-log.js';
+import type { PartitionLog } from '../storage/partition-log.js';
+import type { LogRecoveryListener } from '../storage/deferred-load.js';
 import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
 import { openLeaderEpochCache, type EpochEndOffset, type LeaderEpochCache } from './leader-epoch-cache.js';
 import type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './isr-change.js';
@@ -26,7 +28,8 @@ import type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './i
 export type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './isr-change.js';
 import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
 import { AppendQueue } from './append-queue.js';
-import { FollowerReplica } from './follower-replica.js';
+import type { FollowerReplica } from './follower-replica.js';
+import { LeaderIsr } from './leader-isr.js';
 import { VisibleBytes } from './visible-bytes.js';
 
 /**
@@ -81,10 +84,8 @@ export class Partition implements LogRecoveryListener {
   /** The high watermark, or a HW_AT_RECOVERED_* placeholder while the log awaits recovery (read it through `highWatermarkOffset`). */
   private hwOffset: bigint;
   private state: PartitionState;
-  /** As leader: every other replica's fetch state (positions, caught-up time). */
-  private readonly followers = new Map<number, FollowerReplica>();
-  /** The ISR proposed to the controller and not answered yet (KIP-497's pending state), or null. */
-  private pendingIsr: IsrChangeProposal | null = null;
+  /** As leader: the followers' fetch state and the ISR change pending, if any (leader-isr.ts). */
+  private readonly leaderIsr: LeaderIsr;
   /** As leader: the log end offset when this node became leader of the current epoch. */
   private leaderEpochStartOffset = 0n;
   /** Created on first use (`visible`): most of thousands of hosted partitions may never see one. */
@@ -107,9 +108,10 @@ export class Partition implements LogRecoveryListener {
     readonly log: PartitionLog,
     readonly localNodeId: number,
     initial: PartitionState,
-    private readonly policy: ReplicationPolicy = ALWAYS_SINGLE,
+    policy: ReplicationPolicy = ALWAYS_SINGLE,
   ) {
     this.state = initial;
+    this.leaderIsr = new LeaderIsr(this, policy);
     if (log.awaitingRecovery) {
       // After a crash the log's bounds are known once it is recovered (its
       // first use, or the log manager's background slices): settled then.
@@ -210,17 +212,17 @@ export class Partition implements LogRecoveryListener {
 
   /** The ISR change waiting for the controller's answer, if any. */
   get pendingIsrChange(): IsrChangeProposal | null {
-    return this.pendingIsr;
+    return this.leaderIsr.pendingChange;
   }
 
   /** As leader: a follower's last reported log end offset (-1 before its first fetch in this epoch). */
   followerLogEndOffset(brokerId: number): bigint {
-    return this.followers.get(brokerId)?.logEndOffset ?? -1n;
+    return this.leaderIsr.follower(brokerId)?.logEndOffset ?? -1n;
   }
 
   /** As leader: what it knows of a follower (position, last caught up), if it is a replica. */
   follower(brokerId: number): Readonly<FollowerReplica> | undefined {
-    return this.followers.get(brokerId);
+    return this.leaderIsr.follower(brokerId);
   }
 
   /**
@@ -238,11 +240,9 @@ export class Partition implements LogRecoveryListener {
     this.state = next;
     if (changed) {
       this.leaderEpochStartOffset = this.log.awaitingRecovery ? EPOCH_START_AT_RECOVERED_END : this.log.logEndOffset;
-      this.pendingIsr = null;
-      this.resetFollowers(nowMs);
+      this.leaderIsr.reset(nowMs);
     } else {
-      this.syncFollowers(nowMs);
-      if (this.pendingIsr !== null && this.pendingIsr.partitionEpoch < next.partitionEpoch) this.pendingIsr = null;
+      this.leaderIsr.sync(nowMs);
     }
     this.assignLeaderEpochStart();
     this.maybeAdvanceHighWatermark(nowMs);
@@ -259,24 +259,8 @@ export class Partition implements LogRecoveryListener {
     invariant(next.leaderEpoch >= this.state.leaderEpoch, 'leader epochs never go back');
     const wasLeader = this.isLeader;
     this.state = next;
-    this.followers.clear();
-    this.pendingIsr = null;
+    this.leaderIsr.clear();
     return wasLeader;
-  }
-
-  /** New leader epoch: ISR members get a full lag window from now, other replicas none (Kafka's makeLeader). */
-  private resetFollowers(nowMs: number): void {
-    this.followers.clear();
-    this.syncFollowers(nowMs);
-  }
-
-  /** Follower entries for exactly the other replicas (a reassignment may add or remove some). */
-  private syncFollowers(nowMs: number): void {
-    for (const id of this.followers.keys()) if (!this.replicas.includes(id)) this.followers.delete(id);
-    for (const id of this.replicas) {
-      if (id === this.localNodeId || this.followers.has(id)) continue;
-      this.followers.set(id, new FollowerReplica(id, this.isr.includes(id) ? nowMs : 0));
-    }
   }
 
   /**
@@ -287,11 +271,12 @@ export class Partition implements LogRecoveryListener {
    */
   updateFollowerFetchState(replicaId: number, fetchOffset: bigint, leaderLogEndOffset: bigint, nowMs: number): boolean {
     invariant(this.isLeader, 'only the leader tracks follower positions');
-    const f = this.followers.get(replicaId);
+    const f = this.leaderIsr.follower(replicaId);
     if (f === undefined) return false;
     f.updateFetchState(fetchOffset, leaderLogEndOffset, nowMs);
     this.maybeAdvanceHighWatermark(nowMs);
-    this.maybeExpandIsr(f);
+    const proposal = this.leaderIsr.proposeExpand(f, this.leaderEpochStartOffset);
+    if (proposal !== null) this.onIsrChangeProposed?.(this, proposal);
     return true;
   }
 
@@ -302,41 +287,17 @@ export class Partition implements LogRecoveryListener {
   }
 
   /**
-   * Kafka's maybeExpandIsr: a follower outside the ISR joins once its log
-   * reaches the high watermark and the start of this leader's epoch (so it
-   * has everything this leader may have committed), if it is eligible.
-   */
-  private maybeExpandIsr(f: FollowerReplica): void {
-    if (this.pendingIsr !== null || this.isr.includes(f.brokerId)) return;
-    if (f.logEndOffset < this.highWatermarkOffset || f.logEndOffset < this.leaderEpochStartOffset) return;
-    if (!this.policy.isReplicaEligible(f.brokerId)) return;
-    this.propose([...this.isr, f.brokerId], 'expand');
-  }
-
-  /**
    * Kafka's maybeShrinkIsr, run periodically by the ReplicaManager: followers
    * in the ISR that have not been caught up for replica.lag.time.max.ms
    * leave it. Returns whether a shrink was proposed.
    */
   maybeShrinkIsr(nowMs: number): boolean {
     // A log awaiting recovery had no fetch since start-up; recovered (soon, in the background) it is checked again.
-    if (!this.isLeader || this.pendingIsr !== null || this.log.awaitingRecovery) return false;
-    const lagMaxMs = this.policy.replicaLagTimeMaxMs();
-    const leo = this.log.logEndOffset;
-    const outOfSync = this.isr.filter((id) => {
-      if (id === this.localNodeId) return false;
-      const f = this.followers.get(id);
-      return f === undefined || !f.isCaughtUp(leo, nowMs, lagMaxMs);
-    });
-    if (outOfSync.length === 0) return false;
-    this.propose(this.isr.filter((id) => !outOfSync.includes(id)), 'shrink');
-    return true;
-  }
-
-  private propose(newIsr: readonly number[], kind: 'expand' | 'shrink'): void {
-    const proposal: IsrChangeProposal = { newIsr, leaderEpoch: this.leaderEpoch, partitionEpoch: this.partitionEpoch, kind };
-    this.pendingIsr = proposal;
+    if (!this.isLeader || this.leaderIsr.pendingChange !== null || this.log.awaitingRecovery) return false;
+    const proposal = this.leaderIsr.proposeShrink(this.log.logEndOffset, nowMs);
+    if (proposal === null) return false;
     this.onIsrChangeProposed?.(this, proposal);
+    return true;
   }
 
   /**
@@ -345,25 +306,23 @@ export class Partition implements LogRecoveryListener {
    * failure clears the pending state so a later fetch or check proposes again.
    */
   completeIsrChange(proposal: IsrChangeProposal, outcome: IsrChangeOutcome, nowMs = 0): void {
-    if (this.pendingIsr !== proposal) return;
-    this.pendingIsr = null;
+    if (!this.leaderIsr.answered(proposal)) return;
     if (outcome.kind === 'failed' || !this.isLeader || outcome.leaderEpoch !== this.leaderEpoch) return;
     if (outcome.partitionEpoch <= this.state.partitionEpoch) return;
     this.state = { ...this.state, isr: outcome.isr, partitionEpoch: outcome.partitionEpoch };
-    this.syncFollowers(nowMs);
+    this.leaderIsr.sync(nowMs);
     if (this.isUnderMinIsr()) this.onUnderMinIsr?.(this);
     this.maybeAdvanceHighWatermark(nowMs);
   }
 
   /** Fewer in-sync replicas than min(min.insync.replicas, replica count): nothing commits (KIP-966's strict rule). */
   isUnderMinIsr(): boolean {
-    return this.isr.length < Math.min(this.policy.minInsyncReplicas(this.topic), this.replicas.length);
+    return this.leaderIsr.isUnderMinIsr();
   }
 
   /** Exactly min.insync.replicas in sync (with more than that many replicas): one more failure stops acks=all. */
   isAtMinIsr(): boolean {
-    const minIsr = this.policy.minInsyncReplicas(this.topic);
-    return this.replicas.length > minIsr && this.isr.length === minIsr;
+    return this.leaderIsr.isAtMinIsr();
   }
 
   /**
@@ -554,19 +513,8 @@ export class Partition implements LogRecoveryListener {
   /** Where maybeAdvanceHighWatermark moves the high watermark, or null when it stays (a log awaiting recovery: onLogRecovered decides). */
   private advancedHighWatermark(nowMs: number | undefined): bigint | null {
     if (!this.isLeader || this.isUnderMinIsr() || this.log.awaitingRecovery) return null;
-    const leo = this.log.logEndOffset;
-    let next = leo;
-    const maximal = this.pendingIsr?.kind === 'expand' ? this.pendingIsr.newIsr : this.isr;
-    for (const f of this.followers.values()) {
-      if (f.logEndOffset >= next) continue;
-      const waitFor = maximal.includes(f.brokerId)
-        || (nowMs !== undefined && f.isCaughtUp(leo, nowMs, this.policy.replicaLagTimeMaxMs()) && this.policy.isReplicaEligible(f.brokerId));
-      if (!waitFor) continue;
-      // A member that has not fetched in this epoch holds the high watermark where it is.
-      if (f.logEndOffset < 0n) return null;
-      next = f.logEndOffset;
-    }
-    return next > this.highWatermarkOffset ? next : null;
+    const next = this.leaderIsr.maximalIsrLogEnd(this.log.logEndOffset, nowMs);
+    return next !== null && next > this.highWatermarkOffset ? next : null;
   }
 
   private setHighWatermark(next: bigint): void {

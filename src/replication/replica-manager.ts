@@ -3,10 +3,11 @@
  * batch that reaches a partition log, and every read of one, goes through
  * here.
  *
- * - Hosting: the partitions the metadata image assigns to this node are
- *   opened (or created) and change state only through `applyAssignment`, which
- *   runs the transitions Partition.makeLeader / makeFollower; a partition this
- *   node stops replicating is removed (its log deleted with the topic).
+ * - Hosting (`HostedPartitions`, partition-hosting.ts): the partitions the
+ *   metadata image assigns to this node are opened (or created) and change
+ *   state only through `applyAssignment`, which runs the transitions
+ *   Partition.makeLeader / makeFollower; a partition this node stops
+ *   replicating is removed (its log deleted with the topic).
  * - Appends (`appendRecords`): from a client (Produce: validated and stamped,
  *   append-validator.ts, producer-state checks), from a coordinator
  *   (__consumer_offsets batches it built itself: only the leader epoch is
@@ -40,7 +41,8 @@ import type {
 } from './data-path-types.js';
 import { divergingEpoch, leaderEpochError } from './leader-epoch-checks.js';
 import { appendMirrored } from './mirror-append.js';
-import { Partition, type IsrChangeOutcome, type IsrChangeProposal, type PartitionState, type ReplicationPolicy } from './partition.js';
+import type { IsrChangeOutcome, IsrChangeProposal, Partition } from './partition.js';
+import { HostedPartitions, type PartitionAssignment } from './partition-hosting.js';
 import { DelayedFetches } from './delayed-fetch.js';
 import { partitionBounds, readPartition, type ReadUpTo } from './partition-read.js';
 import { TxnMarkerWriter } from './txn-markers.js';
@@ -53,15 +55,10 @@ import {
 } from './append-validator.js';
 
 export { leaderEpochError } from './leader-epoch-checks.js';
+export { REPLICA_LAG_TIME_MAX_MS_DEFAULT, type PartitionAssignment } from './partition-hosting.js';
 export type {
   AppendEntry, AppendOrigin, AppendRequest, DivergingEpoch, FetchPartition, FetchPartitionResult, FetchRequestParams, FetchResult, PartitionAppendResult, ReadResult,
 } from './data-path-types.js';
-
-export interface PartitionAssignment extends PartitionState {
-  topic: string;
-  topicId: string;
-  partition: number;
-}
 
 export interface ReplicaManagerDeps {
   readonly logManager: LogManager;
@@ -85,9 +82,6 @@ export interface ReplicaManagerDeps {
   readonly rackOf?: (brokerId: number) => string | null;
 }
 
-/** Kafka's replica.lag.time.max.ms default. */
-export const REPLICA_LAG_TIME_MAX_MS_DEFAULT = 30_000;
-
 /** Largest long-poll wait a client may ask for; bounds a timer per request. */
 export const FETCH_WAIT_MS_MAX = 60_000;
 
@@ -98,41 +92,20 @@ const PRODUCER_CODES: Record<ProducerCheckError, number> = {
   coordinator_fenced: ErrorCode.TRANSACTION_COORDINATOR_FENCED,
 };
 
-function key(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
-}
-
 export class ReplicaManager {
-  private readonly partitions = new Map<string, Partition>();
   private readonly delayedFetches: DelayedFetches;
   private readonly delayedProduces: DelayedProduces;
-  private readonly leadershipListeners: ((p: Partition, isLeader: boolean) => void)[] = [];
-  private readonly followerListeners: ((p: Partition) => void)[] = [];
-  /** ISR changes this broker's leaders got committed, and proposals refused or lost (Kafka IsrShrinksPerSec, IsrExpandsPerSec, FailedIsrUpdatesPerSec). */
-  private readonly isrChanges = { shrinks: 0, expands: 0, failed: 0 };
+  /** The hosted partitions and their leader/follower transitions (partition-hosting.ts). */
+  private readonly hosted: HostedPartitions;
   /** KIP-890 part 1: transactional appends verified with the coordinator (setVerifier injects it). */
   readonly txnVerification = new TxnVerificationGate();
   /** WriteTxnMarkers: commit/abort markers written as leader (txn-markers.ts). */
   readonly txnMarkers: TxnMarkerWriter;
 
-  // One policy and one of each callback for every hosted partition (they are
-  // told the partition), not closures per partition: tens of thousands of
-  // partitions are hosted before most of them are used (issue 17).
-  private readonly policy: ReplicationPolicy = {
-    minInsyncReplicas: (topic) => this.deps.topicRules(topic).minInsyncReplicas,
-    replicaLagTimeMaxMs: () => this.deps.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS_DEFAULT,
-    isReplicaEligible: (id) => this.deps.isReplicaEligible?.(id) ?? false,
-  };
-  private readonly onHighWatermarkAdvanced = (q: Partition): void => {
-    this.delayedProduces.onHighWatermarkAdvanced(q);
-    this.delayedFetches.onAppend(q);
-  };
-  private readonly onUnderMinIsr = (q: Partition): void => this.delayedProduces.failAll(q, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
-  private readonly onIsrChangeProposed = (q: Partition, proposal: IsrChangeProposal): void => this.sendIsrChange(q, proposal);
-
   constructor(private readonly deps: ReplicaManagerDeps) {
     this.delayedFetches = new DelayedFetches(deps.timers);
     this.delayedProduces = new DelayedProduces(deps.timers);
+    this.hosted = new HostedPartitions(deps, this.delayedProduces, this.delayedFetches);
     this.txnMarkers = new TxnMarkerWriter(this, this.txnVerification, deps.clock);
   }
 
@@ -141,16 +114,16 @@ export class ReplicaManager {
   }
 
   get(topic: string, partition: number): Partition | undefined {
-    return this.partitions.get(key(topic, partition));
+    return this.hosted.get(topic, partition);
   }
 
   all(): IterableIterator<Partition> {
-    return this.partitions.values();
+    return this.hosted.all();
   }
 
   /** Counts of ISR changes since start (metrics). */
   get isrChangeCounts(): Readonly<{ shrinks: number; expands: number; failed: number }> {
-    return this.isrChanges;
+    return this.hosted.isrChangeCounts;
   }
 
   /** Long-poll fetches and acks=all appends now waiting (metrics, tests). */
@@ -158,120 +131,34 @@ export class ReplicaManager {
     return { fetches: this.delayedFetches.size, produces: this.delayedProduces.size };
   }
 
-  /**
-   * Called after a hosted partition became led here, or stopped being led here
-   * (coordinators load and unload their state from it).
-   */
+  /** Called after a hosted partition became led here, or stopped being led here (HostedPartitions.onLeadershipChange). */
   onLeadershipChange(listener: (p: Partition, isLeader: boolean) => void): void {
-    this.leadershipListeners.push(listener);
+    this.hosted.onLeadershipChange(listener);
   }
 
-  /**
-   * Called after a hosted partition became a follower of a (new) leader or
-   * leader epoch, or lost its leader (the follower fetchers re-point it).
-   */
+  /** Called after a hosted partition's leader or leader epoch changed as a follower (HostedPartitions.onFollowerChange). */
   onFollowerChange(listener: (p: Partition) => void): void {
-    this.followerListeners.push(listener);
+    this.hosted.onFollowerChange(listener);
   }
 
-  /**
-   * Brings a partition in line with the metadata image: opens it when this
-   * node became a replica, runs makeLeader or makeFollower, removes it (keeping
-   * its data) when this node is no longer a replica.
-   */
+  /** Brings a partition in line with the metadata image (HostedPartitions.applyAssignment). */
   applyAssignment(a: PartitionAssignment): Partition | undefined {
-    if (!a.replicas.includes(this.deps.localNodeId)) {
-      this.removePartition(a.topic, a.partition, false);
-      return undefined;
-    }
-    const state: PartitionState = { leader: a.leader, leaderEpoch: a.leaderEpoch, partitionEpoch: a.partitionEpoch, replicas: a.replicas, isr: a.isr };
-    let p = this.partitions.get(key(a.topic, a.partition));
-    const isNew = p === undefined;
-    if (p === undefined) p = this.openPartition(a, state);
-    const nowMs = this.deps.clock.nowMs();
-    if (a.leader === this.deps.localNodeId) {
-      if (p.makeLeader(state, nowMs) || isNew) {
-        this.followerListeners.forEach((l) => l(p));
-        this.notifyLeadership(p, true);
-      }
-      return p;
-    }
-    const before = { leader: p.leaderId, epoch: p.leaderEpoch };
-    const wasLeader = p.makeFollower(state);
-    if (wasLeader) {
-      this.delayedProduces.onLeadershipLost(p);
-      this.delayedFetches.wakeAll(p);
-      this.notifyLeadership(p, false);
-    }
-    if (isNew || wasLeader || before.leader !== p.leaderId || before.epoch !== p.leaderEpoch) this.followerListeners.forEach((l) => l(p));
-    return p;
+    return this.hosted.applyAssignment(a);
   }
 
-  private openPartition(a: PartitionAssignment, state: PartitionState): Partition {
-    // A log from the data dir (a restart) opens its epoch cache on first use; a new one now (Partition.openLeaderEpochs).
-    const created = this.deps.logManager.getLog(a.topic, a.partition) === undefined;
-    const log = this.deps.logManager.getOrCreateLog(a.topic, a.partition, this.deps.logConfigFor(a.topic));
-    const p = new Partition(a.topic, a.partition, a.topicId, log, this.deps.localNodeId, state, this.policy);
-    p.onHighWatermarkAdvanced = this.onHighWatermarkAdvanced;
-    p.onUnderMinIsr = this.onUnderMinIsr;
-    p.onIsrChangeProposed = this.onIsrChangeProposed;
-    if (created) p.openLeaderEpochs();
-    this.partitions.set(key(a.topic, a.partition), p);
-    return p;
-  }
-
-  /** Asks the controller for an ISR change; its answer (or a failure) goes back to the partition. */
-  private sendIsrChange(p: Partition, proposal: IsrChangeProposal): void {
-    const send = this.deps.alterPartition;
-    const { topic, partition } = p;
-    this.deps.logger.info({ topic, partition, isr: p.isr, newIsr: proposal.newIsr, kind: proposal.kind }, 'proposing ISR change');
-    const answered = send === undefined
-      ? Promise.resolve<IsrChangeOutcome>({ kind: 'failed', errorCode: ErrorCode.UNKNOWN_SERVER_ERROR })
-      : send(p, proposal).catch((err: unknown): IsrChangeOutcome => {
-        this.deps.logger.warn({ topic, partition, err: (err as Error).message }, 'ISR change not delivered to the controller');
-        return { kind: 'failed', errorCode: ErrorCode.UNKNOWN_SERVER_ERROR };
-      });
-    void answered.then((outcome) => {
-      if (outcome.kind === 'failed') {
-        this.isrChanges.failed++;
-        this.deps.logger.info({ topic, partition, errorCode: outcome.errorCode }, 'ISR change refused');
-      } else if (proposal.kind === 'shrink') this.isrChanges.shrinks++;
-      else this.isrChanges.expands++;
-      p.completeIsrChange(proposal, outcome, this.deps.clock.nowMs());
-    });
-  }
-
-  /**
-   * Kafka's periodic ISR check: every led partition drops the followers that
-   * have not been caught up for replica.lag.time.max.ms. The broker runs it
-   * every half of that.
-   */
+  /** Kafka's periodic ISR check over the led partitions (HostedPartitions.shrinkIsrs); returns how many proposed a shrink. */
   shrinkIsrs(): number {
-    const nowMs = this.deps.clock.nowMs();
-    let proposed = 0;
-    for (const p of this.partitions.values()) if (p.maybeShrinkIsr(nowMs)) proposed++;
-    return proposed;
+    return this.hosted.shrinkIsrs();
   }
 
   /** Stops hosting a partition; with `deleteData` its log is removed from disk. */
   removePartition(topic: string, partition: number, deleteData: boolean): void {
-    const k = key(topic, partition);
-    const p = this.partitions.get(k);
-    if (!p) return;
-    this.partitions.delete(k);
-    this.delayedProduces.onLeadershipLost(p);
-    this.delayedFetches.wakeAll(p);
-    if (p.isLeader) this.notifyLeadership(p, false);
-    // Without deleteData the log stays with the LogManager (a replica moved
-    // away keeps its data until the controller says to delete it).
-    if (deleteData) this.deps.logManager.deleteLog(topic, partition);
-    this.deps.logger.info({ topic, partition, deleteData }, 'stopped hosting partition');
+    this.hosted.removePartition(topic, partition, deleteData);
   }
 
   /** Applies a changed topic config to the open logs of that topic. */
   updateTopicConfig(topic: string): void {
-    const cfg = this.deps.logConfigFor(topic);
-    for (const p of this.partitions.values()) if (p.topic === topic) p.log.updateConfig(cfg);
+    this.hosted.updateTopicConfig(topic);
   }
 
   /**
@@ -542,11 +429,7 @@ export class ReplicaManager {
 
   /** Flushes every log (shutdown). */
   flushAll(): void {
-    for (const p of this.partitions.values()) p.log.flush();
-  }
-
-  private notifyLeadership(p: Partition, isLeader: boolean): void {
-    for (const l of this.leadershipListeners) l(p, isLeader);
+    for (const p of this.hosted.all()) p.log.flush();
   }
 }
 

@@ -6,10 +6,12 @@
 import { join } from 'node:path';
 import { invariant } from '../util/assert.js';
 import type { Clock } from '../util/clock.js';
-import { compactionConfigOf, validateLogConfig, type LogConfig } from './config.js';
+import { validateLogConfig, type LogConfig } from './config.js';
 import { forEachProducerBatch, summarizeAppendBatches } from './append-batches.js';
 import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
+import { DeferredLoad, type DeferredLogOptions, type LogRecoveryListener } from './deferred-load.js';
+import { LogFlusher } from './log-flush.js';
 import { formatLeaderEpochCheckpoint, LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
 import { BoundPositionCache, readSegments } from './log-read.js';
 import type { ReadOptions, ReadResult } from './log-read.js';
@@ -55,24 +57,6 @@ export interface PartitionLogOptions {
   onDeferredLoad?: ((report: RecoveryReport) => void) | undefined;
 }
 
-/** A log opened without touching its directory (`PartitionLog.deferred`): loaded, or recovered, on first use. */
-export interface DeferredLogOptions extends PartitionLogOptions {
-  /** The checkpointed recovery point: after a clean shutdown, the log end offset. */
-  recoveryPoint: bigint;
-  logStartOffset: bigint;
-  /**
-   * The last shutdown was not clean: the log end is not known until the log
-   * is recovered (scanned from the recovery point's segment on), which its
-   * first use or `load()` does. Default false (a clean shutdown).
-   */
-  recover?: boolean;
-}
-
-/** Told when a log awaiting recovery has been recovered (replication's Partition settles its state then). */
-export interface LogRecoveryListener {
-  onLogRecovered(): void;
-}
-
 /** Where an append landed. */
 export interface AppendResult {
   baseOffset: bigint;
@@ -101,32 +85,19 @@ export class PartitionLog {
   private cfg: LogConfig;
   /** The segments, or null while a deferred log is not loaded yet (see `deferred`). */
   private loadedSegments: LogSegment[] | null;
-  /**
-   * Until a deferred log is loaded: its log end offset (the checkpointed
-   * recovery point), or -1 when it awaits recovery after a crash (the end is
-   * known only once its tail is scanned).
-   */
-  private deferredEndOffset: bigint;
-  /** A high watermark given before a deferred log was loaded, for its producer state once loaded. */
-  private pendingHighWatermark: bigint | null = null;
-  /** A deferred log's `onDeferredLoad` (the rest of its options are in the fields). */
-  private readonly onDeferredLoad: ((report: RecoveryReport) => void) | undefined;
+  /** Until a deferred log is loaded: what is known of it, and its loading (deferred-load.ts); null once loaded. */
+  private deferredLoad: DeferredLoad | null = null;
   private startOffset: bigint;
-  private recoveryPointOffset: bigint;
-  private lastFlushMs: number;
-  private rolledSinceFlush = false;
+  /** The recovery point and the flushes that move it (log-flush.ts). */
+  private readonly flusher: LogFlusher;
   private closed = false;
   /** Bumped by every truncation: the cleaner drops work based on records that may be gone. */
   private truncations = 0;
-  /** The fsyncs started by maybeFlushInBackground, while they run. */
-  private backgroundFlush: Promise<void> | null = null;
-  private backgroundFlushError: unknown = null;
   private readonly onCheckpointNeeded: () => void;
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
   private readonly boundCache = new BoundPositionCache();
   /** Idempotent producer state and its `.snapshot` files (producer-state/); loaded with the segments. */
   private producerFiles: LogProducerState | null;
-  private readonly dirExists: boolean;
   /** Told once when a log awaiting recovery is recovered (set by its Partition; cleared then). */
   recoveryListener: LogRecoveryListener | null = null;
 
@@ -138,15 +109,11 @@ export class PartitionLog {
     this.clock = opts.clock;
     this.cfg = opts.config;
     this.loadedSegments = segments;
-    this.onDeferredLoad = opts.onDeferredLoad;
-    this.dirExists = opts.dirExists === true;
-    this.deferredEndOffset = recoveryPoint;
     this.startOffset = logStartOffset;
     // Recovery validated everything after the old recovery point, and fsynced
     // it unless deferRecoveryFlush (then rolled ones go at the next maybeFlush).
-    this.recoveryPointOffset = recoveryPoint;
-    this.rolledSinceFlush = segments !== null && recoveryPoint < (segments[segments.length - 1] as LogSegment).baseOffset;
-    this.lastFlushMs = opts.clock.nowMs();
+    const rolledSinceFlush = segments !== null && recoveryPoint < (segments[segments.length - 1] as LogSegment).baseOffset;
+    this.flusher = new LogFlusher(this, opts.clock, recoveryPoint, rolledSinceFlush);
     this.onCheckpointNeeded = opts.onCheckpointNeeded ?? (() => {});
     // A deferred log creates its producer state when it is loaded (less per idle partition).
     this.producerFiles = segments === null ? null : new LogProducerState(opts.fs, opts.dir);
@@ -185,8 +152,7 @@ export class PartitionLog {
   static deferred(opts: DeferredLogOptions): PartitionLog {
     invariant(opts.logStartOffset <= opts.recoveryPoint, 'a deferred log starts at or below its recovery point');
     const log = new PartitionLog({ ...opts, config: validateLogConfig(opts.config) }, null, opts.logStartOffset, opts.recoveryPoint);
-    // After a crash (README "Recovery", step 8): the end is unknown until recovered.
-    if (opts.recover === true) log.deferredEndOffset = -1n;
+    log.deferredLoad = new DeferredLoad(opts);
     return log;
   }
 
@@ -202,7 +168,7 @@ export class PartitionLog {
    * `recoveryPoint` and `knownLogStartOffset` (the checkpointed values).
    */
   get awaitingRecovery(): boolean {
-    return this.loadedSegments === null && this.deferredEndOffset < 0n;
+    return this.deferredLoad?.awaitingRecovery === true;
   }
 
   /** Loads (recovers, after a crash) a deferred log now; false when it was already loaded. */
@@ -223,45 +189,23 @@ export class PartitionLog {
   }
 
   /**
-   * Loads a deferred log as `open` would have at start-up. After a clean
-   * shutdown: every segment trusted, its indexes checked (a segment whose
-   * indexes do not check out is scanned, and may be cut). Awaiting recovery
-   * (a crash): every batch from the recovery point's segment on is validated,
-   * a torn or corrupt tail cut, the producer state rebuilt from its newest
-   * usable snapshot and the batches after it, as `open` with
-   * `deferRecoveryFlush` does. On a file-system error (out of descriptors) it
-   * throws and the next use tries again.
+   * Loads a deferred log as `open` would have at start-up (deferred-load.ts
+   * says how). On a file-system error (out of descriptors) it throws and the
+   * next use tries again.
    */
   private loadDeferred(): LogSegment[] {
-    const recovering = this.deferredEndOffset < 0n;
+    const deferred = this.deferredLoad as DeferredLoad;
     const nowMs = this.clock.nowMs();
-    const before = { start: this.startOffset, recoveryPoint: this.recoveryPointOffset };
-    const loaded = loadLog({
-      fs: this.fs, dir: this.dir, config: this.cfg, nowMs,
-      recoveryPoint: this.recoveryPointOffset, logStartOffset: this.startOffset, hadCleanShutdown: !recovering, syncRecovered: false,
-      dirExists: this.dirExists,
-    });
+    const before = { logStartOffset: this.startOffset, recoveryPoint: this.flusher.recoveryPoint };
+    const loaded = deferred.readSegments(this.fs, this.dir, this.cfg, before, nowMs);
     this.loadedSegments = loaded.segments;
-    this.deferredEndOffset = loaded.report.logEndOffset;
+    this.deferredLoad = null;
     this.startOffset = loaded.logStartOffset;
-    this.recoveryPointOffset = loaded.recoveryPoint;
-    this.rolledSinceFlush = loaded.recoveryPoint < this.active.baseOffset;
+    this.flusher.restartAt(loaded.recoveryPoint, loaded.recoveryPoint < this.active.baseOffset);
     const producers = new LogProducerState(this.fs, this.dir);
     this.producerFiles = producers;
-    const producerState = producers.load(this, !recovering, nowMs, loaded.fileNames);
-    if (this.pendingHighWatermark !== null) producers.state.onHighWatermarkUpdated(this.pendingHighWatermark);
-    this.pendingHighWatermark = null;
-    const txnIndexes = rebuildTxnIndexes(this.fs, this.dir, loaded.segments, loaded.logStartOffset);
-    // After a clean shutdown only damaged files change the bounds the
-    // checkpoints gave. After a crash the recovery point drops to the first
-    // segment left unfsynced, which the checkpoint file need not record
-    // (what it says, "fsynced below", stays true) unless recovery cut the
-    // log below it: then new appends would land under a stale claim.
-    const stale = recovering
-      ? loaded.logStartOffset !== before.start || loaded.report.logEndOffset < before.recoveryPoint
-      : loaded.logStartOffset !== before.start || loaded.recoveryPoint !== before.recoveryPoint;
-    if (stale) this.onCheckpointNeeded();
-    this.onDeferredLoad?.({ ...loaded.report, producerState, txnIndexes });
+    // The producer state is rebuilt from this log's segments: they are in place now.
+    deferred.loadState(this.fs, this.dir, this, producers, loaded, before, nowMs, this.onCheckpointNeeded);
     const listener = this.recoveryListener;
     this.recoveryListener = null;
     listener?.onLogRecovered();
@@ -274,7 +218,7 @@ export class PartitionLog {
    * log keeps the value for when it is loaded.
    */
   onHighWatermarkUpdated(highWatermark: bigint): void {
-    if (this.loadedSegments === null) this.pendingHighWatermark = highWatermark;
+    if (this.deferredLoad !== null) this.deferredLoad.highWatermark = highWatermark;
     else this.producers.state.onHighWatermarkUpdated(highWatermark);
   }
 
@@ -284,7 +228,7 @@ export class PartitionLog {
 
   get logStartOffset(): bigint {
     // Recovery may raise it (segments deleted after the last checkpoint).
-    if (this.loadedSegments === null && this.deferredEndOffset < 0n) this.loadDeferred();
+    if (this.awaitingRecovery) this.loadDeferred();
     return this.startOffset;
   }
 
@@ -294,17 +238,18 @@ export class PartitionLog {
   }
 
   get logEndOffset(): bigint {
-    return this.loadedSegments === null && this.deferredEndOffset >= 0n ? this.deferredEndOffset : this.active.nextOffset;
+    const deferred = this.deferredLoad;
+    return deferred !== null && !deferred.awaitingRecovery ? deferred.endOffset : this.active.nextOffset;
   }
 
   /** Offsets appended but not yet fsynced (Kafka's definition: end - recovery point). */
   get unflushedMessages(): number {
-    return Number(this.logEndOffset - this.recoveryPointOffset);
+    return this.flusher.unflushedMessages;
   }
 
   /** Offsets below this are known to be fsynced. */
   get recoveryPoint(): bigint {
-    return this.recoveryPointOffset;
+    return this.flusher.recoveryPoint;
   }
 
   get sizeBytes(): number {
@@ -430,8 +375,7 @@ export class PartitionLog {
     void this.producers.snapshotInBackground(old.nextOffset, this.startOffset);
     const seg = LogSegment.create(this.fs, this.dir, old.nextOffset, this.cfg, nowMs);
     this.segments.push(seg);
-    // Kafka flushes a rolled segment in the background; maybeFlush does it here.
-    this.rolledSinceFlush = true;
+    this.flusher.onRoll();
     return seg;
   }
 
@@ -481,7 +425,7 @@ export class PartitionLog {
     if (offset > this.logEndOffset || offset < 0n) return { kind: 'offset_out_of_range' };
     if (offset <= this.startOffset) return { kind: 'ok', logStartOffset: this.startOffset };
     // A crash must not lose data below the new start offset (it would leave start > end).
-    if (offset > this.recoveryPointOffset) this.flush();
+    if (offset > this.flusher.recoveryPoint) this.flush();
     this.startOffset = offset;
     if (this.active.sizeBytes > 0 && this.active.nextOffset <= offset) this.rollAt(this.clock.nowMs());
     while (this.segments.length > 1 && (this.segments[1] as LogSegment).baseOffset <= offset) this.deleteFirstSegment();
@@ -521,7 +465,7 @@ export class PartitionLog {
       return;
     }
     seg.flush();
-    if (this.recoveryPointOffset > this.logEndOffset) this.recoveryPointOffset = this.logEndOffset;
+    this.flusher.onTruncated(this.logEndOffset);
     this.producers.truncateTo(this as ProducerStateLog, this.clock.nowMs());
     this.onCheckpointNeeded();
   }
@@ -537,8 +481,7 @@ export class PartitionLog {
     this.producers.reset();
     this.segments.push(LogSegment.create(this.fs, this.dir, offset, this.cfg, nowMs));
     this.startOffset = offset;
-    this.recoveryPointOffset = offset;
-    this.rolledSinceFlush = false;
+    this.flusher.restartAt(offset, false);
     this.onCheckpointNeeded();
   }
 
@@ -550,24 +493,9 @@ export class PartitionLog {
    */
   applyRetention(nowMs: number, maxSegments = Number.MAX_SAFE_INTEGER): RetentionResult {
     this.checkOpen();
-    let total = this.sizeBytes;
-    let segmentsDeleted = 0;
+    const segmentsDeleted = lookups.segmentsPastRetention(this.segments, this.startOffset, this.cfg, nowMs, maxSegments);
     let bytesDeleted = 0;
-    const { retentionMs, retentionBytes } = this.cfg;
-    const deletePolicy = compactionConfigOf(this.cfg).cleanupPolicy.delete;
-    while (this.segments.length > 1 && segmentsDeleted < maxSegments) {
-      const seg = this.segments[0] as LogSegment;
-      const next = this.segments[1] as LogSegment;
-      const largestMs = seg.maxTimestampMs >= 0n ? Number(seg.maxTimestampMs) : seg.lastModifiedMs;
-      const belowStart = next.baseOffset <= this.startOffset;
-      const expired = deletePolicy && retentionMs >= 0 && nowMs - largestMs > retentionMs;
-      const tooBig = deletePolicy && retentionBytes >= 0 && total - seg.sizeBytes >= retentionBytes;
-      if (!belowStart && !expired && !tooBig) break;
-      const size = this.deleteFirstSegment();
-      total -= size;
-      bytesDeleted += size;
-      segmentsDeleted++;
-    }
+    for (let i = 0; i < segmentsDeleted; i++) bytesDeleted += this.deleteFirstSegment();
     const first = this.segments[0] as LogSegment;
     if (first.baseOffset > this.startOffset) this.startOffset = first.baseOffset;
     if (segmentsDeleted > 0) this.producers.prune(this.startOffset);
@@ -577,15 +505,7 @@ export class PartitionLog {
   /** fsyncs everything not yet flushed; the recovery point becomes the log end offset. */
   flush(): void {
     this.checkOpen();
-    // A deferred log not loaded yet has nothing unflushed (it came from a clean shutdown).
-    if (this.loadedSegments === null) return;
-    for (let i = lookups.floorSegment(this.segments, this.recoveryPointOffset); i < this.segments.length; i++) {
-      const seg = this.segments[i] as LogSegment;
-      if (seg.dirty) seg.flush();
-    }
-    this.recoveryPointOffset = this.logEndOffset;
-    this.rolledSinceFlush = false;
-    this.lastFlushMs = this.clock.nowMs();
+    this.flusher.flush();
   }
 
   /**
@@ -595,54 +515,18 @@ export class PartitionLog {
    */
   maybeFlush(nowMs: number): boolean {
     this.checkOpen();
-    // Not loaded: nothing was written since it was opened (a crash's unflushed tail is recovery's to check).
-    if (this.loadedSegments === null) return false;
-    if (this.unflushedMessages > 0 && nowMs - this.lastFlushMs >= this.cfg.flushIntervalMs) {
-      this.flush();
-      return true;
-    }
-    if (!this.rolledSinceFlush) return false;
-    const activeIndex = this.segments.length - 1;
-    for (let i = lookups.floorSegment(this.segments, this.recoveryPointOffset); i < activeIndex; i++) {
-      const seg = this.segments[i] as LogSegment;
-      if (seg.dirty) seg.flush();
-    }
-    if (this.active.baseOffset > this.recoveryPointOffset) this.recoveryPointOffset = this.active.baseOffset;
-    this.rolledSinceFlush = false;
-    return true;
+    return this.flusher.maybeFlush(nowMs);
   }
 
   /**
-   * maybeFlush for the broker's timer with the fsyncs on the thread pool:
-   * starts them and returns at once (true when it started any; one at a
-   * time per log). The recovery point moves when they are done, and only if
-   * the log was not truncated meanwhile (a truncation fsyncs, lowers it and
-   * checkpoints on its own), so a checkpoint never claims more than is
-   * durable. An fsync error is thrown by the next call.
+   * maybeFlush with the fsyncs on the thread pool (the broker's timer): one at
+   * a time per log; the recovery point moves when they are done, unless the
+   * log was truncated meanwhile (log-flush.ts). An fsync error is thrown by
+   * the next call.
    */
   maybeFlushInBackground(nowMs: number): boolean {
     this.checkOpen();
-    const failed = this.backgroundFlushError;
-    if (failed !== null) {
-      this.backgroundFlushError = null;
-      throw failed;
-    }
-    // Not loaded: nothing was written since it was opened (as maybeFlush).
-    if (this.backgroundFlush !== null || this.loadedSegments === null) return false;
-    const full = this.unflushedMessages > 0 && nowMs - this.lastFlushMs >= this.cfg.flushIntervalMs;
-    if (!full && !this.rolledSinceFlush) return false;
-    const target = full ? this.logEndOffset : this.active.baseOffset;
-    if (full) this.lastFlushMs = nowMs;
-    this.rolledSinceFlush = false;
-    this.backgroundFlush = this.flushUpTo(target, full ? this.segments.length : this.segments.length - 1)
-      .catch((err: unknown) => {
-        this.backgroundFlushError = err;
-        if (!full) this.rolledSinceFlush = true;
-      })
-      .finally(() => {
-        this.backgroundFlush = null;
-      });
-    return true;
+    return this.flusher.maybeFlushInBackground(nowMs);
   }
 
   /**
@@ -654,22 +538,8 @@ export class PartitionLog {
    */
   async prepareClose(): Promise<void> {
     if (this.closed || this.loadedSegments === null) return;
-    await this.backgroundFlush;
-    const end = this.logEndOffset;
-    await this.flushUpTo(end, this.segments.length);
+    const end = await this.flusher.flushForClose();
     if (!this.closed && end === this.logEndOffset) await this.producers.snapshotInBackground(end, this.startOffset);
-  }
-
-  /** fsyncs the dirty segments below index `upTo` in parallel, then raises the recovery point to `target` unless truncated meanwhile. */
-  private async flushUpTo(target: bigint, upTo: number): Promise<void> {
-    const truncations = this.truncations;
-    const dirty: LogSegment[] = [];
-    for (let i = lookups.floorSegment(this.segments, this.recoveryPointOffset); i < upTo; i++) {
-      const seg = this.segments[i] as LogSegment;
-      if (seg.dirty) dirty.push(seg);
-    }
-    await Promise.all(dirty.map((seg) => seg.flushAsync()));
-    if (this.truncations === truncations && target > this.recoveryPointOffset) this.recoveryPointOffset = target;
   }
 
   /** Clean close: flush, then close every file. */

@@ -1,11 +1,13 @@
 /**
  * Read-only queries over a partition's segment list (sorted by base offset,
  * contiguous, the last one active): which segment holds an offset, the
- * batch-granular timestamp lookups, and the batch-header scans that rebuild
- * the producer state and the leader epochs. Separate from partition-log.ts
- * because none of them changes the log: they only need the segments and the
- * log start offset, which PartitionLog passes in.
+ * batch-granular timestamp lookups, the batch-header scans that rebuild
+ * the producer state and the leader epochs, and which segments retention
+ * deletes. Separate from partition-log.ts because none of them changes the
+ * log: they only need the segments and the log start offset (and the
+ * config, for retention), which PartitionLog passes in.
  */
+import { compactionConfigOf, type LogConfig } from './config.js';
 import type { EpochEntry } from './leader-epoch-checkpoint.js';
 import type { LogSegment } from './segment.js';
 import type { AbortedTxn } from './txn-index.js';
@@ -73,6 +75,34 @@ export function maxTimestamp(segments: readonly LogSegment[], startOffset: bigin
     }
   }
   return best;
+}
+
+/**
+ * PartitionLog.applyRetention: how many segments, from the oldest, retention
+ * deletes (never the active one; at most maxSegments). It goes on while any
+ * of these holds: the segment is wholly below the log start offset; its
+ * largest timestamp is older than retentionMs; the log stays >=
+ * retentionBytes without it. The last two only apply when `delete` is in
+ * the cleanup policy.
+ */
+export function segmentsPastRetention(segments: readonly LogSegment[], startOffset: bigint, cfg: Readonly<LogConfig>, nowMs: number, maxSegments: number): number {
+  let total = 0;
+  for (const seg of segments) total += seg.sizeBytes;
+  const { retentionMs, retentionBytes } = cfg;
+  const deletePolicy = compactionConfigOf(cfg).cleanupPolicy.delete;
+  let count = 0;
+  while (segments.length - count > 1 && count < maxSegments) {
+    const seg = segments[count] as LogSegment;
+    const next = segments[count + 1] as LogSegment;
+    const largestMs = seg.maxTimestampMs >= 0n ? Number(seg.maxTimestampMs) : seg.lastModifiedMs;
+    const belowStart = next.baseOffset <= startOffset;
+    const expired = deletePolicy && retentionMs >= 0 && nowMs - largestMs > retentionMs;
+    const tooBig = deletePolicy && retentionBytes >= 0 && total - seg.sizeBytes >= retentionBytes;
+    if (!belowStart && !expired && !tooBig) break;
+    total -= seg.sizeBytes;
+    count++;
+  }
+  return count;
 }
 
 /** PartitionLog.scanLeaderEpochs: (epoch, first offset) each time partitionLeaderEpoch changes. */

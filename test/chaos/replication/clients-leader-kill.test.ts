@@ -183,9 +183,26 @@ const kafkajs: Client = {
     } finally {
       await consumer.disconnect();
     }
+    if (read.length < count) await noteClusterView(kafka, topic, `${topic}-kafkajs`).catch((err: Error) => note(`cluster view failed: ${err.message}`));
     return read;
   },
 };
+
+/** What the cluster says about the topic, the offsets topic and the group, for the failure message when a consumer fell short. */
+async function noteClusterView(kafka: Kafka, topic: string, groupId: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const md = await admin.fetchTopicMetadata({ topics: [topic, '__consumer_offsets'] });
+    for (const t of md.topics) for (const p of t.partitions) consumeNotes.push(`${t.name}-${p.partitionId}: leader ${p.leader}, isr [${p.isr.join(',')}], error ${p.partitionErrorCode}`);
+    const offsets = await admin.fetchTopicOffsets(topic);
+    consumeNotes.push(`${topic} offsets ${JSON.stringify(offsets)}`);
+    const { groups } = await admin.describeGroups([groupId]);
+    for (const g of groups) consumeNotes.push(`group ${g.groupId}: ${g.state}, protocol ${g.protocol}, ${g.members.length} members`);
+  } finally {
+    await admin.disconnect();
+  }
+}
 
 async function leaderOf(c: ClusterProcess, topic: string): Promise<number> {
   for (let i = 0; i < 100; i++) {
