@@ -41,6 +41,9 @@ const IMPORT_META_ALLOWED = new Map([
   ['protocol/record-batch/compression.js', 'package resolution'],
 ]);
 
+// The wrapper the bin's loader expects around each chunk (src/cli/bundle-loader.ts).
+const { CHUNK_WRAPPER_HEAD, CHUNK_WRAPPER_TAIL } = await import(pathToFileURL(join(distSrc, 'cli', 'bundle-loader.js')).href);
+
 if (process.argv.includes('--check')) {
   const { freshStartBundle } = await import(pathToFileURL(join(distSrc, 'cli', 'start-bundle.js')).href);
   process.exit(freshStartBundle({}) === null ? 1 : 0);
@@ -146,6 +149,9 @@ const { output } = await bundle.write({
   interop: 'default',
   exports: 'named',
   generatedCode: 'es2015',
+  // Run by src/cli/bundle-loader.ts, as Node's loader runs a CommonJS module (not require()able itself).
+  banner: CHUNK_WRAPPER_HEAD,
+  footer: CHUNK_WRAPPER_TAIL,
   // A chunk requires what it uses, not also what the chunks it requires use.
   hoistTransitiveImports: false,
   // A client command's absolute path, written relative to the bundle (../cli/commands/x.js).

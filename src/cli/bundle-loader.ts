@@ -6,9 +6,10 @@
  * and Node 20 has no compile cache for modules (`module.enableCompileCache()`
  * is Node 22). A `vm.Script` takes V8's code cache, though: the bytecode of
  * every function compiled so far, serialized by `script.createCachedData()`.
- * So each chunk is compiled here as a `vm.Script` inside a CommonJS wrapper
- * (as Node's own loader does), with the cache read from `<chunk>.v8cache`
- * beside it when there is one. After a start the bin calls
+ * So each chunk, a CommonJS module in a function wrapper, is compiled here
+ * as a `vm.Script` and run as Node's loader runs a module, with the cache
+ * read from `<chunk>.v8cache` beside it when there is one. After a start the
+ * bin calls
  * `saveCodeCaches()`; it writes the cache of each chunk that had none or
  * whose cache V8 rejected, so a cache holds the functions a start runs.
  *
@@ -33,13 +34,15 @@ export const CODE_CACHE_SUFFIX = '.v8cache';
 const CACHE_HEADER_END = 0x0a;
 
 /**
- * The wrapper of a chunk, on its first line so that line numbers in stack
- * traces stay the chunk's. `importModule` is the bundle's import() of a client
- * command (a vm.Script has none of its own: scripts/bundle-start.mjs rewrites
- * those calls).
+ * Each chunk is written inside this wrapper (scripts/bundle-start.mjs: a
+ * CommonJS module wrapped as Node's loader wraps one). Written into the file
+ * rather than added here: joining strings would make a second copy of the
+ * 1.4 MB source at each start (and stack traces show the file's own lines).
+ * `importModule` is the bundle's import() of a client command (a vm.Script
+ * has none of its own).
  */
-const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname, importModule) {';
-const WRAPPER_TAIL = '\n})';
+export const CHUNK_WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname, importModule) {';
+export const CHUNK_WRAPPER_TAIL = '\n})';
 
 type ChunkFunction = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string, importModule: (specifier: string) => Promise<unknown>) => void;
 
@@ -81,7 +84,10 @@ export class BundleLoader {
     const header = cacheHeader(path);
     const cachedData = readCodeCache(path, header);
     const source = readFileSync(path, 'utf8');
-    const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: path, ...(cachedData === undefined ? {} : { cachedData }) });
+    if (!source.startsWith(CHUNK_WRAPPER_HEAD) || !(source.endsWith(CHUNK_WRAPPER_TAIL) || source.endsWith(`${CHUNK_WRAPPER_TAIL}\n`))) {
+      throw new Error(`${path}: not a chunk of the start-up bundle (run npm run build)`);
+    }
+    const script = new Script(source, { filename: path, ...(cachedData === undefined ? {} : { cachedData }) });
     const valid = cachedData !== undefined && script.cachedDataRejected !== true;
     const module = { exports: {} };
     // Registered before it runs, as Node's loader does: a chunk required back while it runs gets its exports so far.

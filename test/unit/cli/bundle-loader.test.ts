@@ -5,20 +5,18 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BundleLoader, CODE_CACHE_SUFFIX } from '../../../src/cli/bundle-loader.js';
+import { BundleLoader, CHUNK_WRAPPER_HEAD, CHUNK_WRAPPER_TAIL, CODE_CACHE_SUFFIX } from '../../../src/cli/bundle-loader.js';
 
-const ENTRY = `'use strict';
+const ENTRY = `${CHUNK_WRAPPER_HEAD}'use strict';
 const shared = require('./shared.cjs');
 const { join } = require('node:path');
 exports.answer = () => shared.twice(21);
 exports.joined = join('a', 'b');
 exports.file = __filename;
-exports.loadCommand = () => importModule('./command.mjs');
-`;
-const SHARED = `'use strict';
+exports.loadCommand = () => importModule('./command.mjs');${CHUNK_WRAPPER_TAIL}`;
+const SHARED = `${CHUNK_WRAPPER_HEAD}'use strict';
 exports.loads = (exports.loads ?? 0) + 1;
-exports.twice = (n) => n * 2;
-`;
+exports.twice = (n) => n * 2;${CHUNK_WRAPPER_TAIL}`;
 
 function withChunks(fn: (dir: string) => void | Promise<void>): () => Promise<void> {
   return async () => {
@@ -50,6 +48,8 @@ test('a chunk runs with its own require (chunks once each, then Node\'s), __file
   assert.equal((await entry.loadCommand()).name, 'command');
   const shared = loader.load(join(dir, 'shared.cjs')) as { loads: number };
   assert.equal(shared.loads, 1, 'a chunk required twice runs once');
+  writeFileSync(join(dir, 'plain.cjs'), "'use strict';\nexports.a = 1;\n");
+  assert.throws(() => loader.load(join(dir, 'plain.cjs')), /not a chunk of the start-up bundle/);
 }));
 
 test('saveCodeCaches writes a cache per chunk once; the next load uses it and writes none', withChunks((dir) => {
