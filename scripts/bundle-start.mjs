@@ -113,12 +113,14 @@ const startBundlePlugin = {
   },
   // V8 keeps a script's source as one-byte (Latin-1) text unless a single character needs two
   // bytes: then the whole source is stored as UTF-16. The ~20 such characters (dashes, arrows in
-  // comments and a config doc) would double the memory of the 1.4 MB script's source;
-  // written as \uXXXX escapes (same value in strings, templates and regexps; inert in comments),
-  // the source stays one-byte. Under String.raw an escape would differ: refused.
+  // comments and a config doc) would double the memory of the 1.4 MB script's source. Every
+  // character outside ASCII is written as a \uXXXX escape (same value in strings, templates,
+  // regexps and identifiers; inert in comments): the source stays one-byte, and the bin reads the
+  // file as Latin-1, a byte per character, instead of decoding UTF-8 (about 8 ms less per start).
+  // Under String.raw an escape would differ: refused.
   renderChunk(code, chunk) {
-    if (code.includes('String.raw') && /[^\x00-\xff]/.test(code)) this.error(`${chunk.fileName}: String.raw beside non-Latin-1 text; escaping would change it`);
-    return code.replace(/[^\x00-\xff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    if (code.includes('String.raw') && /[^\x00-\x7f]/.test(code)) this.error(`${chunk.fileName}: String.raw beside non-ASCII text; escaping would change it`);
+    return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   },
   resolveImportMeta(_property, { moduleId }) {
     const path = relative(distSrc, moduleId).split(sep).join('/');

@@ -83,7 +83,8 @@ export class BundleLoader {
     if (loaded !== undefined) return loaded.module.exports;
     const header = cacheHeader(path);
     const cachedData = readCodeCache(path, header);
-    const source = readFileSync(path, 'utf8');
+    // ASCII only (scripts/bundle-start.mjs escapes the rest): Latin-1 reads it without decoding UTF-8.
+    const source = readFileSync(path, 'latin1');
     if (!source.startsWith(CHUNK_WRAPPER_HEAD) || !(source.endsWith(CHUNK_WRAPPER_TAIL) || source.endsWith(`${CHUNK_WRAPPER_TAIL}\n`))) {
       throw new Error(`${path}: not a chunk of the start-up bundle (run npm run build)`);
     }
