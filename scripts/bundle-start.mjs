@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // The start-up bundle of `tributary start` (src/cli/start-bundle.ts): rollup joins
-// dist/src/cli/program.js and the modules it imports into a few files in
-// dist/src/cli-bundle/, so a start reads and compiles a handful of files instead
+// dist/src/cli/program.js and the modules it imports into one CommonJS script,
+// dist/src/cli-bundle/start.cjs, so a start reads and compiles one file instead
 // of about 250 (on Node 20 the ESM loader's per-file work was most of start-up:
-// bench/README.md, "Start-up"). Run by `npm run build` after tsc, and by
-// scripts/prestart.mjs when the bundle is not fresh.
+// bench/README.md, "Start-up"). The bin runs it in a vm.Script with a V8 code
+// cache (src/cli/start-bundle.ts): one script, so one cache. Run by `npm run build`
+// after tsc, and by scripts/prestart.mjs when the bundle is not fresh.
 //
-// Not bundled: node: built-ins and packages (node_modules; CommonJS ones and the built-ins are
-// loaded with require() from stand-in modules, see the plugin below), and
-// the client commands (src/cli/commands/), which `start` never loads; the bin only
-// runs the bundle for `start`. Modules the broker imports with import() on demand
-// (the cluster-node wiring, the metrics exporter) become chunks of their own.
+// Not bundled: node: built-ins and packages (node_modules; require() calls of the
+// script), and the client commands (src/cli/commands/), which `start` never loads;
+// the bin only runs the bundle for `start`. Modules the broker imports with import()
+// on demand (the cluster-node wiring, the metrics exporter) are inlined.
 // Every module that reads import.meta must be listed below with why its use stays
 // right from dist/src/cli-bundle/ (same depth as dist/src/cli/); anything else
 // fails the bundle.
@@ -30,6 +30,8 @@ const distSrc = join(root, 'dist', 'src');
 const outDir = join(distSrc, 'cli-bundle');
 const input = join(distSrc, 'cli', 'program.js');
 const commandsDir = join(distSrc, 'cli', 'commands') + sep;
+/** The script (START_BUNDLE_ENTRY in src/cli/start-bundle.ts). */
+const START_BUNDLE_FILE = 'start.cjs';
 
 /** Modules that may read import.meta, and why that stays right in the bundle. */
 const IMPORT_META_ALLOWED = new Map([
@@ -38,6 +40,9 @@ const IMPORT_META_ALLOWED = new Map([
   // createRequire(import.meta.url) only resolves packages from node_modules, found from any folder of the repository.
   ['protocol/record-batch/compression.js', 'package resolution'],
 ]);
+
+// The wrapper the bin's loader expects around each chunk (src/cli/bundle-loader.ts).
+const { CHUNK_WRAPPER_HEAD, CHUNK_WRAPPER_TAIL } = await import(pathToFileURL(join(distSrc, 'cli', 'bundle-loader.js')).href);
 
 if (process.argv.includes('--check')) {
   const { freshStartBundle } = await import(pathToFileURL(join(distSrc, 'cli', 'start-bundle.js')).href);
@@ -78,70 +83,58 @@ function isCommonJsPackage(name) {
   return true;
 }
 
-/** An import of a package from node_modules (not node:, not a path, not a stand-in). */
+/** An import of a package from node_modules (not node:, not a path). */
 function isBarePackage(id) {
   return !id.startsWith('node:') && !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0');
 }
-
-/**
- * Node's built-in modules are CommonJS too: an ES import of one builds its ES wrapper, which reads
- * every export once (node:tls then builds its list of root certificates). node:module stays an
- * import: the stand-ins need it.
- */
-function isRequiredBuiltin(id) {
-  return id.startsWith('node:') && id !== 'node:module';
-}
-
-/** A CommonJS package's stand-in module id: `\0cjs:NAME` (\0: no file, no other plugin touches it). */
-const CJS_PREFIX = '\0cjs:';
 
 const startedMs = performance.now();
 const startBundlePlugin = {
   name: 'tributary-start-bundle',
   // A client command stays a file of dist/src/cli/commands/ (an external module with its absolute path).
-  //
-  // A CommonJS package (commander, pino, @node-rs/crc32, prom-client) or built-in module is loaded
-  // with require() from a small stand-in module instead of an ES import: Node's ES loader parses
-  // a CommonJS module's source for its export names (cjs-module-lexer) and wraps it, which touched
-  // several MB more of memory at start-up (measured: @node-rs/crc32 imported 54 MB RSS, required
-  // 45 MB; the built-ins' stand-ins took 1.3 MiB more off an idle broker). syntheticNamedExports
-  // makes `import { crc32c } from '@node-rs/crc32'` read crc32c from module.exports, as Node's
-  // named exports of a CommonJS module do.
   resolveId(source, importer) {
-    if ((isBarePackage(source) && isCommonJsPackage(source)) || isRequiredBuiltin(source)) return { id: CJS_PREFIX + source, syntheticNamedExports: true };
     if (importer === undefined || !source.startsWith('.')) return null;
     const path = resolve(dirname(importer), source);
     return path.startsWith(commandsDir) ? { id: path, external: true } : null;
   },
+  // Packages and Node's built-in modules become require() calls of the script: an ES-module-only
+  // package could not be required on Node 20, so it fails the bundle.
+  buildEnd() {
+    for (const id of this.getModuleIds()) {
+      if (isBarePackage(id) && this.getModuleInfo(id)?.isExternal === true && !isCommonJsPackage(id)) this.error(`${id} is an ES-module-only package: the CommonJS start bundle cannot require() it`);
+    }
+  },
+  // The script runs in a vm.Script (src/cli/start-bundle.ts), which has no import() of its own: a client
+  // command's import() calls the importModule the bin passes in (an import() from the bin's module,
+  // relative to the bundle's file). The broker's own import()s are inlined (inlineDynamicImports).
+  renderDynamicImport({ targetModuleId }) {
+    if (targetModuleId === null || !targetModuleId.startsWith(commandsDir)) return null;
+    return { left: 'importModule(', right: ')' };
+  },
   // V8 keeps a script's source as one-byte (Latin-1) text unless a single character needs two
   // bytes: then the whole source is stored as UTF-16. The ~20 such characters (dashes, arrows in
-  // comments and a config doc) would double the memory of the 1.4 MB broker chunk's source;
-  // written as \uXXXX escapes (same value in strings, templates and regexps; inert in comments),
-  // the source stays one-byte. Under String.raw an escape would differ: refused.
+  // comments and a config doc) would double the memory of the 1.4 MB script's source. Every
+  // character outside ASCII is written as a \uXXXX escape (same value in strings, templates,
+  // regexps and identifiers; inert in comments): the source stays one-byte, and the bin reads the
+  // file as Latin-1, a byte per character, instead of decoding UTF-8 (about 8 ms less per start).
+  // Under String.raw an escape would differ: refused.
   renderChunk(code, chunk) {
-    if (code.includes('String.raw') && /[^\x00-\xff]/.test(code)) this.error(`${chunk.fileName}: String.raw beside non-Latin-1 text; escaping would change it`);
-    return code.replace(/[^\x00-\xff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  },
-  load(id) {
-    if (!id.startsWith(CJS_PREFIX)) return null;
-    const name = JSON.stringify(id.slice(CJS_PREFIX.length));
-    return `import { createRequire } from 'node:module';\nexport default createRequire(import.meta.url)(${name});\n`;
+    if (code.includes('String.raw') && /[^\x00-\x7f]/.test(code)) this.error(`${chunk.fileName}: String.raw beside non-ASCII text; escaping would change it`);
+    return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   },
   resolveImportMeta(_property, { moduleId }) {
-    // A stand-in's createRequire resolves a package from node_modules, found from any folder.
-    if (moduleId.startsWith(CJS_PREFIX)) return null;
     const path = relative(distSrc, moduleId).split(sep).join('/');
     if (!IMPORT_META_ALLOWED.has(path)) {
       this.error(`${path} reads import.meta: check that its use stays right from dist/src/cli-bundle/ and list it in scripts/bundle-start.mjs`);
     }
-    return null; // keep import.meta as it is
+    return null; // rollup's CommonJS form: the URL of __filename, the bundle's file
   },
 };
 const bundle = await rollup({
   input,
   plugins: [startBundlePlugin],
-  // node: built-ins and ES-module packages from node_modules stay imports; CommonJS packages get a stand-in (above).
-  external: (id) => (id.startsWith('node:') && !isRequiredBuiltin(id)) || (isBarePackage(id) && !isCommonJsPackage(id)),
+  // Node's built-in modules and the packages from node_modules stay outside: require() calls.
+  external: (id) => id.startsWith('node:') || isBarePackage(id),
   makeAbsoluteExternalsRelative: false,
   onwarn(warning, warn) {
     // The broker's modules import each other in cycles that ESM resolves at run time; rollup keeps their order.
@@ -151,10 +144,18 @@ const bundle = await rollup({
 });
 const { output } = await bundle.write({
   dir: outDir,
-  format: 'es',
-  entryFileNames: '[name].js',
-  chunkFileNames: '[name]-[hash].js',
+  format: 'cjs',
+  entryFileNames: START_BUNDLE_FILE,
+  chunkFileNames: '[name]-[hash].cjs',
+  // As Node's ES import of a CommonJS module: the default import is module.exports, named imports read its properties.
+  interop: 'default',
+  exports: 'named',
   generatedCode: 'es2015',
+  // Run by src/cli/bundle-loader.ts, as Node's loader runs a CommonJS module (not require()able itself).
+  banner: CHUNK_WRAPPER_HEAD,
+  footer: CHUNK_WRAPPER_TAIL,
+  // A chunk requires what it uses, not also what the chunks it requires use.
+  hoistTransitiveImports: false,
   // A client command's absolute path, written relative to the bundle (../cli/commands/x.js).
   paths: (id) => (id.startsWith(commandsDir) ? relative(outDir, id).split(sep).join('/') : id),
 });
@@ -172,5 +173,4 @@ for (const item of output) {
 inputs.sort((a, b) => (a[0] < b[0] ? -1 : 1));
 // Written last: a bundle interrupted before this line has no inputs.json and is never run.
 writeFileSync(join(outDir, 'inputs.json'), `${JSON.stringify({ format: 1, inputs })}\n`);
-const files = output.filter((o) => o.type === 'chunk').length;
-console.log(`bundle-start: ${inputs.length} modules -> ${files} files in ${relative(root, outDir)} (${Math.round(performance.now() - startedMs)} ms)`);
+console.log(`bundle-start: ${inputs.length} modules -> ${relative(root, join(outDir, START_BUNDLE_FILE))} (${Math.round(performance.now() - startedMs)} ms)`);

@@ -4,7 +4,8 @@
  * chooses where to load it from, so that it imports almost nothing:
  * `tributary start` runs the start-up bundle made from program.js when that
  * bundle is fresh (start-bundle.ts: a few files instead of about 250
- * modules), everything else runs the modules of dist/src.
+ * modules, compiled with a V8 code cache: bundle-loader.ts), everything else
+ * runs the modules of dist/src.
  *
  * Exit codes, for every subcommand: 0 success, 1 runtime failure, 2 usage
  * error (unknown command or option, bad or missing argument, invalid config).
@@ -13,16 +14,17 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { subcommandOf } from './argv.js';
+import { BundleLoader } from './bundle-loader.js';
 import { freshStartBundle } from './start-bundle.js';
 
 type Program = typeof import('./program.js');
 
-/** program.js, or for `start` the fresh bundle made from it. */
-async function loadProgram(argv: readonly string[]): Promise<Program> {
-  const bundle = subcommandOf(argv) === 'start' ? freshStartBundle() : null;
-  if (bundle === null) return import('./program.js');
-  return (await import(bundle.href)) as Program;
-}
+/**
+ * How long after the broker serves the bundle's code cache is written (when
+ * it has none): late enough to hold the functions the first requests compile,
+ * and off the start itself.
+ */
+const CODE_CACHE_DELAY_MS = 1000;
 
 /** The full program (every command). */
 export async function buildProgram(): Promise<Command> {
@@ -31,7 +33,11 @@ export async function buildProgram(): Promise<Command> {
 
 /** Runs the CLI; resolves with the exit code (it does not call process.exit itself). */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
-  return (await loadProgram(argv)).main(argv);
+  const bundle = subcommandOf(argv) === 'start' ? freshStartBundle() : null;
+  if (bundle === null) return (await import('./program.js')).main(argv);
+  const loader = new BundleLoader();
+  const program = loader.load(fileURLToPath(bundle)) as Program;
+  return program.main(argv, { onStarted: () => setTimeout(() => loader.saveCodeCaches(), CODE_CACHE_DELAY_MS).unref() });
 }
 
 function isEntryPoint(): boolean {

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { EXIT_RUNTIME, EXIT_USAGE, registerStartCommand } from './start.js';
+import { EXIT_RUNTIME, EXIT_USAGE, registerStartCommand, type StartHooks } from './start.js';
 import { subcommandOf } from './argv.js';
 
 /**
@@ -96,7 +96,7 @@ export async function buildProgram(): Promise<Command> {
   return program;
 }
 
-function buildStartOnlyProgram(): Command {
+function buildStartOnlyProgram(hooks: StartHooks = {}): Command {
   const program = new Command('tributary');
   program
     .description('A streaming platform that speaks the Apache Kafka protocol')
@@ -109,13 +109,16 @@ function buildStartOnlyProgram(): Command {
     // Subcommands inherit both settings when created after this point.
     .exitOverride()
     .addHelpText('after', EXAMPLES);
-  registerStartCommand(program);
+  registerStartCommand(program, hooks);
   return program;
 }
 
-/** Runs the CLI; resolves with the exit code (it does not call process.exit itself). */
-export async function main(argv: readonly string[] = process.argv): Promise<number> {
-  const program = subcommandOf(argv) === 'start' ? buildStartOnlyProgram() : await buildProgram();
+/**
+ * Runs the CLI; resolves with the exit code (it does not call process.exit
+ * itself). `hooks.onStarted` runs once a broker started by `start` serves.
+ */
+export async function main(argv: readonly string[] = process.argv, hooks: StartHooks = {}): Promise<number> {
+  const program = subcommandOf(argv) === 'start' ? buildStartOnlyProgram(hooks) : await buildProgram();
   try {
     await program.parseAsync([...argv]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

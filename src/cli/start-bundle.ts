@@ -3,9 +3,10 @@
  * ours, and on Node 20 most of its start-up is the ESM loader reading,
  * resolving and compiling them one file at a time (bench/README.md,
  * "Start-up"). scripts/bundle-start.mjs joins program.js and everything it
- * imports (client commands excepted) into a few files in
- * `dist/src/cli-bundle/`, and lists the compiled files it was made from,
- * with their size and mtime, in `inputs.json`.
+ * imports (client commands excepted) into a few CommonJS chunks in
+ * `dist/src/cli-bundle/` (run with a V8 code cache: bundle-loader.ts), and
+ * lists the compiled files it was made from, with their size and mtime, in
+ * `inputs.json`.
  *
  * The bin uses the bundle only while it is fresh: every listed file still
  * has the size and mtime it had when the bundle was made. Any build of
@@ -21,8 +22,8 @@ import { fileURLToPath } from 'node:url';
 export const DIST_SRC_DIR_URL = new URL('../', import.meta.url);
 /** Where the bundle lives: dist/src/cli-bundle/, beside dist/src/cli/. */
 export const START_BUNDLE_DIR_URL = new URL('cli-bundle/', DIST_SRC_DIR_URL);
-/** The bundle's entry module (exports what program.js exports). */
-export const START_BUNDLE_ENTRY = 'program.js';
+/** The bundle's entry chunk (exports what program.js exports; scripts/bundle-start.mjs names it). */
+export const START_BUNDLE_ENTRY = 'start.cjs';
 /** The list of inputs, written last: a bundle without it is incomplete. */
 export const START_BUNDLE_INPUTS = 'inputs.json';
 

@@ -66,7 +66,13 @@ async function loadStartBroker(): Promise<StartBrokerFn> {
   return startBroker;
 }
 
-export interface StartDeps {
+/** Called by `start` (the bin writes the start-up bundle's code cache then: bundle-loader.ts). */
+export interface StartHooks {
+  /** Once the broker serves and the startup line is logged. */
+  readonly onStarted?: () => void;
+}
+
+export interface StartDeps extends StartHooks {
   /** Replaces the real broker (tests of signal handling and the startup line). */
   readonly startBroker?: StartBrokerFn;
 }
@@ -103,6 +109,7 @@ see config/server.properties for every supported key with its default.`)
       }
       const startBroker: StartBrokerFn = deps.startBroker ?? (async (c, o) => (await loadStartBroker())(c, o));
       await runUntilSignalled(config, startBroker, logFormatFor(options.logFormat, process.stdout.isTTY === true));
+      deps.onStarted?.();
     });
 }
 

@@ -213,8 +213,13 @@ export class LogManager {
     }
     // Record the recovery points as recovery left them (the log end, or below
     // segments validated but not yet fsynced), then drop the marker so a
-    // crash from now on is seen as unclean.
-    manager.checkpoint();
+    // crash from now on is seen as unclean. Skipped (four fsyncs on the start
+    // path) when the files already say exactly that: what they hold at their
+    // name was fsynced before its rename (writeFileAtomic and
+    // writeFileAtomicAsync both), so it is as durable as a rewrite would make
+    // it; with no logs and neither file, there is nothing to record (an
+    // absent checkpoint and an empty one are read alike).
+    if (!manager.checkpointsHold(recoveryPoints, startOffsets, checkpointProblems.length === 0)) manager.checkpoint();
     if (hadCleanShutdown) fs.unlink(marker);
     const awaitingRecovery = manager.toRecover.length;
     return { manager, hadCleanShutdown, reports, deferred, awaitingRecovery, checkpointProblems, deletionsCompleted };
@@ -342,6 +347,21 @@ export class LogManager {
       checkpointed = true;
     }
     return { logsVisited: visit, flushes, segmentsDeleted, checkpointed };
+  }
+
+  /**
+   * Whether the checkpoints read at open (null: absent) already hold what
+   * checkpoint() would write now: the same logs with the same offsets.
+   * `readCleanly`: no file was malformed (one is rewritten).
+   */
+  private checkpointsHold(recovery: Map<string, bigint> | null, start: Map<string, bigint> | null, readCleanly: boolean): boolean {
+    if (!readCleanly) return false;
+    if (recovery === null || start === null) return recovery === start && this.logs.size === 0;
+    if (recovery.size !== this.logs.size || start.size !== this.logs.size) return false;
+    for (const [name, log] of this.logs) {
+      if (recovery.get(name) !== log.recoveryPoint || start.get(name) !== log.knownLogStartOffset) return false;
+    }
+    return true;
   }
 
   /** Writes both checkpoint files (atomically) from the logs' current state. */

@@ -233,6 +233,45 @@ describe('LogManager after a crash (memory fs)', () => {
     }
   });
 
+  it('open rewrites the checkpoints only when they would change (each rewrite is fsyncs on the start path)', () => {
+    const env = makeEnv('memory');
+    const writes: string[] = [];
+    const fs = new Proxy(env.fs, {
+      get(target, key, receiver) {
+        if (key === 'writeFileAtomic') return (path: string, data: Buffer) => { writes.push(path.slice(path.lastIndexOf('/') + 1)); target.writeFileAtomic(path, data); };
+        const value: unknown = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const checkpointWrites = (): number => writes.filter((w) => w === RECOVERY_POINT_CHECKPOINT || w === LOG_START_OFFSET_CHECKPOINT).length;
+    // A new data dir: no logs, no files; nothing to record.
+    const first = open({ ...env, fs });
+    assert.equal(checkpointWrites(), 0);
+    assert.equal(env.fs.exists(join(first.manager.dataDir, RECOVERY_POINT_CHECKPOINT)), false);
+    first.manager.getOrCreateLog('t', 0).append(simpleBatch(2));
+    first.manager.close();
+    // After a clean shutdown the files already hold every log's offsets: not rewritten, the marker still dropped.
+    writes.length = 0;
+    const second = open({ ...env, fs });
+    assert.equal(second.hadCleanShutdown, true);
+    assert.equal(checkpointWrites(), 0);
+    assert.equal(env.fs.exists(join(second.manager.dataDir, CLEAN_SHUTDOWN_MARKER)), false);
+    second.manager.close();
+    // A malformed file is rewritten, as is one naming another offset than the log opened has.
+    env.fs.writeFileAtomic(join(second.manager.dataDir, LOG_START_OFFSET_CHECKPOINT), Buffer.from('nonsense'));
+    writes.length = 0;
+    const third = open({ ...env, fs });
+    assert.equal(third.checkpointProblems.length, 1);
+    assert.equal(checkpointWrites(), 2);
+    third.manager.close();
+    env.fs.writeFileAtomic(join(third.manager.dataDir, RECOVERY_POINT_CHECKPOINT), Buffer.from(formatCheckpoint([{ topic: 't', partition: 0, offset: 1n }])));
+    writes.length = 0;
+    const fourth = open({ ...env, fs }, { deferCleanLogs: false });
+    assert.equal(checkpointWrites(), 2);
+    assert.deepEqual(parseCheckpoint(env.fs.readFile(join(fourth.manager.dataDir, RECOVERY_POINT_CHECKPOINT)).toString()), [{ topic: 't', partition: 0, offset: 2n }]);
+    fourth.manager.close();
+  });
+
   it('recovers from the checkpointed recovery point and reports a garbage checkpoint', () => {
     const env = makeEnv('memory');
     const mem = env.mem as MemoryFileSystem;
