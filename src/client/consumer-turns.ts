@@ -23,13 +23,18 @@ export const HANDOUT_SLICE_MS_MAX = 10;
 export class EventLoopTurns {
   private sliceStartMs = performance.now();
 
-  /** Undefined while the slice lasts; else a promise that resolves on the next turn of the event loop. */
-  due(): Promise<void> | undefined {
-    if (performance.now() - this.sliceStartMs < HANDOUT_SLICE_MS_MAX) return undefined;
-    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.turned());
+  /** Whether the slice is over: the next batch should wait for `turn()`. */
+  due(): boolean {
+    return performance.now() - this.sliceStartMs >= HANDOUT_SLICE_MS_MAX;
   }
 
-  /** The event loop turned (the consumer waited for data or yielded): a new slice starts. */
+  /** Resolves on the next turn of the event loop, which starts a new slice. */
+  async turn(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.turned();
+  }
+
+  /** The event loop turned (the consumer waited for data): a new slice starts. */
   turned(): void {
     this.sliceStartMs = performance.now();
   }

@@ -341,9 +341,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       // Not while joining: the commit would queue behind the parked JoinGroup on the coordinator connection.
       if (this.autoCommit && performance.now() >= this.nextAutoCommitAt && this.member?.isJoining !== true) await this.autoCommitNow();
       this.offsets.retryPositions();
-      // After a slice of handing out without a turn of the event loop, one turn (consumer-turns.ts); then check again.
-      const turn = this.turns.due();
-      if (turn !== undefined && (await turn) === undefined) continue;
+      // After a slice of handing out without a turn of the event loop, one turn (consumer-turns.ts); then look again.
+      if (this.turns.due()) {
+        await this.turns.turn();
+        continue;
+      }
       const taken = await this.takeReady();
       if (taken === 'again') continue;
       if (taken !== null) {
