@@ -12,9 +12,10 @@
  * (measured with bench/streams/streams.mjs: a 1M-record consume/transform/
  * produce loop held all 500,000 output records until the input was consumed,
  * its Producer's metadata lookup answered only then). So after
- * HANDOUT_SLICE_MS_MAX of handing out without a turn, the next batch is handed
- * out on the next turn (setImmediate: after pending I/O callbacks, before
- * timers due later), which costs a few microseconds per slice.
+ * HANDOUT_SLICE_MS_MAX of handing out without a turn, the next batch waits for
+ * a setImmediate, which costs a few microseconds per slice. A slice that began
+ * in the check phase (after an earlier setImmediate) ends in the next loop
+ * iteration, so timers and I/O callbacks run at least every second slice.
  */
 
 /** How long the Consumer hands out buffered batches before it lets the event loop turn. */
