@@ -27,6 +27,7 @@ import { Fetcher, fetcherConfig } from './consumer-fetcher.js';
 import { SafePoint, createMember } from './consumer-group.js';
 import { PartitionSet, batchDecoding, takeBatch, type BatchDecoding } from './consumer-partitions.js';
 import { PatternSubscription } from './consumer-pattern.js';
+import { EventLoopTurns } from './consumer-turns.js';
 import { partitionKey, type PartitionState } from './consumer-state.js';
 import { AUTO_COMMIT_INTERVAL_MS_DEFAULT, positiveIntegerOption, type ConsumerBatch, type ConsumerOptions, type ConsumerRecord } from './consumer-types.js';
 import type { OffsetSpecifier, RunOptions, TopicPartition } from './consumer-types.js';
@@ -62,6 +63,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   private failure: unknown = null;
   /** Whether a batch is with the application; revokes wait for it. */
   private readonly safePoint = new SafePoint();
+  private readonly turns = new EventLoopTurns();
   /** The partition of the batch handed out last. */
   private handedOut: PartitionState<K, V> | null = null;
   private driving: Promise<void> | null = null;
@@ -339,6 +341,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       // Not while joining: the commit would queue behind the parked JoinGroup on the coordinator connection.
       if (this.autoCommit && performance.now() >= this.nextAutoCommitAt && this.member?.isJoining !== true) await this.autoCommitNow();
       this.offsets.retryPositions();
+      // After a slice of handing out without a turn of the event loop, one turn (consumer-turns.ts); then look again.
+      if (this.turns.due()) {
+        await this.turns.turn();
+        continue;
+      }
       const taken = await this.takeReady();
       if (taken === 'again') continue;
       if (taken !== null) {
@@ -346,6 +353,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         return taken;
       }
       await this.waitForData();
+      this.turns.turned();
     }
   }
 

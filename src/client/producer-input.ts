@@ -4,7 +4,7 @@
  */
 import type { BytesInput, RecordHeaderInput } from '../protocol/record-batch/record.js';
 import { invalidArgument } from '../net/errors.js';
-import type { RecordMetadata, Sink } from './producer-accumulator.js';
+import type { BatchAck, RecordMetadata, Sink } from './producer-accumulator.js';
 import type { ProducerHeaders } from './producer-types.js';
 
 /** The sink of one send(): a class, not closures, to keep per-record allocation small. */
@@ -20,6 +20,48 @@ export class RecordSink implements Sink {
 
   fail(err: Error): void {
     this.reject(err);
+  }
+}
+
+/**
+ * The sink of one sendBatch(): resolves with the acknowledged runs once every
+ * record is settled, or rejects with the first error. It keeps no reference
+ * to the records, so they are garbage as soon as they are accepted.
+ */
+export class BatchSink implements Sink {
+  readonly promise: Promise<BatchAck[]>;
+  private readonly acks: BatchAck[] = [];
+  private failed: Error | null = null;
+  private resolve!: (acks: BatchAck[]) => void;
+  private reject!: (err: Error) => void;
+
+  constructor(private remaining: number) {
+    this.promise = new Promise<BatchAck[]>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  done(topic: string, partition: number, baseOffset: bigint, recordCount: number): void {
+    this.acks.push({ topic, partition, baseOffset, recordCount });
+    this.settle(recordCount);
+  }
+
+  fail(err: Error, count: number): void {
+    this.failed ??= err;
+    this.settle(count);
+  }
+
+  /** Accepting the records threw: the promise rejects (records accepted before still complete, unobserved). */
+  abort(err: unknown): void {
+    this.reject(err as Error);
+  }
+
+  private settle(count: number): void {
+    this.remaining -= count;
+    if (this.remaining > 0) return;
+    if (this.failed === null) this.resolve(this.acks);
+    else this.reject(this.failed);
   }
 }
 

@@ -25,7 +25,7 @@ import { COMPRESSION_CODECS } from './records.js';
 import { RecordAccumulator, recordBytes, type BatchAck, type RecordMetadata, type Sink } from './producer-accumulator.js';
 import { createPartitioner, type ProducerPartitioner } from './producer-partitioners.js';
 import { Fifo } from '../util/fifo.js';
-import { RecordSink, nonNegative, positive, toHeaderList } from './producer-input.js';
+import { BatchSink, RecordSink, nonNegative, positive, toHeaderList } from './producer-input.js';
 import { backoffMs, isRetriable } from './producer-retry.js';
 import { sleep } from '../util/sleep.js';
 import { TransactionManager, offsetsToSend, type ConsumerGroupMetadata, type ConsumerLike, type TxnOffsets } from './producer-transactions.js';
@@ -260,29 +260,16 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
    * Rejects with the first error (the other records still complete).
    */
   sendBatch(records: readonly ProducerRecord<K, V>[]): Promise<BatchAck[]> {
-    return new Promise((resolve, reject) => {
-      if (records.length === 0) return resolve([]);
-      const acks: BatchAck[] = [];
-      let remaining = records.length;
-      let failed: Error | null = null;
-      const settle = (count: number): void => {
-        remaining -= count;
-        if (remaining > 0) return;
-        if (failed === null) resolve(acks);
-        else reject(failed);
-      };
-      const sink: Sink = {
-        done: (topic, partition, baseOffset, recordCount) => {
-          acks.push({ topic, partition, baseOffset, recordCount });
-          settle(recordCount);
-        },
-        fail: (err, count) => {
-          failed ??= err;
-          settle(count);
-        },
-      };
-      for (const r of records) this.accept(r, sink);
-    });
+    if (records.length === 0) return Promise.resolve([]);
+    // The sink holds no reference to `records`: the caller's array and record objects can be collected as soon as
+    // they are accepted, instead of living (and being copied by the garbage collector) until the last acknowledgement.
+    const sink = new BatchSink(records.length);
+    try {
+      for (let i = 0; i < records.length; i++) this.accept(records[i] as ProducerRecord<K, V>, sink);
+    } catch (err) {
+      sink.abort(err);
+    }
+    return sink.promise;
   }
 
   /** Sends everything accepted so far now (ignoring linger) and waits until it is acknowledged or failed. */
@@ -322,9 +309,9 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       return sink.fail(new TributaryClientError(ClientErrorCode.SERIALIZATION, `cannot serialize a record for ${r.topic}: ${(err as Error).message}`, { cause: err }), 1);
     }
     const headers = r.headers === undefined ? undefined : toHeaderList(r.headers);
-    const record: RecordInput = { key, value };
-    if (headers !== undefined) record.headers = headers;
-    if (r.timestamp !== undefined) record.timestamp = r.timestamp;
+    // One literal per shape: adding headers or a timestamp to `{ key, value }` afterwards would give every such
+    // record an out-of-object property array (an allocation per record, and one more hidden class for the encoder).
+    const record: RecordInput = headers === undefined && r.timestamp === undefined ? { key, value } : { key, value, headers, timestamp: r.timestamp };
     const bytes = recordBytes(key, value, headers);
     if (bytes > this.settings.bufferMemory || bytes + 200 > this.settings.maxRequestBytes) {
       return sink.fail(

@@ -42,9 +42,10 @@ const INT64_MAX = (1n << 63n) - 1n;
 export interface RecordInput {
   key?: BytesInput;
   value: BytesInput;
-  headers?: readonly RecordHeaderInput[];
+  /** Absent or undefined for none (the Producer builds `{ key, value }` or all four fields, never adding one later). */
+  headers?: readonly RecordHeaderInput[] | undefined;
   /** Epoch milliseconds; defaults to the batch's `timestampMs`. */
-  timestamp?: bigint | number;
+  timestamp?: bigint | number | undefined;
 }
 
 export type TimestampType = 'create_time' | 'log_append_time';
