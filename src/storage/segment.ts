@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { ATTR_CONTROL, BATCH_HEADER_BYTES, Offsets, batchSizeAt, setBaseOffset } from '../protocol/record-batch/header.js';
 import { invariant } from '../util/assert.js';
 import { FileWindow, readBatchInfo, validateBatchAt, type BatchInfo } from './batch-scan.js';
+import { RecentBatches } from './recent-batches.js';
 import type { LogConfig } from './config.js';
 import { StorageError } from './errors.js';
 import { readRange, type FileHandle, type FileSystem, type ReadAllocator } from './fs.js';
@@ -33,8 +34,6 @@ const SCAN_WINDOW_BYTES = 8192;
 const RECOVERY_WINDOW_BYTES = 1 << 20;
 /** Control batches up to this size are handed to header scans whole (a marker is about 80 bytes). */
 const CONTROL_BATCH_BYTES_MAX = 1024;
-/** How many of the last appended batches translateOffset finds without a file read (twice this before trimming). */
-const RECENT_BATCHES_MAX = 16;
 /** Shared scan buffer: calls are synchronous, so one per process is enough. */
 const scanScratch = Buffer.allocUnsafe(SCAN_WINDOW_BYTES);
 
@@ -80,14 +79,8 @@ export class LogSegment {
    */
   txnIndexNeedsRebuild: string | null = null;
   private bytesSinceLastIndexEntry = 0;
-  /**
-   * The last batches appended (or recovered), in position order, at most
-   * RECENT_BATCHES_MAX: a consumer or follower at the tail fetches from one
-   * of them, and translateOffset answers it without reading headers from the
-   * file (bench/README.md, "Per-request cost"). Emptied whenever positions
-   * or offsets are recomputed (truncation, loading, recovery).
-   */
-  private recentBatches: BatchInfo[] = [];
+  /** The last batches placed at the end, for tail lookups without a file read (recent-batches.ts). */
+  private readonly recentBatches = new RecentBatches();
 
   private constructor(
     private readonly fs: FileSystem,
@@ -208,19 +201,7 @@ export class LogSegment {
     }
     this.bytesSinceLastIndexEntry += b.sizeBytes;
     this.nextOffset = b.lastOffset + 1n;
-    const recent = this.recentBatches;
-    if (recent.length >= 2 * RECENT_BATCHES_MAX) recent.splice(0, recent.length - RECENT_BATCHES_MAX);
-    recent.push(b);
-  }
-
-  /** translateOffset from the recent batches, or null when `offset` is before them. */
-  private recentBatchFor(offset: bigint): BatchInfo | null {
-    const recent = this.recentBatches;
-    if (recent.length === 0 || offset < (recent[0] as BatchInfo).baseOffset) return null;
-    // Batches before recent[0] end below its base offset, so the answer is in here: the first whose last offset reaches `offset`.
-    let i = recent.length - 1;
-    while (i > 0 && (recent[i - 1] as BatchInfo).lastOffset >= offset) i--;
-    return recent[i] as BatchInfo;
+    this.recentBatches.push(b);
   }
 
   private scanWindow(): FileWindow {
@@ -243,7 +224,7 @@ export class LogSegment {
    */
   translateOffset(offset: bigint): BatchInfo {
     invariant(offset >= this.baseOffset && offset < this.nextOffset, 'offset inside the segment');
-    const recent = this.recentBatchFor(offset);
+    const recent = this.recentBatches.find(offset);
     if (recent !== null) return recent;
     const win = this.scanWindow();
     let cur = this.headerAt(win, this.offsetIndex.lookup(Number(offset - this.baseOffset)));
@@ -317,7 +298,7 @@ export class LogSegment {
   /** Cuts the log at a batch boundary and brings indexes and stats back in line. */
   truncateToPosition(position: number): number {
     const removed = this.sizeBytes - position;
-    this.recentBatches = [];
+    this.recentBatches.clear();
     this.log.truncate(position);
     this.sizeBytes = position;
     this.dirty = true;
@@ -358,7 +339,7 @@ export class LogSegment {
   }
 
   private resetStats(): void {
-    this.recentBatches = [];
+    this.recentBatches.clear();
     this.nextOffset = this.baseOffset;
     this.maxTimestampMs = -1n;
     this.offsetOfMaxTimestamp = -1n;
