@@ -40,7 +40,41 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { stdio: ['inherit', 'pipe', 'inherit'] });
+// --test-force-exit: a test file whose tests are done exits even if a client
+// it used left a socket or timer behind (a kafkajs consumer after a failed
+// test once kept its file, and so the whole suite, running past CI's limit).
+// detached: the child leads its own process group, so the watchdog below can
+// stop it with every test file and broker it started.
+const child = spawn(process.execPath, ['--test', '--test-force-exit', `--test-concurrency=${concurrency}`, ...files], {
+  stdio: ['inherit', 'pipe', 'inherit'],
+  detached: true,
+});
+
+// The whole suite takes about 15 minutes on 2 cores; one that runs far past
+// that is stuck. Fail with the last lines seen rather than run into CI's own
+// time limit, which reports nothing.
+const SUITE_TIMEOUT_MIN = Number(process.env.TEST_SUITE_TIMEOUT_MIN ?? '60');
+const recentLines = [];
+const watchdog = setTimeout(() => {
+  process.stdout.write(`\n# the suite ran past ${SUITE_TIMEOUT_MIN} minutes (TEST_SUITE_TIMEOUT_MIN) and is stopped; its last lines were:\n`);
+  for (const l of recentLines) process.stdout.write(`#   ${l}\n`);
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}, SUITE_TIMEOUT_MIN * 60_000);
+watchdog.unref();
+// Its own process group no longer gets the terminal's Ctrl-C: pass it on.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      child.kill(signal);
+    }
+  });
+}
 
 // The TAP output passes through as it comes. Each failure's block (its
 // "not ok" line and YAML details) is also kept and printed again after the
@@ -53,6 +87,8 @@ const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
 const linesDone = new Promise((resolve) => lines.once('close', resolve));
 lines.on('line', (line) => {
   process.stdout.write(`${line}\n`);
+  recentLines.push(line);
+  if (recentLines.length > 30) recentLines.shift();
   const failed = /^(\s*)not ok \d+ - /.exec(line);
   if (failed) {
     current = { indent: failed[1], lines: [line], yamlDone: false };
@@ -71,6 +107,7 @@ lines.on('line', (line) => {
   if (line === `${current.indent}  ...`) current.yamlDone = true;
 });
 const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
+clearTimeout(watchdog);
 await linesDone;
 if (failures.length > 0) {
   process.stdout.write(`\n# ${failures.length} failing test${failures.length === 1 ? '' : 's'} (suites count with their subtests):\n`);
