@@ -98,10 +98,13 @@ export class HostedPartitions {
     const state: PartitionState = { leader: a.leader, leaderEpoch: a.leaderEpoch, partitionEpoch: a.partitionEpoch, replicas: a.replicas, isr: a.isr };
     let p = this.partitions.get(key(a.topic, a.partition));
     const isNew = p === undefined;
+    // Transitions are logged (Kafka does, at INFO), except the start-up's opening of every log already on disk.
+    const logged = !isNew || this.deps.logManager.getLog(a.topic, a.partition) === undefined;
     if (p === undefined) p = this.openPartition(a, state);
     const nowMs = this.deps.clock.nowMs();
     if (a.leader === this.deps.localNodeId) {
       if (p.makeLeader(state, nowMs) || isNew) {
+        if (logged) this.deps.logger.info({ topic: a.topic, partition: a.partition, leaderEpoch: a.leaderEpoch, isr: a.isr, replicas: a.replicas }, 'leading partition');
         this.followerListeners.forEach((l) => l(p));
         this.notifyLeadership(p, true);
       }
@@ -114,7 +117,10 @@ export class HostedPartitions {
       this.delayedFetches.wakeAll(p);
       this.notifyLeadership(p, false);
     }
-    if (isNew || wasLeader || before.leader !== p.leaderId || before.epoch !== p.leaderEpoch) this.followerListeners.forEach((l) => l(p));
+    if (isNew || wasLeader || before.leader !== p.leaderId || before.epoch !== p.leaderEpoch) {
+      if (logged) this.deps.logger.info({ topic: a.topic, partition: a.partition, leader: a.leader, leaderEpoch: a.leaderEpoch, isr: a.isr }, 'following partition leader');
+      this.followerListeners.forEach((l) => l(p));
+    }
     return p;
   }
 

@@ -17,7 +17,15 @@ export interface GroupCoordinatorDeps {
   readonly config: GroupCoordinatorConfig;
   /** A new, unique member id (Kafka: `${clientId}-${uuid}`); injected so simulations are deterministic. */
   newMemberId(clientId: string): string;
+  /**
+   * Where rebalances, member removals and loads/unloads are reported (the
+   * broker's logger; Kafka logs the same at INFO). Absent in simulations.
+   */
+  readonly log?: GroupEventLog;
 }
+
+/** One line per group event: a message and its fields (pino's `info(fields, message)` fits). */
+export type GroupEventLog = (fields: Record<string, unknown>, message: string) => void;
 
 export interface JoinGroupInput {
   readonly groupId: string;

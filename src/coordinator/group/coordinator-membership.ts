@@ -46,11 +46,12 @@ export class GroupMembership {
     };
   }
 
-  maybePrepareRebalance(group: Group): void {
-    if (group.canRebalance()) this.prepareRebalance(group);
+  maybePrepareRebalance(group: Group, reason: string): void {
+    if (group.canRebalance()) this.prepareRebalance(group, reason);
   }
 
-  prepareRebalance(group: Group): void {
+  prepareRebalance(group: Group, reason: string): void {
+    this.deps.log?.({ group: group.groupId, state: group.state, generation: group.generationId, members: group.members.size, reason }, 'preparing to rebalance group');
     if (group.is('CompletingRebalance')) this.resetAndPropagateAssignmentError(group, ErrorCode.REBALANCE_IN_PROGRESS);
     group.syncTimer?.cancel();
     group.syncTimer = null;
@@ -96,7 +97,7 @@ export class GroupMembership {
     group.initialDelay = null;
     for (const m of group.notYetRejoinedMembers()) {
       // Dynamic members that did not rejoin in time are removed; static ones are kept (KIP-345).
-      if (!m.isStatic) this.removeMember(group, m);
+      if (!m.isStatic) this.removeMember(group, m, 'the member did not rejoin in time');
     }
     if (!group.maybeElectNewJoinedLeader() && group.members.size > 0) {
       // Only static members that have not rejoined remain: wait another round (their sessions may expire).
@@ -105,6 +106,10 @@ export class GroupMembership {
     }
     group.newMemberAdded = false;
     group.initNextGeneration(this.deps.clock.nowMs());
+    this.deps.log?.(
+      { group: group.groupId, state: group.state, generation: group.generationId, protocol: group.protocolName, leader: group.leaderId, members: group.members.size },
+      group.is('Empty') ? 'group is empty after its rebalance' : 'stabilized group: join phase done',
+    );
     if (group.is('Empty')) {
       // Best effort, as Kafka: if lost, the previous generation reloads and its members time out.
       this.deps.persistence.storeGroup(group.groupId, group.snapshot()).catch(() => undefined);
@@ -125,9 +130,9 @@ export class GroupMembership {
       if (!(group.is('CompletingRebalance') || group.is('Stable')) || group.pendingSyncMembers.size === 0) return;
       for (const id of [...group.pendingSyncMembers]) {
         const m = group.members.get(id);
-        if (m !== undefined) this.removeMember(group, m);
+        if (m !== undefined) this.removeMember(group, m, 'the member did not send SyncGroup in time');
       }
-      this.prepareRebalance(group);
+      this.prepareRebalance(group, 'members did not send SyncGroup in time');
     });
   }
 
@@ -178,6 +183,7 @@ export class GroupMembership {
       if (this.groups.has(snapshot.groupId)) continue;
       const group = groupFromSnapshot(snapshot, this.deps.clock.nowMs());
       this.groups.set(group.groupId, group);
+      if (group.members.size > 0) this.deps.log?.({ group: group.groupId, state: group.state, generation: group.generationId, members: group.members.size }, 'loaded group');
       for (const m of group.members.values()) {
         this.memberIndex.set(m.memberId, group.groupId);
         this.scheduleSession(group, m, m.sessionTimeoutMs);
@@ -207,6 +213,7 @@ export class GroupMembership {
       if (!predicate(group.groupId)) continue;
       this.groups.delete(group.groupId);
       const previous = group.state;
+      if (previous !== 'Empty') this.deps.log?.({ group: group.groupId, state: previous, generation: group.generationId, members: group.members.size }, 'unloaded group: this node no longer coordinates it');
       group.transitionTo('Dead', this.deps.clock.nowMs());
       group.joinTimer?.cancel();
       group.joinTimer = null;
@@ -309,12 +316,13 @@ export class GroupMembership {
         this.scheduleSession(group, member, member.sessionTimeoutMs);
         return;
       }
-      this.removeMemberAndUpdateGroup(group, member);
+      this.removeMemberAndUpdateGroup(group, member, member.isNew ? 'the new member did not finish joining in time' : 'session timeout');
     });
   }
 
   /** Removes a member without touching the group state (the caller decides on a rebalance). */
-  removeMember(group: Group, member: Member): void {
+  removeMember(group: Group, member: Member, reason: string): void {
+    this.deps.log?.({ group: group.groupId, member: member.memberId, state: group.state, generation: group.generationId, reason }, 'removed member from group');
     const join = member.awaitingJoin;
     const sync = member.awaitingSync;
     member.awaitingJoin = null;
@@ -327,12 +335,12 @@ export class GroupMembership {
   }
 
   /** Leave, session expiry, refusal: remove the member and rebalance the rest. */
-  removeMemberAndUpdateGroup(group: Group, member: Member): void {
-    this.removeMember(group, member);
+  removeMemberAndUpdateGroup(group: Group, member: Member, reason: string): void {
+    this.removeMember(group, member, reason);
     switch (group.state) {
       case 'Stable':
       case 'CompletingRebalance':
-        this.maybePrepareRebalance(group);
+        this.maybePrepareRebalance(group, `removing member ${member.memberId}: ${reason}`);
         return;
       case 'PreparingRebalance':
         this.tryCompleteJoin(group);

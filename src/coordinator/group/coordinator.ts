@@ -78,7 +78,7 @@ export class GroupCoordinator {
     if (!this.acceptJoiningMember(g, input.memberId)) {
       // Kafka also drops an existing member refused here (it was among the last to rejoin).
       const existing = g.members.get(input.memberId);
-      if (existing !== undefined) this.membership.removeMemberAndUpdateGroup(g, existing);
+      if (existing !== undefined) this.membership.removeMemberAndUpdateGroup(g, existing, 'the group is at its maximum size');
       return Promise.resolve(joinError(isUnknown ? '' : input.memberId, ErrorCode.GROUP_MAX_SIZE_REACHED));
     }
     return new Promise<JoinGroupResult>((resolve) => {
@@ -188,14 +188,14 @@ export class GroupCoordinator {
     this.membership.memberIndex.set(memberId, group.groupId);
     // New members cannot heartbeat yet: their JoinGroup times out instead (Kafka NewMemberJoinTimeoutMs).
     this.membership.scheduleSession(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS);
-    this.membership.maybePrepareRebalance(group);
+    this.membership.maybePrepareRebalance(group, `new member ${memberId} joined`);
   }
 
   private updateMemberAndRebalance(group: Group, member: Member, input: JoinGroupInput, respond: JoinCallback): void {
     this.supersedeJoin(member);
     group.updateMember(member, copyProtocols(input.protocols), this.rebalanceTimeoutOf(input), input.sessionTimeoutMs);
     member.awaitingJoin = respond;
-    this.membership.maybePrepareRebalance(group);
+    this.membership.maybePrepareRebalance(group, `member ${member.memberId} rejoined`);
   }
 
   /** A member that joins again before its first JoinGroup was answered: the old request gets REBALANCE_IN_PROGRESS. */
@@ -227,7 +227,7 @@ export class GroupCoordinator {
       case 'Stable': {
         if (group.selectProtocol() !== group.protocolName) {
           member.awaitingJoin = respond;
-          this.membership.maybePrepareRebalance(group);
+          this.membership.maybePrepareRebalance(group, `static member ${newMemberId} changed the protocol`);
           return;
         }
         // No rebalance: persist the new member id, then hand back the current generation.
@@ -252,7 +252,7 @@ export class GroupCoordinator {
       case 'CompletingRebalance':
         // The leader may be assigning to the old id: rebalance so the new id gets an assignment.
         member.awaitingJoin = respond;
-        this.membership.prepareRebalance(group);
+        this.membership.prepareRebalance(group, `static member ${newMemberId} replaced ${oldMemberId} while the group was completing a rebalance`);
         return;
       case 'PreparingRebalance':
         member.awaitingJoin = respond;
@@ -321,7 +321,7 @@ export class GroupCoordinator {
       (err: unknown) => {
         if (!stillCompleting()) return;
         this.membership.resetAndPropagateAssignmentError(group, persistenceErrorCode(err));
-        this.membership.maybePrepareRebalance(group);
+        this.membership.maybePrepareRebalance(group, 'storing the assignment failed');
       },
     );
   }
@@ -356,7 +356,7 @@ export class GroupCoordinator {
         // Administrative removal by instance id (KIP-345).
         const current = leaving.groupInstanceId === null ? null : group.currentStaticMemberId(leaving.groupInstanceId);
         if (current === null) return result(leaving, ErrorCode.UNKNOWN_MEMBER_ID);
-        this.membership.removeMemberAndUpdateGroup(group, group.get(current));
+        this.membership.removeMemberAndUpdateGroup(group, group.get(current), 'removed by an administrator (LeaveGroup by instance id)');
         return result(leaving, ErrorCode.NONE);
       }
       if (group.isPendingMember(leaving.memberId)) {
@@ -365,7 +365,7 @@ export class GroupCoordinator {
       }
       const error = this.membership.validateCurrentMember(group, leaving.memberId, leaving.groupInstanceId);
       if (error !== null) return result(leaving, error);
-      this.membership.removeMemberAndUpdateGroup(group, group.get(leaving.memberId));
+      this.membership.removeMemberAndUpdateGroup(group, group.get(leaving.memberId), 'the member left the group (LeaveGroup)');
       return result(leaving, ErrorCode.NONE);
     });
     return { errorCode: ErrorCode.NONE, members };

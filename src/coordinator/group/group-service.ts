@@ -116,6 +116,7 @@ export class GroupService {
       persistence: store,
       config: settings.coordinator,
       newMemberId: (clientId) => `${clientId}-${randomUUID()}`,
+      log: (fields, message) => logger.info(fields, message),
     });
   }
 
