@@ -17,6 +17,14 @@
  *   (INVALID_FETCH_SESSION_EPOCH), and the session must exist
  *   (FETCH_SESSION_ID_NOT_FOUND: the fetcher starts over with a full fetch).
  *
+ * Topic ids (Fetch v13, KIP-516): a partition whose topic id this broker
+ * does not know yet (a follower or consumer may learn of a new topic before
+ * this broker applies it) stays in the session, unresolved, and is answered
+ * UNKNOWN_TOPIC_ID until the id resolves; from then on it is read like the
+ * others (Kafka keeps such partitions the same way). Dropping it instead
+ * would strand it: the fetcher, which already sent it, does not send it
+ * again while its fetch position is unchanged.
+ *
  * At most `max.incremental.fetch.session.cache.slots` sessions (Kafka: 1000)
  * are kept. When full, the least recently used session that has been idle
  * for 120 s (as Kafka) makes room;
@@ -48,8 +56,24 @@ export interface FetchSession {
   nextEpoch: number;
   /** In the order the fetcher added them, by topic and partition. */
   readonly partitions: Map<string, SessionPartition>;
+  /** Partitions of topic ids not known here yet, by `unresolvedKey`: moved to `partitions` once their id resolves. */
+  readonly unresolved: Map<string, UnresolvedPartition>;
   lastUsedMs: number;
 }
+
+/** A requested partition of a topic id this broker does not know (yet): its fetch position, without a name. */
+export interface UnresolvedPartition extends FetchPartition {
+  readonly topicId: string;
+}
+
+/** The request's partitions and forgotten partitions whose topic ids did not resolve, and how ids resolve now. */
+export interface TopicIdParts {
+  readonly unresolved: readonly UnresolvedPartition[];
+  readonly forgotten: readonly { readonly topicId: string; readonly partition: number }[];
+  nameOf(topicId: string): string | undefined;
+}
+
+const NO_IDS: TopicIdParts = { unresolved: [], forgotten: [], nameOf: () => undefined };
 
 /** A requested partition, with its topic named (v13 ids resolved) and id. */
 export interface RequestedPartition extends FetchPartition {
@@ -97,6 +121,11 @@ export function partitionKey(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
 }
 
+/** The key of an unresolved partition (FetchSession.unresolved): its topic id and partition. */
+function unresolvedKey(topicId: string, partition: number): string {
+  return `${topicId}\u0000${partition}`;
+}
+
 /** Only what the read needs of a requested partition (not, e.g., a follower's own log start). */
 function fetchPosition(r: RequestedPartition): RequestedPartition {
   return {
@@ -105,9 +134,26 @@ function fetchPosition(r: RequestedPartition): RequestedPartition {
   };
 }
 
+function unresolvedPosition(r: UnresolvedPartition): UnresolvedPartition {
+  return {
+    topicId: r.topicId, partition: r.partition, fetchOffset: r.fetchOffset, partitionMaxBytes: r.partitionMaxBytes,
+    currentLeaderEpoch: r.currentLeaderEpoch, ...(r.lastFetchedEpoch === undefined ? {} : { lastFetchedEpoch: r.lastFetchedEpoch }),
+  };
+}
+
 /** The epoch after `epoch`: 1 after the largest int32 (0 means "open a session"). */
 function nextEpoch(epoch: number): number {
   return epoch >= INT32_MAX ? 1 : epoch + 1;
+}
+
+/** Moves the session's unresolved partitions whose topic id is known now into its partitions (answered at once: no high watermark said yet). */
+function resolveIds(session: FetchSession, nameOf: (topicId: string) => string | undefined): void {
+  for (const [k, u] of session.unresolved) {
+    const topic = nameOf(u.topicId);
+    if (topic === undefined) continue;
+    session.unresolved.delete(k);
+    session.partitions.set(partitionKey(topic, u.partition), { ...u, topic, answeredHighWatermark: -1n, answeredLogStartOffset: -1n });
+  }
 }
 
 export class FetchSessionCache {
@@ -122,7 +168,7 @@ export class FetchSessionCache {
   /** Partitions held by all sessions (Kafka's NumIncrementalFetchPartitionsCached). */
   get partitionsCached(): number {
     let n = 0;
-    for (const s of this.sessions.values()) n += s.partitions.size;
+    for (const s of this.sessions.values()) n += s.partitions.size + s.unresolved.size;
     return n;
   }
 
@@ -130,22 +176,33 @@ export class FetchSessionCache {
    * Starts answering a Fetch: closes, opens, checks or updates a session
    * from the request's id and epoch, its partitions and its forgotten ones.
    */
-  begin(sessionId: number, epoch: number, requested: readonly RequestedPartition[], forgotten: readonly { topic: string; partition: number }[], nowMs: number): FetchContext {
+  begin(
+    sessionId: number,
+    epoch: number,
+    requested: readonly RequestedPartition[],
+    forgotten: readonly { topic: string; partition: number }[],
+    nowMs: number,
+    ids: TopicIdParts = NO_IDS,
+  ): FetchContext {
     if (epoch === INITIAL_EPOCH || epoch === FINAL_EPOCH) {
       if (sessionId !== INVALID_SESSION_ID) this.sessions.delete(sessionId);
       if (epoch === FINAL_EPOCH) return { kind: 'sessionless' };
-      const session = this.open(requested, nowMs);
+      const session = this.open(requested, ids.unresolved, nowMs);
       return session === null ? { kind: 'sessionless' } : { kind: 'full', session };
     }
     const session = this.sessions.get(sessionId);
     if (session === undefined) return { kind: 'error', errorCode: FETCH_SESSION_ID_NOT_FOUND };
     if (epoch !== session.nextEpoch) return { kind: 'error', errorCode: INVALID_FETCH_SESSION_EPOCH };
     for (const f of forgotten) session.partitions.delete(partitionKey(f.topic, f.partition));
+    for (const f of ids.forgotten) session.unresolved.delete(unresolvedKey(f.topicId, f.partition));
     for (const r of requested) {
       const k = partitionKey(r.topic, r.partition);
       const known = session.partitions.get(k);
       session.partitions.set(k, { ...fetchPosition(r), answeredHighWatermark: known?.answeredHighWatermark ?? -1n, answeredLogStartOffset: known?.answeredLogStartOffset ?? -1n });
+      if (session.unresolved.size > 0) session.unresolved.delete(unresolvedKey(r.topicId, r.partition));
     }
+    for (const u of ids.unresolved) session.unresolved.set(unresolvedKey(u.topicId, u.partition), unresolvedPosition(u));
+    if (session.unresolved.size > 0) resolveIds(session, ids.nameOf);
     session.nextEpoch = nextEpoch(epoch);
     session.lastUsedMs = nowMs;
     return { kind: 'incremental', session };
@@ -174,12 +231,14 @@ export class FetchSessionCache {
     return mustRespond;
   }
 
-  private open(requested: readonly RequestedPartition[], nowMs: number): FetchSession | null {
+  private open(requested: readonly RequestedPartition[], unresolvedRequested: readonly UnresolvedPartition[], nowMs: number): FetchSession | null {
     if (this.opts.maxSessions <= 0) return null;
     if (this.sessions.size >= this.opts.maxSessions && !this.evictOne(nowMs)) return null;
     const partitions = new Map<string, SessionPartition>();
     for (const r of requested) partitions.set(partitionKey(r.topic, r.partition), { ...fetchPosition(r), answeredHighWatermark: -1n, answeredLogStartOffset: -1n });
-    const session: FetchSession = { id: this.newId(), nextEpoch: 1, partitions, lastUsedMs: nowMs };
+    const unresolved = new Map<string, UnresolvedPartition>();
+    for (const u of unresolvedRequested) unresolved.set(unresolvedKey(u.topicId, u.partition), unresolvedPosition(u));
+    const session: FetchSession = { id: this.newId(), nextEpoch: 1, partitions, unresolved, lastUsedMs: nowMs };
     this.sessions.set(session.id, session);
     return session;
   }

@@ -62,7 +62,7 @@ import { defineHandler } from '../handler.js';
 import type { RequestContext } from '../request-context.js';
 import { isRaftFetch } from '../../controller/quorum/wire.js';
 import type { FetchPartitionResult, FetchResult } from '../../replication/replica-manager.js';
-import { INVALID_SESSION_ID, partitionKey, type FetchContext, type RequestedPartition } from '../fetch-sessions.js';
+import { INVALID_SESSION_ID, partitionKey, type FetchContext, type FetchSession, type RequestedPartition, type UnresolvedPartition } from '../fetch-sessions.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -115,13 +115,25 @@ function requestedOf(topics: readonly NamedTopic[]): RequestedPartition[] {
   return out;
 }
 
+/** The partitions of topic ids not known here (v13): a session keeps them until their ids resolve (fetch-sessions.ts). */
+function unresolvedOf(topics: readonly NamedTopic[]): UnresolvedPartition[] {
+  const out: UnresolvedPartition[] = [];
+  for (const t of topics) {
+    if (t.name !== undefined || t.denied) continue;
+    for (const p of t.partitions) {
+      out.push({ topicId: t.topicId, partition: p.partition, fetchOffset: p.fetchOffset, partitionMaxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, lastFetchedEpoch: p.lastFetchedEpoch });
+    }
+  }
+  return out;
+}
+
 /** A topic answered with one error on every partition: an unknown id (UNKNOWN_TOPIC_ID) or a denied topic. */
 function unknownTopicId(t: NamedTopic) {
-  return {
-    topic: t.denied ? (t.name ?? '') : '',
-    topicId: t.topicId,
-    partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: t.denied ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.UNKNOWN_TOPIC_ID, highWatermark: -1n, records: EMPTY })),
-  };
+  return errorTopic(t.denied ? (t.name ?? '') : '', t.topicId, t.partitions.map((p) => p.partition), t.denied ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.UNKNOWN_TOPIC_ID);
+}
+
+function errorTopic(topic: string, topicId: string, partitions: readonly number[], errorCode: number) {
+  return { topic, topicId, partitions: partitions.map((partitionIndex) => ({ partitionIndex, errorCode, highWatermark: -1n, records: EMPTY })) };
 }
 
 const unanswerable = (t: NamedTopic): boolean => t.name === undefined || t.denied;
@@ -134,13 +146,25 @@ function recordsOf(r: FetchPartitionResult): RecordChunks | Buffer {
 }
 
 /** The fetch session of this request (KIP-227, Fetch v7+), closed, opened, checked or updated. */
-function sessionContext(ctx: RequestContext, req: FetchRequest, requested: readonly RequestedPartition[]): FetchContext {
+function sessionContext(ctx: RequestContext, req: FetchRequest, topics: readonly NamedTopic[], requested: readonly RequestedPartition[]): FetchContext {
   if (ctx.apiVersion < SESSION_VERSION) return SESSIONLESS;
-  const forgotten = req.forgottenTopicsData.flatMap((f) => {
-    const name = ctx.apiVersion >= TOPIC_ID_VERSION ? ctx.services.metadata.topicNameById(f.topicId) : f.topic;
-    return name === undefined ? [] : f.partitions.map((partition) => ({ topic: name, partition }));
+  const { metadata } = ctx.services;
+  const forgotten: { topic: string; partition: number }[] = [];
+  const forgottenIds: { topicId: string; partition: number }[] = [];
+  for (const f of req.forgottenTopicsData) {
+    const name = ctx.apiVersion >= TOPIC_ID_VERSION ? metadata.topicNameById(f.topicId) : f.topic;
+    for (const partition of f.partitions) {
+      if (name !== undefined) forgotten.push({ topic: name, partition });
+      // The id may have been unresolved when the partition was added, whatever it is now.
+      if (ctx.apiVersion >= TOPIC_ID_VERSION) forgottenIds.push({ topicId: f.topicId, partition });
+    }
+  }
+  const unresolved = ctx.apiVersion >= TOPIC_ID_VERSION ? unresolvedOf(topics) : [];
+  return ctx.services.fetchSessions.begin(req.sessionId, req.sessionEpoch, requested, forgotten, ctx.services.clock.nowMs(), {
+    unresolved,
+    forgotten: forgottenIds,
+    nameOf: (topicId) => metadata.topicNameById(topicId),
   });
-  return ctx.services.fetchSessions.begin(req.sessionId, req.sessionEpoch, requested, forgotten, ctx.services.clock.nowMs());
 }
 
 /** Partitions grouped by topic, topics in first-seen order. */
@@ -193,10 +217,23 @@ function answeredTopics(ctx: RequestContext, session: FetchContext, fetched: Fet
   return out;
 }
 
-/** An incremental answer: unknown topic ids first, then the topics with news. */
-function incrementalOrder(topics: readonly NamedTopic[], answered: readonly AnsweredTopic[]): (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] {
+/**
+ * An incremental answer: denied topics of the request and every partition of
+ * the session whose topic id is still unknown here (UNKNOWN_TOPIC_ID, as
+ * Kafka answers them until they resolve), then the topics with news.
+ */
+function incrementalOrder(topics: readonly NamedTopic[], session: FetchSession, answered: readonly AnsweredTopic[]): (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] {
   const out: (AnsweredTopic | ReturnType<typeof unknownTopicId>)[] = [];
-  for (const t of topics) if (unanswerable(t)) out.push(unknownTopicId(t));
+  for (const t of topics) if (t.denied) out.push(unknownTopicId(t));
+  if (session.unresolved.size > 0) {
+    const byId = new Map<string, number[]>();
+    for (const u of session.unresolved.values()) {
+      const list = byId.get(u.topicId);
+      if (list === undefined) byId.set(u.topicId, [u.partition]);
+      else list.push(u.partition);
+    }
+    for (const [topicId, partitions] of byId) out.push(errorTopic('', topicId, partitions, ErrorCode.UNKNOWN_TOPIC_ID));
+  }
   for (const a of answered) out.push(a);
   return out;
 }
@@ -243,7 +280,7 @@ export const fetchHandler = defineHandler({
     const readCommitted = req.isolationLevel === 1;
     const topics = named(ctx, req);
     const requested = requestedOf(topics);
-    const session = sessionContext(ctx, req, requested);
+    const session = sessionContext(ctx, req, topics, requested);
     if (session.kind === 'error') return { throttleTimeMs: 0, errorCode: session.errorCode, sessionId: INVALID_SESSION_ID, responses: [] };
     const toFetch = session.kind === 'incremental' ? [...session.session.partitions.values()] : requested;
     const byTopic = groupByTopic(toFetch);
@@ -260,7 +297,7 @@ export const fetchHandler = defineHandler({
       release: (b) => ioBuffers.release(b),
     });
     const answered = answeredTopics(ctx, session, fetched.topics, byTopic, readCommitted);
-    const responses = session.kind === 'incremental' ? incrementalOrder(topics, answered) : inRequestOrder(topics, answered);
+    const responses = session.kind === 'incremental' ? incrementalOrder(topics, session.session, answered) : inRequestOrder(topics, answered);
     ctx.services.traffic.fetchAnswered(responses);
     const { buffers } = fetched;
     // The records point into pooled buffers: they go back once the response is on the socket.

@@ -70,3 +70,51 @@ test('a full cache evicts the least recently used idle session, else answers wit
   assert.equal(cache.begin(b.session.id, 1, [], [], 1001).kind, 'incremental');
   assert.deepEqual(new FetchSessionCache({ maxSessions: 0, evictionMs: 0 }).begin(0, 0, [part(0)], [], 0), { kind: 'sessionless' }, '0 slots: no sessions');
 });
+
+test('a partition of a topic id not known yet stays in the session, unresolved, and is read once the id resolves', () => {
+  const cache = new FetchSessionCache({ maxSessions: 10, evictionMs: 1000 });
+  const known = new Map<string, string>([['id', 't']]);
+  const ids = (unresolved: { topicId: string; partition: number }[], forgotten: { topicId: string; partition: number }[] = []) => ({
+    unresolved: unresolved.map((u) => ({ ...u, fetchOffset: 0n, partitionMaxBytes: 1024, currentLeaderEpoch: 0 })),
+    forgotten,
+    nameOf: (topicId: string) => known.get(topicId),
+  });
+  const opened = cache.begin(0, 0, [part(0)], [], 0, ids([]));
+  assert.equal(opened.kind, 'full');
+  if (opened.kind !== 'full') return;
+  const id = opened.session.id;
+  // A follower learned of topic `new` (id 'id-new') before this broker: its partition is kept, by id.
+  const added = cache.begin(id, 1, [], [], 1, ids([{ topicId: 'id-new', partition: 0 }]));
+  assert.equal(added.kind, 'incremental');
+  if (added.kind !== 'incremental') return;
+  assert.deepEqual([...added.session.partitions.keys()], [partitionKey('t', 0)]);
+  assert.deepEqual([...added.session.unresolved.values()].map((u) => [u.topicId, u.partition]), [['id-new', 0]]);
+  assert.equal(cache.partitionsCached, 2);
+  // Still unknown: it stays unresolved.
+  const still = cache.begin(id, 2, [], [], 2, ids([]));
+  assert.equal(still.kind === 'incremental' && still.session.unresolved.size, 1);
+  // The broker learns the topic; the fetcher sends nothing new (its position did not move), yet the partition is read now.
+  known.set('id-new', 'new');
+  const resolved = cache.begin(id, 3, [], [], 3, ids([]));
+  assert.equal(resolved.kind, 'incremental');
+  if (resolved.kind !== 'incremental') return;
+  assert.equal(resolved.session.unresolved.size, 0);
+  assert.deepEqual([...resolved.session.partitions.keys()], [partitionKey('t', 0), partitionKey('new', 0)]);
+  const p = resolved.session.partitions.get(partitionKey('new', 0));
+  assert.equal(p?.topicId, 'id-new');
+  // Never answered yet: the first answer carries its high watermark.
+  assert.equal(p !== undefined && cache.answered(p, { errorCode: 0, highWatermark: 0n, logStartOffset: 0n, bytes: 0 }), true);
+});
+
+test('a forgotten partition leaves the session whether or not its topic id resolved', () => {
+  const cache = new FetchSessionCache({ maxSessions: 10, evictionMs: 1000 });
+  const nameOf = (): string | undefined => undefined;
+  const unresolved = [{ topicId: 'id-x', partition: 3, fetchOffset: 0n, partitionMaxBytes: 1024, currentLeaderEpoch: 0 }];
+  const opened = cache.begin(0, 0, [part(0)], [], 0, { unresolved, forgotten: [], nameOf });
+  assert.equal(opened.kind, 'full');
+  if (opened.kind !== 'full') return;
+  assert.equal(opened.session.unresolved.size, 1);
+  const next = cache.begin(opened.session.id, 1, [], [], 1, { unresolved: [], forgotten: [{ topicId: 'id-x', partition: 3 }], nameOf });
+  assert.equal(next.kind === 'incremental' && next.session.unresolved.size, 0);
+  assert.equal(cache.partitionsCached, 1);
+});
