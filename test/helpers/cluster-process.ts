@@ -127,6 +127,10 @@ export class ClusterNode {
   tail(lines = 80): string {
     return this.output().split('\n').slice(-lines).join('\n');
   }
+  /** The kept output lines that contain any of `texts` (a group id, a topic), the last `max` of them. */
+  linesWith(texts: readonly string[], max = 40): string[] {
+    return this.output().split('\n').filter((l) => texts.some((t) => l.includes(t))).slice(-max);
+  }
 }
 
 export class ClusterProcess {

@@ -30,7 +30,15 @@ const RATE = 50;
 const PRODUCE_S = 10;
 const KILL_AFTER_MS = 2_000;
 const DOWN_MS = 3_000;
-const CONSUME_TIMEOUT_S = 30;
+/**
+ * How long each client may take to read the partition back. Every client
+ * reads 500 records in well under 10 s when nothing goes wrong; this is long
+ * enough for a client's own recovery (kafkajs waits out a JoinGroup for its
+ * rebalance timeout plus 5 s, here 35 s) so the test judges what was stored,
+ * not one slow join. A read slower than CONSUME_SLOW_S is reported.
+ */
+const CONSUME_TIMEOUT_S = 75;
+const CONSUME_SLOW_S = 20;
 
 const GO = process.env['GO'] ?? '/usr/bin/go';
 const DEBIAN_GOPATH = '/usr/share/gocode';
@@ -76,7 +84,9 @@ before(async () => {
     timeoutMs: 240_000,
     env: { GO111MODULE: 'off', GOPATH: `${work}:${DEBIAN_GOPATH}`, GOPROXY: 'off', GOFLAGS: '', GOCACHE },
   });
-  cluster = await startCluster({ name: 'clients-leader-kill', overrides: CHAOS_NODE_CONFIG, readyTimeoutMs: CHAOS_READY_TIMEOUT_MS });
+  // log.level info: a failure message quotes what each node's group coordinator did (rebalances, loads).
+  // (CHAOS_LOG_LEVEL=debug adds the replica fetchers' errors.)
+  cluster = await startCluster({ name: 'clients-leader-kill', overrides: { ...CHAOS_NODE_CONFIG, 'log.level': process.env['CHAOS_LOG_LEVEL'] ?? 'info' }, readyTimeoutMs: CHAOS_READY_TIMEOUT_MS });
 });
 
 after(async () => {
@@ -153,7 +163,8 @@ const kafkajs: Client = {
   },
   async consume(bootstrap, topic, count) {
     const kafka = new Kafka({ clientId: 'failover-kafkajs', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING });
-    const consumer = kafka.consumer({ groupId: `${topic}-kafkajs` });
+    // kafkajs' default rebalance timeout (60 s) would make one lost JoinGroup outlast the read.
+    const consumer = kafka.consumer({ groupId: `${topic}-kafkajs`, rebalanceTimeout: 30_000 });
     const began = Date.now();
     const note = (what: string): void => {
       consumeNotes.push(`+${Date.now() - began} ms ${what}`);
@@ -234,9 +245,18 @@ for (const client of [kafkajs, pythonClient('confluent'), pythonClient('kafka-py
     t.diagnostic(`${client.name}: killed node ${victim}; ${acked.length} acknowledged, ${errors.length} failed${errors.length > 0 ? ` (${errors.slice(0, 3).join('; ')})` : ''}`);
     assert.ok(acked.length > 0, 'some records were acknowledged');
     consumeNotes.length = 0;
+    const consumeStarted = Date.now();
     const read = await client.consume(c.bootstrap, topic, Math.max(...acked.map((a) => Number(a.offset))) + 1);
+    const consumeMs = Date.now() - consumeStarted;
     const at = new Map(read.map((r) => [r.offset, r.value]));
     const missing = acked.filter((a) => at.get(a.offset) !== `${client.tag}|${a.seq}|`);
+    const slow = consumeMs > CONSUME_SLOW_S * 1000;
+    if (missing.length > 0 || slow) {
+      // What each node's group coordinator did with the consumer's group (rebalances, removals, loads and unloads).
+      for (const id of NODES) for (const line of c.node(id).linesWith([`${topic}-${client.tag}`, '__consumer_offsets', 'replica fetch failed'], 60)) consumeNotes.push(`node ${id}: ${line}`);
+    }
+    // A slow read is not a lost record, but it is a fault of its own to look into: say what the group did.
+    if (slow) t.diagnostic(`${client.name}: reading back took ${consumeMs} ms; consumer: ${consumeNotes.join('; ') || 'no events'}`);
     assert.deepEqual(missing.slice(0, 10), [], `${missing.length} of ${acked.length} acknowledged records not read back at their offsets (${read.length} read; consumer: ${consumeNotes.join('; ') || 'no events'})`);
   });
 }
