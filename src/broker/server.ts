@@ -13,7 +13,8 @@
  * with a warning logged.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
+import { nodeTls } from '../util/lazy-builtins.js';
 import type { Logger } from 'pino';
 import { Connection, type ConnectionLimits } from './connection.js';
 import type { HandlerRegistry } from './handler-registry.js';
@@ -152,7 +153,7 @@ export class SocketServer {
   private createListener(spec: ListenerSpec, onSocket: (socket: Socket, principal: string) => void): Server {
     const tls = spec.security?.tls ?? null;
     if (tls === null) return createServer({ noDelay: true }, (socket) => onSocket(socket, ANONYMOUS));
-    const server = createTlsServer({ ...tls.serverOptions, noDelay: true, handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS }, (socket: TLSSocket) => {
+    const server = nodeTls().createServer({ ...tls.serverOptions, noDelay: true, handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS }, (socket: TLSSocket) => {
       const peer = peerPrincipal(socket, tls.principalMapper);
       const client = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
       if (!peer.ok) {

@@ -6,7 +6,8 @@
  * exists.
  */
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions as TlsConnectOptions } from 'node:tls';
+import type { ConnectionOptions as TlsConnectOptions } from 'node:tls';
+import { nodeTls } from '../util/lazy-builtins.js';
 import type { TlsOptions } from './connection-options.js';
 import { ClientErrorCode, ConnectionError, ProtocolError } from './errors.js';
 import { FrameReader } from './frame-reader.js';
@@ -48,7 +49,7 @@ export function openSocket(host: string, port: number, timeoutMs: number, input:
     // SNI takes a host name, never an IP address (RFC 6066).
     const socket: Socket = tls === undefined
       ? netConnect({ host, port, onread })
-      : tlsConnect({ ...(isIP(host) === 0 ? { servername: host } : {}), ...tls, host, port, onread } as TlsConnectOptions); // node's typings lack tls.connect's onread
+      : nodeTls().connect({ ...(isIP(host) === 0 ? { servername: host } : {}), ...tls, host, port, onread } as TlsConnectOptions); // node's typings lack tls.connect's onread
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new ConnectionError(ClientErrorCode.CONNECTION_TIMEOUT, `could not connect to ${host}:${port} within ${timeoutMs} ms`));

@@ -15,7 +15,7 @@
  * is checked first and the output length after (the libraries take no limit).
  */
 import { promisify } from 'node:util';
-import * as zlib from 'node:zlib';
+import type * as Zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { DecodeError } from '../primitives/decode-error.js';
 import { readUVarint, type VarintCursor } from '../primitives/varint.js';
@@ -71,8 +71,19 @@ export function isKnownCodec(codec: number): codec is Compression {
   return Number.isInteger(codec) && codec >= Compression.None && codec <= Compression.Zstd;
 }
 
-const gzipAsync = promisify(zlib.gzip);
-const gunzipAsync = promisify(zlib.gunzip);
+/**
+ * node:zlib on first use: most brokers never see a gzip batch, and loading it
+ * pages in about 1.4 MiB of the node binary that an idle broker then keeps
+ * (bench/README.md, "Idle RSS").
+ */
+let zlibModule: typeof Zlib | null = null;
+let gzipPromised: ((data: Buffer, options: Zlib.ZlibOptions) => Promise<Buffer>) | null = null;
+let gunzipPromised: ((data: Buffer, options: Zlib.ZlibOptions) => Promise<Buffer>) | null = null;
+function zlib(): typeof Zlib {
+  return (zlibModule ??= requireNative('node:zlib') as typeof Zlib);
+}
+const gzipAsync = (data: Buffer, options: Zlib.ZlibOptions): Promise<Buffer> => (gzipPromised ??= promisify(zlib().gzip))(data, options);
+const gunzipAsync = (data: Buffer, options: Zlib.ZlibOptions): Promise<Buffer> => (gunzipPromised ??= promisify(zlib().gunzip))(data, options);
 
 // ----------------------------------------------------------------- compress
 
@@ -81,7 +92,7 @@ export function compressSync(codec: number, data: Buffer): Buffer {
     case Compression.None:
       return data;
     case Compression.Gzip:
-      return zlib.gzipSync(data, { level: GZIP_LEVEL });
+      return zlib().gzipSync(data, { level: GZIP_LEVEL });
     case Compression.Snappy:
       return xerialSnappyCompress(data);
     case Compression.Lz4:
@@ -154,7 +165,7 @@ export function decompressSync(codec: number, data: Buffer, maxBytes = DECOMPRES
       case Compression.None:
         return checkOutput(codec, data, maxBytes);
       case Compression.Gzip:
-        return zlib.gunzipSync(data, { maxOutputLength: maxBytes });
+        return zlib().gunzipSync(data, { maxOutputLength: maxBytes });
       case Compression.Snappy:
         return snappyDecompress(data, maxBytes);
       case Compression.Lz4:

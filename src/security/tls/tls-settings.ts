@@ -10,7 +10,8 @@
  * certificates are checked against, and the host name check
  * (`ssl.endpoint.identification.algorithm`).
  */
-import { createSecureContext, getCiphers, type ConnectionOptions as TlsConnectionOptions, type SecureContextOptions } from 'node:tls';
+import type { ConnectionOptions as TlsConnectionOptions, SecureContextOptions } from 'node:tls';
+import { nodeTls } from '../../util/lazy-builtins.js';
 import type { BrokerConfig } from '../../config/broker.js';
 import type { SslClientAuth } from '../../config/ssl-defs.js';
 import { PrincipalMapper, PrincipalMappingError } from './principal-mapper.js';
@@ -46,7 +47,7 @@ function protocolOptions(get: SslKeyLookup, origin: string): SecureContextOption
   const known = protocols.filter((p) => p === 'TLSv1.2' || p === 'TLSv1.3') as ('TLSv1.2' | 'TLSv1.3')[];
   if (known.length === 0 || known.length !== protocols.length) throw new TlsConfigError('ssl.enabled.protocols', `${origin}ssl.enabled.protocols must list TLSv1.2 and/or TLSv1.3, got ${protocols.join(',') || 'nothing'}`);
   const suites = listOf(get('ssl.cipher.suites'));
-  const available = new Set(getCiphers().map((c) => c.toLowerCase()));
+  const available = new Set(nodeTls().getCiphers().map((c) => c.toLowerCase()));
   const unknown = suites.filter((s) => !available.has(s.toLowerCase()));
   if (unknown.length > 0) throw new TlsConfigError('ssl.cipher.suites', `${origin}ssl.cipher.suites: ${unknown.join(', ')} unknown to this node's OpenSSL (names as \`openssl ciphers\` prints them, or TLS_AES_128_GCM_SHA256-style TLS 1.3 suites)`);
   return {
@@ -58,7 +59,7 @@ function protocolOptions(get: SslKeyLookup, origin: string): SecureContextOption
 
 function checkContext(options: SecureContextOptions, origin: string): void {
   try {
-    createSecureContext(options);
+    nodeTls().createSecureContext(options);
   } catch (err) {
     throw new TlsConfigError('ssl.keystore.location', `${origin}the key store cannot be used (${(err as Error).message}; does the key belong to the first certificate?)`, { cause: err });
   }
