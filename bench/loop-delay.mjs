@@ -11,18 +11,28 @@
 // interval is written at exit.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 
 const out = process.env.LOOP_DELAY_OUT;
 if (out !== undefined && out !== '') {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
-  let gc = { count: 0, totalMs: 0, maxMs: 0, over1Ms: 0 };
+  // Per GC kind too (perf_hooks' detail.kind): scavenges (minor), mark-compacts (major),
+  // incremental marking steps and weak callbacks cost differently and have different cures.
+  const KINDS = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weakcb' };
+  const newGcStats = () => ({ count: 0, totalMs: 0, maxMs: 0, over1Ms: 0, byKind: {} });
+  let gc = newGcStats();
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       gc.count++;
       gc.totalMs += e.duration;
       if (e.duration > gc.maxMs) gc.maxMs = e.duration;
       if (e.duration > 1) gc.over1Ms++;
+      const kind = KINDS[e.detail?.kind] ?? `kind${e.detail?.kind}`;
+      const k = (gc.byKind[kind] ??= { count: 0, totalMs: 0, maxMs: 0 });
+      k.count++;
+      k.totalMs = Math.round((k.totalMs + e.duration) * 10) / 10;
+      if (e.duration > k.maxMs) k.maxMs = Math.round(e.duration * 100) / 100;
     }
   }).observe({ entryTypes: ['gc'] });
   let label = 'start-up';
@@ -45,11 +55,15 @@ if (out !== undefined && out !== '') {
       gcTotalMs: Math.round(gc.totalMs * 10) / 10,
       gcMaxMs: Math.round(gc.maxMs * 100) / 100,
       gcOver1Ms: gc.over1Ms,
+      gcByKind: gc.byKind,
+      heapUsedMiB: Math.round(process.memoryUsage().heapUsed / 104857.6) / 10,
+      // A scavenge runs when the semi-space (half of new space) fills: scavenges x this is about what the interval allocated.
+      newSpaceMiB: Math.round((getHeapSpaceStatistics().find((sp) => sp.space_name === 'new_space')?.space_size ?? 0) / 104857.6) / 10,
       loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
     histogram.reset();
-    gc = { count: 0, totalMs: 0, maxMs: 0, over1Ms: 0 };
+    gc = newGcStats();
     since = now;
   };
   process.on('SIGUSR2', () => {

@@ -29,6 +29,8 @@ const { values: opts } = parseArgs({
     size: { type: 'string', default: '100' },
     // Writes the broker's CPU profile (node --cpu-prof) into this directory.
     profile: { type: 'string' },
+    // More node arguments for the broker, e.g. --node-args=--trace-gc (its stdout is then shown).
+    'node-args': { type: 'string' },
   },
 });
 const DIST = resolve(opts.dist);
@@ -94,7 +96,10 @@ function connect(port) {
 const port = Number(execFileSync('/usr/bin/python3', ['-c', "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"]).toString());
 const dataDir = mkdtempSync(join(tmpdir(), 'request-cost-'));
 const profileArgs = opts.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(opts.profile)}`];
-const broker = spawn(process.execPath, [...profileArgs, join(DIST, 'src/cli/main.js'), 'start', '--override', `listeners=PLAINTEXT://127.0.0.1:${port}`, '--override', `log.dirs=${dataDir}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+const nodeArgs = opts['node-args'] === undefined ? [] : opts['node-args'].split(' ').filter((a) => a !== '');
+const broker = spawn(process.execPath, [...profileArgs, ...nodeArgs, join(DIST, 'src/cli/main.js'), 'start', '--override', `listeners=PLAINTEXT://127.0.0.1:${port}`, '--override', `log.dirs=${dataDir}`, '--override', 'log.level=warn'], {
+  stdio: ['ignore', nodeArgs.length > 0 ? 'inherit' : 'ignore', 'inherit'],
+});
 const stopBroker = () => { try { broker.kill('SIGTERM'); } catch { /* gone */ } };
 process.on('exit', () => {
   stopBroker();
