@@ -445,7 +445,8 @@ export class PartitionLog {
   /**
    * Removes every batch containing an offset >= `offset` (replication's
    * truncation). A batch straddling `offset` goes whole, so the new log end
-   * offset may be below it. Made durable before returning.
+   * offset may be below it, and after compaction below the high watermark
+   * too (README, "Truncation"). Made durable before returning.
    */
   truncateTo(offset: bigint): void {
     this.checkOpen();

@@ -174,6 +174,26 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
     }
   }
 
+  /**
+   * Where the log must end after truncateTo(target): after the last batch
+   * lying wholly below target, or at the base offset of the segment the cut
+   * falls in, if that segment keeps no batch (segments are named by it).
+   */
+  const endOfLastBatchBelow = async (target: bigint): Promise<bigint> => {
+    let end = log.logStartOffset;
+    for (const s of log.segmentInfos()) if (s.baseOffset < target && s.baseOffset > end) end = s.baseOffset;
+    const res = log.read(log.logStartOffset, 1 << 30);
+    if (res.kind !== 'records') return end;
+    for (const chunk of res.chunks) {
+      for (const batch of splitBatches(chunk)) {
+        const { header } = await decodeRecordBatch(batch);
+        const last = header.baseOffset + BigInt(header.lastOffsetDelta);
+        if (last < target) end = last + 1n;
+      }
+    }
+    return end;
+  };
+
   /** What a read_committed consumer of the whole log sees (the real decoder, with the log's aborted transactions). */
   const readCommitted = async (): Promise<bigint[]> => {
     const res = log.read(log.logStartOffset, 1 << 30);
@@ -347,11 +367,18 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
       return `cleaner steps ${kinds.join(',')}`;
     }
     if (x < 0.87) {
-      // Replication's truncation never goes below the high watermark.
+      // Replication truncates at or above the high watermark. The batch holding
+      // the target goes whole, so the log ends after the last batch kept: below
+      // the high watermark when the cleaner removed every batch between the two
+      // (storage README, "Truncation"); the partition then lowers its high
+      // watermark to the log end, as here.
       const target = hw + BigInt(r.int(Number(leo - hw) + 1));
+      const expectedEnd = await endOfLastBatchBelow(target);
       log.truncateTo(target);
       leo = log.logEndOffset;
-      assert.ok(leo <= target && leo >= hw, `truncated to ${leo}`);
+      assert.equal(leo, expectedEnd, `truncated to ${target}: the log ends after the last batch kept`);
+      assert.ok(leo <= target, `truncated to ${leo}`);
+      if (hw > leo) hw = leo;
       for (const o of [...written.keys()]) if (o >= leo) written.delete(o);
       boundaries = boundaries.filter((b) => b < leo).concat([leo]);
       abortCutTransactions();
