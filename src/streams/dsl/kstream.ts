@@ -72,7 +72,7 @@ export class KStream<K, V> {
   flatMap<K2, V2>(mapper: (key: K, value: V) => Iterable<KeyValue<K2, V2>>, name?: string): KStream<K2, V2> {
     const node = this.add(name ?? 'KSTREAM-FLATMAP', name !== undefined, (r, forward) => {
       for (const kv of mapper(r.key, r.value)) forward(r.withKey(kv.key).withValue(kv.value));
-    });
+    }, { kind: 'flatMap', map: mapper as (key: unknown, value: unknown) => Iterable<KeyValue<unknown, unknown>> });
     return this.derive<K2, V2>(node, undefined, undefined, true);
   }
 
@@ -80,7 +80,7 @@ export class KStream<K, V> {
   flatMapValues<V2>(mapper: (value: V, key: K) => Iterable<V2>, name?: string): KStream<K, V2> {
     const node = this.add(name ?? 'KSTREAM-FLATMAPVALUES', name !== undefined, (r, forward) => {
       for (const v of mapper(r.value, r.key)) forward(r.withValue(v));
-    });
+    }, { kind: 'flatMapValues', map: mapper as (value: unknown, key: unknown) => Iterable<unknown> });
     return this.derive<K, V2>(node, this.state.keySerde, undefined, this.state.repartitionRequired);
   }
 

@@ -3,7 +3,7 @@
  * data so that a task can run it on a record's fields (key, value,
  * timestamp, headers) instead of on a StreamRecord.
  *
- * The DSL's filter, mapValues, map, selectKey and peek hand the user's
+ * The DSL's filter, mapValues, map, flatMap, flatMapValues, selectKey and peek hand the user's
  * function only the key and value; they are also ordinary processors (the
  * supplier still makes one per task), which is what runs when a record
  * reaches them from a processor of your own. A task that sees a step on a
@@ -26,6 +26,10 @@ export type StatelessStep =
   | { kind: 'selectKey'; select: (key: unknown, value: unknown) => unknown }
   /** Replaces key and value. */
   | { kind: 'map'; map: (key: unknown, value: unknown) => KeyValue<unknown, unknown> }
+  /** Replaces key and value by each pair `map` returns, in order. */
+  | { kind: 'flatMap'; map: (key: unknown, value: unknown) => Iterable<KeyValue<unknown, unknown>> }
+  /** Replaces the value by each value `map` returns, in order. */
+  | { kind: 'flatMapValues'; map: (value: unknown, key: unknown) => Iterable<unknown> }
   /** Calls `action` and passes the record on. */
   | { kind: 'peek'; action: (key: unknown, value: unknown) => void };
 

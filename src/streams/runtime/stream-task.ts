@@ -325,6 +325,12 @@ export class StreamTask {
         const kv = step.map(key, value);
         return this.forwardFields(inst.children, kv.key, kv.value, timestamp, headers, null);
       }
+      case 'flatMap':
+        for (const kv of step.map(key, value)) this.forwardFields(inst.children, kv.key, kv.value, timestamp, headers, null);
+        return;
+      case 'flatMapValues':
+        for (const v of step.map(value, key)) this.forwardFields(inst.children, key, v, timestamp, headers, null);
+        return;
       case 'peek':
         step.action(key, value);
         return this.forwardFields(inst.children, key, value, timestamp, headers, record);
