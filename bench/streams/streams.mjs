@@ -6,7 +6,11 @@
  *
  * One embedded broker (worker thread, same 2 cores). N one-word text records
  * are produced once to a 2-partition input topic; then, each from offset 0
- * with a fresh group and its own output topic:
+ * with a fresh group and its own output topic, the phases in the order
+ * --phases names them (default: the order below). The first phase of a
+ * process runs on colder client code and a smaller heap than the ones after
+ * it, which measurably favours the later ones (bench/README.md, Streams,
+ * 2026-12-03): compare streams and hand-written loops in both orders.
  *   - stateless: StreamsBuilder filter + mapValues + to
  *   - hand-stateless: our Consumer + the same filter/map + our Producer
  *   - wordcount: the issue's word count (groupBy -> repartition -> count on an
@@ -167,17 +171,6 @@ function handPhase(groupId, outTopic, transform) {
   };
 }
 
-if (PHASES.includes('stateless')) {
-  const b = new StreamsBuilder();
-  b.stream('bench-in', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-    .filter((_k, w) => (firstRecord(), keep(w)))
-    .mapValues((w) => w.toUpperCase())
-    .to('out-stateless', { keySerde: Serdes.String(), valueSerde: Serdes.String() });
-  await phase('streams stateless (filter+mapValues)', 'out-stateless', keptCount, streamsPhase('bench-stateless', b.build()));
-}
-if (PHASES.includes('hand-stateless')) {
-  await phase('hand-written stateless loop', 'out-hand-stateless', keptCount, handPhase('bench-hand-stateless', 'out-hand-stateless', (r) => (firstRecord(), keep(r.value) ? [r.key, r.value.toUpperCase()] : null)));
-}
 function wordCountTopology(out) {
   const b = new StreamsBuilder();
   b.stream('bench-in', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
@@ -197,25 +190,41 @@ const committedBy = (appId, out) => (started) =>
     const n = Array.isArray(offsets) ? offsets.reduce((sum, o) => sum + Math.max(0, Number(o.offset)), 0) : 0;
     return Math.max(n, await endOffsets(out));
   }, COUNT, started);
-if (PHASES.includes('wordcount')) {
-  await phase('streams word count (LMDB, at_least_once)', 'out-wordcount', COUNT, streamsPhase('bench-wordcount', wordCountTopology('out-wordcount')), committedBy('bench-wordcount', 'out-wordcount'));
+/** Each phase by name; they run in the order --phases gives (the first phase of a process also warms the client code for the later ones). */
+const phases = {
+  stateless: async () => {
+    const b = new StreamsBuilder();
+    b.stream('bench-in', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+      .filter((_k, w) => (firstRecord(), keep(w)))
+      .mapValues((w) => w.toUpperCase())
+      .to('out-stateless', { keySerde: Serdes.String(), valueSerde: Serdes.String() });
+    await phase('streams stateless (filter+mapValues)', 'out-stateless', keptCount, streamsPhase('bench-stateless', b.build()));
+  },
+  'hand-stateless': () =>
+    phase('hand-written stateless loop', 'out-hand-stateless', keptCount, handPhase('bench-hand-stateless', 'out-hand-stateless', (r) => (firstRecord(), keep(r.value) ? [r.key, r.value.toUpperCase()] : null))),
+  wordcount: () =>
+    phase('streams word count (LMDB, at_least_once)', 'out-wordcount', COUNT, streamsPhase('bench-wordcount', wordCountTopology('out-wordcount')), committedBy('bench-wordcount', 'out-wordcount')),
+  'wordcount-eos': () => {
+    const app = 'bench-wordcount-eos';
+    return phase('streams word count (LMDB, exactly_once_v2)', 'out-wordcount-eos', COUNT, streamsPhase(app, wordCountTopology('out-wordcount-eos'), 'exactly_once_v2'), committedBy(app, 'out-wordcount-eos'));
+  },
+  'hand-wordcount': () => {
+    const counts = new Map();
+    const long = Buffer.alloc(8);
+    return phase('hand-written count-in-a-Map loop', 'out-hand-wordcount', COUNT, handPhase('bench-hand-wordcount', 'out-hand-wordcount', (r) => {
+      firstRecord();
+      const n = (counts.get(r.value) ?? 0n) + 1n;
+      counts.set(r.value, n);
+      long.writeBigInt64BE(n);
+      return [r.value, Buffer.from(long)];
+    }));
+  },
+  restore: () => restorePhase(),
+};
+for (const name of PHASES) {
+  if (!(name in phases)) throw new Error(`unknown phase '${name}' (phases: ${Object.keys(phases).join(', ')})`);
+  await phases[name]();
 }
-if (PHASES.includes('wordcount-eos')) {
-  const app = 'bench-wordcount-eos';
-  await phase('streams word count (LMDB, exactly_once_v2)', 'out-wordcount-eos', COUNT, streamsPhase(app, wordCountTopology('out-wordcount-eos'), 'exactly_once_v2'), committedBy(app, 'out-wordcount-eos'));
-}
-if (PHASES.includes('hand-wordcount')) {
-  const counts = new Map();
-  const long = Buffer.alloc(8);
-  await phase('hand-written count-in-a-Map loop', 'out-hand-wordcount', COUNT, handPhase('bench-hand-wordcount', 'out-hand-wordcount', (r) => {
-    firstRecord();
-    const n = (counts.get(r.value) ?? 0n) + 1n;
-    counts.set(r.value, n);
-    long.writeBigInt64BE(n);
-    return [r.value, Buffer.from(long)];
-  }));
-}
-if (PHASES.includes('restore')) await restorePhase();
 
 /** A changelog of COUNT distinct keys, produced directly, then restored by a fresh instance into an empty LMDB store. */
 async function restorePhase() {

@@ -6,15 +6,21 @@
  */
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
 import type { StreamRecord } from '../processor/record.js';
+import { withStatelessStep, type StatelessStep } from '../processor/stateless-step.js';
 import type { Serde } from '../serdes.js';
 import { Stores } from '../state/stores.js';
 import { Topology, type StreamPartitioner } from '../topology.js';
 import type { Materialized } from './options.js';
 import type { DslNodeFactory } from './node-factory.js';
 
-/** A processor that forwards what `fn` emits for each record (no state). */
-export function stateless<KIn, VIn>(fn: (record: StreamRecord<KIn, VIn>, forward: (record: StreamRecord<unknown, unknown>) => void) => void): ProcessorSupplier {
-  return (): Processor => {
+/**
+ * A processor that forwards what `fn` emits for each record (no state).
+ * `step`, when given, describes the same work on a record's fields, which a
+ * task runs instead (processor/stateless-step.ts): it must forward exactly
+ * what `fn` does.
+ */
+export function stateless<KIn, VIn>(fn: (record: StreamRecord<KIn, VIn>, forward: (record: StreamRecord<unknown, unknown>) => void) => void, step?: StatelessStep): ProcessorSupplier {
+  const supplier = (): Processor => {
     let context: ProcessorContext | null = null;
     const forward = (r: StreamRecord<unknown, unknown>): void => (context as ProcessorContext).forward(r);
     return {
@@ -22,7 +28,11 @@ export function stateless<KIn, VIn>(fn: (record: StreamRecord<KIn, VIn>, forward
       process: (record) => fn(record as StreamRecord<KIn, VIn>, forward),
     };
   };
+  return step === undefined ? supplier : withStatelessStep(supplier, step);
 }
+
+/** Records without a key cannot be placed by key: a repartition drops them. */
+const hasKey = (key: unknown): boolean => key !== null && key !== undefined;
 
 /** The topology being built and the names handed out. */
 export class DslGraph {
@@ -63,7 +73,7 @@ export class DslGraph {
   repartition(parent: string, base: string, serdes: { keySerde?: Serde<unknown> | undefined; valueSerde?: Serde<unknown> | undefined }, partitions: number | null = null, partitioner?: StreamPartitioner): string {
     const topic = `${base}-repartition`;
     this.topology.addInternalTopic(topic, partitions);
-    const filter = this.processor(`${topic}-filter`, stateless((r, forward) => r.key !== null && r.key !== undefined && forward(r)), [parent]);
+    const filter = this.processor(`${topic}-filter`, stateless((r, forward) => hasKey(r.key) && forward(r), { kind: 'filter', keep: hasKey }), [parent]);
     const sinkOptions = { ...(serdes.keySerde ? { keySerde: serdes.keySerde } : {}), ...(serdes.valueSerde ? { valueSerde: serdes.valueSerde } : {}), ...(partitioner ? { partitioner } : {}) };
     this.topology.addSink(`${topic}-sink`, topic, sinkOptions, filter);
     const source = `${topic}-source`;

@@ -19,6 +19,10 @@ import { streamTableJoin, type JoinMode } from './join-processors.js';
 import { JoinWindows } from './join-windows.js';
 import { GlobalKTable, globalTableJoin } from './global-ktable.js';
 import { addStreamStreamJoin, type StreamJoined } from './stream-stream-join.js';
+import type { StatelessStep } from '../processor/stateless-step.js';
+
+/** merge's step: every record passes on as it is. */
+const PASS_ON: StatelessStep = { kind: 'filter', keep: () => true };
 
 /** What defines a stream besides its records' types (internal). */
 export interface StreamState<K, V> {
@@ -36,12 +40,14 @@ export class KStream<K, V> {
 
   /** Keeps the records for which `predicate` holds. */
   filter(predicate: (key: K, value: V) => boolean, name?: string): KStream<K, V> {
-    return this.same(name ?? 'KSTREAM-FILTER', (r, forward) => predicate(r.key, r.value) && forward(r), name !== undefined);
+    const keep = predicate as (key: unknown, value: unknown) => boolean;
+    return this.same(name ?? 'KSTREAM-FILTER', (r, forward) => predicate(r.key, r.value) && forward(r), name !== undefined, { kind: 'filter', keep });
   }
 
   /** Drops the records for which `predicate` holds. */
   filterNot(predicate: (key: K, value: V) => boolean, name?: string): KStream<K, V> {
-    return this.same(name ?? 'KSTREAM-FILTER', (r, forward) => !predicate(r.key, r.value) && forward(r), name !== undefined);
+    const keep = (key: unknown, value: unknown): boolean => !predicate(key as K, value as V);
+    return this.same(name ?? 'KSTREAM-FILTER', (r, forward) => !predicate(r.key, r.value) && forward(r), name !== undefined, { kind: 'filter', keep });
   }
 
   /** Replaces each record's key and value (marks the stream for repartitioning). */
@@ -49,13 +55,16 @@ export class KStream<K, V> {
     const node = this.add(name ?? 'KSTREAM-MAP', name !== undefined, (r, forward) => {
       const kv = mapper(r.key, r.value);
       forward(r.withKey(kv.key).withValue(kv.value));
-    });
+    }, { kind: 'map', map: mapper as (key: unknown, value: unknown) => KeyValue<unknown, unknown> });
     return this.derive<K2, V2>(node, undefined, undefined, true);
   }
 
   /** Replaces each record's value (the key, and so the partitioning, stays). */
   mapValues<V2>(mapper: (value: V, key: K) => V2, name?: string): KStream<K, V2> {
-    const node = this.add(name ?? 'KSTREAM-MAPVALUES', name !== undefined, (r, forward) => forward(r.withValue(mapper(r.value, r.key))));
+    const node = this.add(name ?? 'KSTREAM-MAPVALUES', name !== undefined, (r, forward) => forward(r.withValue(mapper(r.value, r.key))), {
+      kind: 'mapValues',
+      map: mapper as (value: unknown, key: unknown) => unknown,
+    });
     return this.derive<K, V2>(node, this.state.keySerde, undefined, this.state.repartitionRequired);
   }
 
@@ -63,7 +72,7 @@ export class KStream<K, V> {
   flatMap<K2, V2>(mapper: (key: K, value: V) => Iterable<KeyValue<K2, V2>>, name?: string): KStream<K2, V2> {
     const node = this.add(name ?? 'KSTREAM-FLATMAP', name !== undefined, (r, forward) => {
       for (const kv of mapper(r.key, r.value)) forward(r.withKey(kv.key).withValue(kv.value));
-    });
+    }, { kind: 'flatMap', map: mapper as (key: unknown, value: unknown) => Iterable<KeyValue<unknown, unknown>> });
     return this.derive<K2, V2>(node, undefined, undefined, true);
   }
 
@@ -71,13 +80,16 @@ export class KStream<K, V> {
   flatMapValues<V2>(mapper: (value: V, key: K) => Iterable<V2>, name?: string): KStream<K, V2> {
     const node = this.add(name ?? 'KSTREAM-FLATMAPVALUES', name !== undefined, (r, forward) => {
       for (const v of mapper(r.value, r.key)) forward(r.withValue(v));
-    });
+    }, { kind: 'flatMapValues', map: mapper as (value: unknown, key: unknown) => Iterable<unknown> });
     return this.derive<K, V2>(node, this.state.keySerde, undefined, this.state.repartitionRequired);
   }
 
   /** Sets each record's key (marks the stream for repartitioning). */
   selectKey<K2>(selector: (key: K, value: V) => K2, name?: string): KStream<K2, V> {
-    const node = this.add(name ?? 'KSTREAM-KEY-SELECT', name !== undefined, (r, forward) => forward(r.withKey(selector(r.key, r.value))));
+    const node = this.add(name ?? 'KSTREAM-KEY-SELECT', name !== undefined, (r, forward) => forward(r.withKey(selector(r.key, r.value))), {
+      kind: 'selectKey',
+      select: selector as (key: unknown, value: unknown) => unknown,
+    });
     return this.derive<K2, V>(node, undefined, this.state.valueSerde, true);
   }
 
@@ -86,7 +98,7 @@ export class KStream<K, V> {
     return this.same(name ?? 'KSTREAM-PEEK', (r, forward) => {
       action(r.key, r.value);
       forward(r);
-    }, name !== undefined);
+    }, name !== undefined, { kind: 'peek', action: action as (key: unknown, value: unknown) => void });
   }
 
   /** Calls `action` with each record (a terminal operation). */
@@ -103,7 +115,7 @@ export class KStream<K, V> {
   /** The records of this stream and `other`, interleaved as they arrive. */
   merge(other: KStream<K, V>, name?: string): KStream<K, V> {
     const g = this.state.graph;
-    const node = g.processor(name ?? g.name('KSTREAM-MERGE'), stateless((r, forward) => forward(r)), [this.state.node, other.state.node]);
+    const node = g.processor(name ?? g.name('KSTREAM-MERGE'), stateless((r, forward) => forward(r), PASS_ON), [this.state.node, other.state.node]);
     return this.derive<K, V>(node, this.state.keySerde, this.state.valueSerde, this.state.repartitionRequired || other.state.repartitionRequired);
   }
 
@@ -214,13 +226,14 @@ export class KStream<K, V> {
     return this.derive<K, V>(source, ks, vs, false);
   }
 
-  private same(prefix: string, fn: (r: StreamRecord<K, V>, forward: (r: StreamRecord<unknown, unknown>) => void) => void, named: boolean): KStream<K, V> {
-    return this.derive<K, V>(this.add(prefix, named, fn), this.state.keySerde, this.state.valueSerde, this.state.repartitionRequired);
+  private same(prefix: string, fn: (r: StreamRecord<K, V>, forward: (r: StreamRecord<unknown, unknown>) => void) => void, named: boolean, step?: StatelessStep): KStream<K, V> {
+    return this.derive<K, V>(this.add(prefix, named, fn, step), this.state.keySerde, this.state.valueSerde, this.state.repartitionRequired);
   }
 
-  private add(prefixOrName: string, named: boolean, fn: (r: StreamRecord<K, V>, forward: (r: StreamRecord<unknown, unknown>) => void) => void): string {
+  /** Adds a stateless node running `fn`; `step` describes the same work for a task to run on a record's fields. */
+  private add(prefixOrName: string, named: boolean, fn: (r: StreamRecord<K, V>, forward: (r: StreamRecord<unknown, unknown>) => void) => void, step?: StatelessStep): string {
     const g = this.state.graph;
-    return g.processor(named ? prefixOrName : g.name(prefixOrName), stateless(fn), [this.state.node]);
+    return g.processor(named ? prefixOrName : g.name(prefixOrName), stateless(fn, step), [this.state.node]);
   }
 
   private derive<K2, V2>(node: string, keySerde: Serde<K2> | undefined, valueSerde: Serde<V2> | undefined, repartitionRequired: boolean): KStream<K2, V2> {

@@ -8,7 +8,8 @@
  */
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, RecordMetadata } from '../processor/processor.js';
-import { StreamRecord } from '../processor/record.js';
+import { StreamRecord, type StreamHeaders } from '../processor/record.js';
+import { statelessStepOf, type StatelessStep } from '../processor/stateless-step.js';
 import { writesUtf8, type Serde } from '../serdes.js';
 import type { RecordCache } from '../state/record-cache.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from '../state/store.js';
@@ -57,6 +58,8 @@ interface NodeInstance {
   processor: Processor | null;
   /** Set for a sink: what it resolves once rather than per record. */
   sink: SinkPlan | null;
+  /** Set for a DSL stateless operator: what its processor does, run on the record's fields instead. */
+  step: StatelessStep | null;
 }
 
 /** A source topic's deserialization, resolved once. */
@@ -98,7 +101,11 @@ export class StreamTask {
 
   constructor(private readonly options: TaskOptions) {
     this.id = options.taskId;
-    for (const node of options.nodes) this.instances.set(node.name, { node, children: [], byName: new Map(), processor: null, sink: node.kind === 'sink' ? this.sinkPlan(node) : null });
+    for (const node of options.nodes) {
+      const sink = node.kind === 'sink' ? this.sinkPlan(node) : null;
+      const step = node.kind === 'processor' ? statelessStepOf(node.supplier) : null;
+      this.instances.set(node.name, { node, children: [], byName: new Map(), processor: null, sink, step });
+    }
     for (const inst of this.instances.values()) {
       for (const child of options.topology.children(inst.node.name)) {
         const c = this.instances.get(child.name);
@@ -227,7 +234,8 @@ export class StreamTask {
     this.currentTimestampMs = timestamp;
     if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
     try {
-      this.forwardTo(source.children, new StreamRecord(key, value, timestamp, record.headers));
+      // No StreamRecord yet: the first node that takes one makes it (DSL stateless steps and sinks take the fields).
+      this.forwardFields(source.children, key, value, timestamp, record.headers, null);
     } finally {
       this.current = null;
       this.currentTimestampMs = -1;
@@ -272,16 +280,29 @@ export class StreamTask {
     for (const store of this.stores.values()) store.close();
   }
 
-  /** The hot path: no closure or object per hop beyond what the processors make. */
+  /** Sends a processor's record to `children` (ProcessorContext.forward). */
   private forwardTo(children: readonly NodeInstance[], record: StreamRecord<unknown, unknown>): void {
+    this.forwardFields(children, record.key, record.value, record.timestamp, record.headers, record);
+  }
+
+  /**
+   * The hot path: sends a record, as its fields, to `children`. `record` is
+   * the StreamRecord of these fields when one exists; otherwise one is made
+   * only for a child that takes a StreamRecord (a processor that is not a
+   * DSL stateless step), at most once, shared by the children as one record
+   * was before. No closure or object per hop beyond that and what the
+   * processors make.
+   */
+  private forwardFields(children: readonly NodeInstance[], key: unknown, value: unknown, timestamp: number, headers: StreamHeaders, record: StreamRecord<unknown, unknown> | null): void {
     for (let i = 0; i < children.length; i++) {
       const child = children[i] as NodeInstance;
       const previous = this.currentNode;
       this.currentNode = child.node.name;
-      if (child.sink !== null) this.sink(child.sink, record);
+      if (child.sink !== null) this.sink(child.sink, key, value, timestamp, headers);
       else {
         try {
-          (child.processor as Processor).process(record);
+          if (child.step !== null) this.step(child, child.step, key, value, timestamp, headers, record);
+          else (child.processor as Processor).process((record ??= new StreamRecord(key, value, timestamp, headers)));
         } catch (err) {
           throw this.wrap('process', err);
         }
@@ -290,16 +311,42 @@ export class StreamTask {
     }
   }
 
-  private sink(plan: SinkPlan, record: StreamRecord<unknown, unknown>): void {
+  /** Runs a DSL stateless operator on a record's fields: what its processor would forward, without a StreamRecord. */
+  private step(inst: NodeInstance, step: StatelessStep, key: unknown, value: unknown, timestamp: number, headers: StreamHeaders, record: StreamRecord<unknown, unknown> | null): void {
+    switch (step.kind) {
+      case 'filter':
+        if (step.keep(key, value)) this.forwardFields(inst.children, key, value, timestamp, headers, record);
+        return;
+      case 'mapValues':
+        return this.forwardFields(inst.children, key, step.map(value, key), timestamp, headers, null);
+      case 'selectKey':
+        return this.forwardFields(inst.children, step.select(key, value), value, timestamp, headers, null);
+      case 'map': {
+        const kv = step.map(key, value);
+        return this.forwardFields(inst.children, kv.key, kv.value, timestamp, headers, null);
+      }
+      case 'flatMap':
+        for (const kv of step.map(key, value)) this.forwardFields(inst.children, kv.key, kv.value, timestamp, headers, null);
+        return;
+      case 'flatMapValues':
+        for (const v of step.map(value, key)) this.forwardFields(inst.children, key, v, timestamp, headers, null);
+        return;
+      case 'peek':
+        step.action(key, value);
+        return this.forwardFields(inst.children, key, value, timestamp, headers, record);
+    }
+  }
+
+  private sink(plan: SinkPlan, recordKey: unknown, recordValue: unknown, timestamp: number, headers: StreamHeaders): void {
     const node = plan.node;
-    const topic = plan.topic ?? this.resolve((node.topic as TopicNameExtractor)(record.key, record.value, { sourceTopic: this.current?.topic ?? null }));
-    const key = plan.keyUtf8 && typeof record.key === 'string' ? record.key : plan.keySerde.serialize(topic, record.key);
-    const value = plan.valueUtf8 && typeof record.value === 'string' ? record.value : plan.valueSerde.serialize(topic, record.value);
+    const topic = plan.topic ?? this.resolve((node.topic as TopicNameExtractor)(recordKey, recordValue, { sourceTopic: this.current?.topic ?? null }));
+    const key = plan.keyUtf8 && typeof recordKey === 'string' ? recordKey : plan.keySerde.serialize(topic, recordKey);
+    const value = plan.valueUtf8 && typeof recordValue === 'string' ? recordValue : plan.valueSerde.serialize(topic, recordValue);
     const partitioner = node.options.partitioner;
-    const out: SinkRecord = { topic, key, value, timestamp: record.timestamp };
-    if (record.headers.length > 0) out.headers = record.headers;
+    const out: SinkRecord = { topic, key, value, timestamp };
+    if (headers.length > 0) out.headers = headers;
     // The partitioner's closure is made in another function: one here would allocate a context for every record.
-    this.options.collector.send(out, partitioner === undefined ? undefined : choosePartition(partitioner, topic, record));
+    this.options.collector.send(out, partitioner === undefined ? undefined : choosePartition(partitioner, topic, recordKey, recordValue));
   }
 
   /** Runs processor code; wraps what it throws with the node's name (once, at the innermost node). */
@@ -403,7 +450,7 @@ export class StreamTask {
   }
 }
 
-/** A sink partitioner applied to `record` once the topic's partition count is known. */
-function choosePartition(partitioner: StreamPartitioner<unknown, unknown>, topic: string, record: StreamRecord<unknown, unknown>): (numPartitions: number) => number | undefined {
-  return (n) => partitioner(topic, record.key, record.value, n);
+/** A sink partitioner applied to a record's key and value once the topic's partition count is known. */
+function choosePartition(partitioner: StreamPartitioner<unknown, unknown>, topic: string, key: unknown, value: unknown): (numPartitions: number) => number | undefined {
+  return (n) => partitioner(topic, key, value, n);
 }
