@@ -5,6 +5,7 @@
  */
 import { DecodeError } from './decode-error.js';
 import { readUVarint, type VarintCursor } from './varint.js';
+import { readInt64BE } from './int64.js';
 
 export class Reader {
   position: number;
@@ -53,7 +54,7 @@ export class Reader {
     return this.buffer.readUInt32BE(this.need(4, 'uint32'));
   }
   readInt64(): bigint {
-    return this.buffer.readBigInt64BE(this.need(8, 'int64'));
+    return readInt64BE(this.buffer, this.need(8, 'int64'));
   }
   readFloat64(): number {
     return this.buffer.readDoubleBE(this.need(8, 'float64'));

@@ -5,6 +5,7 @@
  * records it returns. `finish()` yields the chunks ready for socket writes.
  */
 import { uvarintSize, writeUVarint } from './varint.js';
+import { writeInt64BE } from './int64.js';
 
 /** Buffers at least this big are appended by reference rather than copied. */
 const ZERO_COPY_MIN_BYTES = 1024;
@@ -77,7 +78,7 @@ export class Writer {
   }
   writeInt64(value: bigint): this {
     this.ensure(8);
-    this.position = this.scratch.writeBigInt64BE(value, this.position);
+    this.position = writeInt64BE(this.scratch, value, this.position);
     return this;
   }
   writeFloat64(value: number): this {

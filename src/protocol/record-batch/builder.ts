@@ -31,6 +31,7 @@ import {
   type RecordHeaderInput,
 } from './record.js';
 import { varintSize } from '../primitives/varint.js';
+import { writeInt64BE } from '../primitives/int64.js';
 
 export const MAGIC_V2 = 2;
 /** Largest batch the builder writes: batchLength is an int32. */
@@ -194,15 +195,15 @@ function writeHeader(plan: Plan, batch: Buffer, codec: number): void {
   checkInt(baseSequence, -0x80000000, 0x7fffffff, 'baseSequence');
   checkInt(partitionLeaderEpoch, -0x80000000, 0x7fffffff, 'partitionLeaderEpoch');
   const count = opts.records.length;
-  batch.writeBigInt64BE(opts.baseOffset ?? 0n, Offsets.baseOffset);
+  writeInt64BE(batch, opts.baseOffset ?? 0n, Offsets.baseOffset);
   batch.writeInt32BE(batch.length - BATCH_LOG_OVERHEAD, Offsets.batchLength);
   batch.writeInt32BE(partitionLeaderEpoch, Offsets.partitionLeaderEpoch);
   batch.writeInt8(MAGIC_V2, Offsets.magic);
   batch.writeInt16BE(attributesOf(opts, codec), Offsets.attributes);
   batch.writeInt32BE(count - 1, Offsets.lastOffsetDelta);
-  batch.writeBigInt64BE(plan.baseTimestamp, Offsets.baseTimestamp);
-  batch.writeBigInt64BE(plan.maxTimestamp, Offsets.maxTimestamp);
-  batch.writeBigInt64BE(opts.producerId ?? -1n, Offsets.producerId);
+  writeInt64BE(batch, plan.baseTimestamp, Offsets.baseTimestamp);
+  writeInt64BE(batch, plan.maxTimestamp, Offsets.maxTimestamp);
+  writeInt64BE(batch, opts.producerId ?? -1n, Offsets.producerId);
   batch.writeInt16BE(producerEpoch, Offsets.producerEpoch);
   batch.writeInt32BE(baseSequence, Offsets.baseSequence);
   batch.writeInt32BE(count, Offsets.recordsCount);

@@ -20,6 +20,7 @@
  *  61  records...
  */
 import { crc32c } from '@node-rs/crc32';
+import { readInt64BE, writeInt64BE } from '../primitives/int64.js';
 
 export const BATCH_HEADER_BYTES = 61;
 /** Bytes before batchLength's count starts: baseOffset + batchLength. */
@@ -75,16 +76,16 @@ export interface BatchHeader {
 
 export function readBatchHeader(buf: Buffer, pos = 0): BatchHeader {
   return {
-    baseOffset: buf.readBigInt64BE(pos + Offsets.baseOffset),
+    baseOffset: readInt64BE(buf, pos + Offsets.baseOffset),
     batchLength: buf.readInt32BE(pos + Offsets.batchLength),
     partitionLeaderEpoch: buf.readInt32BE(pos + Offsets.partitionLeaderEpoch),
     magic: buf.readInt8(pos + Offsets.magic),
     crc: buf.readUInt32BE(pos + Offsets.crc),
     attributes: buf.readInt16BE(pos + Offsets.attributes),
     lastOffsetDelta: buf.readInt32BE(pos + Offsets.lastOffsetDelta),
-    baseTimestamp: buf.readBigInt64BE(pos + Offsets.baseTimestamp),
-    maxTimestamp: buf.readBigInt64BE(pos + Offsets.maxTimestamp),
-    producerId: buf.readBigInt64BE(pos + Offsets.producerId),
+    baseTimestamp: readInt64BE(buf, pos + Offsets.baseTimestamp),
+    maxTimestamp: readInt64BE(buf, pos + Offsets.maxTimestamp),
+    producerId: readInt64BE(buf, pos + Offsets.producerId),
     producerEpoch: buf.readInt16BE(pos + Offsets.producerEpoch),
     baseSequence: buf.readInt32BE(pos + Offsets.baseSequence),
     recordsCount: buf.readInt32BE(pos + Offsets.recordsCount),
@@ -106,7 +107,7 @@ export function batchCrcIsValid(batch: Buffer, pos = 0, size = batchSizeAt(batch
 
 /** Rewrites baseOffset; the CRC does not cover it, so nothing else changes. */
 export function setBaseOffset(batch: Buffer, baseOffset: bigint, pos = 0): void {
-  batch.writeBigInt64BE(baseOffset, pos + Offsets.baseOffset);
+  writeInt64BE(batch, baseOffset, pos + Offsets.baseOffset);
 }
 
 /** Rewrites the leader epoch; not covered by the CRC either. */
@@ -121,7 +122,7 @@ export function setPartitionLeaderEpoch(batch: Buffer, epoch: number, pos = 0): 
 export function setLogAppendTime(batch: Buffer, timestampMs: bigint, pos = 0): void {
   const attributes = batch.readInt16BE(pos + Offsets.attributes);
   batch.writeInt16BE(attributes | ATTR_TIMESTAMP_LOG_APPEND, pos + Offsets.attributes);
-  batch.writeBigInt64BE(timestampMs, pos + Offsets.maxTimestamp);
+  writeInt64BE(batch, timestampMs, pos + Offsets.maxTimestamp);
   batch.writeUInt32BE(computeBatchCrc(batch, pos), pos + Offsets.crc);
 }
 

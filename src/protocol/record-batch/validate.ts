@@ -21,6 +21,7 @@ import {
   type BatchHeader,
 } from './header.js';
 import { RECORD_BYTES_MIN } from './record.js';
+import { readInt64BE } from '../primitives/int64.js';
 
 export type BatchValidationError =
   /** Framing, sizes, CRC, unknown codec: the bytes are damaged. */
@@ -113,8 +114,8 @@ function checkOne(buf: Buffer, position: number, options: ValidateProducedOption
   if (codec === Compression.None && count > (size - BATCH_HEADER_BYTES) / RECORD_BYTES_MIN) {
     return fail('corrupt_message', `${count} records cannot fit in ${size - BATCH_HEADER_BYTES} bytes`, position);
   }
-  const baseTimestamp = buf.readBigInt64BE(position + Offsets.baseTimestamp);
-  const maxTimestamp = buf.readBigInt64BE(position + Offsets.maxTimestamp);
+  const baseTimestamp = readInt64BE(buf, position + Offsets.baseTimestamp);
+  const maxTimestamp = readInt64BE(buf, position + Offsets.maxTimestamp);
   if (maxTimestamp !== -1n && baseTimestamp > maxTimestamp) {
     return fail('invalid_record', `baseTimestamp ${baseTimestamp} is after maxTimestamp ${maxTimestamp}`, position);
   }
