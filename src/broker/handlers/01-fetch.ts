@@ -62,7 +62,7 @@ import { defineHandler } from '../handler.js';
 import type { RequestContext } from '../request-context.js';
 import { isRaftFetch } from '../../controller/quorum/wire.js';
 import type { FetchPartitionResult, FetchResult } from '../../replication/replica-manager.js';
-import { INVALID_SESSION_ID, partitionKey, type FetchContext, type FetchSession, type RequestedPartition, type UnresolvedPartition } from '../fetch-sessions.js';
+import { FINAL_EPOCH, INVALID_SESSION_ID, partitionKey, type FetchContext, type FetchSession, type RequestedPartition, type UnresolvedPartition } from '../fetch-sessions.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -148,6 +148,8 @@ function recordsOf(r: FetchPartitionResult): RecordChunks | Buffer {
 /** The fetch session of this request (KIP-227, Fetch v7+), closed, opened, checked or updated. */
 function sessionContext(ctx: RequestContext, req: FetchRequest, topics: readonly NamedTopic[], requested: readonly RequestedPartition[]): FetchContext {
   if (ctx.apiVersion < SESSION_VERSION) return SESSIONLESS;
+  // No session and none wanted (epoch -1: kafkajs, librdkafka): nothing to build.
+  if (req.sessionId === INVALID_SESSION_ID && req.sessionEpoch === FINAL_EPOCH) return SESSIONLESS;
   const { metadata } = ctx.services;
   const forgotten: { topic: string; partition: number }[] = [];
   const forgottenIds: { topicId: string; partition: number }[] = [];
