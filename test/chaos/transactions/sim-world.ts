@@ -152,14 +152,22 @@ export class SimWorld {
 
   private newCoordinator(): TransactionCoordinator {
     const world = this;
+    // The coordinator these writes come from: a zombie (an instance after a
+    // failover, before it notices) is no longer the leader of
+    // __transaction_state, so its appends are refused and never reach the
+    // log (they would otherwise land after the new coordinator's records and
+    // be read back as the latest state).
+    let self: TransactionCoordinator | null = null;
     const persistence: TxnPersistence = {
       write(partition: number, id: string, entry: TxnLogEntry | null): Promise<number> {
-        const owner = world.coordinator;
+        const owner = self;
+        if (world.coordinator !== owner) return new Promise((resolve) => world.schedule(world.delay(), () => resolve(ErrorCode.NOT_LEADER_OR_FOLLOWER)));
         const log = world.txnLog[partition] as (typeof world.txnLog)[number];
         log.entries.push({ id, entry });
         const index = log.entries.length;
         return new Promise((resolve) => {
           world.schedule(world.delay(), () => {
+            // Leadership moved while the write was in flight: the unreplicated tail (failover() keeps or drops it).
             if (world.coordinator !== owner) return resolve(ErrorCode.NOT_LEADER_OR_FOLLOWER);
             // An ambiguous write: the client is told it timed out, the record stays.
             if (world.faults && world.chance(0.02)) return resolve(ErrorCode.REQUEST_TIMED_OUT);
@@ -174,13 +182,14 @@ export class SimWorld {
       leaderOf: () => 1,
       sleep: (ms) => this.sleep(ms),
     });
-    return new TransactionCoordinator({
+    self = new TransactionCoordinator({
       clock: this.clock,
       persistence,
       producerIds: { newProducerId: () => Promise.resolve(this.nextProducerId++) },
       markers,
       config: { numPartitions: TXN_PARTITIONS, maxTimeoutMs: MAX_TIMEOUT_MS, idExpirationMs: 7 * 24 * 3600 * 1000 },
     });
+    return self;
   }
 
   /** A WriteTxnMarkers request: delayed, sometimes lost (the sender retries), answered per partition. */
