@@ -4,7 +4,8 @@
  * and reordered), __transaction_state as a log with ambiguous writes and
  * truncation at failover, the coordinator (rebuilt from that log at every
  * failover, with the next coordinator epoch; the old instance keeps running
- * as a zombie for a while before it notices), and the partition leaders
+ * as a zombie for a while before it notices, answering from memory, its log
+ * writes refused), and the partition leaders
  * (a model of their producer state: epoch fencing, coordinator-epoch fencing
  * of markers, KIP-890 part 1 verification before a transaction's first
  * append).
