@@ -164,7 +164,8 @@ const kafkajs: Client = {
   async consume(bootstrap, topic, count) {
     const kafka = new Kafka({ clientId: 'failover-kafkajs', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING });
     // kafkajs' default rebalance timeout (60 s) would make one lost JoinGroup outlast the read.
-    const consumer = kafka.consumer({ groupId: `${topic}-kafkajs`, rebalanceTimeout: 30_000 });
+    // No restart after a crash: a consumer that never got going must not keep retrying after the test (and keep its file alive).
+    const consumer = kafka.consumer({ groupId: `${topic}-kafkajs`, rebalanceTimeout: 30_000, retry: { retries: 5, restartOnFailure: () => Promise.resolve(false) } });
     const began = Date.now();
     const note = (what: string): void => {
       consumeNotes.push(`+${Date.now() - began} ms ${what}`);

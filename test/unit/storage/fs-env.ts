@@ -39,7 +39,26 @@ export function makeEnv(kind: FsKind): FsEnv {
   }
   const root = mkdtempSync(join(tmpdir(), 'tributary-storage-'));
   const fs = new NodeFileSystem(kind === 'node-lru' ? { openFilesMax: OPEN_FILES_MAX_MIN } : {});
-  return { kind, fs, mem: null, root, clock, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { kind, fs, mem: null, root, clock, cleanup: () => removeTree(root) };
+}
+
+/**
+ * rm -rf that outlasts a background write: a roll writes its producer
+ * snapshot on the thread pool, and one landing while the tree goes makes the
+ * last rmdir fail with ENOTEMPTY. The whole removal is retried (rmSync's own
+ * retries repeat only the rmdir); the late write then finds no directory,
+ * which storage ignores.
+ */
+function removeTree(root: string): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      rmSync(root, { recursive: true, force: true });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt >= 100) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 export function config(overrides: Partial<LogConfig> = {}): LogConfig {
