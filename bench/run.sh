@@ -10,6 +10,7 @@
 #   BROKER_DIST=bench/.build/dist (private build; set BROKER_DIST=$PWD/dist to use the shared one)
 #   BROKER_OVERRIDES="key=value ..." (extra --override for the broker) PHASES="produce-small consume-small
 #   produce-large consume-large e2e kcat" KEEP_DATA=0
+#   BROKER_NODE_ARGS="--trace-gc-nvp": more node arguments for the broker (output in the broker log, kept with KEEP_DATA=1)
 #   e2e-floor (not in the default PHASES): the e2e load through a relay doing no Kafka work (bench/e2e-floor.mjs)
 #   kcat-ceiling (not in the default PHASES): the kcat phases against a server doing no work per record (kcat-ceiling.mjs)
 #   LOOP_DELAY=1: event-loop delay and GC pauses of the broker per phase -> results/loop-delay-*.jsonl
@@ -88,6 +89,8 @@ start_broker_run() {
   DATA_DIR="$WORK/data-$run"
   BROKER_LOG="$WORK/broker-$run.log"
   local node_args=()
+  # More node arguments for the broker (e.g. --trace-gc-nvp; its output lands in the broker log).
+  if [[ -n ${BROKER_NODE_ARGS:-} ]]; then read -r -a node_args <<<"$BROKER_NODE_ARGS"; fi
   if [[ $PROFILE == 1 ]]; then
     mkdir -p "$PROFILE_DIR"
     node_args+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR" --cpu-prof-name="broker-$STAMP-run$run.cpuprofile")

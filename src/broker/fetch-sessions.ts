@@ -32,7 +32,7 @@
  * every fetcher accepts. Kafka also weighs sessions by size and favours
  * followers; we keep plain least-recently-used.
  */
-import { randomInt } from 'node:crypto';
+import { secureRandomInt } from '../util/secure-random.js';
 import type { FetchPartition } from '../replication/data-path-types.js';
 
 export const INITIAL_EPOCH = 0;
@@ -254,7 +254,7 @@ export class FetchSessionCache {
 
   /** A random positive int32 not in use (never 0: that means "no session"; random, so a session id is not guessed). */
   private newId(): number {
-    let id = randomInt(1, INT32_MAX);
+    let id = secureRandomInt(1, INT32_MAX);
     while (this.sessions.has(id)) id = id >= INT32_MAX - 1 ? 1 : id + 1;
     return id;
   }

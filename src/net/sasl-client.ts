@@ -11,7 +11,7 @@
  * is not done: a broker with connections.max.reauth.ms closes the connection
  * at the end of the session, and the client reconnects.
  */
-import { randomBytes } from 'node:crypto';
+import { secureRandomBytes } from '../util/secure-random.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../protocol/messages/36-sasl-authenticate.js';
 import { SaslHandshakeRequest, SaslHandshakeResponse } from '../protocol/messages/17-sasl-handshake.js';
@@ -62,7 +62,7 @@ function scramFailure(detail: string): KafkaProtocolError {
 }
 
 async function scramExchange(hash: ScramHash, sasl: SaslOptions, step: (token: Buffer) => Promise<Buffer>): Promise<void> {
-  const clientNonce = randomBytes(CLIENT_NONCE_BYTES).toString('base64url');
+  const clientNonce = secureRandomBytes(CLIENT_NONCE_BYTES).toString('base64url');
   const clientFirstBare = `n=${escapeSaslName(sasl.username)},r=${clientNonce}`;
   const serverFirst = (await step(Buffer.from(`n,,${clientFirstBare}`, 'utf8'))).toString('utf8');
   const attrs = parseScramAttributes(serverFirst);

@@ -15,7 +15,7 @@
  * Hi is PBKDF2 with HMAC of the hash and an output of one hash length. The
  * password is used as UTF-8 without SASLprep (as Kafka's ScramFormatter).
  */
-import { createHash, createHmac, pbkdf2Sync, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from './lazy-builtins.js';
 
 export type ScramHash = 'sha256' | 'sha512';
 
@@ -25,16 +25,16 @@ export function digestBytes(hash: ScramHash): number {
 }
 
 export function hmac(hash: ScramHash, key: Buffer, text: Buffer | string): Buffer {
-  return createHmac(hash, key).update(text).digest();
+  return nodeCrypto().createHmac(hash, key).update(text).digest();
 }
 
 export function digest(hash: ScramHash, data: Buffer): Buffer {
-  return createHash(hash).update(data).digest();
+  return nodeCrypto().createHash(hash).update(data).digest();
 }
 
 /** Hi(password, salt, iterations) of RFC 5802: PBKDF2-HMAC with one block of output. */
 export function saltedPassword(hash: ScramHash, password: string, salt: Buffer, iterations: number): Buffer {
-  return pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, digestBytes(hash), hash);
+  return nodeCrypto().pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, digestBytes(hash), hash);
 }
 
 export function clientKey(hash: ScramHash, salted: Buffer): Buffer {
@@ -58,7 +58,7 @@ export function xor(a: Buffer, b: Buffer): Buffer {
 
 /** Equality that takes the same time wherever the first difference is (lengths are not secret). */
 export function constantTimeEqual(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
+  return a.length === b.length && nodeCrypto().timingSafeEqual(a, b);
 }
 
 /** `saslname` of RFC 5802 5.1: ',' and '=' escaped as =2C and =3D. */

@@ -11,7 +11,7 @@
  * COORDINATOR_LOAD_IN_PROGRESS (errorWhileLoading has Kafka's exceptions);
  * when it is not led here, NOT_COORDINATOR.
  */
-import { randomUUID } from 'node:crypto';
+import { secureRandomUuidString } from '../../util/secure-random.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../util/clock.js';
 import { systemTimers, type Timers } from '../../util/timer.js';
@@ -115,7 +115,7 @@ export class GroupService {
       timers,
       persistence: store,
       config: settings.coordinator,
-      newMemberId: (clientId) => `${clientId}-${randomUUID()}`,
+      newMemberId: (clientId) => `${clientId}-${secureRandomUuidString()}`,
       log: (fields, message) => logger.info(fields, message),
     });
   }

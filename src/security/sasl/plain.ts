@@ -9,17 +9,18 @@
  * password's length shows in the timing. An unknown user is compared
  * against a dummy digest for the same reason.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../util/lazy-builtins.js';
 import { constantTimeEqual } from '../../util/scram.js';
 import { SaslAuthenticationError, type SaslServer, type SaslStep } from './mechanism.js';
 
 const INVALID = 'Authentication failed: Invalid username or password';
 
 function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+  return nodeCrypto().createHash('sha256').update(text, 'utf8').digest();
 }
 
-const DUMMY_DIGEST = sha256('\u0000no such user\u0000');
+// Made on first use: hashing at module load would load node:crypto in every broker (util/lazy-builtins.ts).
+let dummyDigest: Buffer | null = null;
 
 export class PlainServer implements SaslServer {
   private done = false;
@@ -35,7 +36,7 @@ export class PlainServer implements SaslServer {
     if (username === '') throw new SaslAuthenticationError('Authentication failed: username not specified');
     if (password === '') throw new SaslAuthenticationError('Authentication failed: password not specified');
     const expected = this.users.get(username);
-    const matches = constantTimeEqual(sha256(password), expected === undefined ? DUMMY_DIGEST : sha256(expected));
+    const matches = constantTimeEqual(sha256(password), expected === undefined ? (dummyDigest ??= sha256('\u0000no such user\u0000')) : sha256(expected));
     if (expected === undefined || !matches) throw new SaslAuthenticationError(INVALID);
     if (authzid !== '' && authzid !== username) {
       throw new SaslAuthenticationError('Authentication failed: Client requested an authorization id that is different from username');

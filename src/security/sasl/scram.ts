@@ -13,7 +13,7 @@
  * constant time. An unknown user fails at the first message with the same
  * client-visible message as a wrong password.
  */
-import { randomBytes } from 'node:crypto';
+import { secureRandomBytes } from '../../util/secure-random.js';
 import {
   constantTimeEqual, digest, hmac, parseScramAttributes, unescapeSaslName, xor, type ScramHash,
 } from '../../util/scram.js';
@@ -53,7 +53,7 @@ export class ScramServer implements SaslServer {
     private readonly hash: ScramHash,
     private readonly lookup: ScramCredentialLookup,
     /** The server's half of the nonce (tests replay RFC 7677's example with a fixed one). */
-    private readonly serverNonce: () => string = () => randomBytes(SERVER_NONCE_BYTES).toString('base64url'),
+    private readonly serverNonce: () => string = () => secureRandomBytes(SERVER_NONCE_BYTES).toString('base64url'),
   ) {}
 
   evaluate(token: Buffer): SaslStep {

@@ -17,7 +17,7 @@
  * TlsConfigError naming the key; secrets are never echoed.
  */
 import { readFileSync } from 'node:fs';
-import { createPrivateKey } from 'node:crypto';
+import { nodeCrypto } from '../../util/lazy-builtins.js';
 
 export class TlsConfigError extends Error {
   constructor(readonly key: string, message: string, options?: ErrorOptions) {
@@ -95,7 +95,7 @@ function keyStore(get: SslKeyLookup, origin: string): { key: string; cert: strin
   if (certs.length === 0) throw new TlsConfigError(where, `${origin}${location === undefined ? 'ssl.keystore.certificate.chain' : `${where} (${location})`} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   const passphrase = get('ssl.key.password');
   try {
-    createPrivateKey(passphrase === undefined ? { key: keyBlock.text, format: 'pem' } : { key: keyBlock.text, format: 'pem', passphrase });
+    nodeCrypto().createPrivateKey(passphrase === undefined ? { key: keyBlock.text, format: 'pem' } : { key: keyBlock.text, format: 'pem', passphrase });
   } catch (err) {
     const why = passphrase === undefined ? 'the key is encrypted: set ssl.key.password' : 'wrong ssl.key.password?';
     throw new TlsConfigError('ssl.key.password', `${origin}cannot open the private key of ${where} (${why})`, { cause: err });
