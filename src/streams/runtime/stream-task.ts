@@ -9,7 +9,7 @@
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, RecordMetadata } from '../processor/processor.js';
 import { StreamRecord, type StreamHeaders } from '../processor/record.js';
-import { statelessStepOf, type StatelessStep } from '../processor/stateless-step.js';
+import { runStatelessStep, statelessStepOf, type StatelessStep, type StepEmit } from '../processor/stateless-step.js';
 import { writesUtf8, type Serde } from '../serdes.js';
 import type { RecordCache } from '../state/record-cache.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from '../state/store.js';
@@ -280,6 +280,10 @@ export class StreamTask {
     for (const store of this.stores.values()) store.close();
   }
 
+  /** Where a DSL stateless step's output goes: on to the step node's children, as fields (made once, not per record). */
+  private readonly forwardStepOutput: StepEmit<readonly NodeInstance[]> = (children, key, value, timestamp, headers, record) =>
+    this.forwardFields(children, key, value, timestamp, headers, record);
+
   /** Sends a processor's record to `children` (ProcessorContext.forward). */
   private forwardTo(children: readonly NodeInstance[], record: StreamRecord<unknown, unknown>): void {
     this.forwardFields(children, record.key, record.value, record.timestamp, record.headers, record);
@@ -301,39 +305,13 @@ export class StreamTask {
       if (child.sink !== null) this.sink(child.sink, key, value, timestamp, headers);
       else {
         try {
-          if (child.step !== null) this.step(child, child.step, key, value, timestamp, headers, record);
+          if (child.step !== null) runStatelessStep(child.step, child.children, key, value, timestamp, headers, record, this.forwardStepOutput);
           else (child.processor as Processor).process((record ??= new StreamRecord(key, value, timestamp, headers)));
         } catch (err) {
           throw this.wrap('process', err);
         }
       }
       this.currentNode = previous;
-    }
-  }
-
-  /** Runs a DSL stateless operator on a record's fields: what its processor would forward, without a StreamRecord. */
-  private step(inst: NodeInstance, step: StatelessStep, key: unknown, value: unknown, timestamp: number, headers: StreamHeaders, record: StreamRecord<unknown, unknown> | null): void {
-    switch (step.kind) {
-      case 'filter':
-        if (step.keep(key, value)) this.forwardFields(inst.children, key, value, timestamp, headers, record);
-        return;
-      case 'mapValues':
-        return this.forwardFields(inst.children, key, step.map(value, key), timestamp, headers, null);
-      case 'selectKey':
-        return this.forwardFields(inst.children, step.select(key, value), value, timestamp, headers, null);
-      case 'map': {
-        const kv = step.map(key, value);
-        return this.forwardFields(inst.children, kv.key, kv.value, timestamp, headers, null);
-      }
-      case 'flatMap':
-        for (const kv of step.map(key, value)) this.forwardFields(inst.children, kv.key, kv.value, timestamp, headers, null);
-        return;
-      case 'flatMapValues':
-        for (const v of step.map(value, key)) this.forwardFields(inst.children, key, v, timestamp, headers, null);
-        return;
-      case 'peek':
-        step.action(key, value);
-        return this.forwardFields(inst.children, key, value, timestamp, headers, record);
     }
   }
 
