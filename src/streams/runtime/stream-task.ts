@@ -9,7 +9,7 @@
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, RecordMetadata } from '../processor/processor.js';
 import { StreamRecord, type StreamHeaders } from '../processor/record.js';
-import { runStatelessStep, statelessStepOf, type StatelessStep, type StepEmit } from '../processor/stateless-step.js';
+import { runStatelessStep, statelessStepOf, type StatelessStep, type StepOutput } from '../processor/stateless-step.js';
 import { writesUtf8, type Serde } from '../serdes.js';
 import type { RecordCache } from '../state/record-cache.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from '../state/store.js';
@@ -83,7 +83,7 @@ interface SinkPlan {
 }
 
 /** One instance of (part of) a topology for one partition. */
-export class StreamTask {
+export class StreamTask implements StepOutput<readonly NodeInstance[]> {
   readonly id: string;
   private readonly instances = new Map<string, NodeInstance>();
   private readonly sources = new Map<string, SourcePlan>();
@@ -280,10 +280,6 @@ export class StreamTask {
     for (const store of this.stores.values()) store.close();
   }
 
-  /** Where a DSL stateless step's output goes: on to the step node's children, as fields (made once, not per record). */
-  private readonly forwardStepOutput: StepEmit<readonly NodeInstance[]> = (children, key, value, timestamp, headers, record) =>
-    this.forwardFields(children, key, value, timestamp, headers, record);
-
   /** Sends a processor's record to `children` (ProcessorContext.forward). */
   private forwardTo(children: readonly NodeInstance[], record: StreamRecord<unknown, unknown>): void {
     this.forwardFields(children, record.key, record.value, record.timestamp, record.headers, record);
@@ -295,9 +291,10 @@ export class StreamTask {
    * only for a child that takes a StreamRecord (a processor that is not a
    * DSL stateless step), at most once, shared by the children as one record
    * was before. No closure or object per hop beyond that and what the
-   * processors make.
+   * processors make. Public only as the task's StepOutput: a DSL stateless
+   * step run by the task (runStatelessStep) forwards its output here.
    */
-  private forwardFields(children: readonly NodeInstance[], key: unknown, value: unknown, timestamp: number, headers: StreamHeaders, record: StreamRecord<unknown, unknown> | null): void {
+  forwardFields(children: readonly NodeInstance[], key: unknown, value: unknown, timestamp: number, headers: StreamHeaders, record: StreamRecord<unknown, unknown> | null): void {
     for (let i = 0; i < children.length; i++) {
       const child = children[i] as NodeInstance;
       const previous = this.currentNode;
@@ -305,7 +302,7 @@ export class StreamTask {
       if (child.sink !== null) this.sink(child.sink, key, value, timestamp, headers);
       else {
         try {
-          if (child.step !== null) runStatelessStep(child.step, child.children, key, value, timestamp, headers, record, this.forwardStepOutput);
+          if (child.step !== null) runStatelessStep(child.step, this, child.children, key, value, timestamp, headers, record);
           else (child.processor as Processor).process((record ??= new StreamRecord(key, value, timestamp, headers)));
         } catch (err) {
           throw this.wrap('process', err);
