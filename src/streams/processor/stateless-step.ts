@@ -3,9 +3,9 @@
  * data, and the one function that carries it out (`runStatelessStep`).
  *
  * The DSL's filter, filterNot, mapValues, map, flatMap, flatMapValues,
- * selectKey, peek and foreach (and merge, a split's branches, a
- * repartition's key filter) hand the user's function only the key and
- * value. Each is added to the topology as `statelessProcessor(step)`: an
+ * selectKey, peek and foreach hand the user's function only the key and
+ * value, and merge, a split's branches and a repartition's key filter need
+ * no more either. Each is added to the topology as `statelessProcessor(step)`: an
  * ordinary processor (the supplier still makes one per task, and it runs the
  * step on the StreamRecord it receives) that also carries its step. A task
  * that sees the step runs it on the record's fields (key, value, timestamp,
