@@ -5,7 +5,7 @@
  * branch is `<prefix>0` unless named.
  */
 import type { ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
-import { DslGraph, stateless } from './graph.js';
+import { DslGraph, PASS_ON } from './graph.js';
 import type { KStream, StreamState } from './kstream.js';
 
 interface Branch<K, V> {
@@ -62,7 +62,7 @@ export class BranchedKStream<K, V> {
     if (split?.kind === 'processor') split.supplier = router(predicates, names);
     const result = new Map<string, KStream<K, V>>();
     for (const b of this.branches) {
-      g.processor(b.name, stateless((r, forward) => forward(r)), [this.splitNode]);
+      g.stateless(b.name, PASS_ON, [this.splitNode]);
       const stream = g.make.stream<K, V>({ ...this.parent, node: b.name });
       const chained = b.chain === undefined ? stream : b.chain(stream);
       if (chained !== undefined) result.set(b.name, chained);

@@ -4,35 +4,19 @@
  * one counter for nodes and stores, as Kafka numbers them), stores made from
  * `Materialized`, and repartition steps.
  */
-import type { Processor, ProcessorContext, ProcessorSupplier } from '../processor/processor.js';
-import type { StreamRecord } from '../processor/record.js';
-import { withStatelessStep, type StatelessStep } from '../processor/stateless-step.js';
+import type { ProcessorSupplier } from '../processor/processor.js';
+import { statelessProcessor, type StatelessStep } from '../processor/stateless-step.js';
 import type { Serde } from '../serdes.js';
 import { Stores } from '../state/stores.js';
 import { Topology, type StreamPartitioner } from '../topology.js';
 import type { Materialized } from './options.js';
 import type { DslNodeFactory } from './node-factory.js';
 
-/**
- * A processor that forwards what `fn` emits for each record (no state).
- * `step`, when given, describes the same work on a record's fields, which a
- * task runs instead (processor/stateless-step.ts): it must forward exactly
- * what `fn` does.
- */
-export function stateless<KIn, VIn>(fn: (record: StreamRecord<KIn, VIn>, forward: (record: StreamRecord<unknown, unknown>) => void) => void, step?: StatelessStep): ProcessorSupplier {
-  const supplier = (): Processor => {
-    let context: ProcessorContext | null = null;
-    const forward = (r: StreamRecord<unknown, unknown>): void => (context as ProcessorContext).forward(r);
-    return {
-      init: (c) => void (context = c),
-      process: (record) => fn(record as StreamRecord<KIn, VIn>, forward),
-    };
-  };
-  return step === undefined ? supplier : withStatelessStep(supplier, step);
-}
-
 /** Records without a key cannot be placed by key: a repartition drops them. */
-const hasKey = (key: unknown): boolean => key !== null && key !== undefined;
+const HAS_KEY: StatelessStep = { kind: 'filter', keep: (key) => key !== null && key !== undefined };
+
+/** merge's and a split branch's step: every record passes on as it is. */
+export const PASS_ON: StatelessStep = { kind: 'filter', keep: () => true };
 
 /** The topology being built and the names handed out. */
 export class DslGraph {
@@ -54,6 +38,11 @@ export class DslGraph {
     return name;
   }
 
+  /** Adds the node of a DSL stateless operator, which does what `step` describes; returns its name. */
+  stateless(name: string, step: StatelessStep, parents: readonly string[]): string {
+    return this.processor(name, statelessProcessor(step), parents);
+  }
+
   /** Adds the key-value store a `Materialized` describes (name generated with `prefix` if absent); returns its name. */
   keyValueStore<K, V>(materialized: Materialized<K, V>, prefix: string, keySerde: Serde<K> | undefined, valueSerde: Serde<V> | undefined): string {
     const name = materialized.storeName ?? this.name(prefix);
@@ -73,7 +62,7 @@ export class DslGraph {
   repartition(parent: string, base: string, serdes: { keySerde?: Serde<unknown> | undefined; valueSerde?: Serde<unknown> | undefined }, partitions: number | null = null, partitioner?: StreamPartitioner): string {
     const topic = `${base}-repartition`;
     this.topology.addInternalTopic(topic, partitions);
-    const filter = this.processor(`${topic}-filter`, stateless((r, forward) => hasKey(r.key) && forward(r), { kind: 'filter', keep: hasKey }), [parent]);
+    const filter = this.stateless(`${topic}-filter`, HAS_KEY, [parent]);
     const sinkOptions = { ...(serdes.keySerde ? { keySerde: serdes.keySerde } : {}), ...(serdes.valueSerde ? { valueSerde: serdes.valueSerde } : {}), ...(partitioner ? { partitioner } : {}) };
     this.topology.addSink(`${topic}-sink`, topic, sinkOptions, filter);
     const source = `${topic}-source`;

@@ -6,11 +6,11 @@
  * through a repartition topic so that equal keys meet in one task.
  */
 import type { ProcessorSupplier } from '../processor/processor.js';
-import type { KeyValue, StreamRecord } from '../processor/record.js';
+import type { KeyValue } from '../processor/record.js';
 import type { Serde } from '../serdes.js';
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { TopicNameExtractor } from '../topology.js';
-import { DslGraph, stateless } from './graph.js';
+import { DslGraph, PASS_ON } from './graph.js';
 import type { Grouped, Joined, Produced, Repartitioned, SinkTopic } from './options.js';
 import type { BranchedKStream } from './branched-kstream.js';
 import type { KGroupedStream } from './kgrouped-stream.js';
@@ -21,8 +21,8 @@ import { GlobalKTable, globalTableJoin } from './global-ktable.js';
 import { addStreamStreamJoin, type StreamJoined } from './stream-stream-join.js';
 import type { StatelessStep } from '../processor/stateless-step.js';
 
-/** merge's step: every record passes on as it is. */
-const PASS_ON: StatelessStep = { kind: 'filter', keep: () => true };
+/** A split's node until the split is closed, when BranchedKStream puts its router in place: it forwards nothing. */
+const UNROUTED: ProcessorSupplier = () => ({ process: () => {} });
 
 /** What defines a stream besides its records' types (internal). */
 export interface StreamState<K, V> {
@@ -40,82 +40,65 @@ export class KStream<K, V> {
 
   /** Keeps the records for which `predicate` holds. */
   filter(predicate: (key: K, value: V) => boolean, name?: string): KStream<K, V> {
-    const keep = predicate as (key: unknown, value: unknown) => boolean;
-    return this.same(name ?? 'KSTREAM-FILTER', (r, forward) => predicate(r.key, r.value) && forward(r), name !== undefined, { kind: 'filter', keep });
+    return this.same(name ?? 'KSTREAM-FILTER', name !== undefined, { kind: 'filter', keep: predicate as (key: unknown, value: unknown) => boolean });
   }
 
   /** Drops the records for which `predicate` holds. */
   filterNot(predicate: (key: K, value: V) => boolean, name?: string): KStream<K, V> {
-    const keep = (key: unknown, value: unknown): boolean => !predicate(key as K, value as V);
-    return this.same(name ?? 'KSTREAM-FILTER', (r, forward) => !predicate(r.key, r.value) && forward(r), name !== undefined, { kind: 'filter', keep });
+    return this.same(name ?? 'KSTREAM-FILTER', name !== undefined, { kind: 'filter', keep: (key, value) => !predicate(key as K, value as V) });
   }
 
   /** Replaces each record's key and value (marks the stream for repartitioning). */
   map<K2, V2>(mapper: (key: K, value: V) => KeyValue<K2, V2>, name?: string): KStream<K2, V2> {
-    const node = this.add(name ?? 'KSTREAM-MAP', name !== undefined, (r, forward) => {
-      const kv = mapper(r.key, r.value);
-      forward(r.withKey(kv.key).withValue(kv.value));
-    }, { kind: 'map', map: mapper as (key: unknown, value: unknown) => KeyValue<unknown, unknown> });
+    const node = this.add(name ?? 'KSTREAM-MAP', name !== undefined, { kind: 'map', map: mapper as (key: unknown, value: unknown) => KeyValue<unknown, unknown> });
     return this.derive<K2, V2>(node, undefined, undefined, true);
   }
 
   /** Replaces each record's value (the key, and so the partitioning, stays). */
   mapValues<V2>(mapper: (value: V, key: K) => V2, name?: string): KStream<K, V2> {
-    const node = this.add(name ?? 'KSTREAM-MAPVALUES', name !== undefined, (r, forward) => forward(r.withValue(mapper(r.value, r.key))), {
-      kind: 'mapValues',
-      map: mapper as (value: unknown, key: unknown) => unknown,
-    });
+    const node = this.add(name ?? 'KSTREAM-MAPVALUES', name !== undefined, { kind: 'mapValues', map: mapper as (value: unknown, key: unknown) => unknown });
     return this.derive<K, V2>(node, this.state.keySerde, undefined, this.state.repartitionRequired);
   }
 
   /** Replaces each record by zero or more records (marks the stream for repartitioning). */
   flatMap<K2, V2>(mapper: (key: K, value: V) => Iterable<KeyValue<K2, V2>>, name?: string): KStream<K2, V2> {
-    const node = this.add(name ?? 'KSTREAM-FLATMAP', name !== undefined, (r, forward) => {
-      for (const kv of mapper(r.key, r.value)) forward(r.withKey(kv.key).withValue(kv.value));
-    }, { kind: 'flatMap', map: mapper as (key: unknown, value: unknown) => Iterable<KeyValue<unknown, unknown>> });
+    const node = this.add(name ?? 'KSTREAM-FLATMAP', name !== undefined, { kind: 'flatMap', map: mapper as (key: unknown, value: unknown) => Iterable<KeyValue<unknown, unknown>> });
     return this.derive<K2, V2>(node, undefined, undefined, true);
   }
 
   /** Replaces each record by zero or more records with the same key. */
   flatMapValues<V2>(mapper: (value: V, key: K) => Iterable<V2>, name?: string): KStream<K, V2> {
-    const node = this.add(name ?? 'KSTREAM-FLATMAPVALUES', name !== undefined, (r, forward) => {
-      for (const v of mapper(r.value, r.key)) forward(r.withValue(v));
-    }, { kind: 'flatMapValues', map: mapper as (value: unknown, key: unknown) => Iterable<unknown> });
+    const node = this.add(name ?? 'KSTREAM-FLATMAPVALUES', name !== undefined, { kind: 'flatMapValues', map: mapper as (value: unknown, key: unknown) => Iterable<unknown> });
     return this.derive<K, V2>(node, this.state.keySerde, undefined, this.state.repartitionRequired);
   }
 
   /** Sets each record's key (marks the stream for repartitioning). */
   selectKey<K2>(selector: (key: K, value: V) => K2, name?: string): KStream<K2, V> {
-    const node = this.add(name ?? 'KSTREAM-KEY-SELECT', name !== undefined, (r, forward) => forward(r.withKey(selector(r.key, r.value))), {
-      kind: 'selectKey',
-      select: selector as (key: unknown, value: unknown) => unknown,
-    });
+    const node = this.add(name ?? 'KSTREAM-KEY-SELECT', name !== undefined, { kind: 'selectKey', select: selector as (key: unknown, value: unknown) => unknown });
     return this.derive<K2, V>(node, undefined, this.state.valueSerde, true);
   }
 
   /** Calls `action` with each record and passes it on. */
   peek(action: (key: K, value: V) => void, name?: string): KStream<K, V> {
-    return this.same(name ?? 'KSTREAM-PEEK', (r, forward) => {
-      action(r.key, r.value);
-      forward(r);
-    }, name !== undefined, { kind: 'peek', action: action as (key: unknown, value: unknown) => void });
+    return this.same(name ?? 'KSTREAM-PEEK', name !== undefined, { kind: 'peek', action: action as (key: unknown, value: unknown) => void });
   }
 
   /** Calls `action` with each record (a terminal operation). */
   foreach(action: (key: K, value: V) => void, name?: string): void {
-    this.add(name ?? 'KSTREAM-FOREACH', name !== undefined, (r) => action(r.key, r.value));
+    this.add(name ?? 'KSTREAM-FOREACH', name !== undefined, { kind: 'foreach', action: action as (key: unknown, value: unknown) => void });
   }
 
   /** Splits the stream by predicates: `.split().branch(p1).branch(p2).defaultBranch()` gives a Map of named branches. */
   split(name?: string): BranchedKStream<K, V> {
-    const node = this.add(name ?? 'KSTREAM-BRANCH', name !== undefined, () => {});
+    const g = this.state.graph;
+    const node = g.processor(name ?? g.name('KSTREAM-BRANCH'), UNROUTED, [this.state.node]);
     return this.state.graph.make.split(this.state, node, name ?? node + '-');
   }
 
   /** The records of this stream and `other`, interleaved as they arrive. */
   merge(other: KStream<K, V>, name?: string): KStream<K, V> {
     const g = this.state.graph;
-    const node = g.processor(name ?? g.name('KSTREAM-MERGE'), stateless((r, forward) => forward(r), PASS_ON), [this.state.node, other.state.node]);
+    const node = g.stateless(name ?? g.name('KSTREAM-MERGE'), PASS_ON, [this.state.node, other.state.node]);
     return this.derive<K, V>(node, this.state.keySerde, this.state.valueSerde, this.state.repartitionRequired || other.state.repartitionRequired);
   }
 
@@ -226,14 +209,14 @@ export class KStream<K, V> {
     return this.derive<K, V>(source, ks, vs, false);
   }
 
-  private same(prefix: string, fn: (r: StreamRecord<K, V>, forward: (r: StreamRecord<unknown, unknown>) => void) => void, named: boolean, step?: StatelessStep): KStream<K, V> {
-    return this.derive<K, V>(this.add(prefix, named, fn, step), this.state.keySerde, this.state.valueSerde, this.state.repartitionRequired);
+  private same(prefix: string, named: boolean, step: StatelessStep): KStream<K, V> {
+    return this.derive<K, V>(this.add(prefix, named, step), this.state.keySerde, this.state.valueSerde, this.state.repartitionRequired);
   }
 
-  /** Adds a stateless node running `fn`; `step` describes the same work for a task to run on a record's fields. */
-  private add(prefixOrName: string, named: boolean, fn: (r: StreamRecord<K, V>, forward: (r: StreamRecord<unknown, unknown>) => void) => void, step?: StatelessStep): string {
+  /** Adds the node of a stateless operator doing what `step` describes, under the name given or one generated from the prefix. */
+  private add(prefixOrName: string, named: boolean, step: StatelessStep): string {
     const g = this.state.graph;
-    return g.processor(named ? prefixOrName : g.name(prefixOrName), stateless(fn, step), [this.state.node]);
+    return g.stateless(named ? prefixOrName : g.name(prefixOrName), step, [this.state.node]);
   }
 
   private derive<K2, V2>(node: string, keySerde: Serde<K2> | undefined, valueSerde: Serde<V2> | undefined, repartitionRequired: boolean): KStream<K2, V2> {

@@ -22,7 +22,7 @@ import { Stores } from '../state/stores.js';
 import type { JoinMode } from './join-processors.js';
 import type { JoinWindows } from './join-windows.js';
 import type { KStream } from './kstream.js';
-import { stateless } from './graph.js';
+import { PASS_ON } from './graph.js';
 
 /** Serdes and names of a stream-stream join (Kafka's `StreamJoined`). */
 export interface StreamJoined<K, V, VO> {
@@ -131,7 +131,7 @@ export function addStreamStreamJoin<K, V, VO, VR>(left: KStream<K, V>, right: KS
   g.processor(thisName, joinSide<K>({ ...common, isLeft: true, thisStore, otherStore, emitsUnmatched: mode !== 'inner', beforeMs: windows.beforeMs, afterMs: windows.afterMs }), [l.state.node], stores);
   g.processor(otherName, joinSide<K>({ ...common, isLeft: false, thisStore: otherStore, otherStore: thisStore, emitsUnmatched: mode === 'outer', beforeMs: windows.afterMs, afterMs: windows.beforeMs }), [r.state.node], stores);
   g.topology.addCopartitionedNode(thisName);
-  return g.processor(g.name('KSTREAM-MERGE'), stateless((rec, forward) => forward(rec)), [thisName, otherName]);
+  return g.stateless(g.name('KSTREAM-MERGE'), PASS_ON, [thisName, otherName]);
 }
 
 function bufferBuilder<S extends StateStore>(name: string, build: (logging: boolean) => S, logging: boolean): StoreBuilder<S> {

@@ -9,7 +9,7 @@
 import { StreamsError, StreamsErrorCode } from '../errors.js';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, RecordMetadata } from '../processor/processor.js';
 import { StreamRecord, type StreamHeaders } from '../processor/record.js';
-import { statelessStepOf, type StatelessStep } from '../processor/stateless-step.js';
+import { runStatelessStep, statelessStepOf, type StatelessStep, type StepOutput } from '../processor/stateless-step.js';
 import { writesUtf8, type Serde } from '../serdes.js';
 import type { RecordCache } from '../state/record-cache.js';
 import { changelogTopic, type StateStore, type StateStoreContext } from '../state/store.js';
@@ -83,7 +83,7 @@ interface SinkPlan {
 }
 
 /** One instance of (part of) a topology for one partition. */
-export class StreamTask {
+export class StreamTask implements StepOutput<readonly NodeInstance[]> {
   readonly id: string;
   private readonly instances = new Map<string, NodeInstance>();
   private readonly sources = new Map<string, SourcePlan>();
@@ -291,9 +291,10 @@ export class StreamTask {
    * only for a child that takes a StreamRecord (a processor that is not a
    * DSL stateless step), at most once, shared by the children as one record
    * was before. No closure or object per hop beyond that and what the
-   * processors make.
+   * processors make. Public only as the task's StepOutput: a DSL stateless
+   * step run by the task (runStatelessStep) forwards its output here.
    */
-  private forwardFields(children: readonly NodeInstance[], key: unknown, value: unknown, timestamp: number, headers: StreamHeaders, record: StreamRecord<unknown, unknown> | null): void {
+  forwardFields(children: readonly NodeInstance[], key: unknown, value: unknown, timestamp: number, headers: StreamHeaders, record: StreamRecord<unknown, unknown> | null): void {
     for (let i = 0; i < children.length; i++) {
       const child = children[i] as NodeInstance;
       const previous = this.currentNode;
@@ -301,39 +302,13 @@ export class StreamTask {
       if (child.sink !== null) this.sink(child.sink, key, value, timestamp, headers);
       else {
         try {
-          if (child.step !== null) this.step(child, child.step, key, value, timestamp, headers, record);
+          if (child.step !== null) runStatelessStep(child.step, this, child.children, key, value, timestamp, headers, record);
           else (child.processor as Processor).process((record ??= new StreamRecord(key, value, timestamp, headers)));
         } catch (err) {
           throw this.wrap('process', err);
         }
       }
       this.currentNode = previous;
-    }
-  }
-
-  /** Runs a DSL stateless operator on a record's fields: what its processor would forward, without a StreamRecord. */
-  private step(inst: NodeInstance, step: StatelessStep, key: unknown, value: unknown, timestamp: number, headers: StreamHeaders, record: StreamRecord<unknown, unknown> | null): void {
-    switch (step.kind) {
-      case 'filter':
-        if (step.keep(key, value)) this.forwardFields(inst.children, key, value, timestamp, headers, record);
-        return;
-      case 'mapValues':
-        return this.forwardFields(inst.children, key, step.map(value, key), timestamp, headers, null);
-      case 'selectKey':
-        return this.forwardFields(inst.children, step.select(key, value), value, timestamp, headers, null);
-      case 'map': {
-        const kv = step.map(key, value);
-        return this.forwardFields(inst.children, kv.key, kv.value, timestamp, headers, null);
-      }
-      case 'flatMap':
-        for (const kv of step.map(key, value)) this.forwardFields(inst.children, kv.key, kv.value, timestamp, headers, null);
-        return;
-      case 'flatMapValues':
-        for (const v of step.map(value, key)) this.forwardFields(inst.children, key, v, timestamp, headers, null);
-        return;
-      case 'peek':
-        step.action(key, value);
-        return this.forwardFields(inst.children, key, value, timestamp, headers, record);
     }
   }
 
