@@ -52,20 +52,13 @@ import type { SaslSession } from '../security/sasl/session.js';
 import { ALLOW_ALL, ConnectionAuthorization, auditDenials } from '../security/authorizer/request-authorizer.js';
 import { gateErrorCode } from './request-authorization.js';
 import type { QuotaTicket } from './request-quotas.js';
+import { InFlightRequest, type RequestOrigin, type ResponseSlot } from './in-flight-request.js';
 
 export interface ConnectionLimits {
   readonly requestBytesMax: number;
   readonly inFlightRequestsMax: number;
   /** sasl.server.max.receive.size: the largest frame before a SASL connection is authenticated. */
   readonly unauthenticatedRequestBytesMax?: number;
-}
-
-interface ResponseSlot {
-  done: boolean;
-  /** Encoded response frame (length prefix included), or null for "no response". */
-  chunks: Buffer[] | null;
-  /** Run once the frame is handed to the kernel (RequestContext.afterResponseWritten); not if the connection fails first. */
-  afterWrite: (() => void)[] | null;
 }
 
 /** A request read off the wire: its header (client id included) and decoded body, with the handler that serves it. */
@@ -107,6 +100,13 @@ export class Connection {
   private readonly addPeerClosedListener = (fn: () => void): void => {
     if (!this.closed) this.peerClosedListeners.push(fn);
   };
+  /** What every request's context carries about this connection (one object per connection). */
+  private readonly origin: RequestOrigin;
+  /** The nextTick callback of scheduleFlush, made once. */
+  private readonly flushTick = (): void => {
+    this.flushScheduled = false;
+    if (!this.closed) this.flushResponses();
+  };
 
   constructor(
     readonly id: string,
@@ -123,6 +123,7 @@ export class Connection {
     private readonly peerPrincipal = 'User:ANONYMOUS',
   ) {
     this.logger = logger.child({ connection: id, client: this.clientAddress });
+    this.origin = { listenerName, connectionId: id, clientAddress: this.clientAddress, services, logger: this.logger, onPeerClosed: this.addPeerClosedListener };
     // Services built for a controller listener alone (tests, Raft only) may have no authorizer field at all.
     const authorizer = services.authorizer ?? null;
     this.authorization = authorizer === null ? null : new ConnectionAuthorization(authorizer, socket.remoteAddress ?? '');
@@ -233,7 +234,7 @@ export class Connection {
       if (this.bufferedBytes < 4 + size) return;
       const pooled = (this.buffered[0] as Buffer).length < 4 + size && this.peekHead(6).readInt16BE(4) === PRODUCE_API_KEY;
       const whole = this.take(4 + size, pooled ? this.services.ioBuffers.allocate : Buffer.allocUnsafe);
-      this.dispatch(whole.subarray(4), pooled ? whole : null);
+      this.dispatch(whole, pooled ? whole : null);
     }
   }
 
@@ -250,10 +251,13 @@ export class Connection {
   private take(n: number, allocate: (n: number) => Buffer): Buffer {
     const first = this.buffered[0] as Buffer;
     let out: Buffer;
-    if (first.length >= n) {
+    if (first.length === n) {
+      // The usual case, one request per socket read: the chunk itself, no view of it.
+      out = first;
+      this.buffered.shift();
+    } else if (first.length > n) {
       out = first.subarray(0, n);
-      if (first.length === n) this.buffered.shift();
-      else this.buffered[0] = first.subarray(n);
+      this.buffered[0] = first.subarray(n);
     } else {
       // Copy exactly n bytes; a partial next frame in the last chunk is left as a view, not copied.
       out = allocate(n);
@@ -279,14 +283,18 @@ export class Connection {
     return unauthenticated ? Math.min(this.limits.requestBytesMax, this.limits.unauthenticatedRequestBytesMax ?? this.limits.requestBytesMax) : this.limits.requestBytesMax;
   }
 
-  /** `pooledFrame`: the services.ioBuffers buffer the frame is in, released once the handler settles. */
-  private dispatch(frame: Buffer, pooledFrame: Buffer | null): void {
+  /**
+   * `whole`: the frame with its 4-byte size prefix (read past, not sliced
+   * off: a Buffer view per request is garbage too). `pooledFrame`: the
+   * services.ioBuffers buffer the frame is in, released once the handler settles.
+   */
+  private dispatch(whole: Buffer, pooledFrame: Buffer | null): void {
     if (this.sasl?.rawTokenExpected === true) {
-      this.answerRawToken(this.sasl, frame);
+      this.answerRawToken(this.sasl, whole.subarray(4));
       return;
     }
-    const request = this.decodeRequest(frame);
-    if (request !== null) this.handleRequest(request, pooledFrame, frame.length + 4);
+    const request = this.decodeRequest(whole);
+    if (request !== null) this.handleRequest(request, pooledFrame, whole.length);
   }
 
   /**
@@ -327,8 +335,8 @@ export class Connection {
    * version; null when the request was rejected (connection closed) or
    * already answered (KIP-511 ApiVersions fallback).
    */
-  private decodeRequest(frame: Buffer): DecodedRequest | null {
-    const reader = new Reader(frame);
+  private decodeRequest(whole: Buffer): DecodedRequest | null {
+    const reader = new Reader(whole, 4);
     let header;
     try {
       header = readRequestHeaderPrefix(reader);
@@ -399,25 +407,10 @@ export class Connection {
   private handleRequest({ handler, header, body }: DecodedRequest, pooledFrame: Buffer | null, frameBytes: number): void {
     const principal = this.sasl?.principal ?? this.peerPrincipal;
     const receivedAtMs = performance.now();
-    const ctx: RequestContext = {
-      apiKey: header.apiKey,
-      apiVersion: header.apiVersion,
-      correlationId: header.correlationId,
-      clientId: header.clientId,
-      principal,
-      authz: this.authorization === null ? ALLOW_ALL : this.authorization.forRequest(principal),
-      sasl: this.sasl ?? undefined,
-      listenerName: this.listenerName,
-      connectionId: this.id,
-      clientAddress: this.clientAddress,
-      receivedAtMs,
-      services: this.services,
-      logger: this.logger,
-      afterResponseWritten: (fn) => (slot.afterWrite ??= []).push(fn),
-      onPeerClosed: this.addPeerClosedListener,
-    };
-    const slot: ResponseSlot = { done: false, chunks: null, afterWrite: null };
-    this.pending.push(slot);
+    const authz = this.authorization === null ? ALLOW_ALL : this.authorization.forRequest(principal);
+    // The request's context is also its response slot (in-flight-request.ts).
+    const ctx = new InFlightRequest(this.origin, header.apiKey, header.apiVersion, header.correlationId, header.clientId, principal, authz, this.sasl ?? undefined, receivedAtMs);
+    this.pending.push(ctx);
     this.services.metrics.requestStarted(header.apiKey);
     const ticket = this.services.quotas?.begin(ctx, body, frameBytes) ?? null;
     let result;
@@ -433,19 +426,19 @@ export class Connection {
     const handlerMs = performance.now() - receivedAtMs;
     if (result instanceof Promise) {
       result.then(
-        (r) => this.settle(slot, handler, ctx, ticket, pooledFrame, handlerMs, r, false),
-        (err: unknown) => this.settle(slot, handler, ctx, ticket, pooledFrame, handlerMs, this.failedResponse(handler, body, ctx, err), true),
+        (r) => this.settle(ctx, handler, ticket, pooledFrame, handlerMs, r, false),
+        (err: unknown) => this.settle(ctx, handler, ticket, pooledFrame, handlerMs, this.failedResponse(handler, body, ctx, err), true),
       );
     } else {
-      // Answered inside the call (Produce with acks 0 or 1): no promise, no closure.
-      this.settle(slot, handler, ctx, ticket, pooledFrame, handlerMs, result, failed);
+      // Answered inside the call (Produce with acks 0 or 1, a Fetch with its records there): no promise, no closure.
+      this.settle(ctx, handler, ticket, pooledFrame, handlerMs, result, failed);
     }
   }
 
   /** The handler's result is in: quotas recorded, the response encoded, then the request's pooled buffer (if any) goes back. */
-  private settle(slot: ResponseSlot, handler: AnyHandler, ctx: RequestContext, ticket: QuotaTicket | null, pooledFrame: Buffer | null, handlerMs: number, result: unknown, failed: boolean): void {
+  private settle(ctx: InFlightRequest, handler: AnyHandler, ticket: QuotaTicket | null, pooledFrame: Buffer | null, handlerMs: number, result: unknown, failed: boolean): void {
     // The response is encoded (in complete) before the request's buffer goes back to the pool.
-    this.complete(slot, handler, ctx, this.applyQuotas(ticket, result, handlerMs), failed);
+    this.complete(ctx, handler, this.applyQuotas(ticket, result, handlerMs), failed);
     if (pooledFrame !== null) this.services.ioBuffers.release(pooledFrame);
   }
 
@@ -477,7 +470,7 @@ export class Connection {
     return handler.errorResponse(body as never, ErrorCode.UNKNOWN_SERVER_ERROR, ctx);
   }
 
-  private complete(slot: ResponseSlot, handler: AnyHandler, ctx: RequestContext, result: unknown, failed = false): void {
+  private complete(ctx: InFlightRequest, handler: AnyHandler, result: unknown, failed = false): void {
     const latencyMs = performance.now() - ctx.receivedAtMs;
     if (ctx.authz.enabled) auditDenials(ctx.authz, this.auditLogger, { apiName: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId, principal: ctx.principal, clientAddress: ctx.clientAddress, listenerName: ctx.listenerName });
     const errored = failed || topLevelErrorCode(result) !== 0;
@@ -488,14 +481,14 @@ export class Connection {
     if (this.closed) return;
     if (result !== NO_RESPONSE) {
       try {
-        slot.chunks = encodeResponse(handler, ctx.apiVersion, ctx.correlationId, result);
+        ctx.chunks = encodeResponse(handler, ctx.apiVersion, ctx.correlationId, result);
       } catch (err) {
         ctx.logger.error({ err, api: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId }, 'could not encode response; closing connection');
         this.close('encode failure');
         return;
       }
     }
-    slot.done = true;
+    ctx.done = true;
     this.scheduleFlush();
     // KIP-152: a failed SaslAuthenticate (or an unsupported mechanism) is answered, then the connection closes.
     if (this.sasl?.failed === true) this.closeAfterResponses('authentication failed');
@@ -510,10 +503,7 @@ export class Connection {
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    process.nextTick(() => {
-      this.flushScheduled = false;
-      if (!this.closed) this.flushResponses();
-    });
+    process.nextTick(this.flushTick);
   }
 
   /**
@@ -575,12 +565,14 @@ const RESPONSE_SCRATCH_BYTES = 2048;
 
 export function encodeResponse(handler: AnyHandler, version: number, correlationId: number, body: unknown): Buffer[] {
   const w = new Writer(RESPONSE_SCRATCH_BYTES);
-  const size = w.reserveInt32();
+  // The size prefix, filled in below: a fresh writer's first bytes start its first chunk.
+  w.writeInt32(0);
   writeResponseHeader(w, correlationId, responseHeaderVersion(handler.apiKey, isFlexible(handler.response, version)));
   compile(handler.response, version).write(w, body as never);
   const total = w.length - 4;
-  size.chunkOwner.writeInt32BE(total, size.position);
-  return w.finish();
+  const chunks = w.finish();
+  (chunks[0] as Buffer).writeInt32BE(total, 0);
+  return chunks;
 }
 
 /** A storage call ran out of file descriptors (src/storage/file-handle-pool.ts). */

@@ -75,7 +75,7 @@ export interface FetchRequestParams {
    * consumer may read from a follower and the leader may name a preferred
    * read replica (KIP-392). Absent (older Fetch): leaders only.
    */
-  readonly clientRack?: string;
+  readonly clientRack?: string | undefined;
   readonly topics: readonly { readonly topic: string; readonly partitions: readonly FetchPartition[] }[];
   readonly readCommitted: boolean;
   /** Total bytes over every partition; the first partition with data returns at least one whole batch (KIP-74). */

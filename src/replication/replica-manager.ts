@@ -330,64 +330,76 @@ export class ReplicaManager {
    * the one answered.
    */
   async fetchRecords(params: FetchRequestParams): Promise<FetchResult> {
-    let result = this.collect(params);
-    const maxWaitMs = Math.min(Math.max(params.maxWaitMs, 0), FETCH_WAIT_MS_MAX);
-    if (!result.answerNow && result.bytes < params.minBytes && maxWaitMs > 0 && result.waitOn.length > 0) {
-      if (params.release) for (const b of result.buffers) params.release(b);
-      const visibility = (params.replicaId ?? -1) >= 0 ? 'appended' : params.readCommitted ? 'stable' : 'committed';
-      await this.delayedFetches.wait(result.waitOn, result.bytes, params.minBytes, maxWaitMs, visibility);
-      result = this.collect(params);
-    }
-    return { topics: result.topics, buffers: result.buffers };
+    return this.readOrWait(params);
   }
 
+  /**
+   * fetchRecords, answered without a promise when it can be answered at
+   * once: the Fetch handler's path, where a consumer that keeps up finds its
+   * record already there on most fetches and the promise, its callbacks and
+   * the suspended handler would be garbage per request (bench/README.md,
+   * "Tail latency").
+   */
+  readOrWait(params: FetchRequestParams): FetchResult | Promise<FetchResult> {
+    const first = this.collect(params);
+    const maxWaitMs = Math.min(Math.max(params.maxWaitMs, 0), FETCH_WAIT_MS_MAX);
+    if (first.answerNow || first.bytes >= params.minBytes || maxWaitMs <= 0 || first.waitOn.length === 0) return { topics: first.topics, buffers: first.buffers };
+    if (params.release) for (const b of first.buffers) params.release(b);
+    const visibility = (params.replicaId ?? -1) >= 0 ? 'appended' : params.readCommitted ? 'stable' : 'committed';
+    return this.delayedFetches.wait(first.waitOn, first.bytes, params.minBytes, maxWaitMs, visibility).then(() => {
+      const second = this.collect(params);
+      return { topics: second.topics, buffers: second.buffers };
+    });
+  }
+
+  // Plain loops and objects of fixed fields: this runs once or twice for every Fetch.
   private collect(params: FetchRequestParams): FetchResult & { bytes: number; answerNow: boolean; waitOn: Partition[] } {
-    let budget = params.maxBytes > 0 ? params.maxBytes : 0;
-    let bytes = 0;
-    // An error, or a consumer sent to another replica, is answered without a long poll.
-    let answerNow = false;
-    let minOneBatch = true;
-    const waitOn: Partition[] = [];
-    const buffers: Buffer[] = [];
-    const topics = params.topics.map((t) => ({
-      topic: t.topic,
-      partitions: t.partitions.map((fp): FetchPartitionResult => {
-        const p = this.get(t.topic, fp.partition);
-        const located = this.fetchablePartition(t.topic, fp, p, params.clientRack !== undefined && (params.replicaId ?? -1) < 0);
-        if (located !== ErrorCode.NONE || p === undefined) {
-          answerNow = true;
-          return { partition: fp.partition, errorCode: located, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, chunks: [], bytes: 0 };
-        }
-        waitOn.push(p);
-        const replicaId = params.replicaId ?? -1;
-        const diverging = divergingEpoch(p, fp);
-        if (diverging !== null) return { partition: fp.partition, ...partitionBounds(p), errorCode: ErrorCode.NONE, divergingEpoch: diverging, chunks: [], bytes: 0 };
-        const preferred = replicaId < 0 ? this.preferredReplica(p, params.clientRack, fp.fetchOffset) : -1;
-        if (preferred >= 0) {
-          answerNow = true;
-          return { partition: fp.partition, ...partitionBounds(p), errorCode: ErrorCode.NONE, preferredReadReplica: preferred, chunks: [], bytes: 0 };
-        }
-        const upTo = replicaId >= 0 ? 'logEnd' : params.readCommitted ? 'lastStable' : 'highWatermark';
-        const leaderLogEnd = p.logEndOffset;
-        const r = this.read(p, fp.fetchOffset, Math.min(fp.partitionMaxBytes, budget), upTo, minOneBatch, params.allocate);
-        if (replicaId >= 0 && r.errorCode === ErrorCode.NONE && !p.updateFollowerFetchState(replicaId, fp.fetchOffset, leaderLogEnd, this.deps.clock.nowMs())) {
-          for (const c of r.chunks) params.release?.(c);
-          answerNow = true;
-          return { partition: fp.partition, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, chunks: [], bytes: 0 };
-        }
-        for (const c of r.chunks) buffers.push(c);
-        if (r.errorCode !== ErrorCode.NONE) answerNow = true;
-        if (r.bytes > 0) {
-          minOneBatch = false;
-          bytes += r.bytes;
-          budget = Math.max(0, budget - r.bytes);
-        }
-        // Fixed fields unless the read carries aborted transactions (read_committed): this runs for every partition of every Fetch.
-        if (r.abortedTransactions !== undefined) return { partition: fp.partition, ...r };
-        return { partition: fp.partition, errorCode: r.errorCode, highWatermark: r.highWatermark, lastStableOffset: r.lastStableOffset, logStartOffset: r.logStartOffset, chunks: r.chunks, bytes: r.bytes };
-      }),
-    }));
-    return { topics, buffers, bytes, answerNow, waitOn };
+    const state: CollectState = { budget: params.maxBytes > 0 ? params.maxBytes : 0, bytes: 0, answerNow: false, minOneBatch: true, waitOn: [], buffers: [] };
+    const topics = new Array<{ topic: string; partitions: FetchPartitionResult[] }>(params.topics.length);
+    for (let i = 0; i < params.topics.length; i++) {
+      const t = params.topics[i] as FetchRequestParams['topics'][number];
+      const partitions = new Array<FetchPartitionResult>(t.partitions.length);
+      for (let j = 0; j < t.partitions.length; j++) partitions[j] = this.collectPartition(params, t.topic, t.partitions[j] as FetchPartition, state);
+      topics[i] = { topic: t.topic, partitions };
+    }
+    return { topics, buffers: state.buffers, bytes: state.bytes, answerNow: state.answerNow, waitOn: state.waitOn };
+  }
+
+  /** One partition's part of `collect`: its read (or why it was not read), with `state` updated. */
+  private collectPartition(params: FetchRequestParams, topic: string, fp: FetchPartition, state: CollectState): FetchPartitionResult {
+    const p = this.get(topic, fp.partition);
+    const replicaId = params.replicaId ?? -1;
+    const located = this.fetchablePartition(topic, fp, p, params.clientRack !== undefined && replicaId < 0);
+    if (located !== ErrorCode.NONE || p === undefined) {
+      state.answerNow = true;
+      return unreadPartition(fp.partition, located);
+    }
+    state.waitOn.push(p);
+    const diverging = divergingEpoch(p, fp);
+    if (diverging !== null) return { partition: fp.partition, ...partitionBounds(p), errorCode: ErrorCode.NONE, divergingEpoch: diverging, chunks: [], bytes: 0 };
+    const preferred = replicaId < 0 ? this.preferredReplica(p, params.clientRack, fp.fetchOffset) : -1;
+    if (preferred >= 0) {
+      state.answerNow = true;
+      return { partition: fp.partition, ...partitionBounds(p), errorCode: ErrorCode.NONE, preferredReadReplica: preferred, chunks: [], bytes: 0 };
+    }
+    const upTo = replicaId >= 0 ? 'logEnd' : params.readCommitted ? 'lastStable' : 'highWatermark';
+    const leaderLogEnd = p.logEndOffset;
+    const r = this.read(p, fp.fetchOffset, Math.min(fp.partitionMaxBytes, state.budget), upTo, state.minOneBatch, params.allocate);
+    if (replicaId >= 0 && r.errorCode === ErrorCode.NONE && !p.updateFollowerFetchState(replicaId, fp.fetchOffset, leaderLogEnd, this.deps.clock.nowMs())) {
+      for (const c of r.chunks) params.release?.(c);
+      state.answerNow = true;
+      return unreadPartition(fp.partition, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    }
+    for (const c of r.chunks) state.buffers.push(c);
+    if (r.errorCode !== ErrorCode.NONE) state.answerNow = true;
+    if (r.bytes > 0) {
+      state.minOneBatch = false;
+      state.bytes += r.bytes;
+      state.budget = Math.max(0, state.budget - r.bytes);
+    }
+    // Fixed fields unless the read carries aborted transactions (read_committed).
+    if (r.abortedTransactions !== undefined) return { partition: fp.partition, ...r };
+    return { partition: fp.partition, errorCode: r.errorCode, highWatermark: r.highWatermark, lastStableOffset: r.lastStableOffset, logStartOffset: r.logStartOffset, chunks: r.chunks, bytes: r.bytes };
   }
 
   /**
@@ -431,6 +443,23 @@ export class ReplicaManager {
   flushAll(): void {
     for (const p of this.hosted.all()) p.log.flush();
   }
+}
+
+/** What `collect` carries from one partition to the next: the byte budget left, what was read, what to wait on. */
+interface CollectState {
+  budget: number;
+  bytes: number;
+  /** An error, or a consumer sent to another replica: answered without a long poll. */
+  answerNow: boolean;
+  /** The first partition with data returns at least one whole batch (KIP-74). */
+  minOneBatch: boolean;
+  readonly waitOn: Partition[];
+  readonly buffers: Buffer[];
+}
+
+/** A partition answered with an error and no read (no bounds known or given). */
+function unreadPartition(partition: number, errorCode: number): FetchPartitionResult {
+  return { partition, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, chunks: [], bytes: 0 };
 }
 
 function failed(e: AppendEntry, f: AppendFailure): PartitionAppendResult {

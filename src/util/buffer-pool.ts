@@ -57,6 +57,9 @@ export class BufferPool {
   /** `acquire` as a function value (e.g. a storage read's allocator). */
   readonly allocate = (length: number): Buffer => this.acquire(length);
 
+  /** `release` as a function value, made once (a Fetch passes it with every read). */
+  readonly releaseFn = (buf: Buffer): void => this.release(buf);
+
   /** A Buffer of exactly `length` bytes, uninitialised (as Buffer.allocUnsafe). */
   acquire(length: number): Buffer {
     if (length < this.options.minBytes || length > this.options.maxBytes) return Buffer.allocUnsafe(length);

@@ -171,6 +171,11 @@ function sessionContext(ctx: RequestContext, req: FetchRequest, topics: readonly
 
 /** Partitions grouped by topic, topics in first-seen order. */
 function groupByTopic<P extends RequestedPartition>(partitions: readonly P[]): { topic: string; topicId: string; partitions: P[] }[] {
+  // One topic (the usual consumer's or follower's fetch): no map.
+  const first = partitions[0];
+  let oneTopic = first !== undefined;
+  for (let i = 1; oneTopic && i < partitions.length; i++) oneTopic = (partitions[i] as P).topic === (first as P).topic;
+  if (oneTopic) return [{ topic: (first as P).topic, topicId: (first as P).topicId, partitions: partitions as P[] }];
   const out = new Map<string, { topic: string; topicId: string; partitions: P[] }>();
   for (const p of partitions) {
     let t = out.get(p.topic);
@@ -265,6 +270,21 @@ function abortedOf(r: FetchPartitionResult): { producerId: bigint; firstOffset: 
   return (r.abortedTransactions ?? []).map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset }));
 }
 
+/** The response to the records read: answered partitions, session bookkeeping, and the read buffers released once it is written. */
+function fetchResponse(ctx: RequestContext, session: Exclude<FetchContext, { kind: 'error' }>, topics: readonly NamedTopic[], byTopic: readonly { topicId: string }[], fetched: FetchResult, readCommitted: boolean) {
+  const answered = answeredTopics(ctx, session, fetched.topics, byTopic, readCommitted);
+  const responses = session.kind === 'incremental' ? incrementalOrder(topics, session.session, answered) : inRequestOrder(topics, answered);
+  ctx.services.traffic.fetchAnswered(responses);
+  const { buffers } = fetched;
+  // The records point into pooled buffers: they go back once the response is on the socket.
+  if (buffers.length > 0) {
+    const { ioBuffers } = ctx.services;
+    ctx.afterResponseWritten(() => { for (const b of buffers) ioBuffers.release(b); });
+  }
+  const sessionId = session.kind === 'sessionless' ? INVALID_SESSION_ID : session.session.id;
+  return { throttleTimeMs: 0, errorCode: 0, sessionId, responses };
+}
+
 export const fetchHandler = defineHandler({
   apiKey: 1,
   name: 'Fetch',
@@ -272,7 +292,9 @@ export const fetchHandler = defineHandler({
   maxVersion: 13,
   request: FetchRequest,
   response: FetchResponse,
-  async handle(ctx, req) {
+  // Not async: when the records are there (a consumer that keeps up finds its record on most
+  // fetches) the answer is made in this call, with no promise or suspended frame per request.
+  handle(ctx, req) {
     // A controller fetching the metadata log (KRaft replication) goes to the node's Raft.
     if (ctx.services.raft !== undefined && isRaftFetch(req)) {
       if (!ctx.authz.cluster(AclOperation.CLUSTER_ACTION)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, sessionId: INVALID_SESSION_ID, responses: [] };
@@ -286,26 +308,20 @@ export const fetchHandler = defineHandler({
     if (session.kind === 'error') return { throttleTimeMs: 0, errorCode: session.errorCode, sessionId: INVALID_SESSION_ID, responses: [] };
     const toFetch = session.kind === 'incremental' ? [...session.session.partitions.values()] : requested;
     const byTopic = groupByTopic(toFetch);
-    const fetched = await ctx.services.replicaManager.fetchRecords({
+    const fetched = ctx.services.replicaManager.readOrWait({
       replicaId: req.replicaId,
       // v11+ consumers may read from followers and be sent to one (KIP-392).
-      ...(ctx.apiVersion >= RACK_ID_VERSION && req.replicaId < 0 ? { clientRack: req.rackId } : {}),
-      topics: byTopic.map((t) => ({ topic: t.topic, partitions: t.partitions })),
+      clientRack: ctx.apiVersion >= RACK_ID_VERSION && req.replicaId < 0 ? req.rackId : undefined,
+      topics: byTopic,
       readCommitted,
       maxBytes: req.maxBytes,
       minBytes: req.minBytes,
       maxWaitMs: req.maxWaitMs,
       allocate: ioBuffers.allocate,
-      release: (b) => ioBuffers.release(b),
+      release: ioBuffers.releaseFn,
     });
-    const answered = answeredTopics(ctx, session, fetched.topics, byTopic, readCommitted);
-    const responses = session.kind === 'incremental' ? incrementalOrder(topics, session.session, answered) : inRequestOrder(topics, answered);
-    ctx.services.traffic.fetchAnswered(responses);
-    const { buffers } = fetched;
-    // The records point into pooled buffers: they go back once the response is on the socket.
-    if (buffers.length > 0) ctx.afterResponseWritten(() => { for (const b of buffers) ioBuffers.release(b); });
-    const sessionId = session.kind === 'sessionless' ? INVALID_SESSION_ID : session.session.id;
-    return { throttleTimeMs: 0, errorCode: 0, sessionId, responses };
+    if (fetched instanceof Promise) return fetched.then((f) => fetchResponse(ctx, session, topics, byTopic, f, readCommitted));
+    return fetchResponse(ctx, session, topics, byTopic, fetched, readCommitted);
   },
   errorResponse: (req, errorCode) => ({
     errorCode,
