@@ -22,14 +22,9 @@ export interface ResponseSlot {
 }
 
 /** What a connection knows of itself that each of its requests' contexts carries. */
-export interface RequestOrigin {
-  readonly listenerName: string;
-  readonly connectionId: string;
-  readonly clientAddress: string;
-  readonly services: BrokerServices;
-  readonly logger: Logger;
+export type RequestOrigin = Pick<RequestContext, 'listenerName' | 'connectionId' | 'clientAddress' | 'services' | 'logger'> & {
   readonly onPeerClosed: (fn: () => void) => void;
-}
+};
 
 export class InFlightRequest implements RequestContext, ResponseSlot {
   done = false;
