@@ -33,6 +33,11 @@
  * dispatched) for that long; src/broker/request-quotas.ts decides.
  */
 import type { Socket } from 'node:net';
+// Imported, not read from globalThis: Node 20 defines Buffer, performance and process there as
+// accessors, so every use in hot code is a global-property IC with a getter call (perf, bench/README.md).
+import { Buffer } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
 import type { Logger } from 'pino';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';

@@ -6,6 +6,7 @@
  * Records out are not counted: that would mean walking every fetched batch
  * header on the Fetch hot path (Kafka has no MessagesOut metric either).
  */
+import { Buffer } from 'node:buffer';
 import type { RecordsValue } from '../../protocol/schema.js';
 
 export interface TopicTraffic {
