@@ -307,7 +307,7 @@ export class PartitionLog {
   }
 
   private checkOpen(): void {
-    invariant(!this.closed, `log ${this.dir} is open`);
+    if (this.closed) invariant(false, `log ${this.dir} is open`); // message built only on failure (every append and read checks)
   }
 
   updateConfig(config: LogConfig): void {

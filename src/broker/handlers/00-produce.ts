@@ -76,9 +76,19 @@ export const produceHandler = defineHandler({
   }),
 });
 
+/** One entry per partition, in request order; the array made at its final size (a push-grown one starts with spare room). */
 function entriesOf(topics: readonly ProduceTopic[]): AppendEntry[] {
-  const entries: AppendEntry[] = [];
-  for (const t of topics) for (const pd of t.partitionData) entries.push({ topic: t.name, partition: pd.index, records: pd.records });
+  let count = 0;
+  for (let i = 0; i < topics.length; i++) count += (topics[i] as ProduceTopic).partitionData.length;
+  const entries = new Array<AppendEntry>(count);
+  let at = 0;
+  for (let i = 0; i < topics.length; i++) {
+    const t = topics[i] as ProduceTopic;
+    for (let j = 0; j < t.partitionData.length; j++) {
+      const pd = t.partitionData[j] as ProduceTopic['partitionData'][number];
+      entries[at++] = { topic: t.name, partition: pd.index, records: pd.records };
+    }
+  }
   return entries;
 }
 
