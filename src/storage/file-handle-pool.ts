@@ -173,6 +173,7 @@ export class FileHandlePool {
 
   /** Called by a handle whose descriptor is being closed for good. */
   forget(h: PooledFileHandle, hadDescriptor: boolean): void {
+    if (this.newest === h) this.newest = null; // keeps no closed handle alive
     if (h.pinned) {
       if (hadDescriptor) this.pinnedOpen--;
     } else {
