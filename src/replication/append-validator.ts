@@ -32,7 +32,8 @@ import {
   type BatchHeader,
   type Compression,
 } from '../protocol/record-batch/header.js';
-import { validateProducedBatch, type BatchValidationError } from '../protocol/record-batch/validate.js';
+import { readInt64BE } from '../protocol/primitives/int64.js';
+import { isBatchHeader, validateSingleProducedBatch, type BatchValidationError } from '../protocol/record-batch/validate.js';
 import { batchHasNullKey } from '../storage/cleaner/keys.js';
 import { needsRecompression, recompressBatch, topicCodec } from './recompress.js';
 import type { TopicRules } from './topic-rules.js';
@@ -51,13 +52,6 @@ export interface CheckedBatch {
   readonly recompressTo: Compression | null;
 }
 
-export interface ClientBatchOptions {
-  /** Produce v7+: zstd batches are allowed (older requests cannot carry them, KIP-110). */
-  readonly zstdAllowed: boolean;
-  /** Produce v3+ may only carry magic 2 (INVALID_RECORD); older versions get UNSUPPORTED_FOR_MESSAGE_FORMAT. */
-  readonly produceVersion: number;
-}
-
 const VALIDATION_CODES: Record<BatchValidationError, number> = {
   corrupt_message: ErrorCode.CORRUPT_MESSAGE,
   invalid_record: ErrorCode.INVALID_RECORD,
@@ -69,16 +63,18 @@ export function appendFailure(errorCode: number, message: string): AppendFailure
   return { ok: false, errorCode, message };
 }
 
-/** Step 1: the header checks every client batch passes, synchronously. */
-export function checkClientBatch(records: unknown, rules: TopicRules, options: ClientBatchOptions): CheckedBatch | AppendFailure {
+/**
+ * Step 1: the header checks every client batch passes, synchronously.
+ * `produceVersion`: v7+ may carry zstd (KIP-110); v3+ may only carry magic 2
+ * (INVALID_RECORD), older versions get UNSUPPORTED_FOR_MESSAGE_FORMAT.
+ */
+export function checkClientBatch(records: unknown, rules: TopicRules, produceVersion: number): CheckedBatch | AppendFailure {
   if (!Buffer.isBuffer(records) || records.length === 0) return appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch');
-  const validation = validateProducedBatch(records, { zstdAllowed: options.zstdAllowed, singleBatch: true });
-  if (!validation.ok) {
-    const code = validation.error === 'unsupported_magic' && options.produceVersion >= 3 ? ErrorCode.INVALID_RECORD : VALIDATION_CODES[validation.error];
-    return appendFailure(code, validation.message);
+  const header = validateSingleProducedBatch(records, produceVersion >= 7);
+  if (!isBatchHeader(header)) {
+    const code = header.error === 'unsupported_magic' && produceVersion >= 3 ? ErrorCode.INVALID_RECORD : VALIDATION_CODES[header.error];
+    return appendFailure(code, header.message);
   }
-  const header = validation.batches[0];
-  if (!header) return appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch');
   // A transactional batch needs a producer id (Kafka's LogValidator: INVALID_RECORD otherwise).
   if (header.producerId < 0n && isTransactionalBatch(header.attributes)) {
     return appendFailure(ErrorCode.INVALID_RECORD, 'a transactional batch needs a producer id');
@@ -118,27 +114,42 @@ export async function prepareBatch(checked: CheckedBatch, rules: TopicRules): Pr
   }
 }
 
+/** stampBatch's answer for a CreateTime topic (a constant: no BigInt made per append). */
+const NOT_LOG_APPEND_TIME = -1n;
+const MAX_SAFE_MS = BigInt(Number.MAX_SAFE_INTEGER);
+
 /**
  * Step 3: timestamps and the leader epoch, written into the batch in place.
  * Returns the LogAppendTime stamped (-1 for CreateTime topics) or a failure.
  */
-export function stampBatch(batch: Buffer, header: BatchHeader, rules: TopicRules, nowMs: bigint, leaderEpoch: number): bigint | AppendFailure {
-  let logAppendTimeMs = -1n;
+export function stampBatch(batch: Buffer, header: BatchHeader, rules: TopicRules, nowMs: number, leaderEpoch: number): bigint | AppendFailure {
+  let logAppendTimeMs = NOT_LOG_APPEND_TIME;
   if (rules.messageTimestampType === 'LogAppendTime') {
-    setLogAppendTime(batch, nowMs);
-    logAppendTimeMs = nowMs;
+    logAppendTimeMs = BigInt(nowMs);
+    setLogAppendTime(batch, logAppendTimeMs);
   } else {
     // CreateTime: the batch's first and largest timestamps must be within the
     // topic's window (message.timestamp.before.max.ms / after.max.ms, KIP-937).
-    for (const ts of [header.baseTimestamp, batch.readBigInt64BE(Offsets.maxTimestamp)]) {
-      if (ts < 0n) continue;
-      if (nowMs - ts > BigInt(rules.timestampBeforeMaxMs) || ts - nowMs > BigInt(rules.timestampAfterMaxMs)) {
-        return appendFailure(ErrorCode.INVALID_TIMESTAMP, `timestamp ${ts} is outside the topic's allowed window around ${nowMs}`);
-      }
-    }
+    // The header holds maxTimestamp as the bytes do (prepareBatch re-reads a rebuilt batch's).
+    const outside = outsideTimestampWindow(header.baseTimestamp, nowMs, rules) ? header.baseTimestamp
+      : outsideTimestampWindow(header.maxTimestamp, nowMs, rules) ? header.maxTimestamp : null;
+    if (outside !== null) return appendFailure(ErrorCode.INVALID_TIMESTAMP, `timestamp ${outside} is outside the topic's allowed window around ${nowMs}`);
   }
   setPartitionLeaderEpoch(batch, leaderEpoch);
   return logAppendTimeMs;
+}
+
+/** Whether `ts` (negative: none, never outside) is outside the topic's window around `nowMs`. */
+function outsideTimestampWindow(ts: bigint, nowMs: number, rules: TopicRules): boolean {
+  if (ts < 0n) return false;
+  if (ts <= MAX_SAFE_MS) {
+    // Both in [0, 2^53]: their difference is an exact double, and comparing it with
+    // the limits is exact too, so numbers give the BigInt answer without BigInt arithmetic.
+    const t = Number(ts);
+    return nowMs - t > rules.timestampBeforeMaxMs || t - nowMs > rules.timestampAfterMaxMs;
+  }
+  const now = BigInt(nowMs);
+  return now - ts > BigInt(rules.timestampBeforeMaxMs) || ts - now > BigInt(rules.timestampAfterMaxMs);
 }
 
 export interface ReplicatedBatches {
@@ -184,5 +195,5 @@ export function checkReplicatedBatches(buf: Buffer): ReplicatedBatches | AppendF
     position += size;
   }
   if (offsetCount === 0) return appendFailure(ErrorCode.CORRUPT_MESSAGE, 'no record batch');
-  return { ok: true, baseOffset: buf.readBigInt64BE(Offsets.baseOffset), offsetCount, wholeBytes: position };
+  return { ok: true, baseOffset: readInt64BE(buf, Offsets.baseOffset), offsetCount, wholeBytes: position };
 }

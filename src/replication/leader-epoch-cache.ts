@@ -75,7 +75,8 @@ export class LeaderEpochCache {
    * it did.
    */
   assign(epoch: number, startOffset: bigint): boolean {
-    invariant(epoch >= 0 && startOffset >= 0n, `a valid epoch entry (${epoch}, ${startOffset})`);
+    // The message is built only on failure: this runs for every appended batch.
+    if (epoch < 0 || startOffset < 0n) invariant(false, `a valid epoch entry (${epoch}, ${startOffset})`);
     const latest = this.entries[this.entries.length - 1];
     if (latest !== undefined && latest.epoch === epoch && latest.startOffset <= startOffset) return false;
     while (this.entries.length > 0) {

@@ -29,6 +29,12 @@ function key(topic: string, partition: number): string {
 
 export class HostedPartitions {
   private readonly partitions = new Map<string, Partition>();
+  /**
+   * The same partitions by topic, then partition number: `get` runs for every
+   * partition of every Produce and Fetch, and looking up by the two keys makes
+   * no key string (a new string to build and hash per lookup, issue 17).
+   */
+  private readonly byTopic = new Map<string, Map<number, Partition>>();
   private readonly leadershipListeners: ((p: Partition, isLeader: boolean) => void)[] = [];
   private readonly followerListeners: ((p: Partition) => void)[] = [];
   /** ISR changes this broker's leaders got committed, and proposals refused or lost (Kafka IsrShrinksPerSec, IsrExpandsPerSec, FailedIsrUpdatesPerSec). */
@@ -57,7 +63,7 @@ export class HostedPartitions {
   ) {}
 
   get(topic: string, partition: number): Partition | undefined {
-    return this.partitions.get(key(topic, partition));
+    return this.byTopic.get(topic)?.get(partition);
   }
 
   all(): IterableIterator<Partition> {
@@ -96,7 +102,7 @@ export class HostedPartitions {
       return undefined;
     }
     const state: PartitionState = { leader: a.leader, leaderEpoch: a.leaderEpoch, partitionEpoch: a.partitionEpoch, replicas: a.replicas, isr: a.isr };
-    let p = this.partitions.get(key(a.topic, a.partition));
+    let p = this.get(a.topic, a.partition);
     const isNew = p === undefined;
     // Transitions are logged (Kafka does, at INFO), except the start-up's opening of every log already on disk.
     const logged = !isNew || this.deps.logManager.getLog(a.topic, a.partition) === undefined;
@@ -134,6 +140,9 @@ export class HostedPartitions {
     p.onIsrChangeProposed = this.onIsrChangeProposed;
     if (created) p.openLeaderEpochs();
     this.partitions.set(key(a.topic, a.partition), p);
+    let numbered = this.byTopic.get(a.topic);
+    if (numbered === undefined) this.byTopic.set(a.topic, (numbered = new Map()));
+    numbered.set(a.partition, p);
     return p;
   }
 
@@ -176,6 +185,9 @@ export class HostedPartitions {
     const p = this.partitions.get(k);
     if (!p) return;
     this.partitions.delete(k);
+    const numbered = this.byTopic.get(topic);
+    numbered?.delete(partition);
+    if (numbered?.size === 0) this.byTopic.delete(topic);
     this.delayedProduces.onLeadershipLost(p);
     this.delayedFetches.wakeAll(p);
     if (p.isLeader) this.notifyLeadership(p, false);

@@ -22,6 +22,7 @@ import { invariant } from '../util/assert.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import type { LogRecoveryListener } from '../storage/deferred-load.js';
 import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
+import { readInt64BE } from '../protocol/primitives/int64.js';
 import { openLeaderEpochCache, type EpochEndOffset, type LeaderEpochCache } from './leader-epoch-cache.js';
 import type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './isr-change.js';
 
@@ -371,10 +372,10 @@ export class Partition implements LogRecoveryListener {
     const epochs = this.leaderEpochs; // opened before the log moves
     const result = this.log.append(batches);
     this.trackEpochs(epochs, batches);
-    // A marker may move the LSO up without the high watermark moving.
-    this.visible.onAppend(result.lastOffset + 1n, batches.length, this.highWatermarkOffset, this.lastStableOffset);
+    // A marker may move the LSO up without the high watermark moving. The log now ends just past result.lastOffset.
+    this.visible.onAppend(this.log.logEndOffset, batches.length, this.highWatermarkOffset, this.lastStableOffset);
     this.maybeAdvanceHighWatermark();
-    return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
+    return result; // the log's own result (it has these fields and the position): no copy per append
   }
 
   /**
@@ -388,7 +389,7 @@ export class Partition implements LogRecoveryListener {
    */
   appendAsFollower(batches: Buffer): AppendResult {
     invariant(!this.isLeader, 'only a follower appends replicated batches');
-    invariant(batches.readBigInt64BE(Offsets.baseOffset) === this.log.logEndOffset, 'replicated batches start at the log end');
+    invariant(readInt64BE(batches, Offsets.baseOffset) === this.log.logEndOffset, 'replicated batches start at the log end');
     const epochs = this.leaderEpochs; // opened before the log moves
     const result = this.log.append(batches);
     this.trackEpochs(epochs, batches);
@@ -488,7 +489,8 @@ export class Partition implements LogRecoveryListener {
       }
       if (check.kind === 'error') return { kind: 'rejected', error: check.error, message: check.message };
     }
-    return { kind: 'appended', ...this.appendAsLeader(batch) };
+    const r = this.appendAsLeader(batch);
+    return { kind: 'appended', baseOffset: r.baseOffset, lastOffset: r.lastOffset, logAppendTimeMs: r.logAppendTimeMs };
   }
 
   private isrIsSelfOnly(): boolean {
@@ -532,7 +534,7 @@ export class Partition implements LogRecoveryListener {
   private trackEpochs(epochs: LeaderEpochCache, batches: Buffer): void {
     for (let p = 0; p + BATCH_HEADER_BYTES <= batches.length; p += batchSizeAt(batches, p)) {
       const epoch = batches.readInt32BE(p + Offsets.partitionLeaderEpoch);
-      if (epoch >= 0) epochs.assign(epoch, batches.readBigInt64BE(p + Offsets.baseOffset));
+      if (epoch >= 0) epochs.assign(epoch, readInt64BE(batches, p + Offsets.baseOffset));
     }
   }
 

@@ -228,7 +228,7 @@ export class ReplicaManager {
     if (req.acks === -1 && p.isr.length < rules.minInsyncReplicas) {
       return failed(e, appendFailure(ErrorCode.NOT_ENOUGH_REPLICAS, `${p.isr.length} in-sync replicas, min.insync.replicas is ${rules.minInsyncReplicas}`));
     }
-    const checked = checkClientBatch(e.records, rules, { zstdAllowed: (req.produceVersion ?? 7) >= 7, produceVersion: req.produceVersion ?? 7 });
+    const checked = checkClientBatch(e.records, rules, req.produceVersion ?? 7);
     if (!checked.ok) return this.rejected(req, e, checked);
     const txn = this.txnVerification.precheck(p, checked.header, req.transactionalId ?? null);
     if (txn !== null && txn !== 'verify') return this.rejected(req, e, txn);
@@ -248,7 +248,7 @@ export class ReplicaManager {
 
   private stampAndAppend(req: AppendRequest, p: Partition, e: AppendEntry, checked: CheckedBatch, rules: TopicRules): PartitionAppendResult {
     const { batch, header } = checked;
-    const stamped = stampBatch(batch, header, rules, BigInt(this.deps.clock.nowMs()), p.leaderEpoch);
+    const stamped = stampBatch(batch, header, rules, this.deps.clock.nowMs(), p.leaderEpoch);
     if (typeof stamped !== 'bigint') return this.rejected(req, e, stamped);
     const producer: ProducerBatchHeader | null = header.producerId >= 0n
       ? { producerId: header.producerId, epoch: header.producerEpoch, baseSequence: header.baseSequence, lastOffsetDelta: header.lastOffsetDelta }
@@ -257,10 +257,11 @@ export class ReplicaManager {
     if (appended.kind === 'rejected') return this.rejected(req, e, appendFailure(PRODUCER_CODES[appended.error], appended.message));
     const logAppendTime = rules.messageTimestampType === 'LogAppendTime';
     if (appended.kind === 'duplicate') {
-      return succeeded(e, p, appended.baseOffset, appended.lastOffset, logAppendTime ? appended.timestampMs : -1n, 0, 0);
+      return succeeded(e, p, appended.baseOffset, appended.lastOffset + 1n, logAppendTime ? appended.timestampMs : NO_TIMESTAMP, 0, 0);
     }
     this.delayedFetches.onAppend(p);
-    return succeeded(e, p, appended.baseOffset, appended.lastOffset, stamped, batch.length, header.recordsCount);
+    // Committed once the high watermark reaches the log end this append just made (no BigInt made for it).
+    return succeeded(e, p, appended.baseOffset, p.logEndOffset, stamped, batch.length, header.recordsCount);
   }
 
   /**
@@ -274,7 +275,7 @@ export class ReplicaManager {
     try {
       const r = p.appendAsLeader(batch);
       this.delayedFetches.onAppend(p);
-      return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, batch.length, Number(r.lastOffset - r.baseOffset) + 1);
+      return succeeded(e, p, r.baseOffset, r.lastOffset + 1n, NO_TIMESTAMP, batch.length, Number(r.lastOffset - r.baseOffset) + 1);
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
       return failed(e, appendFailure(ErrorCode.KAFKA_STORAGE_ERROR, `append to ${e.topic}-${e.partition} failed: ${err.message}`));
@@ -303,7 +304,7 @@ export class ReplicaManager {
       const whole = checked.wholeBytes === records.length ? records : records.subarray(0, checked.wholeBytes);
       const r = p.appendAsFollower(whole);
       this.delayedFetches.onAppend(p);
-      return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, whole.length, checked.offsetCount);
+      return succeeded(e, p, r.baseOffset, r.lastOffset + 1n, NO_TIMESTAMP, whole.length, checked.offsetCount);
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
       return failed(e, appendFailure(ErrorCode.KAFKA_STORAGE_ERROR, `append to ${e.topic}-${e.partition} failed: ${err.message}`));
@@ -315,7 +316,7 @@ export class ReplicaManager {
     const r = appendMirrored(p, e.records, this.deps.topicRules(e.topic));
     if (!r.ok) return failed(e, r);
     this.delayedFetches.onAppend(p);
-    return succeeded(e, p, r.baseOffset, r.lastOffset, -1n, r.bytes, r.offsetCount);
+    return succeeded(e, p, r.baseOffset, r.lastOffset + 1n, NO_TIMESTAMP, r.bytes, r.offsetCount);
   }
 
   private rejected(req: AppendRequest, e: AppendEntry, f: AppendFailure): PartitionAppendResult {
@@ -462,18 +463,23 @@ function unreadPartition(partition: number, errorCode: number): FetchPartitionRe
   return { partition, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, chunks: [], bytes: 0 };
 }
 
+/** -1 (none) for the int64 fields of a result: one constant, not a BigInt per result. */
+const NO_TIMESTAMP = -1n;
+const NO_OFFSET = -1n;
+
 function failed(e: AppendEntry, f: AppendFailure): PartitionAppendResult {
   return {
     topic: e.topic, partition: e.partition, errorCode: f.errorCode, errorMessage: f.message,
-    baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, requiredOffset: -1n, appendedBytes: 0, appendedRecords: 0,
+    baseOffset: NO_OFFSET, logAppendTimeMs: NO_TIMESTAMP, logStartOffset: NO_OFFSET, requiredOffset: NO_OFFSET, appendedBytes: 0, appendedRecords: 0,
   };
 }
 
+/** `requiredOffset`: the high watermark that commits the append, its last offset + 1. */
 function succeeded(
-  e: AppendEntry, p: Partition, baseOffset: bigint, lastOffset: bigint, logAppendTimeMs: bigint, appendedBytes: number, appendedRecords: number,
+  e: AppendEntry, p: Partition, baseOffset: bigint, requiredOffset: bigint, logAppendTimeMs: bigint, appendedBytes: number, appendedRecords: number,
 ): PartitionAppendResult {
   return {
     topic: e.topic, partition: e.partition, errorCode: ErrorCode.NONE, errorMessage: null,
-    baseOffset, logAppendTimeMs, logStartOffset: p.logStartOffset, requiredOffset: lastOffset + 1n, appendedBytes, appendedRecords,
+    baseOffset, logAppendTimeMs, logStartOffset: p.logStartOffset, requiredOffset, appendedBytes, appendedRecords,
   };
 }

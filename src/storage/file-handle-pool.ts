@@ -56,6 +56,12 @@ function fileLimitError(path: string, cause: unknown, pool: FileHandlePool): Sto
 export class FileHandlePool {
   /** Evictable handles with an open descriptor, least recently used first (Map keeps insertion order). */
   private readonly lru = new Map<PooledFileHandle, true>();
+  /**
+   * The handle last put at the lru's end. Touching it again while it is still
+   * in the lru changes nothing, so touch skips the delete and set (every
+   * append and read touches its handle; the Map's churn is garbage).
+   */
+  private newest: PooledFileHandle | null = null;
   private pinnedOpen = 0;
   /** Descriptors of unpinned handles kept out of the LRU while an async fsync uses them. */
   private heldOpen = 0;
@@ -91,7 +97,7 @@ export class FileHandlePool {
       h = new PooledFileHandle(path, this, -1, st.size, true);
     } else {
       h = new PooledFileHandle(path, this, this.openFd(path, create ? O_RDWR | O_CREAT : O_RDWR), 0, false);
-      this.lru.set(h, true);
+      this.markNewest(h);
     }
     let set = this.byPath.get(path);
     if (set === undefined) this.byPath.set(path, (set = new Set()));
@@ -139,9 +145,14 @@ export class FileHandlePool {
 
   /** A descriptor was (re)opened for `h` or `h` was used: most recently used now. */
   touch(h: PooledFileHandle): void {
-    if (h.pinned || h.held) return;
+    if (h.pinned || h.held || (this.newest === h && this.lru.has(h))) return;
     this.lru.delete(h);
+    this.markNewest(h);
+  }
+
+  private markNewest(h: PooledFileHandle): void {
     this.lru.set(h, true);
+    this.newest = h;
   }
 
   /** An async fsync is about to use `h`'s descriptor: it must not be evicted until release(). */
@@ -157,11 +168,12 @@ export class FileHandlePool {
     if (!h.held) return;
     h.held = false;
     this.heldOpen--;
-    if (!closed && !h.pinned) this.lru.set(h, true);
+    if (!closed && !h.pinned) this.markNewest(h);
   }
 
   /** Called by a handle whose descriptor is being closed for good. */
   forget(h: PooledFileHandle, hadDescriptor: boolean): void {
+    if (this.newest === h) this.newest = null; // keeps no closed handle alive
     if (h.pinned) {
       if (hadDescriptor) this.pinnedOpen--;
     } else {
@@ -243,7 +255,7 @@ export class PooledFileHandle implements FileHandle {
 
   /** The descriptor for one call, reopened by path when the pool closed it. */
   ensureDescriptor(): number {
-    invariant(!this.closed, `file ${this.path} used after close`);
+    if (this.closed) invariant(false, `file ${this.path} used after close`); // message built only on failure (every write and read checks)
     if (this.fd < 0) {
       invariant(!this.pinned, 'a pinned handle keeps its descriptor');
       this.fd = this.pool.openFd(this.path, nodeFs.constants.O_RDWR);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { invariant } from '../util/assert.js';
 import type { Clock } from '../util/clock.js';
 import { validateLogConfig, type LogConfig } from './config.js';
-import { forEachProducerBatch, summarizeAppendBatches } from './append-batches.js';
+import { AppendBatchesSummary, applyProducerBatches, summarizeAppendBatches } from './append-batches.js';
 import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
 import { DeferredLoad, type DeferredLogOptions, type LogRecoveryListener } from './deferred-load.js';
@@ -74,7 +74,6 @@ export interface RetentionResult {
   logStartOffset: bigint;
 }
 
-const INT32_MAX = 0x7fffffff;
 
 export class PartitionLog {
   readonly topic: string;
@@ -96,6 +95,8 @@ export class PartitionLog {
   private readonly onCheckpointNeeded: () => void;
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
   private readonly boundCache = new BoundPositionCache();
+  /** Refilled by every append (summarizeAppendBatches): no summary object per append. */
+  private readonly appendSummary = new AppendBatchesSummary();
   /** Idempotent producer state and its `.snapshot` files (producer-state/); loaded with the segments. */
   private producerFiles: LogProducerState | null;
   /** Told once when a log awaiting recovery is recovered (set by its Partition; cleared then). */
@@ -306,7 +307,7 @@ export class PartitionLog {
   }
 
   private checkOpen(): void {
-    invariant(!this.closed, `log ${this.dir} is open`);
+    if (this.closed) invariant(false, `log ${this.dir} is open`); // message built only on failure (every append and read checks)
   }
 
   updateConfig(config: LogConfig): void {
@@ -322,15 +323,16 @@ export class PartitionLog {
    */
   append(batches: Buffer): AppendResult {
     this.checkOpen();
-    const { records, maxTimestampMs, producerBatches } = summarizeAppendBatches(batches);
+    const { records, maxTimestampMs, producerBatches } = summarizeAppendBatches(batches, this.appendSummary);
     const nowMs = this.clock.nowMs();
     const baseOffset = this.logEndOffset;
-    const lastOffset = baseOffset + BigInt(records - 1);
+    // One record (linger 0) ends where it starts: no BigInt made for it.
+    const lastOffset = records === 1 ? baseOffset : baseOffset + BigInt(records - 1);
     let seg = this.active;
     if (seg.shouldRoll(this.cfg, batches.length, maxTimestampMs, lastOffset, nowMs)) seg = this.rollAt(nowMs);
-    invariant(lastOffset - seg.baseOffset <= BigInt(INT32_MAX), 'offsets fit the segment');
+    invariant(lastOffset <= seg.lastOffsetLimit, 'offsets fit the segment');
     const position = seg.append(batches, baseOffset, this.cfg.indexIntervalBytes, nowMs);
-    if (producerBatches) forEachProducerBatch(batches, (b) => this.producers.apply(b, nowMs, seg.txnIndex));
+    if (producerBatches) applyProducerBatches(batches, this.producers, nowMs, seg.txnIndex);
     if (this.unflushedMessages >= this.cfg.flushIntervalMessages) this.flush();
     return { baseOffset, lastOffset, logAppendTimeMs: BigInt(nowMs), position };
   }

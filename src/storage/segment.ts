@@ -16,9 +16,11 @@
  */
 import { join } from 'node:path';
 import { ATTR_CONTROL, BATCH_HEADER_BYTES, Offsets, batchSizeAt, setBaseOffset } from '../protocol/record-batch/header.js';
+import { readInt64BE } from '../protocol/primitives/int64.js';
 import { invariant } from '../util/assert.js';
 import { FileWindow, readBatchInfo, validateBatchAt, type BatchInfo } from './batch-scan.js';
 import { RecentBatches } from './recent-batches.js';
+import { segmentAgeExceeded } from './segment-roll.js';
 import type { LogConfig } from './config.js';
 import { StorageError } from './errors.js';
 import { readRange, type FileHandle, type FileSystem, type ReadAllocator } from './fs.js';
@@ -81,6 +83,8 @@ export class LogSegment {
   private bytesSinceLastIndexEntry = 0;
   /** The last batches placed at the end, for tail lookups without a file read (recent-batches.ts). */
   private readonly recentBatches = new RecentBatches();
+  /** The largest offset this segment can hold (relative offsets are int32), computed once: no BigInt per append. */
+  readonly lastOffsetLimit: bigint;
 
   private constructor(
     private readonly fs: FileSystem,
@@ -95,6 +99,7 @@ export class LogSegment {
   ) {
     this.sizeBytes = log.size();
     this.nextOffset = baseOffset;
+    this.lastOffsetLimit = baseOffset + BigInt(INT32_MAX);
     this.lastModifiedMs = createdMs;
     this.txnIndex = new TransactionIndex(fs, dir, segmentFileName(baseOffset, TXN_INDEX_SUFFIX) + nameSuffix);
   }
@@ -128,15 +133,8 @@ export class LogSegment {
     if (this.sizeBytes === 0) return false;
     if (this.sizeBytes + sizeBytes > cfg.segmentBytes) return true;
     if (this.offsetIndex.isFull || this.timeIndex.isFull) return true;
-    if (lastOffset - this.baseOffset > BigInt(INT32_MAX)) return true;
-    const first = this.firstBatchTimestampMs;
-    const waitedMs = first !== null && first >= 0n && maxTimestampMs >= 0n
-      ? maxTimestampMs - first
-      : BigInt(nowMs - this.createdMs);
-    // Kafka's maxSegmentMs: a compacted log rolls by max.compaction.lag.ms too,
-    // or records in the active segment could never be compacted in time.
-    const maxLagMs = cfg.cleanupPolicy?.compact === true ? cfg.maxCompactionLagMs ?? cfg.segmentMs : cfg.segmentMs;
-    return waitedMs > BigInt(Math.min(cfg.segmentMs, maxLagMs));
+    if (lastOffset > this.lastOffsetLimit) return true;
+    return segmentAgeExceeded(this.firstBatchTimestampMs, maxTimestampMs, nowMs - this.createdMs, cfg);
   }
 
   /**
@@ -150,10 +148,12 @@ export class LogSegment {
     while (p < batches.length) {
       const size = batchSizeAt(batches, p);
       setBaseOffset(batches, offset, p);
-      const lastOffset = offset + BigInt(batches.readInt32BE(p + Offsets.lastOffsetDelta));
-      const maxTimestampMs = batches.readBigInt64BE(p + Offsets.maxTimestamp);
+      const lastOffsetDelta = batches.readInt32BE(p + Offsets.lastOffsetDelta);
+      // A one-record batch (linger 0) ends where it starts: no BigInt made for it.
+      const lastOffset = lastOffsetDelta === 0 ? offset : offset + BigInt(lastOffsetDelta);
+      const maxTimestampMs = readInt64BE(batches, p + Offsets.maxTimestamp);
       this.track({ position: start + p, sizeBytes: size, baseOffset: offset, lastOffset, maxTimestampMs }, indexIntervalBytes);
-      offset = lastOffset + 1n;
+      offset = this.nextOffset; // lastOffset + 1, which track just computed
       p += size;
     }
     this.log.write(batches, start);
@@ -172,11 +172,11 @@ export class LogSegment {
     let p = 0;
     while (p < batches.length) {
       const size = batchSizeAt(batches, p);
-      const baseOffset = batches.readBigInt64BE(p + Offsets.baseOffset);
+      const baseOffset = readInt64BE(batches, p + Offsets.baseOffset);
       invariant(baseOffset >= this.nextOffset, 'cleaned batches keep increasing offsets');
       const lastOffset = baseOffset + BigInt(batches.readInt32BE(p + Offsets.lastOffsetDelta));
-      invariant(lastOffset - this.baseOffset <= BigInt(INT32_MAX), 'offsets fit the segment');
-      const maxTimestampMs = batches.readBigInt64BE(p + Offsets.maxTimestamp);
+      invariant(lastOffset <= this.lastOffsetLimit, 'offsets fit the segment');
+      const maxTimestampMs = readInt64BE(batches, p + Offsets.maxTimestamp);
       this.track({ position: start + p, sizeBytes: size, baseOffset, lastOffset, maxTimestampMs }, indexIntervalBytes);
       p += size;
     }

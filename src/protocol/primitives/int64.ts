@@ -12,11 +12,21 @@
 const TWO_32 = 4294967296;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MIN_SAFE = -MAX_SAFE;
+/**
+ * The two values most read by far: a client batch's baseOffset (0) and
+ * "none" (-1: producer ids of non-idempotent batches, unset timestamps and
+ * offsets). BigInts are immutable values, so one shared instance of each
+ * gives the same results without a new BigInt per read.
+ */
+const ZERO = 0n;
+const MINUS_ONE = -1n;
 
 /** The int64 at `offset` (the caller has checked that 8 bytes are there). */
 export function readInt64BE(buf: Buffer, offset: number): bigint {
   const hi = buf.readInt32BE(offset);
   const lo = buf.readUInt32BE(offset + 4);
+  if (hi === 0 && lo === 0) return ZERO;
+  if (hi === -1 && lo === 0xffffffff) return MINUS_ONE;
   // |hi * 2^32 + lo| < 2^53 exactly when -2^21 <= hi < 2^21: one BigInt from an exact double.
   if (hi >= -0x200000 && hi < 0x200000) return BigInt(hi * TWO_32 + lo);
   return buf.readBigInt64BE(offset);

@@ -10,6 +10,7 @@
  * retention deleted: KIP-360 keeps their state until it expires).
  */
 import { Offsets, ATTR_CONTROL, ATTR_TRANSACTIONAL } from '../../protocol/record-batch/header.js';
+import { readInt64BE } from '../../protocol/primitives/int64.js';
 import { readTxnMarker } from '../../protocol/record-batch/control.js';
 import type { FileSystem } from '../fs.js';
 import type { TransactionIndex } from '../txn-index.js';
@@ -51,12 +52,12 @@ export function producerBatchAt(header: Buffer, at: number): AppliedBatch | null
   const control = (attributes & ATTR_CONTROL) !== 0;
   const marker = control ? readTxnMarker(header, at) : null;
   return {
-    producerId: header.readBigInt64BE(at + Offsets.producerId),
+    producerId: readInt64BE(header, at + Offsets.producerId),
     epoch: header.readInt16BE(at + Offsets.producerEpoch),
     baseSequence: header.readInt32BE(at + Offsets.baseSequence),
     lastOffsetDelta: header.readInt32BE(at + Offsets.lastOffsetDelta),
-    firstOffset: header.readBigInt64BE(at + Offsets.baseOffset),
-    maxTimestampMs: header.readBigInt64BE(at + Offsets.maxTimestamp),
+    firstOffset: readInt64BE(header, at + Offsets.baseOffset),
+    maxTimestampMs: readInt64BE(header, at + Offsets.maxTimestamp),
     control,
     transactional: (attributes & ATTR_TRANSACTIONAL) !== 0,
     marker: typeof marker === 'string' ? null : marker,

@@ -290,7 +290,8 @@ export class ProducerStateManager {
         firstSeq: b.baseSequence,
         lastSeq: lastSequence(b.baseSequence, b.lastOffsetDelta),
         firstOffset: b.firstOffset,
-        lastOffset: b.firstOffset + BigInt(b.lastOffsetDelta),
+        // A one-record batch (linger 0) ends where it starts: no BigInt made for it.
+        lastOffset: b.lastOffsetDelta === 0 ? b.firstOffset : b.firstOffset + BigInt(b.lastOffsetDelta),
         timestampMs: b.maxTimestampMs,
       });
       if (e.batches.length > BATCHES_RETAINED) e.batches.shift();

@@ -68,6 +68,21 @@ describe('FileHandlePool', () => {
     }
   });
 
+  test('a handle used again while it is the newest stays evictable; evicted, its next use puts it back in the LRU', () => {
+    const fs = new NodeFileSystem({ openFilesMax: OPEN_FILES_MAX_MIN });
+    const a = fs.open(join(root, 'newest'), { create: true }) as PooledFileHandle;
+    a.append(Buffer.from('a'));
+    a.read(Buffer.alloc(1), 0, 1, 0); // already the newest: touch changes nothing
+    fs.handles.relieve();
+    assert.equal(a.isOpen, false, 'evicted: the only idle descriptor');
+    a.read(Buffer.alloc(1), 0, 1, 0); // reopened while still the last one marked newest
+    assert.equal(a.isOpen, true, 'reopened on use');
+    assert.equal(fs.handles.openCount, 1);
+    fs.handles.relieve();
+    assert.equal(a.isOpen, false, 'back in the LRU after its reopening, so evicted again');
+    a.close();
+  });
+
   test('unlink and rename-over keep a live handle on its own file, evicted or not (POSIX semantics)', () => {
     const fs = new NodeFileSystem({ openFilesMax: OPEN_FILES_MAX_MIN });
     const target = join(root, 'seg.log');

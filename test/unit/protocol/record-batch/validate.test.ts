@@ -8,6 +8,7 @@ import {
   validateProducedBatch,
   type BatchValidation,
 } from '../../../../src/protocol/record-batch/index.js';
+import { isBatchHeader, validateSingleProducedBatch } from '../../../../src/protocol/record-batch/validate.js';
 import { SAMPLE_RECORDS } from './arbitraries.js';
 
 function batch(compression = 0): Buffer {
@@ -107,5 +108,38 @@ describe('validateProducedBatch', () => {
     garbage.writeInt32BE(garbage.length - 12, Offsets.batchLength);
     garbage.writeUInt32BE(computeBatchCrc(garbage), Offsets.crc);
     assert.equal(errorOf(validateProducedBatch(garbage)), 'ok');
+  });
+});
+
+describe('validateSingleProducedBatch', () => {
+  /** Inputs across every check: framing, magic, CRC, codec, control, counts, timestamps, a second batch. */
+  async function inputs(): Promise<[string, Buffer][]> {
+    const zstd = await buildRecordBatch({ records: SAMPLE_RECORDS, compression: 4 });
+    const badCrc = batch();
+    badCrc.writeUInt32BE((badCrc.readUInt32BE(Offsets.crc) ^ 1) >>> 0, Offsets.crc);
+    return [
+      ['valid', batch()], ['valid gzip', batch(1)], ['zstd', zstd], ['empty', Buffer.alloc(0)], ['short', batch().subarray(0, 10)],
+      ['truncated', batch().subarray(0, 70)], ['magic 1', edited((b) => b.writeInt8(1, Offsets.magic))], ['bad CRC', badCrc],
+      ['codec 5', edited((b) => b.writeInt16BE(5, Offsets.attributes))], ['control', edited((b) => b.writeInt16BE(0x20, Offsets.attributes))],
+      ['count 0', edited((b) => b.writeInt32BE(0, Offsets.recordsCount))], ['delta off', edited((b) => b.writeInt32BE(7, Offsets.lastOffsetDelta))],
+      ['base after max', edited((b) => b.writeBigInt64BE(b.readBigInt64BE(Offsets.maxTimestamp) + 1n, Offsets.baseTimestamp))],
+      ['two batches', Buffer.concat([batch(), batch()])],
+    ];
+  }
+
+  it('answers as validateProducedBatch with singleBatch: the header of the one batch, or the same failure', async () => {
+    for (const zstdAllowed of [true, false]) {
+      for (const [name, buf] of await inputs()) {
+        const single = validateSingleProducedBatch(buf, zstdAllowed);
+        const general = validateProducedBatch(buf, { zstdAllowed, singleBatch: true });
+        if (general.ok) {
+          assert.ok(isBatchHeader(single), name);
+          assert.deepEqual(single, general.batches[0], name);
+        } else {
+          assert.ok(!isBatchHeader(single), name);
+          assert.deepEqual(single, general, name);
+        }
+      }
+    }
   });
 });
