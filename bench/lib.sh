@@ -74,7 +74,11 @@ start_broker() {
   mkdir -p "$data_dir"
   local overrides=(--override "listeners=PLAINTEXT://127.0.0.1:$PORT" --override "log.dirs=$data_dir")
   for kv in ${BROKER_OVERRIDES:-} "${extra[@]}"; do overrides+=(--override "$kv"); done
-  node "${node_args[@]}" "$BROKER_DIST/src/cli/main.js" start "${overrides[@]}" >"$broker_log" 2>&1 &
+  # The node flags of the bin's first line (#!/usr/bin/env -S node FLAGS), as `tributary start` and
+  # `npm start` run: the bench measures what users run. Node arguments given here come after them.
+  local bin_flags=()
+  read -r -a bin_flags < <(head -n 1 "$BROKER_DIST/src/cli/main.js" | sed -n 's|^#!/usr/bin/env -S node||p')
+  node "${bin_flags[@]}" "${node_args[@]}" "$BROKER_DIST/src/cli/main.js" start "${overrides[@]}" >"$broker_log" 2>&1 &
   BROKER_PID=$!
   BOOTSTRAP="127.0.0.1:$PORT"
   log "broker pid $BROKER_PID on $BOOTSTRAP, data $data_dir"

@@ -95,6 +95,13 @@ async function loadClient() {
 }
 
 /** The CLI entry of a build: the bin (tributary.js) when the build has one, else main.js (older builds). */
+/** The node flags on a bin's first line (`#!/usr/bin/env -S node FLAGS`); none for `#!/usr/bin/env node`. */
+function binFlags(file) {
+  const first = readFileSync(file, 'utf8').split('\n', 1)[0];
+  const m = /^#!\/usr\/bin\/env -S node(.*)$/.exec(first);
+  return m === null ? [] : m[1].trim().split(/\s+/).filter((a) => a !== '');
+}
+
 function cliEntry(distDir) {
   const bin = join(distDir, 'src', 'cli', 'tributary.js');
   return existsSync(bin) ? bin : join(distDir, 'src', 'cli', 'main.js');
@@ -196,7 +203,9 @@ async function cliRun(client, options = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-startup-'));
   const port = await freePort();
   const overrides = ['--override', `listeners=PLAINTEXT://127.0.0.1:${port}`, '--override', `log.dirs=${dataDir}`, '--override', 'log.level=warn'];
-  const args = [...(options.execArgv ?? []), cliEntry(options.dist ?? dist), 'start', ...overrides];
+  const entry = cliEntry(options.dist ?? dist);
+  // The node flags of the bin's first line, as `tributary start` runs (the code cache is made under them).
+  const args = [...binFlags(entry), ...(options.execArgv ?? []), entry, 'start', ...overrides];
   const t0 = performance.now();
   // npm mode: `npm start` as a user runs it (prestart's up-to-date check, then the broker), in its own
   // process group so SIGTERM reaches the broker under npm and sh; its CPU and RSS are not read.

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 /**
  * The `tributary` bin. The program itself is program.ts; this module only
  * chooses where to load it from, so that it imports almost nothing:
@@ -6,6 +6,17 @@
  * bundle is fresh (start-bundle.ts: a few files instead of about 250
  * modules, compiled with a V8 code cache: bundle-loader.ts), everything else
  * runs the modules of dist/src.
+ *
+ * Node flags (the first line; `npm start` passes the same): a young
+ * generation of at most 2 MiB per semi-space instead of V8's 16. A broker
+ * makes a few KB of short-lived garbage per request; with 16 MiB semi-spaces
+ * each scavenge came every ~0.2 s at 10,000 requests/s and held the loop for
+ * 1-17 ms (much of it sweeping young ArrayBuffers), which was the
+ * end-to-end p99.9. Scavenges of 2 MiB come four times as often and stop the
+ * loop for well under 1 ms each: steady p99.9 about 3-4 ms instead of
+ * 12-24 ms, for about 0.3% more CPU (bench/README.md, "Tail latency: the
+ * young generation's size"). The code cache (bundle-loader.ts) is made
+ * under these flags, so runs with other flags rewrite it.
  *
  * Exit codes, for every subcommand: 0 success, 1 runtime failure, 2 usage
  * error (unknown command or option, bad or missing argument, invalid config).
