@@ -77,7 +77,7 @@ start_broker() {
   # The node flags of the bin's first line (#!/usr/bin/env -S node FLAGS), as `tributary start` and
   # `npm start` run: the bench measures what users run. Node arguments given here come after them.
   local bin_flags=()
-  read -r -a bin_flags < <(head -n 1 "$BROKER_DIST/src/cli/main.js" | sed -n 's|^#!/usr/bin/env -S node||p')
+  read -r -a bin_flags < <(head -n 1 "$BROKER_DIST/src/cli/main.js" | sed -n 's|^#!/usr/bin/env -S node||p') || true  # no flags: read fails at end of input
   node "${bin_flags[@]}" "${node_args[@]}" "$BROKER_DIST/src/cli/main.js" start "${overrides[@]}" >"$broker_log" 2>&1 &
   BROKER_PID=$!
   BOOTSTRAP="127.0.0.1:$PORT"
