@@ -91,8 +91,9 @@ function isBarePackage(id) {
 // V8 keeps each script's source in the heap for as long as the script lives (functions compile from
 // it on first call): the comments, a fifth of the 1.4 MB broker chunk, were about 0.3 MiB of the idle
 // broker's RSS (bench/README.md, "Idle RSS"). TypeScript re-emits the chunk without them (about 1.5 s;
-// the code itself is printed from the same syntax tree, string literals from their source text).
+// string literals keep their source text), and the result must parse to the same syntax tree.
 // Without TypeScript (no dev dependencies) the chunk keeps its comments.
+const { parseAst } = await import('rollup/parseAst');
 let typescript = null;
 try {
   typescript = (await import('typescript')).default;
@@ -107,14 +108,16 @@ function withoutComments(code) {
   if (!code.startsWith(CHUNK_WRAPPER_HEAD) || !code.endsWith(tail)) throw new Error('a chunk without the loader\'s wrapper');
   const body = code.slice(CHUNK_WRAPPER_HEAD.length, code.length - tail.length);
   const printed = ts.transpileModule(body, { fileName: 'chunk.js', compilerOptions: { removeComments: true, allowJs: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.None } }).outputText;
-  return `${CHUNK_WRAPPER_HEAD}\n${printed}${tail}`;
+  const result = `${CHUNK_WRAPPER_HEAD}\n${printed}${tail}`;
+  // Comments are not in the syntax tree: the re-printed chunk must parse to the same one.
+  if (!sameTree(parseAst(code), parseAst(result))) throw new Error('re-printing without comments changed the syntax tree');
+  return result;
 }
 
 // The same reason for the indentation, 16% of the printed chunk: each line's leading spaces go,
 // except where they are a string's or a template's own text (found from rollup's parser). The
 // result must parse to the same syntax tree, or the bundle fails: only whitespace between tokens
 // may change. Line numbers stay.
-const { parseAst } = await import('rollup/parseAst');
 function withoutIndentation(code) {
   const before = parseAst(code);
   const textRanges = [];
@@ -150,13 +153,14 @@ function forEachNode(node, fn) {
   if (typeof node.type === 'string') fn(node);
   for (const k in node) if (k !== 'start' && k !== 'end') forEachNode(node[k], fn);
 }
-/** Two ESTree trees equal but for positions. */
+/** Two ESTree trees equal but for positions and rollup's notes of annotation comments (#__PURE__, inert at run time). */
 function sameTree(a, b) {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return Object.is(a, b);
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const keys = Object.keys(a).filter((k) => k !== 'start' && k !== 'end');
-  if (keys.length !== Object.keys(b).filter((k) => k !== 'start' && k !== 'end').length) return false;
+  const compared = (k) => k !== 'start' && k !== 'end' && k !== '_rollupAnnotations';
+  const keys = Object.keys(a).filter(compared);
+  if (keys.length !== Object.keys(b).filter(compared).length) return false;
   for (const k of keys) if (!sameTree(a[k], b[k])) return false;
   return true;
 }
