@@ -100,8 +100,9 @@ try {
 } catch {
   // comments stay
 }
+/** The chunk without comments, and its syntax tree (withoutIndentation starts from it). */
 function withoutComments(code) {
-  if (typescript === null) return code;
+  if (typescript === null) return { code, tree: parseAst(code) };
   const ts = typescript;
   // The chunk's body only: printed inside the wrapper, every line would be indented (and the wrapper changed).
   const tail = code.endsWith(`${CHUNK_WRAPPER_TAIL}\n`) ? `${CHUNK_WRAPPER_TAIL}\n` : CHUNK_WRAPPER_TAIL;
@@ -110,16 +111,17 @@ function withoutComments(code) {
   const printed = ts.transpileModule(body, { fileName: 'chunk.js', compilerOptions: { removeComments: true, allowJs: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.None } }).outputText;
   const result = `${CHUNK_WRAPPER_HEAD}\n${printed}${tail}`;
   // Comments are not in the syntax tree: the re-printed chunk must parse to the same one.
-  if (!sameTree(parseAst(code), parseAst(result))) throw new Error('re-printing without comments changed the syntax tree');
-  return result;
+  const tree = parseAst(result);
+  if (!sameTree(parseAst(code), tree)) throw new Error('re-printing without comments changed the syntax tree');
+  return { code: result, tree };
 }
 
 // The same reason for the indentation, 16% of the printed chunk: each line's leading spaces go,
 // except where they are a string's or a template's own text (found from rollup's parser). The
 // result must parse to the same syntax tree, or the bundle fails: only whitespace between tokens
 // may change. Line numbers stay.
-function withoutIndentation(code) {
-  const before = parseAst(code);
+/** `code` (whose syntax tree is `before`) without each line's leading whitespace. */
+function withoutIndentation({ code, tree: before }) {
   const textRanges = [];
   forEachNode(before, (n) => {
     if (n.type === 'TemplateElement' || (n.type === 'Literal' && typeof n.value === 'string')) textRanges.push([n.start, n.end]);

@@ -2,7 +2,7 @@
  * Kafka UUIDs (topic ids) travel as 16 raw bytes and are shown, as Kafka's
  * Uuid.toString() does, in URL-safe base64 without padding (22 characters).
  */
-import { secureRandomBytes } from '../util/secure-random.js';
+import { asUuidV4, secureRandomBytes } from '../util/secure-random.js';
 import { DecodeError } from './primitives/decode-error.js';
 
 export function uuidFromBytes(bytes: Buffer): string {
@@ -17,8 +17,5 @@ export function uuidToBytes(uuid: string): Buffer {
 
 /** A random (version 4) uuid; Kafka reserves the all-zero and METADATA_TOPIC_ID values. */
 export function randomUuid(random: () => Buffer = () => secureRandomBytes(16)): string {
-  const b = random();
-  b[6] = ((b[6] as number) & 0x0f) | 0x40;
-  b[8] = ((b[8] as number) & 0x3f) | 0x80;
-  return uuidFromBytes(b);
+  return uuidFromBytes(asUuidV4(random()));
 }

@@ -23,16 +23,12 @@ export interface PartitionAssignment extends PartitionState {
 /** Kafka's replica.lag.time.max.ms default. */
 export const REPLICA_LAG_TIME_MAX_MS_DEFAULT = 30_000;
 
-function key(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
-}
-
 export class HostedPartitions {
-  private readonly partitions = new Map<string, Partition>();
   /**
-   * The same partitions by topic, then partition number: `get` runs for every
-   * partition of every Produce and Fetch, and looking up by the two keys makes
-   * no key string (a new string to build and hash per lookup, issue 17).
+   * The hosted partitions by topic, then partition number: `get` runs for
+   * every partition of every Produce and Fetch, and looking up by the two
+   * keys makes no key string (a new string to build and hash per lookup,
+   * issue 17).
    */
   private readonly byTopic = new Map<string, Map<number, Partition>>();
   private readonly leadershipListeners: ((p: Partition, isLeader: boolean) => void)[] = [];
@@ -66,8 +62,8 @@ export class HostedPartitions {
     return this.byTopic.get(topic)?.get(partition);
   }
 
-  all(): IterableIterator<Partition> {
-    return this.partitions.values();
+  *all(): IterableIterator<Partition> {
+    for (const numbered of this.byTopic.values()) yield* numbered.values();
   }
 
   /** Counts of ISR changes since start (metrics). */
@@ -139,7 +135,6 @@ export class HostedPartitions {
     p.onUnderMinIsr = this.onUnderMinIsr;
     p.onIsrChangeProposed = this.onIsrChangeProposed;
     if (created) p.openLeaderEpochs();
-    this.partitions.set(key(a.topic, a.partition), p);
     let numbered = this.byTopic.get(a.topic);
     if (numbered === undefined) this.byTopic.set(a.topic, (numbered = new Map()));
     numbered.set(a.partition, p);
@@ -175,19 +170,17 @@ export class HostedPartitions {
   shrinkIsrs(): number {
     const nowMs = this.deps.clock.nowMs();
     let proposed = 0;
-    for (const p of this.partitions.values()) if (p.maybeShrinkIsr(nowMs)) proposed++;
+    for (const p of this.all()) if (p.maybeShrinkIsr(nowMs)) proposed++;
     return proposed;
   }
 
   /** Stops hosting a partition; with `deleteData` its log is removed from disk. */
   removePartition(topic: string, partition: number, deleteData: boolean): void {
-    const k = key(topic, partition);
-    const p = this.partitions.get(k);
-    if (!p) return;
-    this.partitions.delete(k);
     const numbered = this.byTopic.get(topic);
-    numbered?.delete(partition);
-    if (numbered?.size === 0) this.byTopic.delete(topic);
+    const p = numbered?.get(partition);
+    if (numbered === undefined || p === undefined) return;
+    numbered.delete(partition);
+    if (numbered.size === 0) this.byTopic.delete(topic);
     this.delayedProduces.onLeadershipLost(p);
     this.delayedFetches.wakeAll(p);
     if (p.isLeader) this.notifyLeadership(p, false);
@@ -200,7 +193,7 @@ export class HostedPartitions {
   /** Applies a changed topic config to the open logs of that topic. */
   updateTopicConfig(topic: string): void {
     const cfg = this.deps.logConfigFor(topic);
-    for (const p of this.partitions.values()) if (p.topic === topic) p.log.updateConfig(cfg);
+    for (const p of this.byTopic.get(topic)?.values() ?? []) p.log.updateConfig(cfg);
   }
 
   private notifyLeadership(p: Partition, isLeader: boolean): void {

@@ -49,11 +49,15 @@ export function secureRandomInt(min: number, max: number): number {
   return min + (b.readUIntBE(0, 6) % range);
 }
 
-/** A random (version 4) UUID in its usual text form, 8-4-4-4-12 hex digits (java.util.UUID's and crypto.randomUUID's). */
-export function secureRandomUuidString(): string {
-  const b = secureRandomBytes(16);
+/** Marks 16 random bytes as a version 4 (random), RFC 4122 variant UUID; returns them. */
+export function asUuidV4(b: Buffer): Buffer {
   b[6] = ((b[6] as number) & 0x0f) | 0x40;
   b[8] = ((b[8] as number) & 0x3f) | 0x80;
-  const h = b.toString('hex');
+  return b;
+}
+
+/** A random (version 4) UUID in its usual text form, 8-4-4-4-12 hex digits (java.util.UUID's and crypto.randomUUID's). */
+export function secureRandomUuidString(): string {
+  const h = asUuidV4(secureRandomBytes(16)).toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
