@@ -89,7 +89,11 @@ describe('3 nodes: ACLs are metadata, enforced by every node', { timeout: 150_00
             return r.find((x) => x.name === mine)?.error === null ? r : null;
           });
           assert.equal(created.find((x) => x.name === other)?.error?.kafkaErrorName, 'TOPIC_AUTHORIZATION_FAILED');
-          const names = (await admin.listTopics()).map((t) => (typeof t === 'string' ? t : t.name));
+          // The admin asks node 1, whose metadata may not have the topic created through another node yet.
+          const names = await until('the created topic is listed', async () => {
+            const listed = (await admin.listTopics()).map((t) => (typeof t === 'string' ? t : t.name));
+            return listed.includes(mine) ? listed : null;
+          });
           assert.ok(names.includes(mine) && !names.includes(other), `node ${i + 1}: ${names.join(',')}`);
         } finally {
           await a.close();
