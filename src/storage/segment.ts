@@ -394,7 +394,8 @@ export class LogSegment {
   /**
    * Validates every batch (framing, magic, CRC, increasing offsets), cuts the
    * file at the first bad one, rebuilds both indexes, and fsyncs the result
-   * (with `sync` false it is left dirty for the log's next flush).
+   * (with `sync` false it is left dirty for the log's next flush; a cut is
+   * fsynced either way).
    */
   recover(indexIntervalBytes: number, sync = true): SegmentRecovery {
     this.offsetIndex.reset();
@@ -416,7 +417,15 @@ export class LogSegment {
       this.track(info, indexIntervalBytes);
       position += info.sizeBytes;
     }
-    if (position < fileSize) this.log.truncate(position);
+    if (position < fileSize) {
+      this.log.truncate(position);
+      // The cut is made durable now, even when the rest waits for the next
+      // flush: otherwise appends over the cut region, lost in a later crash,
+      // could leave the torn batch's durable bytes completed by new ones (a
+      // valid CRC is enough, e.g. only its last byte, a zero, was missing),
+      // and recovery would bring back a record at an offset since reused.
+      this.log.sync();
+    }
     this.sizeBytes = position;
     // Entries may point past the cut or be missing (written after the last
     // flush): rebuilt from the log, which only has work with markers here.

@@ -64,9 +64,9 @@ function loadStartState(fs: FileSystem, dir: string, offset: bigint, state: Prod
   const offsets = listSnapshots(fs, dir).filter((s) => s <= offset);
   for (let i = offsets.length - 1; i >= 0; i--) {
     const at = offsets[i] as bigint;
-    const entries = readSnapshot(fs, dir, at);
-    if (typeof entries === 'string') continue;
-    state.load(entries);
+    const snapshot = readSnapshot(fs, dir, at);
+    if (typeof snapshot === 'string') continue;
+    state.load(snapshot.entries, snapshot.unreplicated);
     return at;
   }
   return null;

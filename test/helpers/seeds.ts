@@ -1,7 +1,9 @@
 /**
- * Which seeds a simulation runs. Two blocks:
+ * Which seeds a simulation runs. Two blocks, plus regression seeds:
  *   - a fixed block 1..fixed, the same on every run, so a regression on a
  *     known schedule shows up at once;
+ *   - seeds that once found a bug (a rotating block drew them), run on every
+ *     run after it was fixed, so the same schedule cannot come back unseen;
  *   - a rotating block of `rotating` seeds starting at a base drawn per run
  *     (printed), so CI explores schedules it never ran before.
  * Each simulation has its own variables, named by `prefix` (e.g. RAFT):
@@ -37,7 +39,7 @@ function envInt(name: string): number | undefined {
   return n;
 }
 
-export function simulationSeeds(prefix: string, fixed: number, rotating: number): SeedPlan {
+export function simulationSeeds(prefix: string, fixed: number, rotating: number, regressions: readonly number[] = []): SeedPlan {
   const seedVariable = `${prefix}_SEED`;
   const only = envInt(seedVariable);
   if (only !== undefined) {
@@ -48,9 +50,11 @@ export function simulationSeeds(prefix: string, fixed: number, rotating: number)
   const base = envInt(`${prefix}_SEED_BASE`) ?? BASE_MIN + Math.floor(Math.random() * BASE_SPAN);
   const seeds = [
     ...Array.from({ length: fixedCount }, (_, i) => i + 1),
+    ...regressions.filter((seed) => seed > fixedCount),
     ...Array.from({ length: rotatingCount }, (_, i) => base + i),
   ];
-  const summary = `${prefix}: fixed seeds 1..${fixedCount}, rotating seeds ${base}..${base + rotatingCount - 1} ` +
+  const found = regressions.length === 0 ? '' : `, regression seeds ${regressions.join(', ')}`;
+  const summary = `${prefix}: fixed seeds 1..${fixedCount}${found}, rotating seeds ${base}..${base + rotatingCount - 1} ` +
     `(replay one with ${seedVariable}=n, this rotating block with ${prefix}_SEED_BASE=${base})`;
   return { seeds, replay: false, summary, seedVariable };
 }

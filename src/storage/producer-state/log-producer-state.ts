@@ -15,7 +15,7 @@ import { readTxnMarker } from '../../protocol/record-batch/control.js';
 import type { FileSystem } from '../fs.js';
 import type { TransactionIndex } from '../txn-index.js';
 import { ProducerStateManager, type AppliedBatch } from './producer-state.js';
-import { deleteSnapshot, listSnapshots, readSnapshot, snapshotFileName, writeSnapshot, writeSnapshotAsync } from './snapshot.js';
+import { deleteSnapshot, listSnapshots, readSnapshot, snapshotFileName, writeSnapshot, writeSnapshotAsync, type ProducerSnapshot } from './snapshot.js';
 
 /** Snapshot files kept per partition. */
 export const SNAPSHOTS_KEPT = 3;
@@ -110,12 +110,12 @@ export class LogProducerState {
   private loadNewest(offsets: readonly bigint[], problems: string[]): bigint | null {
     for (let i = offsets.length - 1; i >= 0; i--) {
       const offset = offsets[i] as bigint;
-      const entries = readSnapshot(this.fs, this.dir, offset);
-      if (typeof entries !== 'string') {
-        this.state.load(entries);
+      const snapshot = readSnapshot(this.fs, this.dir, offset);
+      if (typeof snapshot !== 'string') {
+        this.state.load(snapshot.entries, snapshot.unreplicated);
         return offset;
       }
-      problems.push(`${snapshotFileName(offset)}: ${entries}`);
+      problems.push(`${snapshotFileName(offset)}: ${snapshot}`);
       deleteSnapshot(this.fs, this.dir, offset);
     }
     this.state.clear();
@@ -156,13 +156,17 @@ export class LogProducerState {
     return n;
   }
 
+  private snapshotContent(): ProducerSnapshot {
+    return { entries: [...this.state.entries()], unreplicated: this.state.unreplicatedTransactions() };
+  }
+
   /**
    * Writes the state as the snapshot at `offset` (the log end: roll, close),
    * unless the newest file already holds exactly this state, then prunes.
    */
   snapshot(offset: bigint, logStartOffset: bigint): void {
     if (this.snapshotAt === offset) return;
-    writeSnapshot(this.fs, this.dir, offset, this.state.entries());
+    writeSnapshot(this.fs, this.dir, offset, this.snapshotContent());
     this.snapshotAt = offset;
     this.prune(logStartOffset);
   }
@@ -178,7 +182,7 @@ export class LogProducerState {
     if (this.snapshotAt === offset) return;
     this.snapshotAt = offset;
     this.pendingSnapshots.add(offset);
-    await writeSnapshotAsync(this.fs, this.dir, offset, this.state.entries());
+    await writeSnapshotAsync(this.fs, this.dir, offset, this.snapshotContent());
     this.pendingSnapshots.delete(offset);
     try {
       // The log may have been deleted meanwhile (its directory with it).

@@ -77,6 +77,12 @@ export interface CompletedTxn {
   readonly aborted: boolean;
 }
 
+/** A closed transaction whose marker is not below the high watermark yet (kept in snapshots). */
+export interface UnreplicatedTxn {
+  readonly firstOffset: bigint;
+  readonly markerOffset: bigint;
+}
+
 /** What the state needs from one batch header. */
 export interface ProducerBatchHeader {
   producerId: bigint;
@@ -151,9 +157,20 @@ export class ProducerStateManager {
     this.unreplicated.clear();
   }
 
-  /** Replaces the state with loaded entries (a snapshot). */
-  load(entries: Iterable<ProducerEntry>): void {
+  /** Closed transactions whose marker may not be replicated yet, oldest first (what a snapshot keeps of them). */
+  unreplicatedTransactions(): UnreplicatedTxn[] {
+    return [...this.unreplicated].map(([firstOffset, markerOffset]) => ({ firstOffset, markerOffset })).sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1));
+  }
+
+  /**
+   * Replaces the state with a snapshot's. Its unreplicated transactions stay
+   * unstable until the partition's high watermark passes their markers:
+   * otherwise, after a restart, the cleaner could compact with a transaction
+   * that replication's truncation then turns into an abort.
+   */
+  load(entries: Iterable<ProducerEntry>, unreplicated: Iterable<UnreplicatedTxn> = []): void {
     this.clear();
+    for (const t of unreplicated) this.unreplicated.set(t.firstOffset, t.markerOffset);
     const open: ProducerEntry[] = [];
     for (const e of entries) {
       this.producers.set(e.producerId, e);

@@ -5,7 +5,7 @@
  *
  * Format, big-endian:
  *
- *   int16  version (2; 1 is still read)
+ *   int16  version (3; 1 and 2 are still read)
  *   uint32 CRC-32C of every byte after this field
  *   int64  offset (equal to the file name's)
  *   int32  producer count
@@ -14,9 +14,12 @@
  *     v2 only: int64 currentTxnFirstOffset (-1: no open transaction), int32 coordinatorEpoch (-1: no marker yet)
  *     int8  batch count (0..5), per batch, oldest first:
  *       int32 firstSeq, int32 lastSeq, int64 firstOffset, int32 lastOffset - firstOffset, int64 timestampMs
+ *   v3 only: int32 unreplicated transaction count, per transaction, oldest first:
+ *     int64 firstOffset, int64 markerOffset
  *
  * Version 1 (before transactions) has no transaction fields: read as -1
- * (no transactional batch could be written then).
+ * (no transactional batch could be written then). Version 2 has no
+ * unreplicated transactions: read as none (what it meant when written).
  *
  * Decoding validates everything (bytes from disk): a bad version, CRC,
  * length or value returns a reason string, never throws.
@@ -24,16 +27,18 @@
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import type { FileSystem } from '../fs.js';
-import { BATCHES_RETAINED, EPOCH_MAX, SEQUENCE_MAX, type BatchMetadata, type ProducerEntry } from './producer-state.js';
+import { BATCHES_RETAINED, EPOCH_MAX, SEQUENCE_MAX, type BatchMetadata, type ProducerEntry, type UnreplicatedTxn } from './producer-state.js';
 
 export const SNAPSHOT_SUFFIX = '.snapshot';
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
+const SNAPSHOT_VERSION_NO_UNREPLICATED = 2;
 const SNAPSHOT_VERSION_NO_TXN = 1;
 const HEADER_BYTES = 2 + 4 + 8 + 4;
 const ENTRY_BYTES_V1 = 8 + 2 + 8 + 8 + 1;
 const TXN_FIELDS_BYTES = 8 + 4;
 const ENTRY_BYTES = ENTRY_BYTES_V1 + TXN_FIELDS_BYTES;
 const BATCH_BYTES = 4 + 4 + 8 + 4 + 8;
+const UNREPLICATED_BYTES = 8 + 8;
 const CRC_FROM = 6;
 
 export function snapshotFileName(offset: bigint): string {
@@ -56,9 +61,15 @@ export function listSnapshots(fs: FileSystem, dir: string, names: readonly strin
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-export function encodeSnapshot(offset: bigint, entries: Iterable<ProducerEntry>): Buffer {
+/** What a snapshot file holds. */
+export interface ProducerSnapshot {
+  entries: ProducerEntry[];
+  unreplicated: UnreplicatedTxn[];
+}
+
+export function encodeSnapshot(offset: bigint, entries: Iterable<ProducerEntry>, unreplicated: readonly UnreplicatedTxn[] = []): Buffer {
   const list = [...entries];
-  let size = HEADER_BYTES;
+  let size = HEADER_BYTES + 4 + unreplicated.length * UNREPLICATED_BYTES;
   for (const e of list) size += ENTRY_BYTES + e.batches.length * BATCH_BYTES;
   const buf = Buffer.alloc(size);
   let p = 0;
@@ -82,16 +93,21 @@ export function encodeSnapshot(offset: bigint, entries: Iterable<ProducerEntry>)
       p = buf.writeBigInt64BE(b.timestampMs, p);
     }
   }
+  p = buf.writeInt32BE(unreplicated.length, p);
+  for (const t of unreplicated) {
+    p = buf.writeBigInt64BE(t.firstOffset, p);
+    p = buf.writeBigInt64BE(t.markerOffset, p);
+  }
   buf.writeUInt32BE(crc32c(buf.subarray(CRC_FROM)) >>> 0, 2);
   return buf;
 }
 
 /** Decodes and validates a snapshot; a string says why it is unusable. */
-export function decodeSnapshot(buf: Buffer, expectedOffset: bigint): ProducerEntry[] | string {
+export function decodeSnapshot(buf: Buffer, expectedOffset: bigint): ProducerSnapshot | string {
   if (buf.length < HEADER_BYTES) return `${buf.length} bytes, shorter than the header`;
   const version = buf.readInt16BE(0);
-  if (version !== SNAPSHOT_VERSION && version !== SNAPSHOT_VERSION_NO_TXN) return `unknown version ${version}`;
-  const entryBytes = version === SNAPSHOT_VERSION ? ENTRY_BYTES : ENTRY_BYTES_V1;
+  if (version !== SNAPSHOT_VERSION && version !== SNAPSHOT_VERSION_NO_UNREPLICATED && version !== SNAPSHOT_VERSION_NO_TXN) return `unknown version ${version}`;
+  const entryBytes = version === SNAPSHOT_VERSION_NO_TXN ? ENTRY_BYTES_V1 : ENTRY_BYTES;
   if ((crc32c(buf.subarray(CRC_FROM)) >>> 0) !== buf.readUInt32BE(2)) return 'CRC mismatch';
   const offset = buf.readBigInt64BE(6);
   if (offset !== expectedOffset) return `holds offset ${offset}, its name says ${expectedOffset}`;
@@ -134,20 +150,37 @@ export function decodeSnapshot(buf: Buffer, expectedOffset: bigint): ProducerEnt
     seen.add(producerId);
     out.push({ producerId, epoch, batches, lastTimestampMs, lastAppendMs, currentTxnFirstOffset, coordinatorEpoch });
   }
-  if (p !== buf.length) return `${buf.length - p} bytes after the last producer`;
-  return out;
+  const unreplicated: UnreplicatedTxn[] = [];
+  if (version === SNAPSHOT_VERSION) {
+    if (p + 4 > buf.length) return 'truncated before the unreplicated transactions';
+    const n = buf.readInt32BE(p);
+    p += 4;
+    if (n < 0 || p + n * UNREPLICATED_BYTES > buf.length) return `bad unreplicated transaction count ${n}`;
+    for (let i = 0; i < n; i++) {
+      const firstOffset = buf.readBigInt64BE(p);
+      const markerOffset = buf.readBigInt64BE(p + 8);
+      p += UNREPLICATED_BYTES;
+      const prev = unreplicated[unreplicated.length - 1];
+      if (firstOffset < 0n || markerOffset <= firstOffset || markerOffset >= offset || (prev !== undefined && firstOffset <= prev.firstOffset)) {
+        return `bad unreplicated transaction ${firstOffset}..${markerOffset}`;
+      }
+      unreplicated.push({ firstOffset, markerOffset });
+    }
+  }
+  if (p !== buf.length) return `${buf.length - p} bytes after the ${version === SNAPSHOT_VERSION ? 'unreplicated transactions' : 'last producer'}`;
+  return { entries: out, unreplicated };
 }
 
-export function writeSnapshot(fs: FileSystem, dir: string, offset: bigint, entries: Iterable<ProducerEntry>): void {
-  fs.writeFileAtomic(join(dir, snapshotFileName(offset)), encodeSnapshot(offset, entries));
+export function writeSnapshot(fs: FileSystem, dir: string, offset: bigint, snapshot: ProducerSnapshot): void {
+  fs.writeFileAtomic(join(dir, snapshotFileName(offset)), encodeSnapshot(offset, snapshot.entries, snapshot.unreplicated));
 }
 
 /** writeSnapshot with the fsyncs off the event loop (FileSystem.writeFileAtomicAsync: never rejects). */
-export function writeSnapshotAsync(fs: FileSystem, dir: string, offset: bigint, entries: Iterable<ProducerEntry>): Promise<void> {
-  return fs.writeFileAtomicAsync(join(dir, snapshotFileName(offset)), encodeSnapshot(offset, entries));
+export function writeSnapshotAsync(fs: FileSystem, dir: string, offset: bigint, snapshot: ProducerSnapshot): Promise<void> {
+  return fs.writeFileAtomicAsync(join(dir, snapshotFileName(offset)), encodeSnapshot(offset, snapshot.entries, snapshot.unreplicated));
 }
 
-export function readSnapshot(fs: FileSystem, dir: string, offset: bigint): ProducerEntry[] | string {
+export function readSnapshot(fs: FileSystem, dir: string, offset: bigint): ProducerSnapshot | string {
   return decodeSnapshot(fs.readFile(join(dir, snapshotFileName(offset))), offset);
 }
 

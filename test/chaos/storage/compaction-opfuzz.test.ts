@@ -15,7 +15,7 @@
  *     whose delete horizon may have passed;
  *   - the log end offset moves only with appends, truncations and crashes;
  *   - a read from any offset starts at the first batch ending at or after it.
- * Seeds (test/helpers/seeds.ts): 24 fixed and 6 rotating per run;
+ * Seeds (test/helpers/seeds.ts): 24 fixed, the regression seeds below and 6 rotating per run;
  * COMPACTION_FUZZ_SEED=n replays one, COMPACTION_FUZZ_SEED_BASE=b a rotating
  * block, COMPACTION_FUZZ_SEEDS=n sets the fixed block. The seed is printed on
  * failure.
@@ -428,7 +428,19 @@ async function runSeed(seed: number, useMemory: boolean): Promise<void> {
   }
 }
 
-const plan = simulationSeeds('COMPACTION_FUZZ', 24, 6);
+/**
+ * Seeds that found bugs:
+ *   577752015, 975996988: recovery cut a torn batch without fsyncing the cut;
+ *     appends over it, lost in the next crash, let the torn batch's durable
+ *     bytes be completed by new ones, and an old record came back at a reused
+ *     offset (storage README, "Recovery").
+ *   113: a clean restart forgot that a committed transaction's marker was not
+ *     below the high watermark; the cleaner compacted with it, and a
+ *     truncation then turned it into an abort, losing a key's latest value
+ *     (producer-state README, "Snapshots").
+ */
+const REGRESSION_SEEDS = [113, 577752015, 975996988];
+const plan = simulationSeeds('COMPACTION_FUZZ', 24, 6, REGRESSION_SEEDS);
 const seeds = plan.seeds;
 
 describe('compaction op-fuzz', () => {

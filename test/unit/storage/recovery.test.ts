@@ -150,6 +150,34 @@ describe('recovery after a crash (memory fs)', () => {
     after.close();
   });
 
+  it('a cut made by recovery is durable even when recovery defers its fsyncs: a second crash cannot complete the torn batch with new bytes', () => {
+    const env = makeEnv('memory');
+    const mem = env.mem as MemoryFileSystem;
+    const cfg = config({ segmentBytes: 100_000 });
+    const { log } = openLog(env, cfg);
+    const kept = fill(log, 4);
+    log.flush();
+    // Torn: everything of the fifth batch but its last byte (the last record's header count, a zero).
+    const torn = simpleBatch(2, 40, 1_700_000_000_100n);
+    assert.equal(torn[torn.length - 1], 0);
+    log.append(torn);
+    mem.crash({ int: (n: number) => n - 2, next: () => 0 });
+    const { log: recovered, report } = openLog(env, cfg, { recoveryPoint: 8n, deferRecoveryFlush: true });
+    assert.equal(report.truncations[0]?.truncatedBytes, torn.length - 1);
+    assert.equal(recovered.logEndOffset, 8n);
+    // A batch of the same size over the cut, not flushed; the next crash keeps
+    // its first byte past what is durable. Had the cut not been fsynced, that
+    // byte (a zero, at the torn batch's last position) would complete it.
+    const other = simpleBatch(2, 40, 1_700_000_000_200n);
+    assert.equal(other.length, torn.length);
+    recovered.append(other);
+    mem.crash({ int: () => 1, next: () => 0 });
+    const { log: after } = openLog(env, cfg, { recoveryPoint: 8n, deferRecoveryFlush: true });
+    assert.equal(after.logEndOffset, 8n);
+    assert.ok(readAll(after, 0n).equals(Buffer.concat(kept)));
+    after.close();
+  });
+
   it('keeps whole batches of a torn tail and cuts the partial one', () => {
     for (let seed = 1; seed <= 30; seed++) {
       const env = makeEnv('memory');

@@ -79,11 +79,14 @@ for (const kind of FS_KINDS) {
       assert.equal(env.fs.exists(segs[0]?.txnIndex.path as string), false, 'no file for segments without aborts');
     }));
 
-    it('keeps open transactions and the index across a clean restart (snapshot v2)', withEnv((env) => {
+    it('keeps open transactions, unreplicated closed ones and the index across a clean restart (snapshot v3)', withEnv((env) => {
       const first = openLog(env, config()).log;
       writeMixed(first);
+      first.onHighWatermarkUpdated(5n); // A's marker (4) is replicated, B's (5) not yet
       first.close();
       const { log, report } = openLog(env, config(), { hadCleanShutdown: true, recoveryPoint: 8n });
+      assert.equal(log.producerState.firstUnstableOffset(), 2n, 'B\'s transaction stays unstable until its marker is below the high watermark');
+      log.onHighWatermarkUpdated(6n);
       assert.equal(log.producerState.firstUnstableOffset(), 7n, 'A\'s open transaction survives');
       assert.equal(log.producerState.get(A)?.coordinatorEpoch, 0);
       assert.deepEqual(log.collectAbortedTransactions(0n, 7n), [abortedOfA]);

@@ -1,8 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeSnapshot, encodeSnapshot, parseSnapshotFileName, snapshotFileName } from '../../../../src/storage/producer-state/snapshot.js';
-import { SEQUENCE_MAX, type ProducerEntry } from '../../../../src/storage/producer-state/producer-state.js';
+import { SEQUENCE_MAX, type ProducerEntry, type UnreplicatedTxn } from '../../../../src/storage/producer-state/producer-state.js';
 import { SeededRandom } from '../../../../src/util/random.js';
+import { crc32c } from '@node-rs/crc32';
 
 function entries(): ProducerEntry[] {
   return [
@@ -22,6 +23,16 @@ function entries(): ProducerEntry[] {
   ];
 }
 
+const unreplicated: UnreplicatedTxn[] = [{ firstOffset: 3n, markerOffset: 9n }, { firstOffset: 11n, markerOffset: 12n }];
+
+/** The same content as a version 2 file (written before unreplicated transactions were kept). */
+function asVersion2(v3: Buffer): Buffer {
+  const v2 = Buffer.from(v3.subarray(0, v3.length - 4)); // without the (zero) unreplicated count
+  v2.writeInt16BE(2, 0);
+  v2.writeUInt32BE(crc32c(v2.subarray(6)) >>> 0, 2);
+  return v2;
+}
+
 describe('producer state snapshot format', () => {
   it('names files by 20-digit offset', () => {
     assert.equal(snapshotFileName(123n), '00000000000000000123.snapshot');
@@ -31,8 +42,13 @@ describe('producer state snapshot format', () => {
   });
 
   it('round-trips', () => {
-    assert.deepEqual(decodeSnapshot(encodeSnapshot(21n, entries()), 21n), entries());
-    assert.deepEqual(decodeSnapshot(encodeSnapshot(0n, []), 0n), []);
+    assert.deepEqual(decodeSnapshot(encodeSnapshot(21n, entries(), unreplicated), 21n), { entries: entries(), unreplicated });
+    assert.deepEqual(decodeSnapshot(encodeSnapshot(21n, entries()), 21n), { entries: entries(), unreplicated: [] });
+    assert.deepEqual(decodeSnapshot(encodeSnapshot(0n, []), 0n), { entries: [], unreplicated: [] });
+  });
+
+  it('reads version 2 files: no unreplicated transactions', () => {
+    assert.deepEqual(decodeSnapshot(asVersion2(encodeSnapshot(21n, entries())), 21n), { entries: entries(), unreplicated: [] });
   });
 
   it('refuses a snapshot whose content names another offset', () => {
@@ -40,7 +56,7 @@ describe('producer state snapshot format', () => {
   });
 
   it('refuses every truncation', () => {
-    const full = encodeSnapshot(21n, entries());
+    const full = encodeSnapshot(21n, entries(), unreplicated);
     for (let n = 0; n < full.length; n++) {
       assert.equal(typeof decodeSnapshot(full.subarray(0, n), 21n), 'string', `cut at ${n}`);
     }
@@ -48,7 +64,7 @@ describe('producer state snapshot format', () => {
   });
 
   it('refuses every single corrupted byte (CRC, version)', () => {
-    const full = encodeSnapshot(21n, entries());
+    const full = encodeSnapshot(21n, entries(), unreplicated);
     const random = new SeededRandom(7);
     for (let i = 0; i < full.length; i++) {
       const bad = Buffer.from(full);
@@ -63,5 +79,9 @@ describe('producer state snapshot format', () => {
     assert.match(String(decodeSnapshot(encodeSnapshot(21n, bad), 21n)), /bad batch/);
     const repeated = [entries()[0] as ProducerEntry, entries()[0] as ProducerEntry];
     assert.match(String(decodeSnapshot(encodeSnapshot(21n, repeated), 21n)), /repeated/);
+    const markerAtEnd = [{ firstOffset: 3n, markerOffset: 21n }];
+    assert.match(String(decodeSnapshot(encodeSnapshot(21n, entries(), markerAtEnd), 21n)), /bad unreplicated/);
+    const unordered = [...unreplicated].reverse();
+    assert.match(String(decodeSnapshot(encodeSnapshot(21n, entries(), unordered), 21n)), /bad unreplicated/);
   });
 });

@@ -2,7 +2,7 @@
  * Transaction state in the producer state (Kafka's ProducerStateManager and
  * ProducerAppendInfo for transactional batches and markers): open and close,
  * the LSO after an abort, marker fencing by producer and coordinator epoch,
- * expiry, and the v2 snapshot (and v1 files still read).
+ * expiry, and the v3 snapshot (and v1 and v2 files still read).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -77,18 +77,42 @@ describe('producer state: transactions', () => {
     s.apply(data(1n, 0n), 0);
     s.apply(data(2n, 1n), 0);
     s.apply(end(2n, 2n, false, 9), 0);
-    const buf = encodeSnapshot(3n, s.entries());
+    const buf = encodeSnapshot(3n, s.entries(), s.unreplicatedTransactions());
     const back = decodeSnapshot(buf, 3n);
-    assert.ok(Array.isArray(back));
+    assert.ok(typeof back !== 'string', String(back));
     const loaded = new ProducerStateManager();
-    loaded.load(back);
+    loaded.load(back.entries, back.unreplicated);
     assert.deepEqual(loaded.openTransactions(), [{ producerId: 1n, firstOffset: 0n }]);
     assert.equal(loaded.get(2n)?.coordinatorEpoch, 9);
     // A version 1 file (before transactions): the same layout without the 12 transaction bytes per producer.
     const v1 = v1Snapshot(3n, 42n, 4);
-    const entries = decodeSnapshot(v1, 3n);
-    assert.ok(Array.isArray(entries), String(entries));
-    assert.deepEqual(entries.map((e) => [e.producerId, e.epoch, e.currentTxnFirstOffset, e.coordinatorEpoch]), [[42n, 4, -1n, -1]]);
+    const decoded = decodeSnapshot(v1, 3n);
+    assert.ok(typeof decoded !== 'string', String(decoded));
+    assert.deepEqual(decoded.unreplicated, []);
+    assert.deepEqual(decoded.entries.map((e) => [e.producerId, e.epoch, e.currentTxnFirstOffset, e.coordinatorEpoch]), [[42n, 4, -1n, -1]]);
+  });
+
+  it('snapshots keep closed transactions whose marker is not replicated: after a restart they stay unstable until the high watermark passes the marker', () => {
+    const s = new ProducerStateManager();
+    s.apply(data(1n, 10n), 0);
+    s.apply(end(1n, 12n, true), 0);
+    s.apply(data(2n, 13n), 0);
+    s.apply(end(2n, 14n, false), 0);
+    s.onHighWatermarkUpdated(13n);
+    assert.deepEqual(s.unreplicatedTransactions(), [{ firstOffset: 13n, markerOffset: 14n }]);
+    s.apply(data(3n, 15n), 0);
+    s.apply(end(3n, 16n, true), 0);
+    const back = decodeSnapshot(encodeSnapshot(17n, s.entries(), s.unreplicatedTransactions()), 17n);
+    assert.ok(typeof back !== 'string', String(back));
+    const loaded = new ProducerStateManager();
+    loaded.load(back.entries, back.unreplicated);
+    // Without them a restarted leader would let the cleaner compact with the
+    // transaction at 13 while a truncation may still turn its commit into an abort.
+    assert.equal(loaded.firstUnstableOffset(), 13n);
+    loaded.onHighWatermarkUpdated(15n);
+    assert.equal(loaded.firstUnstableOffset(), 15n);
+    loaded.onHighWatermarkUpdated(17n);
+    assert.equal(loaded.firstUnstableOffset(), null);
   });
 
   it('refuses a snapshot whose open transaction is not below its offset', () => {
