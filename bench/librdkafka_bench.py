@@ -612,6 +612,11 @@ def cmd_e2e(a):
         rec['client_errors'] = errors[:5]
     if a.label:
         rec['label'] = a.label
+    if a.dump_latencies:
+        # One line per record: its send stamp and latency (CLOCK_MONOTONIC ns), for bench/e2e_sched.py.
+        with open(a.dump_latencies, 'w') as f:
+            f.write(f'# pid {os.getpid()}\n')
+            f.writelines(f'{st} {l}\n' for st, l in zip(stamps, lat_ns))
     emit(rec, f'e2e {rate:,}/s x {secs}s {size} B acks={a.acks} linger={a.linger_ms}ms: sent {sent:,} '
               f'(achieved {achieved:,.0f}/s), received {result.get("recv", 0):,}; latency ms p50 {rec["p50_ms"]} '
               f'p95 {rec["p95_ms"]} p99 {rec["p99_ms"]} p99.9 {rec["p999_ms"]} max {rec["max_ms"]} '
@@ -863,6 +868,8 @@ def main():
     ap.add_argument('--consumer-process', action='store_true',
                     help='e2e: run the consumer in a forked process instead of a thread (no shared GIL)')
     ap.add_argument('--seconds', type=float, default=10.0, help='e2e: duration')
+    ap.add_argument('--dump-latencies', default=None,
+                    help='e2e: write each record\'s send stamp and latency (CLOCK_MONOTONIC ns) to this file')
     ap.add_argument('--timeout', type=float, default=300.0, help='deadline in seconds for the phase')
     ap.add_argument('--broker-pid', type=int, default=int(os.environ.get('BROKER_PID', '0') or 0))
     ap.add_argument('--label', default=os.environ.get('BENCH_LABEL'))

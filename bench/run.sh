@@ -14,6 +14,8 @@
 #   e2e-floor (not in the default PHASES): the e2e load through a relay doing no Kafka work (bench/e2e-floor.mjs)
 #   kcat-ceiling (not in the default PHASES): the kcat phases against a server doing no work per record (kcat-ceiling.mjs)
 #   LOOP_DELAY=1: event-loop delay and GC pauses of the broker per phase -> results/loop-delay-*.jsonl
+#   SCHED_TRACE=1: perf sched during each e2e phase; bench/e2e_sched.py prints how long the broker's and
+#     the client's threads waited for a CPU and whether the tail records had such a wait (needs perf, root)
 #   kcat: the same produce/consume of 1M x 100 B and COUNT_LARGE x 1 KiB through kcat (no Python per record)
 #   partitions, data-size (not in the default PHASES: minutes each): bench/partitions.mjs (TOPICS,
 #   PARTITIONS_PER_TOPIC) and bench/data-size.mjs (TARGET_GB), each with its own broker
@@ -44,6 +46,7 @@ PHASES=${PHASES:-produce-small consume-small produce-large consume-large e2e kca
 KEEP_DATA=${KEEP_DATA:-0}
 LOOP_DELAY=${LOOP_DELAY:-0}
 LOOP_DELAY_OUT=""
+SCHED_TRACE=${SCHED_TRACE:-0}
 STAMP=$(date +%Y%m%d-%H%M%S)
 RESULTS_DIR="$HERE/results"
 RESULTS="$RESULTS_DIR/run-$STAMP.jsonl"
@@ -128,6 +131,26 @@ loop_delay_mark() {
   sleep 0.2
 }
 has_phase() { [[ " $PHASES " == *" $1 "* ]]; }
+# SCHED_TRACE=1: `perf sched record` (every CPU, CLOCK_MONOTONIC) during each e2e phase, then bench/e2e_sched.py:
+# how long the broker's and the client's threads waited for a CPU, and whether the tail records had such a wait.
+SCHED_PERF_PID=""
+sched_trace_start() {
+  SCHED_DATA="$WORK/sched-$1.data"
+  perf sched record -k CLOCK_MONOTONIC -a -o "$SCHED_DATA" >"$WORK/sched-$1.log" 2>&1 &
+  SCHED_PERF_PID=$!
+  sleep 1  # perf's start-up, before the phase's first record
+}
+sched_trace_report() {
+  kill -INT "$SCHED_PERF_PID" 2>/dev/null || true
+  wait "$SCHED_PERF_PID" 2>/dev/null || true
+  SCHED_PERF_PID=""
+  [[ -s $2 ]] || { log "sched trace: no latencies written"; return 0; }
+  perf sched timehist -i "$SCHED_DATA" >"$WORK/timehist-$1.txt" 2>/dev/null || { log "perf sched timehist failed"; return 0; }
+  $PY "$HERE/e2e_sched.py" --timehist "$WORK/timehist-$1.txt" --latencies "$2" --broker-pid "$BROKER_PID"
+  $PY "$HERE/e2e_sched.py" --timehist "$WORK/timehist-$1.txt" --latencies "$2" --broker-pid "$BROKER_PID" --json \
+    | sed "s/^{/{\"run\": \"$1\", /" >>"$RESULTS"
+  rm -f "$SCHED_DATA"
+}
 
 build
 log "results -> $RESULTS"
@@ -146,8 +169,11 @@ for RUN in $(seq 1 "$PER_RUN_RUNS"); do
   [[ $ok == 1 ]] && has_phase produce-large && { phase produce-large produce -t "$T_LARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" --acks "$ACKS" || ok=0; }
   [[ $ok == 1 ]] && has_phase consume-large && { phase consume-large consume -t "$T_LARGE" -n "$COUNT_LARGE" -s "$SIZE_LARGE" || ok=0; }
   for lg in $E2E_LINGERS; do
+    sched_args=()
+    [[ $ok == 1 ]] && has_phase e2e && [[ $SCHED_TRACE == 1 ]] && sched_trace_start "$RUN-$lg" && sched_args=(--dump-latencies "$WORK/latencies-$RUN-$lg.txt")
     [[ $ok == 1 ]] && has_phase e2e && { phase "e2e linger.ms=$lg" e2e -t "$T_E2E" --rate "$RATE" --seconds "$LAT_SECONDS" \
-      -s "$SIZE_SMALL" --acks "$ACKS" --linger-ms "$lg" $([[ $E2E_CONSUMER == process ]] && echo --consumer-process) || ok=0; }
+      -s "$SIZE_SMALL" --acks "$ACKS" --linger-ms "$lg" $([[ $E2E_CONSUMER == process ]] && echo --consumer-process) "${sched_args[@]}" || ok=0; }
+    [[ ${#sched_args[@]} -gt 0 ]] && sched_trace_report "$RUN-$lg" "$WORK/latencies-$RUN-$lg.txt"
   done
   # The same load through a relay that does no Kafka work: the floor of the e2e latency right now (e2e-floor.mjs).
   has_phase e2e-floor && { log "e2e-floor"; BENCH_RESULTS="$RESULTS" node "$HERE/e2e-floor.mjs" --rate "$RATE" \
