@@ -39,20 +39,13 @@ import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import type { Logger } from 'pino';
-import { Reader } from '../protocol/primitives/reader.js';
-import { Writer } from '../protocol/primitives/writer.js';
-import { DecodeError } from '../protocol/primitives/decode-error.js';
-import { readRequestHeaderPrefix, readRequestHeaderRest, requestHeaderVersion, responseHeaderVersion, writeResponseHeader, type RequestHeader } from '../protocol/headers.js';
-import { compile, isFlexible } from '../protocol/codec.js';
-import { ApiKey, apiKeyName } from '../protocol/api-keys.js';
-import { StorageError } from '../storage/errors.js';
-import { ErrorCode } from '../protocol/errors.js';
 import { NO_RESPONSE, type AnyHandler } from './handler.js';
 import type { HandlerRegistry } from './handler-registry.js';
-import type { RequestContext } from './request-context.js';
 import type { BrokerServices } from './services.js';
 import { topLevelErrorCode } from './request-metrics.js';
-import { requestPartitions } from './metrics/log-context.js';
+import { decodeRequest, type DecodedRequest, type RequestRejections } from './request-decoding.js';
+import { failedRequestResponse } from './request-failure.js';
+import { encodeResponse } from './response-encoding.js';
 import type { SaslSession } from '../security/sasl/session.js';
 import { ALLOW_ALL, ConnectionAuthorization, auditDenials } from '../security/authorizer/request-authorizer.js';
 import { gateErrorCode } from './request-authorization.js';
@@ -64,13 +57,6 @@ export interface ConnectionLimits {
   readonly inFlightRequestsMax: number;
   /** sasl.server.max.receive.size: the largest frame before a SASL connection is authenticated. */
   readonly unauthenticatedRequestBytesMax?: number;
-}
-
-/** A request read off the wire: its header (client id included) and decoded body, with the handler that serves it. */
-interface DecodedRequest {
-  readonly handler: AnyHandler;
-  readonly header: RequestHeader;
-  readonly body: unknown;
 }
 
 const MIN_REQUEST_BYTES = 8;
@@ -107,6 +93,15 @@ export class Connection {
   };
   /** What every request's context carries about this connection (one object per connection). */
   private readonly origin: RequestOrigin;
+  /** What is done with a request decodeRequest turns away (request-decoding.ts): made once, not per request. */
+  private readonly rejections: RequestRejections = {
+    reject: (fields, message, reason, closeReason) => {
+      this.logger.warn(fields, message);
+      this.services.metrics.requestRejected(reason);
+      this.close(closeReason);
+    },
+    answerInPlace: (chunks) => this.enqueueEncoded(chunks),
+  };
   /** The nextTick callback of scheduleFlush, made once. */
   private readonly flushTick = (): void => {
     this.flushScheduled = false;
@@ -228,12 +223,11 @@ export class Connection {
       // A bare SASL token (after a v0 handshake) may be short; it has no request header.
       const bytesMin = this.sasl?.rawTokenExpected === true ? 0 : MIN_REQUEST_BYTES;
       if (size < bytesMin || size > bytesMax) {
-        this.logger.warn(
+        this.rejections.reject(
           { size, requestBytesMax: bytesMax },
           size > bytesMax ? 'request larger than socket.request.max.bytes (sasl.server.max.receive.size before authentication); closing connection' : 'request frame too small; closing connection',
+          'bad_frame_size', 'bad frame size',
         );
-        this.services.metrics.requestRejected('bad_frame_size');
-        this.close('bad frame size');
         return;
       }
       if (this.bufferedBytes < 4 + size) return;
@@ -298,7 +292,7 @@ export class Connection {
       this.answerRawToken(this.sasl, whole.subarray(4));
       return;
     }
-    const request = this.decodeRequest(whole);
+    const request = decodeRequest(whole, this.registry, this.sasl, this.listenerName, this.rejections);
     if (request !== null) this.handleRequest(request, pooledFrame, whole.length);
   }
 
@@ -335,79 +329,6 @@ export class Connection {
     else this.idleWaiters.push(end);
   }
 
-  /**
-   * The frame's header and body, decoded for the handler of its API key and
-   * version; null when the request was rejected (connection closed) or
-   * already answered (KIP-511 ApiVersions fallback).
-   */
-  private decodeRequest(whole: Buffer): DecodedRequest | null {
-    const reader = new Reader(whole, 4);
-    let header;
-    try {
-      header = readRequestHeaderPrefix(reader);
-    } catch (err) {
-      this.logger.warn({ err }, 'unreadable request header; closing connection');
-      this.services.metrics.requestRejected('bad_header');
-      this.close('bad header');
-      return null;
-    }
-    if (this.sasl !== null && !this.sasl.permits(header.apiKey)) {
-      this.logger.warn({ api: apiKeyName(header.apiKey), correlationId: header.correlationId, listener: this.listenerName }, this.sasl.principal === null ? 'request before SASL authentication; closing connection' : 'SASL session expired without re-authentication; closing connection');
-      this.services.metrics.requestRejected('unauthenticated');
-      this.close('not authenticated');
-      return null;
-    }
-    const handler = this.handlerFor(header);
-    if (handler === null) return null;
-    const flexible = isFlexible(handler.request, header.apiVersion);
-    let body: unknown;
-    try {
-      readRequestHeaderRest(reader, header, requestHeaderVersion(header.apiKey, flexible));
-      body = compile(handler.request, header.apiVersion).read(reader);
-      if (reader.remaining !== 0) throw new DecodeError(`${reader.remaining} trailing bytes`);
-    } catch (err) {
-      this.logger.warn(
-        { err, api: apiKeyName(header.apiKey), apiVersion: header.apiVersion, correlationId: header.correlationId, clientId: header.clientId },
-        'malformed request; closing connection',
-      );
-      this.services.metrics.requestRejected('malformed');
-      this.close('malformed request');
-      return null;
-    }
-    return { handler, header, body };
-  }
-
-  /**
-   * The handler serving the header's API key at its version; null when there
-   * is none (the connection is closed) or when the version is outside its
-   * range and the registry answered in its place (KIP-511).
-   */
-  private handlerFor(header: RequestHeader): AnyHandler | null {
-    const handler = this.registry.get(header.apiKey);
-    if (!handler) {
-      this.logger.warn({ apiKey: header.apiKey, correlationId: header.correlationId }, 'unknown API key; closing connection');
-      this.services.metrics.requestRejected('unknown_api_key');
-      this.close('unknown api key');
-      return null;
-    }
-    if (header.apiVersion < handler.minVersion || header.apiVersion > handler.maxVersion) {
-      const unsupported = this.registry.unsupportedVersionResponse(header.apiKey, header.apiVersion, header.correlationId);
-      if (unsupported) {
-        // KIP-511: ApiVersions answers any version with a v0 body and error 35.
-        this.enqueueEncoded(unsupported);
-        return null;
-      }
-      this.logger.warn(
-        { api: apiKeyName(header.apiKey), apiVersion: header.apiVersion, supported: `${handler.minVersion}-${handler.maxVersion}` },
-        'unsupported API version; closing connection',
-      );
-      this.services.metrics.requestRejected('unsupported_version');
-      this.close('unsupported version');
-      return null;
-    }
-    return handler;
-  }
-
   /** Queues the request's response slot (in arrival order) and runs its handler; the slot completes when the handler's result is in. */
   private handleRequest({ handler, header, body }: DecodedRequest, pooledFrame: Buffer | null, frameBytes: number): void {
     const principal = this.sasl?.principal ?? this.peerPrincipal;
@@ -424,7 +345,7 @@ export class Connection {
       const denied = gateErrorCode(ctx.authz, header.apiKey, header.apiVersion, body);
       result = denied === null ? handler.handle(ctx, body as never) : handler.errorResponse(body as never, denied, ctx);
     } catch (err) {
-      result = this.failedResponse(handler, body, ctx, err);
+      result = failedRequestResponse(handler, body, ctx, err);
       failed = true;
     }
     // The synchronous part is what held the event loop (request_percentage).
@@ -432,7 +353,7 @@ export class Connection {
     if (result instanceof Promise) {
       result.then(
         (r) => this.settle(ctx, handler, ticket, pooledFrame, handlerMs, r, false),
-        (err: unknown) => this.settle(ctx, handler, ticket, pooledFrame, handlerMs, this.failedResponse(handler, body, ctx, err), true),
+        (err: unknown) => this.settle(ctx, handler, ticket, pooledFrame, handlerMs, failedRequestResponse(handler, body, ctx, err), true),
       );
     } else {
       // Answered inside the call (Produce with acks 0 or 1, a Fetch with its records there): no promise, no closure.
@@ -454,25 +375,6 @@ export class Connection {
     const { result: out, throttleMs } = quotas.end(ticket, result, handlerMs);
     if (throttleMs > 0) this.mute(throttleMs);
     return out;
-  }
-
-  private failedResponse(handler: AnyHandler, body: unknown, ctx: RequestContext, err: unknown): unknown {
-    if (isFileLimit(err)) {
-      // Out of file descriptors (storage already closed what it could): a
-      // transient shortage, not a broken disk. The log stays online (Kafka
-      // would take the log dir offline with KAFKA_STORAGE_ERROR) and the
-      // client retries: Produce gets REQUEST_TIMED_OUT, which every producer
-      // retries (nothing was appended for the failing partition, so an
-      // idempotent retry cannot duplicate); other APIs get
-      // UNKNOWN_SERVER_ERROR, which consumers retry. docs/configuration.md, log.open.files.max.
-      ctx.logger.warn({ api: handler.name, correlationId: ctx.correlationId, clientId: ctx.clientId, reason: (err as Error).message }, 'request failed: out of file descriptors; the client will retry');
-      return handler.errorResponse(body as never, ctx.apiKey === ApiKey.Produce ? ErrorCode.REQUEST_TIMED_OUT : ErrorCode.UNKNOWN_SERVER_ERROR, ctx);
-    }
-    ctx.logger.error(
-      { err, api: handler.name, apiVersion: ctx.apiVersion, correlationId: ctx.correlationId, clientId: ctx.clientId, partitions: requestPartitions(body) },
-      'request failed',
-    );
-    return handler.errorResponse(body as never, ErrorCode.UNKNOWN_SERVER_ERROR, ctx);
   }
 
   private complete(ctx: InFlightRequest, handler: AnyHandler, result: unknown, failed = false): void {
@@ -563,24 +465,4 @@ export class Connection {
 function runAfterWrite(err: Error | null | undefined, hooks: readonly (() => void)[]): void {
   if (err) return;
   for (const fn of hooks) fn();
-}
-
-/** Small enough for Buffer.allocUnsafe's shared pool; big responses grow past it. */
-const RESPONSE_SCRATCH_BYTES = 2048;
-
-export function encodeResponse(handler: AnyHandler, version: number, correlationId: number, body: unknown): Buffer[] {
-  const w = new Writer(RESPONSE_SCRATCH_BYTES);
-  // The size prefix, filled in below: a fresh writer's first bytes start its first chunk.
-  w.writeInt32(0);
-  writeResponseHeader(w, correlationId, responseHeaderVersion(handler.apiKey, isFlexible(handler.response, version)));
-  compile(handler.response, version).write(w, body as never);
-  const total = w.length - 4;
-  const chunks = w.finish();
-  (chunks[0] as Buffer).writeInt32BE(total, 0);
-  return chunks;
-}
-
-/** A storage call ran out of file descriptors (src/storage/file-handle-pool.ts). */
-function isFileLimit(err: unknown): boolean {
-  return err instanceof StorageError && err.code === 'ERR_TRIB_STORAGE_FILE_LIMIT';
 }

@@ -32,7 +32,7 @@ import {
   type BatchHeader,
   type Compression,
 } from '../protocol/record-batch/header.js';
-import { readInt64BE } from '../protocol/primitives/int64.js';
+import { MAX_SAFE_BIGINT, readInt64BE } from '../protocol/primitives/int64.js';
 import { isBatchHeader, validateSingleProducedBatch, type BatchValidationError } from '../protocol/record-batch/validate.js';
 import { batchHasNullKey } from '../storage/cleaner/keys.js';
 import { needsRecompression, recompressBatch, topicCodec } from './recompress.js';
@@ -116,7 +116,6 @@ export async function prepareBatch(checked: CheckedBatch, rules: TopicRules): Pr
 
 /** stampBatch's answer for a CreateTime topic (a constant: no BigInt made per append). */
 const NOT_LOG_APPEND_TIME = -1n;
-const MAX_SAFE_MS = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * Step 3: timestamps and the leader epoch, written into the batch in place.
@@ -142,7 +141,7 @@ export function stampBatch(batch: Buffer, header: BatchHeader, rules: TopicRules
 /** Whether `ts` (negative: none, never outside) is outside the topic's window around `nowMs`. */
 function outsideTimestampWindow(ts: bigint, nowMs: number, rules: TopicRules): boolean {
   if (ts < 0n) return false;
-  if (ts <= MAX_SAFE_MS) {
+  if (ts <= MAX_SAFE_BIGINT) {
     // Both in [0, 2^53]: their difference is an exact double, and comparing it with
     // the limits is exact too, so numbers give the BigInt answer without BigInt arithmetic.
     const t = Number(ts);

@@ -20,6 +20,8 @@
 import { invariant } from '../util/assert.js';
 import type { EpochEntry } from '../storage/leader-epoch-checkpoint.js';
 import type { PartitionLog } from '../storage/partition-log.js';
+import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
+import { readInt64BE } from '../protocol/primitives/int64.js';
 
 /** OffsetForLeaderEpoch's "no such epoch" answer (Kafka's UNDEFINED_EPOCH / UNDEFINED_EPOCH_OFFSET). */
 export const UNDEFINED_EPOCH = -1;
@@ -88,6 +90,18 @@ export class LeaderEpochCache {
     this.checkInvariant();
     this.store?.write(this.entries);
     return true;
+  }
+
+  /**
+   * Every appended batch's partitionLeaderEpoch goes into the cache (base
+   * offsets were written by the log). Normally they carry the current epoch,
+   * already assigned, so this is a comparison per batch.
+   */
+  assignBatchEpochs(batches: Buffer): void {
+    for (let p = 0; p + BATCH_HEADER_BYTES <= batches.length; p += batchSizeAt(batches, p)) {
+      const epoch = batches.readInt32BE(p + Offsets.partitionLeaderEpoch);
+      if (epoch >= 0) this.assign(epoch, readInt64BE(batches, p + Offsets.baseOffset));
+    }
   }
 
   /**

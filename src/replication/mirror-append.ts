@@ -34,6 +34,7 @@ import { Offsets, batchSizeAt, setPartitionLeaderEpoch } from '../protocol/recor
 import { StorageError } from '../storage/errors.js';
 import { appendFailure, checkReplicatedBatches, type AppendFailure } from './append-validator.js';
 import type { Partition } from './partition.js';
+import { restartEmptyLeaderAt } from './log-truncation.js';
 import type { TopicRules } from './topic-rules.js';
 
 export interface MirrorAppended {
@@ -75,7 +76,7 @@ export function appendMirrored(p: Partition, records: unknown, rules: TopicRules
     return appendFailure(ErrorCode.OFFSET_OUT_OF_RANGE, `mirrored batches start at ${checked.baseOffset}, ${where} ends at ${p.logEndOffset}`);
   }
   try {
-    if (checked.baseOffset !== p.logEndOffset) p.restartEmptyAt(checked.baseOffset);
+    if (checked.baseOffset !== p.logEndOffset) restartEmptyLeaderAt(p, checked.baseOffset);
     for (let at = 0; at < whole.length; at += batchSizeAt(whole, at)) setPartitionLeaderEpoch(whole, p.leaderEpoch, at);
     const r = p.appendAsLeader(whole);
     return { ok: true, baseOffset: r.baseOffset, lastOffset: r.lastOffset, bytes: whole.length, offsetCount: checked.offsetCount };

@@ -21,17 +21,18 @@
 import { invariant } from '../util/assert.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import type { LogRecoveryListener } from '../storage/deferred-load.js';
-import { BATCH_HEADER_BYTES, Offsets, batchSizeAt } from '../protocol/record-batch/header.js';
+import { Offsets } from '../protocol/record-batch/header.js';
 import { readInt64BE } from '../protocol/primitives/int64.js';
 import { openLeaderEpochCache, type EpochEndOffset, type LeaderEpochCache } from './leader-epoch-cache.js';
 import type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './isr-change.js';
 
 export type { IsrChangeOutcome, IsrChangeProposal, ReplicationPolicy } from './isr-change.js';
-import type { ProducerBatchHeader, ProducerCheckError } from '../storage/producer-state/producer-state.js';
+import type { ProducerBatchHeader } from '../storage/producer-state/producer-state.js';
 import { AppendQueue } from './append-queue.js';
 import type { FollowerReplica } from './follower-replica.js';
 import { LeaderIsr } from './leader-isr.js';
 import { VisibleBytes } from './visible-bytes.js';
+import { DELETE_TO_HIGH_WATERMARK, type AppendResult, type ClientAppendResult, type DeleteRecordsResult } from './partition-results.js';
 
 /**
  * A partition's replication state as the metadata image assigns it (leader,
@@ -58,28 +59,6 @@ const HW_AT_RECOVERED_START = -2n;
 const EPOCH_START_AT_RECOVERED_END = -1n;
 
 const ALWAYS_SINGLE: ReplicationPolicy = { minInsyncReplicas: () => 1, replicaLagTimeMaxMs: () => 30_000, isReplicaEligible: () => false };
-
-export interface AppendResult {
-  baseOffset: bigint;
-  lastOffset: bigint;
-  logAppendTimeMs: bigint;
-}
-
-/** A client batch's outcome (appendClientBatch); the Produce handler maps it to a wire code. */
-export type ClientAppendResult =
-  | ({ kind: 'appended' } & AppendResult)
-  /** A retry of one of the producer's last 5 batches: nothing appended; these are the original offsets. */
-  | { kind: 'duplicate'; baseOffset: bigint; lastOffset: bigint; timestampMs: bigint }
-  | { kind: 'rejected'; error: ProducerCheckError; message: string };
-
-/** DeleteRecords' outcome for one partition (the handler maps it to a wire code). */
-export type DeleteRecordsResult =
-  | { kind: 'ok'; lowWatermark: bigint }
-  /** Below 0 (other than -1) or above the high watermark. */
-  | { kind: 'offset_out_of_range' };
-
-/** DeleteRecords' "up to the high watermark" offset. */
-export const DELETE_TO_HIGH_WATERMARK = -1n;
 
 export class Partition implements LogRecoveryListener {
   /** The high watermark, or a HW_AT_RECOVERED_* placeholder while the log awaits recovery (read it through `highWatermarkOffset`). */
@@ -371,7 +350,7 @@ export class Partition implements LogRecoveryListener {
     invariant(this.isLeader, 'only the leader appends client batches');
     const epochs = this.leaderEpochs; // opened before the log moves
     const result = this.log.append(batches);
-    this.trackEpochs(epochs, batches);
+    epochs.assignBatchEpochs(batches);
     // A marker may move the LSO up without the high watermark moving. The log now ends just past result.lastOffset.
     this.visible.onAppend(this.log.logEndOffset, batches.length, this.highWatermarkOffset, this.lastStableOffset);
     this.maybeAdvanceHighWatermark();
@@ -392,7 +371,7 @@ export class Partition implements LogRecoveryListener {
     invariant(readInt64BE(batches, Offsets.baseOffset) === this.log.logEndOffset, 'replicated batches start at the log end');
     const epochs = this.leaderEpochs; // opened before the log moves
     const result = this.log.append(batches);
-    this.trackEpochs(epochs, batches);
+    epochs.assignBatchEpochs(batches);
     // A marker may move the LSO up without the high watermark moving.
     this.visible.onAppend(result.lastOffset + 1n, batches.length, this.highWatermarkOffset, this.lastStableOffset);
     return { baseOffset: result.baseOffset, lastOffset: result.lastOffset, logAppendTimeMs: result.logAppendTimeMs };
@@ -410,63 +389,16 @@ export class Partition implements LogRecoveryListener {
   }
 
   /**
-   * As follower: removes everything from `offset` on (the leader's log
-   * diverged from ours, KIP-101/KIP-279). The epoch cache forgets the
-   * entries past the new end. Truncating below the high watermark only
-   * happens after an unclean election; the high watermark then follows.
-   * Returns how many offsets went.
+   * The log was cut or restarted at another offset (log-truncation.ts), with
+   * `epochs` opened before it moved: the epoch cache forgets entries past the
+   * new end, and the high watermark and visible bytes follow it down.
    */
-  truncateTo(offset: bigint): bigint {
-    invariant(!this.isLeader, 'only a follower truncates its log to the leader\'s');
-    const before = this.log.logEndOffset;
-    const epochs = this.leaderEpochs; // opened before the log moves
-    this.log.truncateTo(offset);
-    this.afterTruncation(epochs);
-    return before - this.log.logEndOffset;
-  }
-
-  /** As follower: the leader's log starts past our end (retention moved it): start over, empty, at `offset`. */
-  truncateFullyAndStartAt(offset: bigint): void {
-    invariant(!this.isLeader, 'only a follower restarts its log at the leader\'s start');
-    const epochs = this.leaderEpochs; // opened before the log moves
-    this.log.truncateFullyAndStartAt(offset);
-    this.afterTruncation(epochs);
-    this.onLogStartOffsetChanged();
-  }
-
-  /**
-   * As leader of a partition that holds no records (log start = log end):
-   * the log restarts empty at `offset`, as a follower's does at its leader's
-   * start. Only an exact-mode mirror append does this (mirror-append.ts), so
-   * a copy of a source whose log no longer starts at 0 keeps its offsets;
-   * followers then find their log below this one's start and restart there.
-   */
-  restartEmptyAt(offset: bigint): void {
-    invariant(this.isLeader, 'only the leader restarts its empty log for a mirror');
-    invariant(this.log.logStartOffset === this.log.logEndOffset && offset > this.log.logEndOffset, 'an empty log restarts further on');
-    const epochs = this.leaderEpochs; // opened before the log moves
-    this.log.truncateFullyAndStartAt(offset);
-    this.afterTruncation(epochs);
-    this.onLogStartOffsetChanged();
-  }
-
-  private afterTruncation(epochs: LeaderEpochCache): void {
+  onLogTruncated(epochs: LeaderEpochCache): void {
     const end = this.log.logEndOffset;
     epochs.truncateFromEnd(end, true);
     if (this.highWatermarkOffset > end) this.highWatermarkOffset = end;
     this.log.onHighWatermarkUpdated(this.highWatermarkOffset);
     this.visible.onTruncated(end);
-  }
-
-
-  /**
-   * As follower: the leader's log start offset moved (retention, DeleteRecords
-   * on the leader); ours follows, within what we have.
-   */
-  followLeaderLogStart(leaderLogStartOffset: bigint): void {
-    if (this.isLeader || leaderLogStartOffset <= this.log.logStartOffset || leaderLogStartOffset > this.highWatermarkOffset) return;
-    const r = this.log.deleteRecordsBefore(leaderLogStartOffset);
-    if (r.kind === 'ok') this.onLogStartOffsetChanged();
   }
 
   /**
@@ -524,18 +456,6 @@ export class Partition implements LogRecoveryListener {
     this.log.onHighWatermarkUpdated(next);
     // Not created yet: nothing was appended or waited on, nothing to move.
     this.visibleBytes?.onBounds(next, this.lastStableOffset);
-  }
-
-  /**
-   * Every appended batch's partitionLeaderEpoch goes into the epoch cache
-   * (base offsets were written by the log). Normally they carry the current
-   * epoch, already assigned, so this is a comparison per batch.
-   */
-  private trackEpochs(epochs: LeaderEpochCache, batches: Buffer): void {
-    for (let p = 0; p + BATCH_HEADER_BYTES <= batches.length; p += batchSizeAt(batches, p)) {
-      const epoch = batches.readInt32BE(p + Offsets.partitionLeaderEpoch);
-      if (epoch >= 0) epochs.assign(epoch, readInt64BE(batches, p + Offsets.baseOffset));
-    }
   }
 
   /** Log start moved (retention, DeleteRecords): the high watermark is at least there. */

@@ -16,6 +16,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { Partition } from './partition.js';
+import { followLeaderLogStart, restartFollowerAt, truncateFollowerTo } from './log-truncation.js';
 import type { DivergingEpoch, PartitionAppendResult } from './replica-manager.js';
 
 /** One partition in a follower's Fetch. */
@@ -224,7 +225,7 @@ export class ReplicaFetcher {
       }
     }
     p.updateFollowerHighWatermark(r.highWatermark);
-    p.followLeaderLogStart(r.logStartOffset);
+    followLeaderLogStart(p, r.logStartOffset);
     s.lag = r.highWatermark > p.logEndOffset ? r.highWatermark - p.logEndOffset : 0n;
   }
 
@@ -250,7 +251,7 @@ export class ReplicaFetcher {
 
   private truncate(p: Partition, target: bigint): void {
     const belowHighWatermark = target < p.highWatermark;
-    const removed = p.truncateTo(target);
+    const removed = truncateFollowerTo(p, target);
     this.onEvent({ kind: 'truncated', topic: p.topic, partition: p.partition, toOffset: target, removed, belowHighWatermark });
   }
 
@@ -262,7 +263,7 @@ export class ReplicaFetcher {
    */
   private handleOutOfRange(p: Partition, sent: ReplicaFetchPartition, r: ReplicaFetchPartitionResponse): void {
     if (r.logStartOffset >= 0n && sent.fetchOffset < r.logStartOffset) {
-      p.truncateFullyAndStartAt(r.logStartOffset);
+      restartFollowerAt(p, r.logStartOffset);
       this.onEvent({ kind: 'restarted_at_leader_start', topic: p.topic, partition: p.partition, offset: r.logStartOffset });
       return;
     }

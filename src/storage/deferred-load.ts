@@ -9,7 +9,7 @@
 import type { LogConfig } from './config.js';
 import type { FileSystem } from './fs.js';
 import { loadLog, type LoadedLog, type RecoveryReport } from './log-loader.js';
-import type { PartitionLogOptions } from './partition-log.js';
+import type { PartitionLogOptions } from './partition-log-state.js';
 import type { LogProducerState, ProducerStateLog } from './producer-state/log-producer-state.js';
 import { rebuildTxnIndexes } from './txn-index-rebuild.js';
 

@@ -9,13 +9,13 @@ export type { SegmentRecovery } from './segment.js';
 export {
   PartitionLog,
   type AppendResult,
-  type PartitionLogOptions,
   type ReadOptions,
   type ReadResult,
   type RetentionResult,
   type SegmentInfo,
   type TimestampOffset,
 } from './partition-log.js';
+export type { PartitionLogOptions } from './partition-log-state.js';
 export {
   LogManager,
   partitionDirName,

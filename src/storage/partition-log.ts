@@ -2,60 +2,29 @@
  * The log of one topic-partition: an ordered list of segments in the
  * directory `<topic>-<partition>`, the last one active. See README.md for the
  * invariants, the on-disk formats and what each flush policy guarantees.
+ * What the log holds, and the loading of a log opened deferred, are in
+ * partition-log-state.ts; this class adds what is done to it.
  */
 import { join } from 'node:path';
 import { invariant } from '../util/assert.js';
-import type { Clock } from '../util/clock.js';
 import { validateLogConfig, type LogConfig } from './config.js';
 import { AppendBatchesSummary, applyProducerBatches, summarizeAppendBatches } from './append-batches.js';
-import type { FileSystem } from './fs.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
-import { DeferredLoad, type DeferredLogOptions, type LogRecoveryListener } from './deferred-load.js';
-import { LogFlusher } from './log-flush.js';
+import { DeferredLoad, type DeferredLogOptions } from './deferred-load.js';
 import { formatLeaderEpochCheckpoint, LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
 import { BoundPositionCache, readSegments } from './log-read.js';
 import type { ReadOptions, ReadResult } from './log-read.js';
-import type { SegmentInfo, TimestampOffset } from './segment-lookups.js';
+import type { TimestampOffset } from './segment-lookups.js';
 import { LogSegment } from './segment.js';
 import * as lookups from './segment-lookups.js';
-import { LogProducerState, type ProducerStateLog } from './producer-state/log-producer-state.js';
+import { PartitionLogState, type PartitionLogOptions } from './partition-log-state.js';
+import type { ProducerStateLog } from './producer-state/log-producer-state.js';
 import type { ProducerStateManager } from './producer-state/producer-state.js';
 import type { AbortedTxn } from './txn-index.js';
 import { rebuildTxnIndexes } from './txn-index-rebuild.js';
 
 export type { ReadOptions, ReadResult } from './log-read.js';
 export type { SegmentInfo, TimestampOffset } from './segment-lookups.js';
-
-/** What a PartitionLog is opened with. */
-export interface PartitionLogOptions {
-  fs: FileSystem;
-  clock: Clock;
-  /** The partition directory, `<data.dir>/<topic>-<partition>`. */
-  dir: string;
-  topic: string;
-  partition: number;
-  config: LogConfig;
-  /** From recovery-point-offset-checkpoint; absent = scan every segment. */
-  recoveryPoint?: bigint | undefined;
-  /** From log-start-offset-checkpoint. */
-  logStartOffset?: bigint | undefined;
-  hadCleanShutdown?: boolean;
-  /**
-   * Leave segments validated by recovery unfsynced (dirty, below the recovery
-   * point) instead of fsyncing them while opening (log-loader.ts,
-   * `syncRecovered`). The LogManager sets it; default false.
-   */
-  deferRecoveryFlush?: boolean;
-  /** The directory exists (the LogManager listed it): opening makes no mkdir call. */
-  dirExists?: boolean;
-  /**
-   * Called when the recovery point went down or the log start offset went up,
-   * so the owner rewrites its checkpoint files before anything else happens.
-   */
-  onCheckpointNeeded?: (() => void) | undefined;
-  /** Called with the recovery report when a deferred log (`PartitionLog.deferred`) is loaded on first use. */
-  onDeferredLoad?: ((report: RecoveryReport) => void) | undefined;
-}
 
 /** Where an append landed. */
 export interface AppendResult {
@@ -74,51 +43,11 @@ export interface RetentionResult {
   logStartOffset: bigint;
 }
 
-
-export class PartitionLog {
-  readonly topic: string;
-  readonly partition: number;
-  readonly dir: string;
-  private readonly fs: FileSystem;
-  private readonly clock: Clock;
-  private cfg: LogConfig;
-  /** The segments, or null while a deferred log is not loaded yet (see `deferred`). */
-  private loadedSegments: LogSegment[] | null;
-  /** Until a deferred log is loaded: what is known of it, and its loading (deferred-load.ts); null once loaded. */
-  private deferredLoad: DeferredLoad | null = null;
-  private startOffset: bigint;
-  /** The recovery point and the flushes that move it (log-flush.ts). */
-  private readonly flusher: LogFlusher;
-  private closed = false;
-  /** Bumped by every truncation: the cleaner drops work based on records that may be gone. */
-  private truncations = 0;
-  private readonly onCheckpointNeeded: () => void;
+export class PartitionLog extends PartitionLogState {
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
   private readonly boundCache = new BoundPositionCache();
   /** Refilled by every append (summarizeAppendBatches): no summary object per append. */
   private readonly appendSummary = new AppendBatchesSummary();
-  /** Idempotent producer state and its `.snapshot` files (producer-state/); loaded with the segments. */
-  private producerFiles: LogProducerState | null;
-  /** Told once when a log awaiting recovery is recovered (set by its Partition; cleared then). */
-  recoveryListener: LogRecoveryListener | null = null;
-
-  private constructor(opts: PartitionLogOptions, segments: LogSegment[] | null, logStartOffset: bigint, recoveryPoint: bigint) {
-    this.topic = opts.topic;
-    this.partition = opts.partition;
-    this.dir = opts.dir;
-    this.fs = opts.fs;
-    this.clock = opts.clock;
-    this.cfg = opts.config;
-    this.loadedSegments = segments;
-    this.startOffset = logStartOffset;
-    // Recovery validated everything after the old recovery point, and fsynced
-    // it unless deferRecoveryFlush (then rolled ones go at the next maybeFlush).
-    const rolledSinceFlush = segments !== null && recoveryPoint < (segments[segments.length - 1] as LogSegment).baseOffset;
-    this.flusher = new LogFlusher(this, opts.clock, recoveryPoint, rolledSinceFlush);
-    this.onCheckpointNeeded = opts.onCheckpointNeeded ?? (() => {});
-    // A deferred log creates its producer state when it is loaded (less per idle partition).
-    this.producerFiles = segments === null ? null : new LogProducerState(opts.fs, opts.dir);
-  }
 
   /** Opens the directory (creating it when missing), recovering it as needed. */
   static open(opts: PartitionLogOptions): { log: PartitionLog; report: RecoveryReport } {
@@ -157,136 +86,6 @@ export class PartitionLog {
     return log;
   }
 
-  /** Whether the segments are loaded (false only for a deferred log before its first use). */
-  get isLoaded(): boolean {
-    return this.loadedSegments !== null;
-  }
-
-  /**
-   * A deferred log left by a crash and not recovered yet: its end offset,
-   * log start offset and producer state are unknown until then (reading any
-   * of them recovers it first). What may be asked without recovering it:
-   * `recoveryPoint` and `knownLogStartOffset` (the checkpointed values).
-   */
-  get awaitingRecovery(): boolean {
-    return this.deferredLoad?.awaitingRecovery === true;
-  }
-
-  /** Loads (recovers, after a crash) a deferred log now; false when it was already loaded. */
-  load(): boolean {
-    if (this.loadedSegments !== null || this.closed) return false;
-    this.loadDeferred();
-    return true;
-  }
-
-  /** The segments, loading a deferred log first. */
-  private get segments(): LogSegment[] {
-    return this.loadedSegments ?? this.loadDeferred();
-  }
-
-  private get producers(): LogProducerState {
-    if (this.loadedSegments === null) this.loadDeferred();
-    return this.producerFiles as LogProducerState;
-  }
-
-  /**
-   * Loads a deferred log as `open` would have at start-up (deferred-load.ts
-   * says how). On a file-system error (out of descriptors) it throws and the
-   * next use tries again.
-   */
-  private loadDeferred(): LogSegment[] {
-    const deferred = this.deferredLoad as DeferredLoad;
-    const nowMs = this.clock.nowMs();
-    const before = { logStartOffset: this.startOffset, recoveryPoint: this.flusher.recoveryPoint };
-    const loaded = deferred.readSegments(this.fs, this.dir, this.cfg, before, nowMs);
-    this.loadedSegments = loaded.segments;
-    this.deferredLoad = null;
-    this.startOffset = loaded.logStartOffset;
-    this.flusher.restartAt(loaded.recoveryPoint, loaded.recoveryPoint < this.active.baseOffset);
-    const producers = new LogProducerState(this.fs, this.dir);
-    this.producerFiles = producers;
-    // The producer state is rebuilt from this log's segments: they are in place now.
-    deferred.loadState(this.fs, this.dir, this, producers, loaded, before, nowMs, this.onCheckpointNeeded);
-    const listener = this.recoveryListener;
-    this.recoveryListener = null;
-    listener?.onLogRecovered();
-    return loaded.segments;
-  }
-
-  /**
-   * The partition's high watermark moved (replication): the producer state
-   * keeps closed transactions until their markers are below it. A deferred
-   * log keeps the value for when it is loaded.
-   */
-  onHighWatermarkUpdated(highWatermark: bigint): void {
-    if (this.deferredLoad !== null) this.deferredLoad.highWatermark = highWatermark;
-    else this.producers.state.onHighWatermarkUpdated(highWatermark);
-  }
-
-  get config(): Readonly<LogConfig> {
-    return this.cfg;
-  }
-
-  get logStartOffset(): bigint {
-    // Recovery may raise it (segments deleted after the last checkpoint).
-    if (this.awaitingRecovery) this.loadDeferred();
-    return this.startOffset;
-  }
-
-  /** The log start offset without recovering a log that awaits recovery (then the checkpointed one; for checkpoints). */
-  get knownLogStartOffset(): bigint {
-    return this.startOffset;
-  }
-
-  get logEndOffset(): bigint {
-    const deferred = this.deferredLoad;
-    return deferred !== null && !deferred.awaitingRecovery ? deferred.endOffset : this.active.nextOffset;
-  }
-
-  /** Offsets appended but not yet fsynced (Kafka's definition: end - recovery point). */
-  get unflushedMessages(): number {
-    return this.flusher.unflushedMessages;
-  }
-
-  /** Offsets below this are known to be fsynced. */
-  get recoveryPoint(): bigint {
-    return this.flusher.recoveryPoint;
-  }
-
-  get sizeBytes(): number {
-    let total = 0;
-    for (const seg of this.segments) total += seg.sizeBytes;
-    return total;
-  }
-
-  get segmentCount(): number {
-    return this.segments.length;
-  }
-
-  segmentInfos(): SegmentInfo[] {
-    return this.segments.map((s) => ({
-      baseOffset: s.baseOffset,
-      nextOffset: s.nextOffset,
-      sizeBytes: s.sizeBytes,
-      maxTimestampMs: s.maxTimestampMs,
-      lastModifiedMs: s.lastModifiedMs,
-    }));
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
-  /** How many times the log was truncated (truncateTo, truncateFullyAndStartAt) since it was opened. */
-  get truncationCount(): number {
-    return this.truncations;
-  }
-
-  /** For the log cleaner: the segments in offset order, the last one active. Do not modify. */
-  segmentList(): readonly LogSegment[] {
-    return this.segments;
-  }
-
   /**
    * For the log cleaner: puts `cleaned` (already on disk under the final file
    * names) in place of the rolled segment `old`, which it closes. Both cover
@@ -300,14 +99,6 @@ export class PartitionLog {
     this.segments[i] = cleaned;
     this.boundCache.forget(old);
     old.close();
-  }
-
-  private get active(): LogSegment {
-    return this.segments[this.segments.length - 1] as LogSegment;
-  }
-
-  private checkOpen(): void {
-    if (this.closed) invariant(false, `log ${this.dir} is open`); // message built only on failure (every append and read checks)
   }
 
   updateConfig(config: LogConfig): void {
@@ -356,11 +147,6 @@ export class PartitionLog {
   /** Aborted transactions overlapping [fetchOffset, upperBoundOffset) (read_committed fetches). */
   collectAbortedTransactions(fetchOffset: bigint, upperBoundOffset: bigint): AbortedTxn[] {
     return lookups.collectAbortedTxns(this.segments, fetchOffset, upperBoundOffset);
-  }
-
-  /** ProducerStateLog: the header of every batch whose last offset is >= fromOffset, in order. */
-  scanBatchHeaders(fromOffset: bigint, visit: (header: Buffer, at: number) => void): void {
-    lookups.scanBatchHeaders(this.segments, fromOffset, visit);
   }
 
   /** Rolls a new active segment at the log end offset (no-op when the active one is empty). */

@@ -4,9 +4,8 @@
  * computed in numbers where that is exact, so the produce path makes no
  * BigInt per append for it (bench/README.md, "Per-request cost").
  */
+import { MAX_SAFE_BIGINT } from '../protocol/primitives/int64.js';
 import type { LogConfig } from './config.js';
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * Whether the active segment is older than segment.ms allows: by the
@@ -19,7 +18,7 @@ export function segmentAgeExceeded(firstTimestampMs: bigint | null, maxTimestamp
   const maxLagMs = cfg.cleanupPolicy?.compact === true ? cfg.maxCompactionLagMs ?? cfg.segmentMs : cfg.segmentMs;
   const limitMs = Math.min(cfg.segmentMs, maxLagMs);
   if (firstTimestampMs === null || firstTimestampMs < 0n || maxTimestampMs < 0n) return ageMs > limitMs;
-  if (firstTimestampMs <= MAX_SAFE && maxTimestampMs <= MAX_SAFE) {
+  if (firstTimestampMs <= MAX_SAFE_BIGINT && maxTimestampMs <= MAX_SAFE_BIGINT) {
     // Both in [0, 2^53]: the difference is an exact double, and so is its comparison with the limit.
     return Number(maxTimestampMs) - Number(firstTimestampMs) > limitMs;
   }

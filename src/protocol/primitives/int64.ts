@@ -10,8 +10,15 @@
  */
 
 const TWO_32 = 4294967296;
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const MIN_SAFE = -MAX_SAFE;
+/**
+ * Number.MAX_SAFE_INTEGER (2^53 - 1) as a bigint, made once: an int64 in
+ * [-MAX_SAFE_BIGINT, MAX_SAFE_BIGINT] converts to a number exactly, so code
+ * that checks this bound can compute in numbers instead of BigInts (offsets
+ * and millisecond timestamps on the produce path: segment-roll.ts,
+ * append-validator.ts).
+ */
+export const MAX_SAFE_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = -MAX_SAFE_BIGINT;
 /**
  * The two values most read by far: a client batch's baseOffset (0) and
  * "none" (-1: producer ids of non-idempotent batches, unset timestamps and
@@ -34,7 +41,7 @@ export function readInt64BE(buf: Buffer, offset: number): bigint {
 
 /** Writes `value` at `offset`; returns the offset after it (as `Buffer.writeBigInt64BE`). */
 export function writeInt64BE(buf: Buffer, value: bigint, offset: number): number {
-  if (value >= MIN_SAFE && value <= MAX_SAFE) {
+  if (value >= MIN_SAFE && value <= MAX_SAFE_BIGINT) {
     const n = Number(value);
     const hi = Math.floor(n / TWO_32);
     buf.writeInt32BE(hi, offset);

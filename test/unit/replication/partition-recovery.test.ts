@@ -10,6 +10,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Partition, type PartitionState } from '../../../src/replication/partition.js';
+import { truncateFollowerTo } from '../../../src/replication/log-truncation.js';
 import type { IsrChangeProposal, ReplicationPolicy } from '../../../src/replication/isr-change.js';
 import { DEFAULT_LOG_CONFIG } from '../../../src/storage/config.js';
 import { LogManager } from '../../../src/storage/log-manager.js';
@@ -106,7 +107,7 @@ describe('a Partition over a log awaiting recovery', () => {
       p.makeFollower(state);
       assert.equal(p.log.awaitingRecovery, lazy);
       const end = p.logEndOffset;
-      const cut = p.truncateTo(7n);
+      const cut = truncateFollowerTo(p, 7n);
       p.updateFollowerHighWatermark(9n);
       return [end, cut, p.logEndOffset, p.highWatermark];
     });

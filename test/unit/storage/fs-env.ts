@@ -15,7 +15,8 @@ import type { FileSystem } from '../../../src/storage/fs.js';
 import { NodeFileSystem } from '../../../src/storage/fs.js';
 import { OPEN_FILES_MAX_MIN } from '../../../src/storage/file-handle-pool.js';
 import { MemoryFileSystem } from '../../../src/storage/memory-fs.js';
-import { PartitionLog, type PartitionLogOptions } from '../../../src/storage/partition-log.js';
+import { PartitionLog } from '../../../src/storage/partition-log.js';
+import type { PartitionLogOptions } from '../../../src/storage/partition-log-state.js';
 
 export type FsKind = 'memory' | 'node' | 'node-lru';
 export const FS_KINDS: readonly FsKind[] = ['memory', 'node', 'node-lru'];
