@@ -166,6 +166,26 @@ def main():
         'above_p99': share(tail),
         'at_or_below_p50': share(base),
     }
+    # Who had the CPUs during the longest waits of broker and client threads (what kept them waiting).
+    longest = sorted(((s - w0, w0, s, name, tid) for w0, s, e, cpu, name, tid, pid in runs
+                      if group(pid) in ('broker', 'client') and t0 <= s <= t1), reverse=True)
+    stalls, seen = [], []
+    for wait, w0, s, name, tid in longest:
+        if len(stalls) == 3 or wait < a.wait_ms / 1e3:
+            break
+        if any(w0 < e and s > b for b, e in seen):
+            continue  # the same stall seen from another thread
+        seen.append((w0, s))
+        ran = {}
+        for r0, rs, re_, cpu, rname, rtid, rpid in runs:
+            if rs < s and re_ > w0 and rpid != 0:
+                k = f'{rname}[{group(rpid)}]'
+                ran[k] = ran.get(k, 0.0) + min(re_, s) - max(rs, w0)
+        idle = 2 * (s - w0) - sum(ran.values())
+        stalls.append({'thread': f'{name}[{tid}]', 'wait_ms': round(wait * 1e3, 3), 'at_s': round(w0 - recs[0][0], 3),
+                       'idle_cpu_ms': round(idle * 1e3, 3),
+                       'ran_ms': sorted(((k, round(v * 1e3, 3)) for k, v in ran.items()), key=lambda x: -x[1])[:5]})
+    out['longest_waits'] = stalls
     if a.json:
         print(json.dumps(out))
         return
@@ -176,6 +196,9 @@ def main():
     print('wait for a CPU after a wake-up (ms):')
     for k, v in out['wait_for_cpu_ms'].items():
         print(f"  {k:22s} {v['wakeups']:>8,} wake-ups  p50 {v['p50']:>7}  p99 {v['p99']:>7}  p99.9 {v['p999']:>7}  max {v['max']:>7}")
+    for st in out['longest_waits']:
+        print(f"  wait of {st['wait_ms']} ms by {st['thread']} at {st['at_s']} s into the phase: the CPUs ran "
+              + ', '.join(f'{k} {v} ms' for k, v in st['ran_ms']) + f"; idle {st['idle_cpu_ms']} ms (of 2 CPUs)")
     for label, key in (('above the p99', 'above_p99'), ('at or below the median', 'at_or_below_p50')):
         s = out[key]
         print(f"records {label}: {s['records']:,}, of which {s['with_wait']:,} ({s['share_with_wait']}) had a broker or client "

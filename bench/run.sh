@@ -138,12 +138,15 @@ sched_trace_start() {
   SCHED_DATA="$WORK/sched-$1.data"
   perf sched record -k CLOCK_MONOTONIC -a -o "$SCHED_DATA" >"$WORK/sched-$1.log" 2>&1 &
   SCHED_PERF_PID=$!
+  SCHED_STEAL0=$(awk '/^cpu /{print $9}' /proc/stat)
   sleep 1  # perf's start-up, before the phase's first record
 }
 sched_trace_report() {
   kill -INT "$SCHED_PERF_PID" 2>/dev/null || true
   wait "$SCHED_PERF_PID" 2>/dev/null || true
   SCHED_PERF_PID=""
+  # Time the hypervisor ran something else on our virtual CPUs: the guest's scheduler cannot see it.
+  log "steal time during the phase: $(( ($(awk '/^cpu /{print $9}' /proc/stat) - SCHED_STEAL0) * 10 )) ms (both CPUs)"
   [[ -s $2 ]] || { log "sched trace: no latencies written"; return 0; }
   perf sched timehist -i "$SCHED_DATA" >"$WORK/timehist-$1.txt" 2>/dev/null || { log "perf sched timehist failed"; return 0; }
   $PY "$HERE/e2e_sched.py" --timehist "$WORK/timehist-$1.txt" --latencies "$2" --broker-pid "$BROKER_PID"

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env -S node --max-semi-space-size=2 --v8-pool-size=0
 /**
  * The `tributary` bin. The program itself is program.ts; this module only
  * chooses where to load it from, so that it imports almost nothing:
@@ -15,7 +15,13 @@
  * end-to-end p99.9. Scavenges of 2 MiB come four times as often and stop the
  * loop for well under 1 ms each: steady p99.9 about 3-4 ms instead of
  * 12-24 ms, for about 0.3% more CPU (bench/README.md, "Tail latency: the
- * young generation's size"). The code cache (bundle-loader.ts) is made
+ * young generation's size"). And V8's pool of background threads sized by
+ * node to the spare cores (`--v8-pool-size=0`: one on 2 cores) instead of a
+ * fixed 4: its concurrent GC marking then takes at most the cores the event
+ * loop leaves, where 4 threads took both cores for 10 ms at a time and the
+ * clients on the machine (and the loop) waited for a CPU; that was the
+ * end-to-end p99.9 after a few GB had gone through (bench/README.md, "The
+ * e2e tail and the scheduler"). The code cache (bundle-loader.ts) is made
  * under these flags, so runs with other flags rewrite it.
  *
  * Exit codes, for every subcommand: 0 success, 1 runtime failure, 2 usage

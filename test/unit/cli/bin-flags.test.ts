@@ -19,8 +19,8 @@ function binFlags(): string[] {
   return (m[1] ?? '').trim().split(/\s+/).filter((a) => a !== '');
 }
 
-test('the bin runs node with a small young generation (bench/README.md, "Tail latency: the young generation\'s size")', () => {
-  assert.deepEqual(binFlags(), ['--max-semi-space-size=2']);
+test('the bin runs node with a small young generation and one V8 worker thread per spare core (bench/README.md, "Tail latency: the young generation\'s size", "The e2e tail and the scheduler")', () => {
+  assert.deepEqual(binFlags(), ['--max-semi-space-size=2', '--v8-pool-size=0']);
 });
 
 test('npm start passes node the same flags as the bin', () => {
