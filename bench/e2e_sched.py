@@ -8,7 +8,7 @@ taken during the phase (same clock). Every line of timehist is one run of one th
 "sch delay" is how long the thread had been runnable, woken and waiting for a CPU, before that run.
 
 Output (text, and one JSON line with --json):
-  - how busy the 2 cores were, and who ran, during the steady part of the phase (after its first second);
+  - how busy the cores were, and who ran, during the steady part of the phase (after its first second);
   - per process (broker, client, others): wake-ups and their wait for a CPU, p50 / p99 / p99.9 / max;
   - for the records above the steady p99 (and, as the baseline, the records at or below the median):
     the share whose path had a broker or client thread waiting at least 1 ms for a CPU while the
@@ -102,46 +102,36 @@ def main():
             others[name] = others.get(name, 0.0) + (min(e, t1) - max(s, t0))
         key = g if g != 'broker' else ('broker main thread' if tid == pid else 'broker other threads')
         waits[key].append(s - w0)
-    cores = 2
+    cores = len({cpu for _, _, _, cpu, _, _, _ in runs})  # the CPUs the trace saw
 
-    # Waits of broker and client threads, as intervals sorted by start, to find those inside a record's flight.
-    relevant = sorted((w0, s) for w0, s, e, cpu, name, tid, pid in runs
-                      if group(pid) in ('broker', 'client') and s - w0 >= a.wait_ms / 1e3)
-    starts = [w0 for w0, _ in relevant]
+    def longest_inside(intervals):
+        """For intervals (start, end) sorted by start: a function giving the longest part of one of them inside [st, st + lat]."""
+        starts = [b for b, _ in intervals]
 
-    def longest_wait_inside(st, lat):
-        """The longest part of one wait (>= wait-ms) that lies inside [st, st + lat]."""
-        end = st + lat
-        best = 0.0
-        # A wait starting up to 1 s before the record can still overlap it.
-        i = bisect.bisect_left(starts, st - 1.0)
-        while i < len(relevant) and relevant[i][0] <= end:
-            w0, s = relevant[i]
-            overlap = min(s, end) - max(w0, st)
-            if overlap > best:
-                best = overlap
-            i += 1
-        return best
+        def longest(st, lat):
+            end = st + lat
+            best = 0.0
+            # An interval starting up to 1 s before the record can still overlap it.
+            i = bisect.bisect_left(starts, st - 1.0)
+            while i < len(intervals) and intervals[i][0] <= end:
+                b, e = intervals[i]
+                best = max(best, min(e, end) - max(b, st))
+                i += 1
+            return best
+        return longest
+
+    # Waits (>= wait-ms) of broker and client threads, to find those inside a record's flight.
+    longest_wait_inside = longest_inside(sorted((w0, s) for w0, s, e, cpu, name, tid, pid in runs
+                                                if group(pid) in ('broker', 'client') and s - w0 >= a.wait_ms / 1e3))
+    # The broker main thread's runs, to see whether it was busy (a long run: GC, a burst of requests)
+    # rather than waiting while a record was in flight.
+    longest_broker_run_inside = longest_inside(sorted((s, e) for w0, s, e, cpu, name, tid, pid in runs
+                                                      if pid == a.broker_pid and tid == pid))
 
     lats = sorted(lat for _, lat in steady)
     p50, p99, p999 = pct(lats, 50), pct(lats, 99), pct(lats, 99.9)
     tail = [(st, lat) for st, lat in steady if lat > p99]
     base = [(st, lat) for st, lat in steady if lat <= p50]
-
-    # The broker main thread's runs, to see whether it was busy (a long run: GC, a burst of requests)
-    # rather than waiting while a record was in flight.
-    main_runs = sorted((s, e) for w0, s, e, cpu, name, tid, pid in runs if pid == a.broker_pid and tid == pid)
-    main_starts = [s for s, _ in main_runs]
-
-    def longest_broker_run_inside(st, lat):
-        end = st + lat
-        best = 0.0
-        i = bisect.bisect_left(main_starts, st - 1.0)
-        while i < len(main_runs) and main_runs[i][0] <= end:
-            s, e = main_runs[i]
-            best = max(best, min(e, end) - max(s, st))
-            i += 1
-        return best
 
     def share(recs_):
         covered = [longest_wait_inside(st, lat) for st, lat in recs_]
@@ -181,7 +171,7 @@ def main():
             if rs < s and re_ > w0 and rpid != 0:
                 k = f'{rname}[{group(rpid)}]'
                 ran[k] = ran.get(k, 0.0) + min(re_, s) - max(rs, w0)
-        idle = 2 * (s - w0) - sum(ran.values())
+        idle = cores * (s - w0) - sum(ran.values())
         stalls.append({'thread': f'{name}[{tid}]', 'wait_ms': round(wait * 1e3, 3), 'at_s': round(w0 - recs[0][0], 3),
                        'idle_cpu_ms': round(idle * 1e3, 3),
                        'ran_ms': sorted(((k, round(v * 1e3, 3)) for k, v in ran.items()), key=lambda x: -x[1])[:5]})
@@ -198,7 +188,7 @@ def main():
         print(f"  {k:22s} {v['wakeups']:>8,} wake-ups  p50 {v['p50']:>7}  p99 {v['p99']:>7}  p99.9 {v['p999']:>7}  max {v['max']:>7}")
     for st in out['longest_waits']:
         print(f"  wait of {st['wait_ms']} ms by {st['thread']} at {st['at_s']} s into the phase: the CPUs ran "
-              + ', '.join(f'{k} {v} ms' for k, v in st['ran_ms']) + f"; idle {st['idle_cpu_ms']} ms (of 2 CPUs)")
+              + ', '.join(f'{k} {v} ms' for k, v in st['ran_ms']) + f"; idle {st['idle_cpu_ms']} ms (of {cores} CPUs)")
     for label, key in (('above the p99', 'above_p99'), ('at or below the median', 'at_or_below_p50')):
         s = out[key]
         print(f"records {label}: {s['records']:,}, of which {s['with_wait']:,} ({s['share_with_wait']}) had a broker or client "
