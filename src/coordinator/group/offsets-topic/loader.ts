@@ -1,6 +1,6 @@
 /**
  * Loading one __consumer_offsets partition when this broker becomes its
- * leader: read the log from its start to the high watermark, in bounded
+ * leader: read the log from its start to its end, in bounded
  * chunks with a yield to the event loop between them, and keep the latest
  * record per key, tombstones applied. The result is exactly what a full log
  * compaction would keep (minus tombstones), whether or not the cleaner ran.
@@ -10,8 +10,16 @@
  * - Transactional batches (TxnOffsetCommit, for the transaction coordinator)
  *   are held per producer id until their marker: COMMIT applies them (still
  *   by log offset, as compaction would), ABORT drops them. Those without a
- *   marker below the high watermark stay pending: returned apart
- *   (`pendingTxnOffsets`), for the marker that completes them later.
+ *   marker in the log stay pending: returned apart (`pendingTxnOffsets`),
+ *   for the marker that completes them later.
+ * - The end is the log end offset, not the high watermark (Kafka's
+ *   GroupMetadataManager does the same): a leader's log is never cut while it
+ *   leads, so all of it is the partition's future. A follower just elected
+ *   often has a high watermark one fetch behind its log; a marker in that gap
+ *   was already acknowledged to the transaction coordinator, which will not
+ *   send it again, so stopping at the high watermark left its offsets pending
+ *   for good (OffsetFetch with RequireStable answered UNSTABLE_OFFSET_COMMIT
+ *   forever, and the group's consumer never started).
  * - Bad input does not stop the load: a batch that fails its CRC or does not
  *   decode, a key or value that does not parse, a key of a newer Kafka record
  *   type (KIP-848...) are skipped and counted in `stats`; a log whose bytes
@@ -47,7 +55,7 @@ export interface OffsetsLoadOptions {
 }
 
 export interface OffsetsLoadStats {
-  /** The range replayed: [startOffset, endOffset) (end = the high watermark when the load began). */
+  /** The range replayed: [startOffset, endOffset) (end = the log end offset when the load began). */
   startOffset: bigint;
   endOffset: bigint;
   bytesRead: number;
@@ -259,7 +267,7 @@ function defaultYield(): Promise<void> {
 }
 
 /**
- * Loads one partition: [logStartOffset, highWatermark) as of the call, in
+ * Loads one partition: [logStartOffset, logEndOffset) as of the call, in
  * chunks of `readBytesMax`. The caller answers COORDINATOR_LOAD_IN_PROGRESS
  * for the partition's groups until this resolves.
  */
@@ -267,7 +275,7 @@ export async function loadOffsetsPartition(partition: Partition, options: Offset
   const readBytesMax = options.readBytesMax ?? OFFSETS_LOAD_READ_BYTES_DEFAULT;
   const yieldToEventLoop = options.yieldToEventLoop ?? defaultYield;
   const replay = new OffsetsReplay();
-  const endOffset = partition.highWatermark;
+  const endOffset = partition.log.logEndOffset;
   let offset = partition.logStartOffset;
   replay.stats.startOffset = offset;
   replay.stats.endOffset = endOffset;
@@ -295,7 +303,7 @@ export async function loadOffsetsPartition(partition: Partition, options: Offset
         if (ok || last < endOffset) next = last + 1n;
       }
     }
-    if (next <= offset) break; // nothing whole left below the high watermark
+    if (next <= offset) break; // nothing whole left below the end
     offset = next;
     await yieldToEventLoop();
   }

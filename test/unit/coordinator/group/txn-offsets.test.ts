@@ -35,6 +35,24 @@ describe('transactional offsets', () => {
     assert.equal(loaded.pendingTxnOffsets?.has('g2'), false);
   });
 
+  it('a marker above the high watermark still completes its offsets at load (a follower just elected: its high watermark one fetch behind its log)', async () => {
+    const env = new OffsetsEnv(1);
+    const store = env.store();
+    await store.storeTxnOffsets('g1', 11n, 0, [commit('t', 0, 5n)]);
+    await store.storeTxnOffsets('g2', 12n, 0, [commit('t', 0, 6n)]);
+    const leader = env.partition(0);
+    const beforeMarkers = leader.log.logEndOffset;
+    const markers = env.replicaManager.txnMarkers;
+    await markers.write({ producerId: 11n, producerEpoch: 0, coordinatorEpoch: 0, commit: true, partitions: [{ topic: TOPIC, partition: 0 }] });
+    await markers.write({ producerId: 12n, producerEpoch: 0, coordinatorEpoch: 0, commit: false, partitions: [{ topic: TOPIC, partition: 0 }] });
+    // The same log as a new leader sees it before its followers fetched: the high watermark below both markers.
+    const lagging = new Proxy(leader, { get: (target, key) => (key === 'highWatermark' ? beforeMarkers : Reflect.get(target, key, target)) });
+    assert.equal(lagging.highWatermark, beforeMarkers);
+    const loaded = await loadOffsetsPartition(lagging);
+    assert.deepEqual([...loaded.offsets.keys()], ['g1'], 'the COMMIT above the high watermark applied');
+    assert.equal(loaded.pendingTxnOffsets?.size ?? 0, 0, 'nothing left pending: the transaction coordinator will not send these markers again');
+  });
+
   it('pending offsets are invisible and unstable until the marker, and member fencing applies (KIP-447)', async () => {
     const stored: { groupId: string; producerId: bigint; commits: readonly CommittedOffset[] }[] = [];
     const persistence: GroupPersistence = {

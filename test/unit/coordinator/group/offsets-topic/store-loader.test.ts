@@ -255,13 +255,16 @@ describe('OffsetsTopicStore + loadOffsetsPartition', () => {
     await rejectsWith(load, 'load_aborted');
   });
 
-  it('loads only below the high watermark, and from the log start offset', async () => {
+  it('loads the whole log of the leader, also above the high watermark, and from the log start offset', async () => {
     const env = new OffsetsEnv(1);
     const store = env.store();
     await store.storeOffsets('g', [commit('t', 0, 1n), commit('t', 1, 1n)]); // offsets 0-1
     await store.storeOffsets('g', [commit('t', 2, 1n)]); // offset 2
     await store.storeOffsets('g', [commit('t', 3, 1n)]); // offset 3
-    // Records at or above the high watermark are not committed yet.
+    // A commit that timed out waiting for followers: the client was told
+    // REQUEST_TIMED_OUT (outcome unknown), and the record stays in the
+    // leader's log, which is never cut while it leads. Loaded as Kafka's
+    // GroupMetadataManager loads it (to the log end; loader.ts says why).
     env.assign(0, 1, [1, 2], 1);
     const p = env.partition(0);
     const hwBefore = p.highWatermark;
@@ -269,13 +272,15 @@ describe('OffsetsTopicStore + loadOffsetsPartition', () => {
     await env.timers.advance(WRITE_TIMEOUT_MS);
     await timedOut;
     assert.equal(p.highWatermark, hwBefore);
+    assert.ok(p.log.logEndOffset > hwBefore);
     let loaded = await loadOffsetsPartition(p);
-    assert.deepEqual(loaded.offsets.get('g')?.map((c) => c.partition), [0, 1, 2, 3]);
+    assert.deepEqual(loaded.offsets.get('g')?.map((c) => c.partition), [0, 1, 2, 3, 4]);
+    assert.equal(loaded.stats.endOffset, p.log.logEndOffset);
     // DeleteRecords in the middle of the first batch: record 0 is gone.
     assert.equal(p.log.deleteRecordsBefore(1n).kind, 'ok');
     p.onLogStartOffsetChanged();
     loaded = await loadOffsetsPartition(p);
-    assert.deepEqual(loaded.offsets.get('g')?.map((c) => c.partition), [1, 2, 3]);
+    assert.deepEqual(loaded.offsets.get('g')?.map((c) => c.partition), [1, 2, 3, 4]);
   });
 
   it('matches a model over random sequences of stores, restarts and rolls', async () => {
