@@ -55,7 +55,7 @@ export interface OffsetsLoadOptions {
 }
 
 export interface OffsetsLoadStats {
-  /** The range replayed: [startOffset, endOffset) (end = the log end offset when the load began). */
+  /** The range replayed: [startOffset, endOffset) (end = the log end offset when the load finished). */
   startOffset: bigint;
   endOffset: bigint;
   bytesRead: number;
@@ -267,7 +267,8 @@ function defaultYield(): Promise<void> {
 }
 
 /**
- * Loads one partition: [logStartOffset, logEndOffset) as of the call, in
+ * Loads one partition: [logStartOffset, logEndOffset), the end read again
+ * after each step (appends during the load are read), in
  * chunks of `readBytesMax`. The caller answers COORDINATOR_LOAD_IN_PROGRESS
  * for the partition's groups until this resolves.
  */
@@ -275,10 +276,9 @@ export async function loadOffsetsPartition(partition: Partition, options: Offset
   const readBytesMax = options.readBytesMax ?? OFFSETS_LOAD_READ_BYTES_DEFAULT;
   const yieldToEventLoop = options.yieldToEventLoop ?? defaultYield;
   const replay = new OffsetsReplay();
-  const endOffset = partition.log.logEndOffset;
+  let endOffset = partition.log.logEndOffset;
   let offset = partition.logStartOffset;
   replay.stats.startOffset = offset;
-  replay.stats.endOffset = endOffset;
   while (offset < endOffset) {
     if (options.signal?.aborted === true) {
       throw new OffsetsStoreError('load_aborted', `loading ${partition.topic}-${partition.partition} was aborted at offset ${offset}`);
@@ -306,6 +306,11 @@ export async function loadOffsetsPartition(partition: Partition, options: Offset
     if (next <= offset) break; // nothing whole left below the end
     offset = next;
     await yieldToEventLoop();
+    // What was appended meanwhile is read too (Kafka re-reads the end the
+    // same way): a marker written while the load ran completes its offsets
+    // here, since the coordinator hears of it only once the load is done.
+    endOffset = partition.log.logEndOffset;
   }
+  replay.stats.endOffset = endOffset;
   return replay.result();
 }
