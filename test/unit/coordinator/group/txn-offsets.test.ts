@@ -53,6 +53,27 @@ describe('transactional offsets', () => {
     assert.equal(loaded.pendingTxnOffsets?.size ?? 0, 0, 'nothing left pending: the transaction coordinator will not send these markers again');
   });
 
+  it('a marker written while the load runs completes its offsets (the coordinator hears of it only once loaded)', async () => {
+    const env = new OffsetsEnv(1);
+    const store = env.store();
+    await store.storeTxnOffsets('g1', 11n, 0, [commit('t', 0, 5n)]);
+    await store.storeOffsets('g2', [commit('t', 1, 1n)]);
+    const markers = env.replicaManager.txnMarkers;
+    let wrote = false;
+    // One batch per step; the marker lands during the first step's yield.
+    const loaded = await loadOffsetsPartition(env.partition(0), {
+      readBytesMax: 1,
+      yieldToEventLoop: async () => {
+        if (wrote) return;
+        wrote = true;
+        await markers.write({ producerId: 11n, producerEpoch: 0, coordinatorEpoch: 0, commit: true, partitions: [{ topic: TOPIC, partition: 0 }] });
+      },
+    });
+    assert.ok(wrote);
+    assert.deepEqual([...loaded.offsets.keys()].sort(), ['g1', 'g2']);
+    assert.equal(loaded.pendingTxnOffsets?.size ?? 0, 0);
+  });
+
   it('pending offsets are invisible and unstable until the marker, and member fencing applies (KIP-447)', async () => {
     const stored: { groupId: string; producerId: bigint; commits: readonly CommittedOffset[] }[] = [];
     const persistence: GroupPersistence = {
