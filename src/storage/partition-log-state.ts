@@ -2,10 +2,9 @@
  * What a partition log holds, and its loading: the segments (loaded when the
  * log is opened, or on first use for a log opened deferred: deferred-load.ts),
  * the log start offset, the recovery point (log-flush.ts), the producer state,
- * and the bounds read from them. `PartitionLog` extends it with what is done
- * to the log (append, read, roll, retention, truncation, flush, close), so the
- * append and read paths reach these fields and getters directly, with no
- * object in between.
+ * and the bounds read from them. One `PartitionLog` owns each and is the only
+ * writer of its fields (append, read, roll, retention, truncation, flush,
+ * close); everyone else sees them through the log's getters.
  */
 import { invariant } from '../util/assert.js';
 import type { Clock } from '../util/clock.js';
@@ -55,26 +54,26 @@ export class PartitionLogState {
   readonly topic: string;
   readonly partition: number;
   readonly dir: string;
-  protected readonly fs: FileSystem;
-  protected readonly clock: Clock;
-  protected cfg: LogConfig;
+  readonly fs: FileSystem;
+  readonly clock: Clock;
+  cfg: LogConfig;
   /** The segments, or null while a deferred log is not loaded yet (see `PartitionLog.deferred`). */
-  protected loadedSegments: LogSegment[] | null;
+  loadedSegments: LogSegment[] | null;
   /** Until a deferred log is loaded: what is known of it, and its loading (deferred-load.ts); null once loaded. */
-  protected deferredLoad: DeferredLoad | null = null;
-  protected startOffset: bigint;
+  deferredLoad: DeferredLoad | null = null;
+  startOffset: bigint;
   /** The recovery point and the flushes that move it (log-flush.ts). */
-  protected readonly flusher: LogFlusher;
-  protected closed = false;
+  readonly flusher: LogFlusher;
+  closed = false;
   /** Bumped by every truncation: the cleaner drops work based on records that may be gone. */
-  protected truncations = 0;
-  protected readonly onCheckpointNeeded: () => void;
+  truncations = 0;
+  readonly onCheckpointNeeded: () => void;
   /** Idempotent producer state and its `.snapshot` files (producer-state/); loaded with the segments. */
   private producerFiles: LogProducerState | null;
   /** Told once when a log awaiting recovery is recovered (set by its Partition; cleared then). */
   recoveryListener: LogRecoveryListener | null = null;
 
-  protected constructor(opts: PartitionLogOptions, segments: LogSegment[] | null, logStartOffset: bigint, recoveryPoint: bigint) {
+  constructor(opts: PartitionLogOptions, segments: LogSegment[] | null, logStartOffset: bigint, recoveryPoint: bigint) {
     this.topic = opts.topic;
     this.partition = opts.partition;
     this.dir = opts.dir;
@@ -115,11 +114,11 @@ export class PartitionLogState {
   }
 
   /** The segments, loading a deferred log first. */
-  protected get segments(): LogSegment[] {
+  get segments(): LogSegment[] {
     return this.loadedSegments ?? this.loadDeferred();
   }
 
-  protected get producers(): LogProducerState {
+  get producers(): LogProducerState {
     if (this.loadedSegments === null) this.loadDeferred();
     return this.producerFiles as LogProducerState;
   }
@@ -222,11 +221,11 @@ export class PartitionLogState {
     return this.segments;
   }
 
-  protected get active(): LogSegment {
+  get active(): LogSegment {
     return this.segments[this.segments.length - 1] as LogSegment;
   }
 
-  protected checkOpen(): void {
+  checkOpen(): void {
     if (this.closed) invariant(false, `log ${this.dir} is open`); // message built only on failure (every append and read checks)
   }
 

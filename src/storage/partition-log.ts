@@ -3,18 +3,19 @@
  * directory `<topic>-<partition>`, the last one active. See README.md for the
  * invariants, the on-disk formats and what each flush policy guarantees.
  * What the log holds, and the loading of a log opened deferred, are in
- * partition-log-state.ts; this class adds what is done to it.
+ * partition-log-state.ts (a PartitionLogState this class owns and alone
+ * changes); this class is what is done to it, and reads it through.
  */
 import { join } from 'node:path';
 import { invariant } from '../util/assert.js';
 import { validateLogConfig, type LogConfig } from './config.js';
 import { AppendBatchesSummary, applyProducerBatches, summarizeAppendBatches } from './append-batches.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
-import { DeferredLoad, type DeferredLogOptions } from './deferred-load.js';
+import { DeferredLoad, type DeferredLogOptions, type LogRecoveryListener } from './deferred-load.js';
 import { formatLeaderEpochCheckpoint, LEADER_EPOCH_CHECKPOINT, readLeaderEpochCheckpoint, writeLeaderEpochCheckpoint, type EpochEntry } from './leader-epoch-checkpoint.js';
 import { BoundPositionCache, readSegments } from './log-read.js';
 import type { ReadOptions, ReadResult } from './log-read.js';
-import type { TimestampOffset } from './segment-lookups.js';
+import type { SegmentInfo, TimestampOffset } from './segment-lookups.js';
 import { LogSegment } from './segment.js';
 import * as lookups from './segment-lookups.js';
 import { PartitionLogState, type PartitionLogOptions } from './partition-log-state.js';
@@ -43,11 +44,43 @@ export interface RetentionResult {
   logStartOffset: bigint;
 }
 
-export class PartitionLog extends PartitionLogState {
+export class PartitionLog implements ProducerStateLog {
+  /** What the log holds and its loading on first use (partition-log-state.ts); only this class changes it. */
+  private readonly s: PartitionLogState;
   /** The last maxOffsetExclusive resolved to a position, so repeated fetches don't rescan. */
   private readonly boundCache = new BoundPositionCache();
   /** Refilled by every append (summarizeAppendBatches): no summary object per append. */
   private readonly appendSummary = new AppendBatchesSummary();
+
+  private constructor(opts: PartitionLogOptions, segments: LogSegment[] | null, logStartOffset: bigint, recoveryPoint: bigint) {
+    this.s = new PartitionLogState(opts, segments, logStartOffset, recoveryPoint);
+  }
+
+  // What the log holds, as PartitionLogState reads it (loading a deferred log where that says so).
+  get topic(): string { return this.s.topic; }
+  get partition(): number { return this.s.partition; }
+  get dir(): string { return this.s.dir; }
+  get isLoaded(): boolean { return this.s.isLoaded; }
+  get awaitingRecovery(): boolean { return this.s.awaitingRecovery; }
+  get recoveryListener(): LogRecoveryListener | null { return this.s.recoveryListener; }
+  set recoveryListener(listener: LogRecoveryListener | null) { this.s.recoveryListener = listener; }
+  load(): boolean { return this.s.load(); }
+  onHighWatermarkUpdated(highWatermark: bigint): void { this.s.onHighWatermarkUpdated(highWatermark); }
+  get config(): Readonly<LogConfig> { return this.s.config; }
+  get logStartOffset(): bigint { return this.s.logStartOffset; }
+  get knownLogStartOffset(): bigint { return this.s.knownLogStartOffset; }
+  get logEndOffset(): bigint { return this.s.logEndOffset; }
+  get unflushedMessages(): number { return this.s.unflushedMessages; }
+  get recoveryPoint(): bigint { return this.s.recoveryPoint; }
+  get sizeBytes(): number { return this.s.sizeBytes; }
+  get segmentCount(): number { return this.s.segmentCount; }
+  segmentInfos(): SegmentInfo[] { return this.s.segmentInfos(); }
+  get isClosed(): boolean { return this.s.isClosed; }
+  get truncationCount(): number { return this.s.truncationCount; }
+  /** For the log cleaner: the segments in offset order, the last one active. Do not modify. */
+  segmentList(): readonly LogSegment[] { return this.s.segmentList(); }
+  /** ProducerStateLog: the header of every batch whose last offset is >= fromOffset, in order. */
+  scanBatchHeaders(fromOffset: bigint, visit: (header: Buffer, at: number) => void): void { this.s.scanBatchHeaders(fromOffset, visit); }
 
   /** Opens the directory (creating it when missing), recovering it as needed. */
   static open(opts: PartitionLogOptions): { log: PartitionLog; report: RecoveryReport } {
@@ -64,7 +97,7 @@ export class PartitionLog extends PartitionLogState {
       dirExists: opts.dirExists === true,
     });
     const log = new PartitionLog({ ...opts, config }, loaded.segments, loaded.logStartOffset, loaded.recoveryPoint);
-    const producerState = log.producers.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs(), loaded.fileNames);
+    const producerState = log.s.producers.load(log, opts.hadCleanShutdown ?? false, opts.clock.nowMs(), loaded.fileNames);
     const txnIndexes = rebuildTxnIndexes(opts.fs, opts.dir, loaded.segments, loaded.logStartOffset);
     return { log, report: { ...loaded.report, producerState, txnIndexes } };
   }
@@ -82,7 +115,7 @@ export class PartitionLog extends PartitionLogState {
   static deferred(opts: DeferredLogOptions): PartitionLog {
     invariant(opts.logStartOffset <= opts.recoveryPoint, 'a deferred log starts at or below its recovery point');
     const log = new PartitionLog({ ...opts, config: validateLogConfig(opts.config) }, null, opts.logStartOffset, opts.recoveryPoint);
-    log.deferredLoad = new DeferredLoad(opts);
+    log.s.deferredLoad = new DeferredLoad(opts);
     return log;
   }
 
@@ -92,19 +125,19 @@ export class PartitionLog extends PartitionLogState {
    * the same offsets. Synchronous, so a read sees either one or the other.
    */
   replaceSegment(old: LogSegment, cleaned: LogSegment): void {
-    this.checkOpen();
-    const i = this.segments.indexOf(old);
-    invariant(i >= 0 && i < this.segments.length - 1, 'the cleaner replaces a rolled segment of this log');
+    this.s.checkOpen();
+    const i = this.s.segments.indexOf(old);
+    invariant(i >= 0 && i < this.s.segments.length - 1, 'the cleaner replaces a rolled segment of this log');
     invariant(cleaned.baseOffset === old.baseOffset && cleaned.nextOffset === old.nextOffset, 'a cleaned segment covers the same offsets');
-    this.segments[i] = cleaned;
+    this.s.segments[i] = cleaned;
     this.boundCache.forget(old);
     old.close();
   }
 
   updateConfig(config: LogConfig): void {
-    this.cfg = validateLogConfig(config);
+    this.s.cfg = validateLogConfig(config);
     // A deferred log opens its segments with the config current then.
-    if (this.loadedSegments !== null) this.active.setIndexLimits(this.cfg);
+    if (this.s.loadedSegments !== null) this.s.active.setIndexLimits(this.s.cfg);
   }
 
   /**
@@ -113,18 +146,18 @@ export class PartitionLog extends PartitionLogState {
    * end offset and writes them with one positional write.
    */
   append(batches: Buffer): AppendResult {
-    this.checkOpen();
+    this.s.checkOpen();
     const { records, maxTimestampMs, producerBatches } = summarizeAppendBatches(batches, this.appendSummary);
-    const nowMs = this.clock.nowMs();
+    const nowMs = this.s.clock.nowMs();
     const baseOffset = this.logEndOffset;
     // One record (linger 0) ends where it starts: no BigInt made for it.
     const lastOffset = records === 1 ? baseOffset : baseOffset + BigInt(records - 1);
-    let seg = this.active;
-    if (seg.shouldRoll(this.cfg, batches.length, maxTimestampMs, lastOffset, nowMs)) seg = this.rollAt(nowMs);
+    let seg = this.s.active;
+    if (seg.shouldRoll(this.s.cfg, batches.length, maxTimestampMs, lastOffset, nowMs)) seg = this.rollAt(nowMs);
     invariant(lastOffset <= seg.lastOffsetLimit, 'offsets fit the segment');
-    const position = seg.append(batches, baseOffset, this.cfg.indexIntervalBytes, nowMs);
-    if (producerBatches) applyProducerBatches(batches, this.producers, nowMs, seg.txnIndex);
-    if (this.unflushedMessages >= this.cfg.flushIntervalMessages) this.flush();
+    const position = seg.append(batches, baseOffset, this.s.cfg.indexIntervalBytes, nowMs);
+    if (producerBatches) applyProducerBatches(batches, this.s.producers, nowMs, seg.txnIndex);
+    if (this.unflushedMessages >= this.s.cfg.flushIntervalMessages) this.flush();
     return { baseOffset, lastOffset, logAppendTimeMs: BigInt(nowMs), position };
   }
 
@@ -133,37 +166,37 @@ export class PartitionLog extends PartitionLogState {
    * Partition checks client batches against it before appending them.
    */
   get producerState(): ProducerStateManager {
-    return this.producers.state;
+    return this.s.producers.state;
   }
 
   /** Forgets producers idle for `expirationMs` (producer.id.expiration.ms); returns how many. */
   removeExpiredProducers(nowMs: number, expirationMs: number): number {
-    this.checkOpen();
+    this.s.checkOpen();
     // A deferred log's producers expire once it is loaded (no need to load it for this).
-    if (this.loadedSegments === null) return 0;
-    return this.producers.removeExpired(nowMs, expirationMs);
+    if (this.s.loadedSegments === null) return 0;
+    return this.s.producers.removeExpired(nowMs, expirationMs);
   }
 
   /** Aborted transactions overlapping [fetchOffset, upperBoundOffset) (read_committed fetches). */
   collectAbortedTransactions(fetchOffset: bigint, upperBoundOffset: bigint): AbortedTxn[] {
-    return lookups.collectAbortedTxns(this.segments, fetchOffset, upperBoundOffset);
+    return lookups.collectAbortedTxns(this.s.segments, fetchOffset, upperBoundOffset);
   }
 
   /** Rolls a new active segment at the log end offset (no-op when the active one is empty). */
   roll(): void {
-    this.checkOpen();
-    if (this.active.sizeBytes > 0) this.rollAt(this.clock.nowMs());
+    this.s.checkOpen();
+    if (this.s.active.sizeBytes > 0) this.rollAt(this.s.clock.nowMs());
   }
 
   private rollAt(nowMs: number): LogSegment {
-    const old = this.active;
+    const old = this.s.active;
     old.onBecomeInactive();
     // The state covers exactly the offsets below the new segment (Kafka snapshots at every roll
     // and, since KAFKA-15046, fsyncs the snapshot off the request path too).
-    void this.producers.snapshotInBackground(old.nextOffset, this.startOffset);
-    const seg = LogSegment.create(this.fs, this.dir, old.nextOffset, this.cfg, nowMs);
-    this.segments.push(seg);
-    this.flusher.onRoll();
+    void this.s.producers.snapshotInBackground(old.nextOffset, this.s.startOffset);
+    const seg = LogSegment.create(this.s.fs, this.dir, old.nextOffset, this.s.cfg, nowMs);
+    this.s.segments.push(seg);
+    this.s.flusher.onRoll();
     return seg;
   }
 
@@ -173,16 +206,16 @@ export class PartitionLog extends PartitionLogState {
    * maxOffsetExclusive. Reading at exactly the log end offset returns nothing.
    */
   read(startOffset: bigint, maxBytes: number, opts: ReadOptions = {}): ReadResult {
-    this.checkOpen();
+    this.s.checkOpen();
     const logEndOffset = this.logEndOffset; // first: it recovers a log that awaits recovery
-    const logStartOffset = this.startOffset;
+    const logStartOffset = this.s.startOffset;
     if (startOffset < logStartOffset || startOffset > logEndOffset) {
       return { kind: 'offset_out_of_range', logStartOffset, logEndOffset };
     }
     const bound = opts.maxOffsetExclusive !== undefined && opts.maxOffsetExclusive < logEndOffset
       ? opts.maxOffsetExclusive
       : logEndOffset;
-    const { chunks, sizeBytes, partialTail, endOffsetBound } = readSegments(this.segments, startOffset, bound, maxBytes, opts, this.boundCache);
+    const { chunks, sizeBytes, partialTail, endOffsetBound } = readSegments(this.s.segments, startOffset, bound, maxBytes, opts, this.boundCache);
     return { kind: 'records', chunks, sizeBytes, partialTail, endOffsetBound, logStartOffset, logEndOffset };
   }
 
@@ -192,8 +225,8 @@ export class PartitionLog extends PartitionLogState {
    * are opaque here, so this is batch-granular; null when there is none.
    */
   offsetForTimestamp(timestampMs: bigint): TimestampOffset | null {
-    this.checkOpen();
-    return lookups.offsetForTimestamp(this.segments, this.startOffset, timestampMs);
+    this.s.checkOpen();
+    return lookups.offsetForTimestamp(this.s.segments, this.s.startOffset, timestampMs);
   }
 
   /**
@@ -201,7 +234,7 @@ export class PartitionLog extends PartitionLogState {
    * holding it (ListOffsets MAX_TIMESTAMP); null when no batch has one.
    */
   maxTimestamp(): TimestampOffset | null {
-    return lookups.maxTimestamp(this.segments, this.startOffset);
+    return lookups.maxTimestamp(this.s.segments, this.s.startOffset);
   }
 
   /**
@@ -209,21 +242,21 @@ export class PartitionLog extends PartitionLogState {
    * offset) and deletes the segments wholly below it.
    */
   deleteRecordsBefore(offset: bigint): { kind: 'ok'; logStartOffset: bigint } | { kind: 'offset_out_of_range' } {
-    this.checkOpen();
+    this.s.checkOpen();
     if (offset > this.logEndOffset || offset < 0n) return { kind: 'offset_out_of_range' };
-    if (offset <= this.startOffset) return { kind: 'ok', logStartOffset: this.startOffset };
+    if (offset <= this.s.startOffset) return { kind: 'ok', logStartOffset: this.s.startOffset };
     // A crash must not lose data below the new start offset (it would leave start > end).
-    if (offset > this.flusher.recoveryPoint) this.flush();
-    this.startOffset = offset;
-    if (this.active.sizeBytes > 0 && this.active.nextOffset <= offset) this.rollAt(this.clock.nowMs());
-    while (this.segments.length > 1 && (this.segments[1] as LogSegment).baseOffset <= offset) this.deleteFirstSegment();
-    this.producers.prune(this.startOffset);
-    this.onCheckpointNeeded();
-    return { kind: 'ok', logStartOffset: this.startOffset };
+    if (offset > this.s.flusher.recoveryPoint) this.flush();
+    this.s.startOffset = offset;
+    if (this.s.active.sizeBytes > 0 && this.s.active.nextOffset <= offset) this.rollAt(this.s.clock.nowMs());
+    while (this.s.segments.length > 1 && (this.s.segments[1] as LogSegment).baseOffset <= offset) this.deleteFirstSegment();
+    this.s.producers.prune(this.s.startOffset);
+    this.s.onCheckpointNeeded();
+    return { kind: 'ok', logStartOffset: this.s.startOffset };
   }
 
   private deleteFirstSegment(): number {
-    const seg = this.segments.shift() as LogSegment;
+    const seg = this.s.segments.shift() as LogSegment;
     this.boundCache.forget(seg);
     const size = seg.sizeBytes;
     seg.delete();
@@ -237,41 +270,41 @@ export class PartitionLog extends PartitionLogState {
    * too (README, "Truncation"). Made durable before returning.
    */
   truncateTo(offset: bigint): void {
-    this.checkOpen();
+    this.s.checkOpen();
     if (offset >= this.logEndOffset) return;
-    if (offset <= this.startOffset) {
+    if (offset <= this.s.startOffset) {
       this.truncateFullyAndStartAt(offset);
       return;
     }
-    this.truncations++;
+    this.s.truncations++;
     this.boundCache.clear();
-    while (this.active.baseOffset >= offset) this.segments.pop()?.delete();
-    const seg = this.active;
+    while (this.s.active.baseOffset >= offset) this.s.segments.pop()?.delete();
+    const seg = this.s.active;
     seg.truncateTo(offset);
-    if (this.logEndOffset < this.startOffset) {
+    if (this.logEndOffset < this.s.startOffset) {
       // The batch holding the start offset went: nothing visible is left.
-      this.truncateFullyAndStartAt(this.startOffset);
+      this.truncateFullyAndStartAt(this.s.startOffset);
       return;
     }
     seg.flush();
-    this.flusher.onTruncated(this.logEndOffset);
-    this.producers.truncateTo(this as ProducerStateLog, this.clock.nowMs());
-    this.onCheckpointNeeded();
+    this.s.flusher.onTruncated(this.logEndOffset);
+    this.s.producers.truncateTo(this as ProducerStateLog, this.s.clock.nowMs());
+    this.s.onCheckpointNeeded();
   }
 
   /** Deletes every segment and starts empty at `offset` (log start = end = offset). */
   truncateFullyAndStartAt(offset: bigint): void {
-    this.checkOpen();
+    this.s.checkOpen();
     invariant(offset >= 0n, 'offsets are not negative');
-    this.truncations++;
+    this.s.truncations++;
     this.boundCache.clear();
-    const nowMs = this.clock.nowMs();
-    while (this.segments.length > 0) this.segments.pop()?.delete();
-    this.producers.reset();
-    this.segments.push(LogSegment.create(this.fs, this.dir, offset, this.cfg, nowMs));
-    this.startOffset = offset;
-    this.flusher.restartAt(offset, false);
-    this.onCheckpointNeeded();
+    const nowMs = this.s.clock.nowMs();
+    while (this.s.segments.length > 0) this.s.segments.pop()?.delete();
+    this.s.producers.reset();
+    this.s.segments.push(LogSegment.create(this.s.fs, this.dir, offset, this.s.cfg, nowMs));
+    this.s.startOffset = offset;
+    this.s.flusher.restartAt(offset, false);
+    this.s.onCheckpointNeeded();
   }
 
   /**
@@ -281,20 +314,20 @@ export class PartitionLog extends PartitionLogState {
    * The last two only apply when `delete` is in the cleanup policy.
    */
   applyRetention(nowMs: number, maxSegments = Number.MAX_SAFE_INTEGER): RetentionResult {
-    this.checkOpen();
-    const segmentsDeleted = lookups.segmentsPastRetention(this.segments, this.startOffset, this.cfg, nowMs, maxSegments);
+    this.s.checkOpen();
+    const segmentsDeleted = lookups.segmentsPastRetention(this.s.segments, this.s.startOffset, this.s.cfg, nowMs, maxSegments);
     let bytesDeleted = 0;
     for (let i = 0; i < segmentsDeleted; i++) bytesDeleted += this.deleteFirstSegment();
-    const first = this.segments[0] as LogSegment;
-    if (first.baseOffset > this.startOffset) this.startOffset = first.baseOffset;
-    if (segmentsDeleted > 0) this.producers.prune(this.startOffset);
-    return { segmentsDeleted, bytesDeleted, logStartOffset: this.startOffset };
+    const first = this.s.segments[0] as LogSegment;
+    if (first.baseOffset > this.s.startOffset) this.s.startOffset = first.baseOffset;
+    if (segmentsDeleted > 0) this.s.producers.prune(this.s.startOffset);
+    return { segmentsDeleted, bytesDeleted, logStartOffset: this.s.startOffset };
   }
 
   /** fsyncs everything not yet flushed; the recovery point becomes the log end offset. */
   flush(): void {
-    this.checkOpen();
-    this.flusher.flush();
+    this.s.checkOpen();
+    this.s.flusher.flush();
   }
 
   /**
@@ -303,8 +336,8 @@ export class PartitionLog extends PartitionLogState {
    * point to the active segment). Returns whether it fsynced anything.
    */
   maybeFlush(nowMs: number): boolean {
-    this.checkOpen();
-    return this.flusher.maybeFlush(nowMs);
+    this.s.checkOpen();
+    return this.s.flusher.maybeFlush(nowMs);
   }
 
   /**
@@ -314,8 +347,8 @@ export class PartitionLog extends PartitionLogState {
    * the next call.
    */
   maybeFlushInBackground(nowMs: number): boolean {
-    this.checkOpen();
-    return this.flusher.maybeFlushInBackground(nowMs);
+    this.s.checkOpen();
+    return this.s.flusher.maybeFlushInBackground(nowMs);
   }
 
   /**
@@ -326,24 +359,24 @@ export class PartitionLog extends PartitionLogState {
    * changed meanwhile. May reject with an fsync error (close() retries it).
    */
   async prepareClose(): Promise<void> {
-    if (this.closed || this.loadedSegments === null) return;
-    const end = await this.flusher.flushForClose();
-    if (!this.closed && end === this.logEndOffset) await this.producers.snapshotInBackground(end, this.startOffset);
+    if (this.s.closed || this.s.loadedSegments === null) return;
+    const end = await this.s.flusher.flushForClose();
+    if (!this.s.closed && end === this.logEndOffset) await this.s.producers.snapshotInBackground(end, this.s.startOffset);
   }
 
   /** Clean close: flush, then close every file. */
   close(): void {
-    if (this.closed) return;
-    if (this.loadedSegments === null) {
+    if (this.s.closed) return;
+    if (this.s.loadedSegments === null) {
       // Never loaded: its files are as the last shutdown left them (the
       // LogManager writes no clean-shutdown marker while a log awaits recovery).
-      this.closed = true;
+      this.s.closed = true;
       return;
     }
     this.flush();
-    this.producers.snapshot(this.logEndOffset, this.startOffset);
-    for (const seg of this.segments) seg.close();
-    this.closed = true;
+    this.s.producers.snapshot(this.logEndOffset, this.s.startOffset);
+    for (const seg of this.s.segments) seg.close();
+    this.s.closed = true;
   }
 
   /**
@@ -352,13 +385,13 @@ export class PartitionLog extends PartitionLogState {
    * LogManager finishes the job at start-up) and removes it.
    */
   delete(): void {
-    if (!this.closed && this.loadedSegments !== null) for (const seg of this.loadedSegments) seg.close();
-    this.closed = true;
-    let n = this.clock.nowMs();
-    while (this.fs.exists(`${this.dir}.${n}-delete`)) n++;
+    if (!this.s.closed && this.s.loadedSegments !== null) for (const seg of this.s.loadedSegments) seg.close();
+    this.s.closed = true;
+    let n = this.s.clock.nowMs();
+    while (this.s.fs.exists(`${this.dir}.${n}-delete`)) n++;
     const doomed = `${this.dir}.${n}-delete`;
-    this.fs.rename(this.dir, doomed);
-    this.fs.rmrf(doomed);
+    this.s.fs.rename(this.dir, doomed);
+    this.s.fs.rmrf(doomed);
   }
 
   /**
@@ -367,8 +400,8 @@ export class PartitionLog extends PartitionLogState {
    * does not parse (the caller rebuilds with scanLeaderEpochs).
    */
   readLeaderEpochCheckpoint(): EpochEntry[] | null | string {
-    this.checkOpen();
-    return readLeaderEpochCheckpoint(this.fs, join(this.dir, LEADER_EPOCH_CHECKPOINT));
+    this.s.checkOpen();
+    return readLeaderEpochCheckpoint(this.s.fs, join(this.dir, LEADER_EPOCH_CHECKPOINT));
   }
 
   /**
@@ -381,10 +414,10 @@ export class PartitionLog extends PartitionLogState {
    * never loses to it (write-order.ts).
    */
   writeLeaderEpochCheckpoint(entries: readonly EpochEntry[]): void {
-    this.checkOpen();
+    this.s.checkOpen();
     const path = join(this.dir, LEADER_EPOCH_CHECKPOINT);
-    if (this.logEndOffset === this.logStartOffset && !this.fs.exists(path)) void this.fs.writeFileAtomicAsync(path, Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'));
-    else writeLeaderEpochCheckpoint(this.fs, path, entries);
+    if (this.logEndOffset === this.logStartOffset && !this.s.fs.exists(path)) void this.s.fs.writeFileAtomicAsync(path, Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'));
+    else writeLeaderEpochCheckpoint(this.s.fs, path, entries);
   }
 
   /**
@@ -396,8 +429,8 @@ export class PartitionLog extends PartitionLogState {
    * reported as it is; the cache decides what to keep.
    */
   scanLeaderEpochs(): EpochEntry[] {
-    this.checkOpen();
-    return lookups.scanLeaderEpochs(this.segments, this.startOffset);
+    this.s.checkOpen();
+    return lookups.scanLeaderEpochs(this.s.segments, this.s.startOffset);
   }
 
   /** For diagnostics and tests: path of a segment file. */
